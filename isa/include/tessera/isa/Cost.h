@@ -1,0 +1,26 @@
+#pragma once
+/// \file
+/// What each instruction costs: the documented NeuronCore formulas, with every coefficient read from the
+/// target (see isa/targets/*.toml for each figure's source).
+
+#include "tessera/isa/Program.h"
+#include "tessera/isa/Target.h"
+
+#include <cstdint>
+
+namespace tessera::isa {
+
+/// Cycles `inst` occupies compute engine `engine`, at that engine's clock. Not for DMA: a transfer's time
+/// depends on the bandwidth the queues share, which the simulator models (Target::dma).
+uint64_t engineCycles(const Instruction &inst, Engine engine, const Target &target);
+
+/// The clock of the engine running a stream of this kind, in GHz (DMA: 1, costs are in ns).
+double clockGhz(Engine engine, const Target &target);
+
+/// Floating-point operations `inst` performs (a multiply-add counts 2).
+uint64_t flops(const Instruction &inst);
+
+/// HBM bytes `inst` moves (0 for compute instructions).
+uint64_t hbmBytes(const Instruction &inst);
+
+} // namespace tessera::isa

@@ -1,0 +1,32 @@
+#pragma once
+/// \file
+/// Conversions between float and the narrow number formats, bit-exact with ml_dtypes: round to nearest, ties to
+/// even; NaN stays NaN; values beyond the largest finite number become Inf where the format has one, and NaN
+/// where it has none (f8e4m3). Subnormals are kept on both sides.
+
+#include "tessera/isa/DType.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace tessera::isa {
+
+uint16_t floatToBf16(float f);
+float bf16ToFloat(uint16_t bits);
+uint16_t floatToF16(float f);
+float f16ToFloat(uint16_t bits);
+uint8_t floatToF8E4M3(float f);
+float f8e4m3ToFloat(uint8_t bits);
+uint8_t floatToF8E5M2(float f);
+float f8e5m2ToFloat(uint8_t bits);
+
+/// `f` rounded to the nearest value representable in `t` (the value a store then load would give).
+float roundTo(DType t, float f);
+
+/// Decodes `count` elements of type `t` from `src` into floats.
+void decode(DType t, const std::byte *src, float *dst, size_t count);
+/// Encodes `count` floats into elements of type `t` at `dst`, rounding to nearest even.
+void encode(DType t, const float *src, std::byte *dst, size_t count);
+
+} // namespace tessera::isa

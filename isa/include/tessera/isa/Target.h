@@ -1,0 +1,82 @@
+#pragma once
+/// \file
+/// A target: every figure of one simulated machine, read at run time from a TOML file in isa/targets/.
+/// Nothing in the compiler or simulator hard-codes a hardware number; it reads it from here. A user can copy a
+/// target file, change it (a 64x64 array, twice the SBUF) and simulate a machine that does not exist.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace tessera::isa {
+
+/// One compute engine's clock and width.
+struct EngineSpec {
+  double clockGhz = 0;  ///< engine clock; its instruction costs are in these cycles
+  unsigned lanes = 0;   ///< elements processed per cycle across partitions (128 = one per partition)
+};
+
+/// The tensor engine (systolic array).
+struct TensorEngineSpec : EngineSpec {
+  unsigned rows = 0, cols = 0;         ///< PE array size
+  unsigned maxContraction = 0;         ///< K: partitions of both operands (<= rows)
+  unsigned maxStationaryFree = 0;      ///< M: stationary free size (output partitions)
+  unsigned maxMovingFree = 0;          ///< N: moving free size (one PSUM bank of FP32)
+  double peakBf16Tflops = 0;           ///< published peak, for the roofline and "% of peak"
+  double peakFp32Tflops = 0;
+};
+
+/// DMA engines and the HBM they reach.
+struct DmaSpec {
+  unsigned engines = 0;                ///< DMA engines (rings) per core
+  unsigned queues = 0;                 ///< instruction queues the compiler spreads transfers over
+  double bytesPerNsPerEngine = 0;      ///< one engine's bandwidth (GB/s == bytes/ns)
+  double fixedLatencyNs = 0;           ///< per-transfer fixed cost (descriptor processing, round trip)
+  double hbmGBps = 0;                  ///< HBM bandwidth available to one core (chip figure / cores)
+  uint64_t hbmBytes = 0;               ///< HBM capacity per chip
+  /// Aggregate bandwidth the core's DMA reaches: engines x per-engine, capped by HBM.
+  double bytesPerNs() const;
+};
+
+/// Instruction cost coefficients (engine cycles). Each one's source is in the target file.
+struct CostModel {
+  unsigned matmulMinCycles = 0;        ///< MultiplyMoving initiation interval floor: II = max(N, this)
+  unsigned matmulFp32Factor = 0;       ///< FP32 operands run this many times slower
+  unsigned accessOverheadCycles = 0;   ///< fixed cost of every SBUF/PSUM access by Vector/Scalar/GpSimd
+  unsigned minInitiationCycles = 0;    ///< Vector/Scalar minimum initiation interval
+  unsigned twoInputFactor = 0;         ///< tensor_tensor with two SBUF inputs costs this many times N
+  unsigned gpsimdStartupCycles = 0;    ///< GpSimd per-instruction start-up
+};
+
+/// One machine.
+struct Target {
+  std::string name;          ///< "trn2"
+  std::string family;        ///< "neuroncore"
+  std::string generation;    ///< "v3"
+  std::string description;
+  std::filesystem::path file; ///< the file it was read from
+
+  unsigned partitions = 0;               ///< SBUF/PSUM partitions (128)
+  uint64_t sbufBytesPerPartition = 0;    ///< SBUF usable by kernels, per partition
+  uint64_t psumBytesPerPartition = 0;
+  unsigned psumBanks = 0;
+  uint64_t psumBankBytes() const { return psumBanks ? psumBytesPerPartition / psumBanks : 0; }
+
+  TensorEngineSpec tensor;
+  EngineSpec vector, scalar, gpsimd;
+  DmaSpec dma;
+  CostModel cost;
+
+  /// Reads a target file; a missing or ill-typed field is an Error naming the file and field.
+  static Target load(const std::filesystem::path &file);
+  /// Finds `nameOrPath`: a path to a .toml file, or a name looked up in $TESSERA_TARGET_PATH (':'-separated)
+  /// and then the built-in target directory.
+  static Target find(const std::string &nameOrPath);
+  /// Every target file in the search path, by name.
+  static std::vector<Target> all();
+  /// The built-in target directory.
+  static std::filesystem::path builtinDirectory();
+};
+
+} // namespace tessera::isa

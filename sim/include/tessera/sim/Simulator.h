@@ -1,0 +1,47 @@
+#pragma once
+/// \file
+/// The SystemC simulator of a NeuronCore: runs an isa::Program on a Target, engine by engine, computing real
+/// values and estimating time. No MLIR here: it executes the flat instruction streams the compiler produced.
+
+#include "tessera/isa/Program.h"
+#include "tessera/isa/Target.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera::sim {
+
+/// How to run.
+struct SimOptions {
+  bool computeValues = true;  ///< false: timing only (no instruction computes its result)
+};
+
+/// What one instruction stream did.
+struct StreamStats {
+  std::string name;            ///< "tensor", "vector", "scalar", "gpsimd", "dma0".."dmaN"
+  isa::Engine engine = isa::Engine::Tensor;
+  uint64_t instructions = 0;
+  double busyNs = 0;           ///< time spent executing (DMA queues: time with a transfer in flight)
+  double waitNs = 0;           ///< time spent blocked on semaphores
+};
+
+/// The outcome of one simulation.
+struct SimResult {
+  double timeNs = 0;           ///< when the last instruction completed
+  uint64_t instructions = 0;   ///< instructions retired
+  uint64_t flops = 0;          ///< floating-point operations performed
+  uint64_t hbmBytes = 0;       ///< bytes moved between HBM and the core
+  std::vector<StreamStats> streams;
+};
+
+/// The contents of every HBM tensor of a program, in Program::tensors order, in the tensors' own dtypes.
+using HbmImage = std::vector<std::vector<std::byte>>;
+
+/// Simulates `program` on `target`. `hbm` holds the inputs on entry and the outputs on return.
+/// Throws tessera::Error when the program cannot run (deadlock, an operand outside its memory).
+SimResult simulate(const isa::Program &program, const isa::Target &target, HbmImage &hbm,
+                   const SimOptions &options = {});
+
+} // namespace tessera::sim
