@@ -1,0 +1,408 @@
+/// \file
+/// Target description files: the built-in targets agree with shared/TARGETS.md, lookup by name, path and
+/// $TESSERA_TARGET_PATH works, a user's modified copy loads, and every kind of bad file is an Error that names
+/// the field and its line.
+
+#include "tessera/isa/Error.h"
+#include "tessera/isa/Target.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace tessera::isa {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr uint64_t kKiB = 1024;
+constexpr uint64_t kMiB = 1024 * kKiB;
+constexpr uint64_t kGiB = 1024 * kMiB;
+
+std::string readText(const fs::path &file) {
+  std::ifstream in(file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void writeText(const fs::path &file, const std::string &text) {
+  std::ofstream out(file);
+  out << text;
+}
+
+/// The 1-based line of the first line of `text` that contains `needle`; 0 when none does.
+uint32_t lineContaining(const std::string &text, const std::string &needle) {
+  std::istringstream lines(text);
+  std::string line;
+  for (uint32_t number = 1; std::getline(lines, line); ++number)
+    if (line.find(needle) != std::string::npos)
+      return number;
+  return 0;
+}
+
+/// `text` with the first line that starts with `prefix` replaced by `replacement` (which may be empty).
+std::string replaceLine(const std::string &text, const std::string &prefix, const std::string &replacement) {
+  std::istringstream lines(text);
+  std::ostringstream result;
+  std::string line;
+  bool replaced = false;
+  while (std::getline(lines, line)) {
+    if (!replaced && line.starts_with(prefix)) {
+      result << replacement << '\n';
+      replaced = true;
+      continue;
+    }
+    result << line << '\n';
+  }
+  EXPECT_TRUE(replaced) << "no line starts with '" << prefix << "'";
+  return result.str();
+}
+
+/// Sets (or unsets) an environment variable for the lifetime of the object.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, std::optional<std::string> value) : name_(name) {
+    if (const char *old = std::getenv(name))
+      old_ = old;
+    set(value);
+  }
+  ~ScopedEnv() { set(old_); }
+  ScopedEnv(const ScopedEnv &) = delete;
+  ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+private:
+  void set(const std::optional<std::string> &value) {
+    if (value)
+      ::setenv(name_, value->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+  const char *name_;
+  std::optional<std::string> old_;
+};
+
+/// A fresh folder under the system temp folder, removed at the end of the test.
+class TargetFileTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
+    folder_ = fs::temp_directory_path() /
+              ("tessera-target-test-" + std::to_string(::getpid()) + "-" + info->name());
+    fs::remove_all(folder_);
+    fs::create_directories(folder_);
+  }
+  void TearDown() override { fs::remove_all(folder_); }
+
+  fs::path builtin(const std::string &name) const { return Target::builtinDirectory() / (name + ".toml"); }
+
+  fs::path folder_;
+};
+
+bool near(double actual, double expected, double relative) {
+  return std::abs(actual - expected) <= relative * std::abs(expected);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The built-in targets
+
+TEST(BuiltinTargets, BuiltinDirectoryIsTheSourceTree) {
+  EXPECT_EQ(Target::builtinDirectory(), fs::path(TESSERA_TARGETS_DIR));
+  EXPECT_TRUE(fs::is_regular_file(Target::builtinDirectory() / "trn1.toml"));
+  EXPECT_TRUE(fs::is_regular_file(Target::builtinDirectory() / "trn2.toml"));
+}
+
+TEST(BuiltinTargets, Trn1MatchesNeuronCoreV2Figures) {
+  const Target t = Target::find("trn1");
+  EXPECT_EQ(t.name, "trn1");
+  EXPECT_EQ(t.family, "neuroncore");
+  EXPECT_EQ(t.generation, "v2");
+  EXPECT_FALSE(t.description.empty());
+  EXPECT_EQ(t.file, Target::builtinDirectory() / "trn1.toml");
+
+  EXPECT_EQ(t.partitions, 128u);
+  EXPECT_EQ(t.sbufBytesPerPartition, 180224u);                 // nkipy
+  EXPECT_LE(t.partitions * t.sbufBytesPerPartition, 24 * kMiB); // within the physical 24 MiB
+  EXPECT_EQ(t.partitions * t.psumBytesPerPartition, 2 * kMiB);
+  EXPECT_EQ(t.psumBankBytes(), 2 * kKiB);
+
+  EXPECT_DOUBLE_EQ(t.tensor.clockGhz, 2.8);
+  EXPECT_DOUBLE_EQ(t.vector.clockGhz, 1.12);
+  EXPECT_DOUBLE_EQ(t.scalar.clockGhz, 1.4);
+  EXPECT_DOUBLE_EQ(t.gpsimd.clockGhz, 1.4);
+  EXPECT_EQ(t.vector.lanes, 128u);
+
+  EXPECT_DOUBLE_EQ(t.dma.bytesPerNs(), 272.0); // 16 engines x 17 B/ns, below the 410 GB/s HBM share
+  EXPECT_DOUBLE_EQ(t.dma.hbmGBps, 820.0 / 2);
+  EXPECT_EQ(t.dma.hbmBytes, 32 * kGiB);
+  EXPECT_DOUBLE_EQ(t.dma.fixedLatencyNs, 1300.0);
+}
+
+TEST(BuiltinTargets, Trn2MatchesNeuronCoreV3Figures) {
+  const Target t = Target::find("trn2");
+  EXPECT_EQ(t.name, "trn2");
+  EXPECT_EQ(t.family, "neuroncore");
+  EXPECT_EQ(t.generation, "v3");
+
+  EXPECT_EQ(t.partitions, 128u);
+  EXPECT_EQ(t.sbufBytesPerPartition, 212984u);                  // nkipy
+  EXPECT_LE(t.partitions * t.sbufBytesPerPartition, 28 * kMiB); // within the physical 28 MiB
+  EXPECT_EQ(t.partitions * t.psumBytesPerPartition, 2 * kMiB);
+  EXPECT_EQ(t.psumBankBytes(), 2 * kKiB);
+
+  EXPECT_DOUBLE_EQ(t.tensor.clockGhz, 2.4);
+  EXPECT_DOUBLE_EQ(t.vector.clockGhz, 0.96);
+  EXPECT_DOUBLE_EQ(t.scalar.clockGhz, 1.2);
+  EXPECT_DOUBLE_EQ(t.gpsimd.clockGhz, 1.2);
+
+  // 16 x 23 B/ns = 368 GB/s aggregate DMA, capped by the 2.9 TB/s / 8 cores HBM share.
+  EXPECT_DOUBLE_EQ(t.dma.engines * t.dma.bytesPerNsPerEngine, 368.0);
+  EXPECT_DOUBLE_EQ(t.dma.bytesPerNs(), 2900.0 / 8);
+  EXPECT_EQ(t.dma.hbmBytes, 96 * kGiB);
+}
+
+class EachBuiltinTarget : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EachBuiltinTarget, PeakBf16IsTheArrayAtItsClock) {
+  const Target t = Target::find(GetParam());
+  const double derivedTflops = double(t.tensor.rows) * t.tensor.cols * 2 * t.tensor.clockGhz / 1000.0;
+  EXPECT_TRUE(near(t.tensor.peakBf16Tflops, derivedTflops, 0.02))
+      << t.tensor.peakBf16Tflops << " vs " << derivedTflops;
+}
+
+TEST_P(EachBuiltinTarget, PeakFp32IsBf16OverTheFp32Factor) {
+  const Target t = Target::find(GetParam());
+  EXPECT_TRUE(near(t.tensor.peakFp32Tflops, t.tensor.peakBf16Tflops / t.cost.matmulFp32Factor, 0.02));
+}
+
+TEST_P(EachBuiltinTarget, MatmulLimitsFitTheArrayAndOnePsumBank) {
+  const Target t = Target::find(GetParam());
+  EXPECT_EQ(t.tensor.rows, 128u);
+  EXPECT_EQ(t.tensor.cols, 128u);
+  EXPECT_EQ(t.tensor.maxContraction, t.partitions);
+  EXPECT_EQ(t.tensor.maxStationaryFree, t.tensor.cols);
+  EXPECT_EQ(t.tensor.maxMovingFree, 512u);
+  EXPECT_EQ(t.tensor.maxMovingFree * 4, t.psumBankBytes()); // one PSUM bank of FP32
+}
+
+TEST_P(EachBuiltinTarget, DmaAndCostFigures) {
+  const Target t = Target::find(GetParam());
+  EXPECT_EQ(t.dma.engines, 16u);
+  EXPECT_EQ(t.dma.queues, t.dma.engines);
+  EXPECT_DOUBLE_EQ(t.dma.bytesPerNs(), std::min(t.dma.engines * t.dma.bytesPerNsPerEngine, t.dma.hbmGBps));
+  EXPECT_EQ(t.cost.matmulMinCycles, 64u);
+  EXPECT_EQ(t.cost.matmulFp32Factor, 4u);
+  EXPECT_EQ(t.cost.accessOverheadCycles, 60u);
+  EXPECT_EQ(t.cost.minInitiationCycles, 64u);
+  EXPECT_EQ(t.cost.twoInputFactor, 2u);
+  EXPECT_EQ(t.cost.gpsimdStartupCycles, 150u);
+}
+
+TEST_P(EachBuiltinTarget, EveryFigureHasASource) {
+  // Each `key = value` line carries a comment naming where the figure comes from.
+  const std::string text = readText(Target::builtinDirectory() / (GetParam() + ".toml"));
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line.starts_with("#") || line.starts_with("[") || line.find('=') == std::string::npos)
+      continue;
+    if (line.starts_with("name") || line.starts_with("family") || line.starts_with("generation") ||
+        line.starts_with("description"))
+      continue;
+    EXPECT_NE(line.find('#'), std::string::npos) << "no source comment: " << line;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Builtin, EachBuiltinTarget, ::testing::Values("trn1", "trn2"));
+
+// ---------------------------------------------------------------------------------------------------------------
+// Finding targets
+
+TEST_F(TargetFileTest, FindByPathLoadsThatFile) {
+  const Target byPath = Target::find(builtin("trn2").string());
+  EXPECT_EQ(byPath.name, "trn2");
+  EXPECT_EQ(byPath.file, builtin("trn2"));
+
+  // A bare file name ending in .toml is a path too, relative to the working directory.
+  const fs::path previous = fs::current_path();
+  fs::current_path(Target::builtinDirectory());
+  const Target relative = Target::find("trn1.toml");
+  fs::current_path(previous);
+  EXPECT_EQ(relative.name, "trn1");
+}
+
+TEST_F(TargetFileTest, FindMissingPathNamesTheFile) {
+  const fs::path missing = folder_ / "nope.toml";
+  try {
+    Target::find(missing.string());
+    FAIL() << "expected an Error";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.where().file, missing.string());
+  }
+}
+
+TEST(TargetFind, UnknownNameListsTheAvailableTargets) {
+  ScopedEnv noUserPath("TESSERA_TARGET_PATH", std::nullopt);
+  try {
+    Target::find("trn9");
+    FAIL() << "expected an Error";
+  } catch (const Error &e) {
+    EXPECT_NE(e.message().find("trn9"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("trn1"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("trn2"), std::string::npos) << e.message();
+  }
+}
+
+TEST(TargetFind, AllListsTheBuiltinTargetsSortedByName) {
+  ScopedEnv noUserPath("TESSERA_TARGET_PATH", std::nullopt);
+  const std::vector<Target> targets = Target::all();
+  ASSERT_GE(targets.size(), 2u);
+  EXPECT_TRUE(std::is_sorted(targets.begin(), targets.end(),
+                             [](const Target &a, const Target &b) { return a.name < b.name; }));
+  const auto has = [&](const std::string &name) {
+    return std::any_of(targets.begin(), targets.end(), [&](const Target &t) { return t.name == name; });
+  };
+  EXPECT_TRUE(has("trn1"));
+  EXPECT_TRUE(has("trn2"));
+}
+
+TEST_F(TargetFileTest, UserSearchPathComesFirst) {
+  // A user folder holding a new target and an override of a built-in one.
+  const fs::path userFolder = folder_ / "user";
+  const fs::path emptyFolder = folder_ / "empty";
+  fs::create_directories(userFolder);
+  fs::create_directories(emptyFolder);
+  const std::string trn2 = readText(builtin("trn2"));
+  writeText(userFolder / "aardvark.toml", replaceLine(trn2, "name =", "name = \"aardvark\""));
+  writeText(userFolder / "trn1.toml", replaceLine(trn2, "description =", "description = \"my trn1\""));
+  writeText(userFolder / "notes.txt", "not a target");
+
+  // Empty entries and missing folders in the path are skipped.
+  ScopedEnv userPath("TESSERA_TARGET_PATH",
+                     (folder_ / "missing").string() + "::" + emptyFolder.string() + ":" + userFolder.string());
+
+  const Target added = Target::find("aardvark");
+  EXPECT_EQ(added.name, "aardvark");
+  EXPECT_EQ(added.file, userFolder / "aardvark.toml");
+
+  const Target overridden = Target::find("trn1");
+  EXPECT_EQ(overridden.description, "my trn1");
+  EXPECT_EQ(overridden.file, userFolder / "trn1.toml");
+
+  const std::vector<Target> targets = Target::all();
+  ASSERT_GE(targets.size(), 3u);
+  EXPECT_EQ(targets.front().name, "aardvark");
+  const auto trn1Count = std::count_if(targets.begin(), targets.end(),
+                                       [](const Target &t) { return t.file.stem() == "trn1"; });
+  EXPECT_EQ(trn1Count, 1); // the first occurrence wins
+  for (const Target &t : targets) {
+    if (t.file.stem() == "trn1") {
+      EXPECT_EQ(t.description, "my trn1");
+    }
+  }
+}
+
+TEST_F(TargetFileTest, ModifiedCopyWithA64x64ArrayLoads) {
+  std::string text = readText(builtin("trn2"));
+  text = replaceLine(text, "name =", "name = \"trn2-64x64\"");
+  text = replaceLine(text, "rows =", "rows = 64");
+  text = replaceLine(text, "cols =", "cols = 64");
+  text = replaceLine(text, "max_contraction =", "max_contraction = 64");
+  text = replaceLine(text, "max_stationary_free =", "max_stationary_free = 64");
+  text = replaceLine(text, "sbuf_bytes_per_partition =", "sbuf_bytes_per_partition = 425968 # twice trn2's");
+  const fs::path file = folder_ / "trn2-64x64.toml";
+  writeText(file, text);
+
+  const Target t = Target::find(file.string());
+  EXPECT_EQ(t.name, "trn2-64x64");
+  EXPECT_EQ(t.tensor.rows, 64u);
+  EXPECT_EQ(t.tensor.cols, 64u);
+  EXPECT_EQ(t.tensor.maxContraction, 64u);
+  EXPECT_EQ(t.tensor.maxStationaryFree, 64u);
+  EXPECT_EQ(t.sbufBytesPerPartition, 2 * Target::find("trn2").sbufBytesPerPartition);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Bad files: each is an Error naming the file, the field and the line to fix.
+
+struct BadFileCase {
+  std::string label;
+  std::string linePrefix;     ///< the line of trn2.toml to replace
+  std::string replacement;    ///< what replaces it ("" deletes the field)
+  std::string expectedText;   ///< must appear in the error message
+  std::string expectedLineOf; ///< the error's line is the line holding this text ("" = no line)
+};
+
+void PrintTo(const BadFileCase &c, std::ostream *out) { *out << c.label; }
+
+class BadTargetFile : public ::testing::TestWithParam<BadFileCase> {};
+
+TEST_P(BadTargetFile, IsAnErrorNamingTheFieldAndLine) {
+  const BadFileCase &c = GetParam();
+  const std::string text =
+      replaceLine(readText(Target::builtinDirectory() / "trn2.toml"), c.linePrefix, c.replacement);
+  const fs::path file = fs::temp_directory_path() / ("tessera-bad-" + std::to_string(::getpid()) + "-" + c.label + ".toml");
+  writeText(file, text);
+  const uint32_t expectedLine = c.expectedLineOf.empty() ? 0 : lineContaining(text, c.expectedLineOf);
+  ASSERT_TRUE(c.expectedLineOf.empty() || expectedLine > 0) << "test case error: no line holds " << c.expectedLineOf;
+
+  std::optional<Error> error;
+  try {
+    Target::load(file);
+  } catch (const Error &e) {
+    error = e;
+  }
+  fs::remove(file);
+
+  ASSERT_TRUE(error.has_value()) << "loading the file did not fail";
+  EXPECT_NE(error->message().find(c.expectedText), std::string::npos)
+      << "message: " << error->message() << "\nexpected to contain: " << c.expectedText;
+  EXPECT_EQ(error->where().file, file.string());
+  EXPECT_EQ(error->where().line, expectedLine) << "message: " << error->message();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, BadTargetFile,
+    ::testing::Values(
+        BadFileCase{"SyntaxError", "partitions =", "partitions = = 128", "syntax error", "partitions = = 128"},
+        BadFileCase{"UnclosedString", "name =", "name = \"trn2", "syntax error", "name = \"trn2"},
+        BadFileCase{"MissingField", "psum_banks =", "", "memory.psum_banks: missing field", "[memory]"},
+        BadFileCase{"MissingTable", "[cost]", "[costs]", "cost: missing table", ""},
+        BadFileCase{"WrongTypeString", "partitions =", "partitions = \"128\"",
+                    "memory.partitions: expected an integer, got string \"128\"", "partitions = \"128\""},
+        BadFileCase{"WrongTypeFloatForInteger", "lanes =", "lanes = 128.5",
+                    "tensor_engine.lanes: expected an integer, got 128.5", "lanes = 128.5"},
+        BadFileCase{"WrongTypeStringForNumber", "clock_ghz =", "clock_ghz = \"fast\"",
+                    "tensor_engine.clock_ghz: expected a number, got string \"fast\"", "clock_ghz = \"fast\""},
+        BadFileCase{"NegativeBandwidth", "bytes_per_ns_per_engine =", "bytes_per_ns_per_engine = -3",
+                    "dma.bytes_per_ns_per_engine: expected a positive number, got -3",
+                    "bytes_per_ns_per_engine = -3"},
+        BadFileCase{"ZeroClock", "clock_ghz =", "clock_ghz = 0.0",
+                    "tensor_engine.clock_ghz: expected a positive number, got 0.0", "clock_ghz = 0.0"},
+        BadFileCase{"NegativeLatency", "fixed_latency_ns =", "fixed_latency_ns = -1.5",
+                    "dma.fixed_latency_ns: expected a non-negative number, got -1.5", "fixed_latency_ns = -1.5"},
+        BadFileCase{"ZeroPartitions", "partitions =", "partitions = 0",
+                    "memory.partitions: expected a positive integer, got 0", "partitions = 0"},
+        BadFileCase{"ZeroFp32Factor", "matmul_fp32_factor =", "matmul_fp32_factor = 0",
+                    "cost.matmul_fp32_factor: expected a positive integer, got 0", "matmul_fp32_factor = 0"},
+        BadFileCase{"PsumBankLargerThanPsum", "psum_banks =", "psum_banks = 32768", "memory.psum_banks",
+                    "psum_banks = 32768"},
+        BadFileCase{"PsumBanksUneven", "psum_banks =", "psum_banks = 7", "memory.psum_banks", "psum_banks = 7"},
+        BadFileCase{"MovingFreeExceedsPsumBank", "psum_banks =", "psum_banks = 16", "tensor_engine.max_moving_free",
+                    "max_moving_free ="},
+        BadFileCase{"ContractionExceedsPartitions", "max_contraction =", "max_contraction = 256",
+                    "tensor_engine.max_contraction: 256 exceeds memory.partitions", "max_contraction = 256"},
+        BadFileCase{"RowsExceedPartitions", "partitions =", "partitions = 64", "tensor_engine.rows", "rows ="},
+        BadFileCase{"UnknownField", "psum_banks =", "psum_banks = 8\npsum_bankz = 8",
+                    "memory.psum_bankz: unknown field", "psum_bankz"}),
+    [](const ::testing::TestParamInfo<BadFileCase> &info) { return info.param.label; });
+
+} // namespace
+} // namespace tessera::isa
