@@ -1,1 +1,52 @@
-// Filled in by its owner; see isa/include/tessera/isa/DType.h
+/// \file
+/// Names and rounding properties of the element types.
+
+#include "tessera/isa/DType.h"
+
+#include <array>
+#include <cmath>
+
+namespace tessera::isa {
+namespace {
+
+struct DTypeInfo {
+  DType type;
+  std::string_view name;
+  int mantissaBits; ///< stored fraction bits (the significand has one more)
+};
+
+constexpr std::array<DTypeInfo, 5> kDTypes = {{
+    {DType::F32, "f32", 23},
+    {DType::BF16, "bf16", 7},
+    {DType::F16, "f16", 10},
+    {DType::F8E4M3, "f8e4m3", 3},
+    {DType::F8E5M2, "f8e5m2", 2},
+}};
+
+const DTypeInfo *find(DType t) {
+  for (const DTypeInfo &info : kDTypes)
+    if (info.type == t)
+      return &info;
+  return nullptr;
+}
+
+} // namespace
+
+std::string_view name(DType t) {
+  const DTypeInfo *info = find(t);
+  return info ? info->name : "unknown";
+}
+
+std::optional<DType> parseDType(std::string_view name) {
+  for (const DTypeInfo &info : kDTypes)
+    if (info.name == name)
+      return info.type;
+  return std::nullopt;
+}
+
+double unitRoundoff(DType t) {
+  const DTypeInfo *info = find(t);
+  return info ? std::ldexp(1.0, -(info->mantissaBits + 1)) : 0.0;
+}
+
+} // namespace tessera::isa

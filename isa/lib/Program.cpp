@@ -1,1 +1,134 @@
-// Filled in by its owner; see isa/include/tessera/isa/Program.h
+/// \file
+/// Small helpers of isa::Program: names for reports and text, and access-pattern arithmetic.
+
+#include "tessera/isa/Program.h"
+
+#include <algorithm>
+
+namespace tessera::isa {
+
+std::string_view name(MemSpace s) {
+  switch (s) {
+  case MemSpace::Hbm: return "hbm";
+  case MemSpace::Sbuf: return "sbuf";
+  case MemSpace::Psum: return "psum";
+  }
+  return "unknown";
+}
+
+std::string_view name(Engine e) {
+  switch (e) {
+  case Engine::Tensor: return "tensor";
+  case Engine::Vector: return "vector";
+  case Engine::Scalar: return "scalar";
+  case Engine::GpSimd: return "gpsimd";
+  case Engine::Dma: return "dma";
+  }
+  return "unknown";
+}
+
+std::string_view name(Opcode op) {
+  switch (op) {
+  case Opcode::DmaCopy: return "dma_copy";
+  case Opcode::Matmul: return "matmul";
+  case Opcode::TensorTensor: return "tensor_tensor";
+  case Opcode::Activation: return "activation";
+  case Opcode::TensorReduce: return "tensor_reduce";
+  case Opcode::TensorCopy: return "tensor_copy";
+  case Opcode::Memset: return "memset";
+  }
+  return "unknown";
+}
+
+std::string_view name(AluOp op) {
+  switch (op) {
+  case AluOp::Add: return "add";
+  case AluOp::Subtract: return "subtract";
+  case AluOp::Multiply: return "multiply";
+  case AluOp::Max: return "max";
+  case AluOp::Min: return "min";
+  case AluOp::Divide: return "divide";
+  }
+  return "unknown";
+}
+
+std::string_view name(ActFunc f) {
+  switch (f) {
+  case ActFunc::Identity: return "identity";
+  case ActFunc::Exp: return "exp";
+  }
+  return "unknown";
+}
+
+/// The product of the free sizes; 1 when there are no free dimensions (one element per partition).
+int64_t AccessPattern::freeElements() const {
+  int64_t elements = 1;
+  for (unsigned d = 0; d < freeRank; ++d)
+    elements *= sizes[d];
+  return elements;
+}
+
+/// Element offsets, relative to `offset`, of the first and last element the walk touches. Strides may be
+/// negative; `rowStride` and `rows` add the partition dimension (HBM).
+static std::pair<int64_t, int64_t> elementSpan(const AccessPattern &ap, int64_t rowStride, int64_t rows) {
+  int64_t lowest = 0, highest = 0;
+  auto extend = [&](int64_t size, int64_t stride) {
+    const int64_t reach = (size - 1) * stride;
+    lowest += std::min<int64_t>(reach, 0);
+    highest += std::max<int64_t>(reach, 0);
+  };
+  for (unsigned d = 0; d < ap.freeRank; ++d)
+    extend(ap.sizes[d], ap.strides[d]);
+  extend(rows, rowStride);
+  return {lowest, highest};
+}
+
+/// On chip: bytes from the start of each partition (`offset` is already a byte address). In HBM: bytes from the
+/// tensor's start, across all `partitions` rows. An empty pattern gives the empty range at its start.
+std::pair<int64_t, int64_t> AccessPattern::byteExtent() const {
+  const int64_t elementBytes = byteSize(dtype);
+  const bool inHbm = space == MemSpace::Hbm;
+  const int64_t start = inHbm ? offset * elementBytes : offset;
+  if (partitions == 0 || freeElements() == 0)
+    return {start, start};
+  const auto [lowest, highest] = elementSpan(*this, inHbm ? partitionStride : 0, inHbm ? partitions : 1);
+  return {start + lowest * elementBytes, start + (highest + 1) * elementBytes};
+}
+
+AccessPattern AccessPattern::dense(MemSpace space, DType dtype, uint32_t partitionStart, uint32_t partitions,
+                                   int64_t offset, int64_t n) {
+  AccessPattern ap;
+  ap.space = space;
+  ap.dtype = dtype;
+  ap.partitionStart = partitionStart;
+  ap.partitions = partitions;
+  ap.partitionStride = space == MemSpace::Hbm ? n : 0;
+  ap.offset = offset;
+  ap.freeRank = 1;
+  ap.sizes[0] = n;
+  ap.strides[0] = 1;
+  return ap;
+}
+
+std::string Stream::label() const {
+  if (engine == Engine::Dma)
+    return "dma" + std::to_string(queue);
+  return std::string(name(engine));
+}
+
+/// The product of the shape; 1 for a scalar (empty shape).
+int64_t TensorInfo::elements() const {
+  int64_t count = 1;
+  for (int64_t extent : shape)
+    count *= extent;
+  return count;
+}
+
+size_t Program::instructionCount() const {
+  size_t count = 0;
+  for (const Stream &stream : streams)
+    count += stream.instructions.size();
+  return count;
+}
+
+} // namespace tessera::isa
