@@ -54,14 +54,14 @@ enum class Opcode : uint8_t {
   DmaCopy,      ///< dst <- src, with conversion; HBM <-> SBUF/PSUM
   Matmul,       ///< dst[M,N] (PSUM, f32) (+)= src0[K,M].T @ src1[K,N] (stationary, moving)
   TensorTensor, ///< dst = src0 <alu> src1, elementwise
-  Activation,   ///< dst = func(src0 * scale + bias)
+  Activation,   ///< dst = func(src0 * imm + bias), bias = src1 (a [P,1] tile, broadcast) when present, else `bias`
   TensorReduce, ///< dst[p, 0] = reduce_<alu>(src0[p, :]) over the free dimensions
   TensorCopy,   ///< dst = src0, with conversion
   Memset,       ///< dst = imm
 };
 std::string_view name(Opcode op);
 
-enum class AluOp : uint8_t { Add, Subtract, Multiply, Max, Min };
+enum class AluOp : uint8_t { Add, Subtract, Multiply, Max, Min, Divide };
 std::string_view name(AluOp op);
 
 enum class ActFunc : uint8_t { Identity, Exp };

@@ -1,0 +1,40 @@
+#pragma once
+/// \file
+/// The compiler's entry point for the rest of Tessera: a traced kernel graph in, an isa::Program out, with the
+/// MLIR text of each stage on request. No MLIR type appears here, so callers need no MLIR header.
+
+#include "tessera/dsl/Graph.h"
+#include "tessera/isa/Program.h"
+#include "tessera/isa/Target.h"
+
+#include <string>
+
+namespace tessera::compiler {
+
+/// How to compile.
+struct CompileOptions {
+  /// Rotating copies of each tile allocated inside a loop body (1 = no pipelining across iterations).
+  unsigned loopBuffers = 4;
+  /// Print the module after every pass to stderr.
+  bool printIrAfterAll = false;
+  /// Keep the MLIR text of the tile stage (after allocation) and of the nc stage (after synchronisation).
+  bool keepTileIr = false;
+  bool keepNcIr = false;
+};
+
+/// What compiling gives.
+struct CompileResult {
+  std::string tileIr;   ///< the tile stage, when asked for
+  std::string ncIr;     ///< the nc stage, when asked for
+  isa::Program program; ///< ready to simulate
+};
+
+/// Compiles `kernel` for `target`: import -> verify-target -> allocate-memory -> lower-tile-to-nc ->
+/// insert-semaphores -> isa::Program. Problems are a tessera::Error at the kernel's source line.
+CompileResult compile(const tsr::graph::KernelGraph &kernel, const isa::Target &target,
+                      const CompileOptions &options = {});
+
+/// Prints the tile-dialect module of a traced kernel, before any pass.
+std::string importToText(const tsr::graph::KernelGraph &kernel, const isa::Target &target);
+
+} // namespace tessera::compiler

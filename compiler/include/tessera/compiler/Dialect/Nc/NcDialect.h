@@ -1,0 +1,47 @@
+#pragma once
+/// \file
+/// The nc dialect: NeuronCore engine instructions with resolved addresses and semaphores (see Nc.td), and the
+/// conversions between its #nc.ap attribute and isa::AccessPattern.
+
+#include "tessera/isa/Program.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+
+#include "tessera/compiler/Dialect/Nc/NcDialect.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "tessera/compiler/Dialect/Nc/NcAttrs.h.inc"
+#define GET_OP_CLASSES
+#include "tessera/compiler/Dialect/Nc/NcOps.h.inc"
+
+namespace tessera::nc {
+
+/// The element type an isa::DType is in MLIR, and back (nullopt for a type with no isa equivalent).
+mlir::Type toMlir(mlir::MLIRContext *ctx, isa::DType t);
+std::optional<isa::DType> toIsa(mlir::Type t);
+
+/// An isa::AccessPattern as an #nc.ap attribute, and back.
+AccessPatternAttr toAttr(mlir::MLIRContext *ctx, const isa::AccessPattern &ap);
+isa::AccessPattern toIsa(AccessPatternAttr attr);
+
+/// The stream an op runs on: "tensor"/"vector"/"scalar"/"gpsimd", or "dma" with its queue.
+std::optional<isa::Engine> engineOf(mlir::Operation *op);
+
+/// Builds the nc op for `inst` on `engine` (DMA: on `queue`). Waits and signals are not set here.
+mlir::Operation *build(mlir::OpBuilder &b, mlir::Location loc, const isa::Instruction &inst, isa::Engine engine,
+                       unsigned queue);
+/// The isa::Instruction an nc op stands for (without its waits, signals and location).
+isa::Instruction toInstruction(mlir::Operation *op);
+
+/// Every access pattern `op` reads and the one it writes.
+struct Operands {
+  llvm::SmallVector<AccessPatternAttr, 3> reads;
+  AccessPatternAttr write;
+};
+Operands operandsOf(mlir::Operation *op);
+
+} // namespace tessera::nc

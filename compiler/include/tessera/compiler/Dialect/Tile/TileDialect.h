@@ -1,0 +1,34 @@
+#pragma once
+/// \file
+/// The tile dialect: hardware-neutral tiles and tile operations (see Tile.td).
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+
+#include "tessera/compiler/Dialect/Tile/TileDialect.h.inc"
+#include "tessera/compiler/Dialect/Tile/TileEnums.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "tessera/compiler/Dialect/Tile/TileAttrs.h.inc"
+#define GET_OP_CLASSES
+#include "tessera/compiler/Dialect/Tile/TileOps.h.inc"
+
+namespace tessera::tile {
+
+/// The memory space of a memref: HBM when it has none.
+MemorySpace memorySpaceOf(mlir::MemRefType type);
+/// A memref type of `shape` and `element` in `space`.
+mlir::MemRefType tileType(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> shape, mlir::Type element, MemorySpace space);
+
+/// Names of the function-argument attributes that describe a kernel's HBM tensors.
+inline constexpr llvm::StringLiteral kTensorNameAttr = "tile.name";
+inline constexpr llvm::StringLiteral kOutputAttr = "tile.output";
+/// The module attribute naming the target a module was compiled for.
+inline constexpr llvm::StringLiteral kTargetAttr = "tessera.target";
+
+} // namespace tessera::tile

@@ -1,0 +1,137 @@
+#include "tessera/compiler/Dialect/Tile/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tessera::tile;
+
+#include "tessera/compiler/Dialect/Tile/TileDialect.cpp.inc"
+#include "tessera/compiler/Dialect/Tile/TileEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "tessera/compiler/Dialect/Tile/TileAttrs.cpp.inc"
+
+void TileDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tessera/compiler/Dialect/Tile/TileAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "tessera/compiler/Dialect/Tile/TileOps.cpp.inc"
+      >();
+}
+
+namespace tessera::tile {
+
+MemorySpace memorySpaceOf(MemRefType type) {
+  if (auto space = llvm::dyn_cast_or_null<MemorySpaceAttr>(type.getMemorySpace())) return space.getValue();
+  return MemorySpace::hbm;
+}
+
+MemRefType tileType(MLIRContext *ctx, llvm::ArrayRef<int64_t> shape, Type element, MemorySpace space) {
+  Attribute spaceAttr = space == MemorySpace::hbm ? Attribute() : MemorySpaceAttr::get(ctx, space);
+  return MemRefType::get(shape, element, MemRefLayoutAttrInterface(), spaceAttr);
+}
+
+} // namespace tessera::tile
+
+namespace {
+
+MemRefType typeOf(Value v) { return llvm::cast<MemRefType>(v.getType()); }
+bool onChip(Value v) { return memorySpaceOf(typeOf(v)) != MemorySpace::hbm; }
+bool is2d(Value v) { return typeOf(v).getRank() == 2; }
+
+/// Checks that `v` is a 2-D on-chip tile; `role` names it in the error.
+LogicalResult checkTile(Operation *op, Value v, StringRef role) {
+  if (!onChip(v)) return op->emitOpError() << role << " must be an on-chip tile (sbuf or psum), got " << v.getType();
+  if (!is2d(v)) return op->emitOpError() << role << " must be a 2-D [partition, free] tile, got " << v.getType();
+  return success();
+}
+
+/// Checks a DMA between an HBM window and a tile.
+LogicalResult checkDma(Operation *op, Value hbm, ValueRange indices, Value tile) {
+  if (onChip(hbm)) return op->emitOpError() << "expects an HBM tensor, got " << hbm.getType();
+  if (failed(checkTile(op, tile, "the tile"))) return failure();
+  MemRefType h = typeOf(hbm), t = typeOf(tile);
+  if (static_cast<int64_t>(indices.size()) != h.getRank())
+    return op->emitOpError() << "expects " << h.getRank() << " indices into " << h << ", got " << indices.size();
+  if (h.getElementType() != t.getElementType())
+    return op->emitOpError() << "element types differ: " << h.getElementType() << " in HBM, " << t.getElementType()
+                             << " on chip (DMA does not convert)";
+  for (int d = 0; d < h.getRank(); ++d)
+    if (t.getDimSize(d) > h.getDimSize(d))
+      return op->emitOpError() << "tile " << t << " is larger than the tensor " << h;
+  return success();
+}
+
+} // namespace
+
+LogicalResult AllocOp::verify() {
+  MemRefType t = getType();
+  if (memorySpaceOf(t) == MemorySpace::hbm) return emitOpError("allocates on chip only (sbuf or psum)");
+  if (t.getRank() != 2) return emitOpError() << "tiles are 2-D [partition, free], got " << t;
+  if (getBufs() && *getBufs() < 1) return emitOpError("bufs must be at least 1");
+  if (getOffset() && *getOffset() < 0) return emitOpError("offset must not be negative");
+  return success();
+}
+
+LogicalResult LoadOp::verify() { return checkDma(*this, getSrc(), getIndices(), getDst()); }
+LogicalResult StoreOp::verify() { return checkDma(*this, getDst(), getIndices(), getSrc()); }
+
+LogicalResult MatmulOp::verify() {
+  for (auto [v, role] : {std::pair{getStationary(), "stationary"}, std::pair{getMoving(), "moving"}}) {
+    if (failed(checkTile(*this, v, role))) return failure();
+    if (memorySpaceOf(typeOf(v)) != MemorySpace::sbuf) return emitOpError() << role << " must be in sbuf";
+  }
+  if (failed(checkTile(*this, getAcc(), "acc"))) return failure();
+  MemRefType s = typeOf(getStationary()), m = typeOf(getMoving()), a = typeOf(getAcc());
+  if (memorySpaceOf(a) != MemorySpace::psum || !a.getElementType().isF32())
+    return emitOpError() << "accumulates into an f32 psum tile, got " << a;
+  if (s.getDimSize(0) != m.getDimSize(0))
+    return emitOpError() << "contraction mismatch: stationary " << s << " and moving " << m;
+  if (a.getDimSize(0) != s.getDimSize(1) || a.getDimSize(1) != m.getDimSize(1))
+    return emitOpError() << "acc " << a << " is not [stationary free, moving free] = [" << s.getDimSize(1) << ", "
+                         << m.getDimSize(1) << "]";
+  return success();
+}
+
+LogicalResult BinaryOp::verify() {
+  for (auto [v, role] : {std::pair{getLhs(), "lhs"}, std::pair{getRhs(), "rhs"}, std::pair{getDst(), "dst"}})
+    if (failed(checkTile(*this, v, role))) return failure();
+  MemRefType l = typeOf(getLhs()), r = typeOf(getRhs()), d = typeOf(getDst());
+  auto fits = [&](MemRefType x) {
+    return x.getDimSize(0) == d.getDimSize(0) && (x.getDimSize(1) == d.getDimSize(1) || x.getDimSize(1) == 1);
+  };
+  if (!fits(l) || !fits(r))
+    return emitOpError() << "operands " << l << " and " << r << " do not match or broadcast to " << d;
+  return success();
+}
+
+LogicalResult ActivationOp::verify() {
+  if (failed(checkTile(*this, getSrc(), "src")) || failed(checkTile(*this, getDst(), "dst"))) return failure();
+  if (typeOf(getSrc()).getShape() != typeOf(getDst()).getShape())
+    return emitOpError() << "shapes differ: " << getSrc().getType() << " and " << getDst().getType();
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  if (failed(checkTile(*this, getSrc(), "src")) || failed(checkTile(*this, getDst(), "dst"))) return failure();
+  MemRefType s = typeOf(getSrc()), d = typeOf(getDst());
+  if (d.getDimSize(0) != s.getDimSize(0) || d.getDimSize(1) != 1)
+    return emitOpError() << "reduces " << s << " into [" << s.getDimSize(0) << ", 1], got " << d;
+  return success();
+}
+
+LogicalResult CopyOp::verify() {
+  if (failed(checkTile(*this, getSrc(), "src")) || failed(checkTile(*this, getDst(), "dst"))) return failure();
+  if (typeOf(getSrc()).getShape() != typeOf(getDst()).getShape())
+    return emitOpError() << "shapes differ: " << getSrc().getType() << " and " << getDst().getType();
+  return success();
+}
+
+LogicalResult MemsetOp::verify() { return checkTile(*this, getDst(), "dst"); }
+
+#define GET_OP_CLASSES
+#include "tessera/compiler/Dialect/Tile/TileOps.cpp.inc"

@@ -1,0 +1,161 @@
+#include "tessera/compiler/ImportGraph.h"
+#include "tessera/compiler/Dialect/Nc/NcDialect.h"
+#include "tessera/compiler/Dialect/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <map>
+
+using namespace mlir;
+namespace graph = tsr::graph;
+
+namespace tessera::compiler {
+
+namespace {
+
+tile::Alu toTile(isa::AluOp op) {
+  switch (op) {
+  case isa::AluOp::Add: return tile::Alu::add;
+  case isa::AluOp::Subtract: return tile::Alu::subtract;
+  case isa::AluOp::Multiply: return tile::Alu::multiply;
+  case isa::AluOp::Max: return tile::Alu::max;
+  case isa::AluOp::Min: return tile::Alu::min;
+  case isa::AluOp::Divide: return tile::Alu::divide;
+  }
+  return tile::Alu::add;
+}
+
+tile::Func toTile(isa::ActFunc f) { return f == isa::ActFunc::Exp ? tile::Func::exp : tile::Func::identity; }
+
+tile::MemorySpace toTile(isa::MemSpace s) {
+  switch (s) {
+  case isa::MemSpace::Hbm: return tile::MemorySpace::hbm;
+  case isa::MemSpace::Sbuf: return tile::MemorySpace::sbuf;
+  case isa::MemSpace::Psum: return tile::MemorySpace::psum;
+  }
+  return tile::MemorySpace::sbuf;
+}
+
+/// Builds the body of the kernel function statement by statement.
+class Importer {
+public:
+  Importer(OpBuilder &b, const graph::KernelGraph &g, func::FuncOp fn) : b_(b), g_(g), fn_(fn) {}
+
+  void block(const graph::Block &block) {
+    for (const graph::Stmt &s : block.stmts) std::visit([&](auto &x) { stmt(x); }, s);
+  }
+
+private:
+  Location loc(const SourceLoc &l) {
+    if (!l.known()) return b_.getUnknownLoc();
+    return FileLineColLoc::get(b_.getContext(), l.file, l.line, l.column);
+  }
+
+  Value constant(int64_t v) { return b_.create<arith::ConstantIndexOp>(b_.getUnknownLoc(), v); }
+
+  /// The index value of an affine expression in the enclosing loops.
+  Value index(const graph::IndexExpr &e) {
+    Location l = b_.getUnknownLoc();
+    Value sum;
+    for (auto [loop, coeff] : e.terms) {
+      Value term = loopVars_.at(loop);
+      if (coeff != 1) term = b_.create<arith::MulIOp>(l, term, constant(coeff));
+      sum = sum ? b_.create<arith::AddIOp>(l, sum, term).getResult() : term;
+    }
+    if (!sum) return constant(e.constant);
+    if (e.constant != 0) sum = b_.create<arith::AddIOp>(l, sum, constant(e.constant));
+    return sum;
+  }
+
+  llvm::SmallVector<Value> indices(const graph::HbmWindow &w) {
+    llvm::SmallVector<Value> r;
+    for (const graph::IndexExpr &e : w.offsets) r.push_back(index(e));
+    return r;
+  }
+
+  void stmt(const graph::Alloc &a) {
+    const graph::Buffer &buf = g_.buffers[a.buffer];
+    MemRefType type = tile::tileType(b_.getContext(), buf.shape, nc::toMlir(b_.getContext(), buf.dtype),
+                                     toTile(buf.space));
+    auto op = b_.create<tile::AllocOp>(loc(buf.loc), type, b_.getStringAttr(buf.name), IntegerAttr(), IntegerAttr());
+    buffers_[a.buffer] = op.getResult();
+  }
+
+  void stmt(const graph::Loop &loop) {
+    Location l = loc(loop.loc);
+    auto forOp = b_.create<scf::ForOp>(l, constant(0), constant(loop.tripCount), constant(1));
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPoint(forOp.getBody()->getTerminator());
+    loopVars_[loop.id] = forOp.getInductionVar();
+    block(loop.body);
+    loopVars_.erase(loop.id);
+  }
+
+  void stmt(const graph::Op &op) {
+    Location l = loc(op.loc);
+    auto src = [&](int i) { return buffers_.at(op.srcs[i]); };
+    Value dst = op.dst >= 0 ? buffers_.at(op.dst) : Value();
+    switch (op.kind) {
+    case graph::OpKind::Load:
+      b_.create<tile::LoadOp>(l, fn_.getArgument(op.hbm.tensor), indices(op.hbm), dst);
+      return;
+    case graph::OpKind::Store:
+      b_.create<tile::StoreOp>(l, src(0), fn_.getArgument(op.hbm.tensor), indices(op.hbm));
+      return;
+    case graph::OpKind::Matmul:
+      b_.create<tile::MatmulOp>(l, src(0), src(1), dst, op.accumulate);
+      return;
+    case graph::OpKind::Binary:
+      b_.create<tile::BinaryOp>(l, toTile(op.alu), src(0), src(1), dst);
+      return;
+    case graph::OpKind::Activation:
+      b_.create<tile::ActivationOp>(l, tile::FuncAttr::get(b_.getContext(), toTile(op.func)), src(0), dst,
+                                    b_.getF32FloatAttr(op.value));
+      return;
+    case graph::OpKind::Reduce:
+      b_.create<tile::ReduceOp>(l, toTile(op.alu), src(0), dst);
+      return;
+    case graph::OpKind::Copy:
+      b_.create<tile::CopyOp>(l, src(0), dst);
+      return;
+    case graph::OpKind::Memset:
+      b_.create<tile::MemsetOp>(l, dst, b_.getF32FloatAttr(op.value));
+      return;
+    }
+  }
+
+  OpBuilder &b_;
+  const graph::KernelGraph &g_;
+  func::FuncOp fn_;
+  std::map<int, Value> buffers_;
+  std::map<int, Value> loopVars_;
+};
+
+} // namespace
+
+OwningOpRef<ModuleOp> importGraph(MLIRContext &ctx, const graph::KernelGraph &g, const std::string &targetName) {
+  ctx.loadDialect<tile::TileDialect, nc::NcDialect, func::FuncDialect, scf::SCFDialect, arith::ArithDialect,
+                  memref::MemRefDialect>();
+  OpBuilder b(&ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
+  (*module)->setAttr(tile::kTargetAttr, b.getStringAttr(targetName));
+
+  llvm::SmallVector<Type> args;
+  for (const graph::TensorArg &t : g.tensors)
+    args.push_back(tile::tileType(&ctx, t.shape, nc::toMlir(&ctx, t.dtype), tile::MemorySpace::hbm));
+  b.setInsertionPointToEnd(module->getBody());
+  auto fn = b.create<func::FuncOp>(b.getUnknownLoc(), g.name, b.getFunctionType(args, {}));
+  for (size_t i = 0; i < g.tensors.size(); ++i) {
+    fn.setArgAttr(i, tile::kTensorNameAttr, b.getStringAttr(g.tensors[i].name));
+    if (g.tensors[i].isOutput) fn.setArgAttr(i, tile::kOutputAttr, b.getUnitAttr());
+  }
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  auto ret = b.create<func::ReturnOp>(b.getUnknownLoc());
+  b.setInsertionPoint(ret);
+  Importer(b, g, fn).block(g.body);
+  return module;
+}
+
+} // namespace tessera::compiler

@@ -1,0 +1,147 @@
+//===- Pipeline.cpp - the compiler's stages, listed once --------------------------------------------------===//
+//
+//   DSL kernel graph --import--> tile --verify-target, allocate-memory--> tile (placed)
+//     --lower-tile-to-nc--> nc --insert-semaphores--> nc (synchronised) --toProgram--> isa::Program
+//
+//===------------------------------------------------------------------------------------------------------===//
+
+#include "tessera/compiler/Compiler.h"
+#include "tessera/compiler/Dialect/Nc/NcDialect.h"
+#include "tessera/compiler/Dialect/Tile/TileDialect.h"
+#include "tessera/compiler/ImportGraph.h"
+#include "tessera/compiler/Passes.h"
+#include "tessera/compiler/ToProgram.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <mutex>
+
+using namespace mlir;
+
+namespace tessera::compiler {
+
+namespace {
+
+std::string print(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  return text;
+}
+
+/// How a module names its target: by name when the name finds this very file, else by path (a user's copy).
+std::string targetReference(const isa::Target &target) {
+  try {
+    if (isa::Target::find(target.name).file == target.file) return target.name;
+  } catch (const Error &) {
+  }
+  return target.file.string();
+}
+
+/// Turns the first error MLIR reports into a tessera::Error at its location.
+class ErrorCollector {
+public:
+  explicit ErrorCollector(MLIRContext &ctx)
+      : handler_(&ctx, [this](Diagnostic &d) {
+          if (d.getSeverity() == DiagnosticSeverity::Error && !error_)
+            error_ = Error(d.str(), sourceOf(d.getLocation()));
+          return success();
+        }) {}
+  [[noreturn]] void raise(const char *stage) {
+    if (error_) throw *error_;
+    throw Error(fmt::format("the compiler's {} stage failed without a message", stage));
+  }
+
+private:
+  ScopedDiagnosticHandler handler_;
+  std::optional<Error> error_;
+};
+
+void addStages(OpPassManager &pm, unsigned loopBuffers) {
+  pm.addPass(createVerifyTargetPass());
+  pm.addPass(createAllocateMemoryPass(loopBuffers));
+  pm.addPass(createLowerTileToNcPass());
+  pm.addPass(createInsertSemaphoresPass());
+}
+
+} // namespace
+
+void registerDialects(DialectRegistry &registry) {
+  registry.insert<tile::TileDialect, nc::NcDialect, func::FuncDialect, scf::SCFDialect, arith::ArithDialect,
+                  memref::MemRefDialect>();
+}
+
+void registerPasses() {
+  PassRegistration<Pass>([] { return createVerifyTargetPass(); });
+  PassRegistration<Pass>([] { return createAllocateMemoryPass(); });
+  PassRegistration<Pass>([] { return createLowerTileToNcPass(); });
+  PassRegistration<Pass>([] { return createInsertSemaphoresPass(); });
+  PassPipelineRegistration<>("tessera-pipeline", "The whole tile -> nc pipeline, as `tessera compile` runs it",
+                             [](OpPassManager &pm) { addStages(pm, 4); });
+}
+
+const isa::Target *targetOf(Operation *module) {
+  static std::mutex mutex;
+  static std::map<std::string, isa::Target> cache;
+  auto name = module->getAttrOfType<StringAttr>(tile::kTargetAttr);
+  if (!name) {
+    module->emitError() << "the module names no target: add `attributes {" << tile::kTargetAttr << " = \"trn2\"}`";
+    return nullptr;
+  }
+  std::lock_guard lock(mutex);
+  auto it = cache.find(name.str());
+  if (it != cache.end()) return &it->second;
+  try {
+    return &cache.emplace(name.str(), isa::Target::find(name.str())).first->second;
+  } catch (const Error &e) {
+    module->emitError() << e.what();
+    return nullptr;
+  }
+}
+
+std::string importToText(const tsr::graph::KernelGraph &kernel, const isa::Target &target) {
+  MLIRContext ctx;
+  OwningOpRef<ModuleOp> module = importGraph(ctx, kernel, targetReference(target));
+  return print(*module);
+}
+
+CompileResult compile(const tsr::graph::KernelGraph &kernel, const isa::Target &target,
+                      const CompileOptions &options) {
+  MLIRContext ctx;
+  ctx.disableMultithreading(); // one kernel at a time; 2-core CI machines gain nothing from threads here
+  ErrorCollector errors(ctx);
+  OwningOpRef<ModuleOp> module = importGraph(ctx, kernel, targetReference(target));
+  if (failed(mlir::verify(*module))) errors.raise("import");
+
+  CompileResult result;
+  PassManager tilePm(&ctx);
+  tilePm.addPass(createVerifyTargetPass());
+  tilePm.addPass(createAllocateMemoryPass(options.loopBuffers));
+  PassManager ncPm(&ctx);
+  ncPm.addPass(createLowerTileToNcPass());
+  ncPm.addPass(createInsertSemaphoresPass());
+  if (options.printIrAfterAll) {
+    ctx.disableMultithreading();
+    for (PassManager *pm : {&tilePm, &ncPm})
+      pm->enableIRPrinting([](Pass *, Operation *) { return false; }, [](Pass *, Operation *) { return true; },
+                           /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+  }
+  if (failed(tilePm.run(*module))) errors.raise("tile");
+  if (options.keepTileIr) result.tileIr = print(*module);
+  if (failed(ncPm.run(*module))) errors.raise("nc");
+  if (options.keepNcIr) result.ncIr = print(*module);
+  result.program = toProgram(*module);
+  return result;
+}
+
+} // namespace tessera::compiler

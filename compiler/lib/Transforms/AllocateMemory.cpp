@@ -1,0 +1,139 @@
+//===- AllocateMemory.cpp - static SBUF/PSUM allocation by scope ----------------------------------------===//
+//
+// Every tile lives from its tile.alloc to the end of the enclosing block, so allocation is a stack per memory:
+// a block's tiles are pushed on entry and popped on exit, and sibling loops reuse the same bytes. A tile
+// allocated inside a loop body gets `bufs` rotating copies (iteration i uses copy i mod bufs), so the DMA of
+// iteration i+1 can overlap the compute of iteration i; when that does not fit, fewer copies are tried, down
+// to one. PSUM tiles take whole banks: a matmul accumulation group lives in one bank (TARGETS.md, nc_matmul).
+// Peak use per partition is recorded on the function (tile.sbuf_peak, tile.psum_peak).
+// Test: compiler/test/Transforms/allocate-memory.mlir
+//
+//===------------------------------------------------------------------------------------------------------===//
+
+#include "tessera/compiler/Dialect/Tile/TileDialect.h"
+#include "tessera/compiler/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+
+namespace tessera::compiler {
+namespace {
+
+/// The largest element size we store; SBUF offsets are kept aligned to it so every element is aligned.
+constexpr int64_t kSbufAlignment = 4;
+
+} // namespace
+
+int64_t tileCopyBytes(MemRefType t, const isa::Target &target) {
+  int64_t bytes = t.getDimSize(1) * static_cast<int64_t>(t.getElementTypeBitWidth() / 8);
+  if (tile::memorySpaceOf(t) == tile::MemorySpace::psum) {
+    int64_t bank = static_cast<int64_t>(target.psumBankBytes());
+    return (bytes + bank - 1) / bank * bank;
+  }
+  return (bytes + kSbufAlignment - 1) / kSbufAlignment * kSbufAlignment;
+}
+
+namespace {
+
+struct Stack {
+  int64_t capacity = 0;
+  int64_t top = 0;
+  int64_t peak = 0;
+};
+
+/// One attempt at allocating a function with a given number of copies for loop-local tiles.
+class Allocation {
+public:
+  Allocation(const isa::Target &t, int64_t loopBuffers) : target_(t), loopBuffers_(loopBuffers) {
+    sbuf_.capacity = static_cast<int64_t>(t.sbufBytesPerPartition);
+    psum_.capacity = static_cast<int64_t>(t.psumBytesPerPartition);
+  }
+
+  /// Allocates `block` and what it contains; returns the alloc that did not fit, or null.
+  tile::AllocOp run(Block &block, bool inLoop) {
+    int64_t sbufMark = sbuf_.top, psumMark = psum_.top;
+    for (Operation &op : block) {
+      if (auto alloc = dyn_cast<tile::AllocOp>(op)) {
+        if (!place(alloc, inLoop)) return alloc;
+        continue;
+      }
+      for (Region &region : op.getRegions())
+        for (Block &inner : region)
+          if (tile::AllocOp failed = run(inner, inLoop || llvm::isa<scf::ForOp>(op))) return failed;
+    }
+    sbuf_.top = sbufMark;
+    psum_.top = psumMark;
+    return nullptr;
+  }
+
+  const Stack &sbuf() const { return sbuf_; }
+  const Stack &psum() const { return psum_; }
+private:
+  bool place(tile::AllocOp alloc, bool inLoop) {
+    Stack &s = tile::memorySpaceOf(alloc.getType()) == tile::MemorySpace::psum ? psum_ : sbuf_;
+    int64_t bufs = inLoop ? loopBuffers_ : 1;
+    int64_t size = tileCopyBytes(alloc.getType(), target_) * bufs;
+    if (s.top + size > s.capacity) return false;
+    Builder b(alloc.getContext());
+    alloc.setOffsetAttr(b.getI64IntegerAttr(s.top));
+    alloc.setBufsAttr(b.getI64IntegerAttr(bufs));
+    s.top += size;
+    s.peak = std::max(s.peak, s.top);
+    return true;
+  }
+
+  const isa::Target &target_;
+  int64_t loopBuffers_;
+  Stack sbuf_, psum_;
+};
+
+struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AllocateMemoryPass)
+  AllocateMemoryPass() = default;
+  AllocateMemoryPass(const AllocateMemoryPass &other) : PassWrapper(other) {}
+  explicit AllocateMemoryPass(unsigned loopBuffers) { this->loopBuffers = loopBuffers; }
+  StringRef getArgument() const override { return "tile-allocate-memory"; }
+  StringRef getDescription() const override { return "Assign SBUF/PSUM offsets and rotating copies to tiles"; }
+
+  Option<unsigned> loopBuffers{*this, "loop-buffers",
+                               llvm::cl::desc("Rotating copies of tiles allocated in loop bodies (1: no overlap)"),
+                               llvm::cl::init(4)};
+
+  void runOnOperation() override {
+    const isa::Target *target = targetOf(getOperation());
+    if (!target) return signalPassFailure();
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (failed(allocate(fn, *target))) return signalPassFailure();
+  }
+
+  LogicalResult allocate(func::FuncOp fn, const isa::Target &target) {
+    for (int64_t bufs = std::max(1u, loopBuffers.getValue()); bufs >= 1; bufs /= 2) {
+      Allocation a(target, bufs);
+      tile::AllocOp failed = a.run(fn.getBody().front(), false);
+      if (!failed) {
+        Builder b(fn.getContext());
+        fn->setAttr("tile.sbuf_peak", b.getI64IntegerAttr(a.sbuf().peak));
+        fn->setAttr("tile.psum_peak", b.getI64IntegerAttr(a.psum().peak));
+        return success();
+      }
+      if (bufs > 1) continue;
+      bool psum = tile::memorySpaceOf(failed.getType()) == tile::MemorySpace::psum;
+      const Stack &s = psum ? a.psum() : a.sbuf();
+      return failed.emitError() << "tile '" << failed.getName().value_or("?") << "' " << failed.getType()
+                                << " needs " << tileCopyBytes(failed.getType(), target) << " bytes per partition of "
+                                << (psum ? "PSUM" : "SBUF") << " but only " << (s.capacity - s.top) << " of "
+                                << s.capacity << " are free here on " << target.name;
+    }
+    return success();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createAllocateMemoryPass(unsigned loopBuffers) {
+  return std::make_unique<AllocateMemoryPass>(loopBuffers);
+}
+
+} // namespace tessera::compiler

@@ -1,0 +1,181 @@
+//===- InsertSemaphores.cpp - synchronise the engines from data dependencies ----------------------------===//
+//
+// Engines run their streams concurrently and in order; the only ordering between streams is what semaphores
+// give. Walking the instructions in program order, each one depends on the last writer of every byte range it
+// reads (RAW), and a write also on the last writer (WAW) and every reader since (WAR) of the bytes it writes.
+// A dependency on an instruction of the same stream needs nothing (streams are in order). Across streams:
+// every producer with a consumer on stream S signals the semaphore of the pair (producer stream, S) once, so
+// the k-th such signal means "the first k producers for S are done"; the consumer waits until the semaphore
+// reaches the producer's ordinal. A wait already implied by an earlier wait of the same stream is dropped.
+// Test: compiler/test/Transforms/insert-semaphores.mlir
+//
+//===------------------------------------------------------------------------------------------------------===//
+
+#include "tessera/compiler/Dialect/Nc/NcDialect.h"
+#include "tessera/compiler/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <map>
+#include <set>
+
+using namespace mlir;
+
+namespace tessera::compiler {
+namespace {
+
+/// A stream id: 0-3 the compute engines, 4 + q the DMA queues.
+unsigned streamOf(Operation *op) {
+  isa::Engine e = *nc::engineOf(op);
+  if (e != isa::Engine::Dma) return static_cast<unsigned>(e);
+  return static_cast<unsigned>(isa::Engine::Dma) + static_cast<unsigned>(op->getAttrOfType<IntegerAttr>("queue").getInt());
+}
+
+/// A byte range of one memory: the partitions (on chip) and bytes within each partition (or the tensor).
+struct Region {
+  int64_t memory;   ///< -1 SBUF, -2 PSUM, else the HBM tensor
+  int64_t p0, p1;   ///< partitions [p0, p1); HBM: [0, 1)
+  int64_t b0, b1;   ///< bytes [b0, b1)
+
+  bool overlaps(const Region &o) const { return p0 < o.p1 && o.p0 < p1 && b0 < o.b1 && o.b0 < b1; }
+  bool operator==(const Region &o) const = default;
+};
+
+Region regionOf(nc::AccessPatternAttr attr) {
+  isa::AccessPattern ap = nc::toIsa(attr);
+  auto [b0, b1] = ap.byteExtent();
+  switch (ap.space) {
+  case isa::MemSpace::Hbm: return {ap.tensor, 0, 1, b0, b1};
+  case isa::MemSpace::Sbuf: return {-1, ap.partitionStart, ap.partitionStart + ap.partitions, b0, b1};
+  case isa::MemSpace::Psum: return {-2, ap.partitionStart, ap.partitionStart + ap.partitions, b0, b1};
+  }
+  return {};
+}
+
+/// Who last touched a region.
+struct Access {
+  Region region;
+  int64_t writer = -1;                     ///< instruction index
+  std::map<unsigned, int64_t> readers;     ///< stream -> last reading instruction since the write
+};
+
+/// The accesses of one memory, by first byte, for finding overlaps without scanning everything.
+class Tracker {
+public:
+  /// Instructions that `region` conflicts with: the last writers, and for a write also the readers.
+  void conflicts(const Region &r, bool write, llvm::SmallVectorImpl<int64_t> &out) {
+    forOverlapping(r, [&](Access &a) {
+      if (a.writer >= 0) out.push_back(a.writer);
+      if (write)
+        for (auto &[_, reader] : a.readers) out.push_back(reader);
+    });
+  }
+  void recordRead(const Region &r, unsigned stream, int64_t inst) { entry(r).readers[stream] = inst; }
+  void recordWrite(const Region &r, int64_t inst) {
+    Access &a = entry(r);
+    a.writer = inst;
+    a.readers.clear();
+  }
+
+private:
+  using Key = std::pair<int64_t, int64_t>; // (memory, first byte)
+
+  template <class F> void forOverlapping(const Region &r, F f) {
+    auto it = accesses_.lower_bound({r.memory, r.b1});
+    while (it != accesses_.begin()) {
+      --it;
+      if (it->first.first != r.memory) break;
+      if (it->first.second + maxLength_ <= r.b0) break;
+      for (Access &a : it->second)
+        if (a.region.overlaps(r)) f(a);
+    }
+  }
+
+  Access &entry(const Region &r) {
+    maxLength_ = std::max(maxLength_, r.b1 - r.b0);
+    auto &list = accesses_[{r.memory, r.b0}];
+    for (Access &a : list)
+      if (a.region == r) return a;
+    list.push_back(Access{r});
+    return list.back();
+  }
+
+  std::map<Key, llvm::SmallVector<Access, 1>> accesses_;
+  int64_t maxLength_ = 0;
+};
+
+struct InsertSemaphoresPass : PassWrapper<InsertSemaphoresPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(InsertSemaphoresPass)
+  StringRef getArgument() const override { return "nc-insert-semaphores"; }
+  StringRef getDescription() const override { return "Synchronise engines with semaphores from data dependencies"; }
+
+  void runOnOperation() override {
+    for (auto fn : getOperation().getOps<func::FuncOp>()) synchronise(fn);
+  }
+
+  void synchronise(func::FuncOp fn) {
+    llvm::SmallVector<Operation *> insts;
+    for (Operation &op : fn.getBody().front())
+      if (op.getDialect() && llvm::isa<nc::NcDialect>(op.getDialect())) insts.push_back(&op);
+
+    // 1. Dependencies between streams, from overlapping accesses in program order.
+    Tracker tracker;
+    std::vector<unsigned> stream(insts.size());
+    std::vector<llvm::SmallVector<int64_t, 4>> producers(insts.size());
+    for (auto [i, op] : llvm::enumerate(insts)) {
+      stream[i] = streamOf(op);
+      nc::Operands operands = nc::operandsOf(op);
+      llvm::SmallVector<int64_t, 8> deps;
+      Region written = regionOf(operands.write);
+      for (nc::AccessPatternAttr read : operands.reads) tracker.conflicts(regionOf(read), false, deps);
+      tracker.conflicts(written, true, deps);
+      for (nc::AccessPatternAttr read : operands.reads) tracker.recordRead(regionOf(read), stream[i], i);
+      tracker.recordWrite(written, i);
+      std::set<int64_t> unique(deps.begin(), deps.end());
+      for (int64_t d : unique)
+        if (stream[d] != stream[i]) producers[i].push_back(d);
+    }
+
+    // 2. Which producers signal which stream, and their ordinal on that semaphore.
+    std::map<std::pair<unsigned, unsigned>, int64_t> semaphoreOf;         // (from, to) -> id
+    std::map<std::pair<int64_t, unsigned>, int64_t> ordinal;              // (producer, consumer stream) -> k
+    std::map<int64_t, int64_t> signalled;                                 // semaphore -> signals so far
+    std::vector<std::set<unsigned>> consumers(insts.size());
+    for (size_t i = 0; i < insts.size(); ++i)
+      for (int64_t p : producers[i]) consumers[p].insert(stream[i]);
+    std::vector<llvm::SmallVector<int64_t, 2>> signals(insts.size());
+    for (size_t p = 0; p < insts.size(); ++p)
+      for (unsigned to : consumers[p]) {
+        auto [it, _] = semaphoreOf.try_emplace({stream[p], to}, static_cast<int64_t>(semaphoreOf.size()));
+        ordinal[{static_cast<int64_t>(p), to}] = ++signalled[it->second];
+        signals[p].push_back(it->second);
+      }
+
+    // 3. Waits: the highest ordinal needed per semaphore, unless this stream already waited for as much.
+    std::map<std::pair<unsigned, int64_t>, int64_t> waited; // (stream, semaphore) -> count
+    Builder b(fn.getContext());
+    for (auto [i, op] : llvm::enumerate(insts)) {
+      std::map<int64_t, int64_t> need;
+      for (int64_t p : producers[i]) {
+        int64_t sem = semaphoreOf.at({stream[p], stream[i]});
+        need[sem] = std::max(need[sem], ordinal.at({p, stream[i]}));
+      }
+      llvm::SmallVector<int64_t> waits;
+      for (auto [sem, count] : need) {
+        int64_t &already = waited[{stream[i], sem}];
+        if (already >= count) continue;
+        already = count;
+        waits.append({sem, count});
+      }
+      if (!waits.empty()) op->setAttr("waits", b.getDenseI64ArrayAttr(waits));
+      if (!signals[i].empty()) op->setAttr("signals", b.getDenseI64ArrayAttr(signals[i]));
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createInsertSemaphoresPass() { return std::make_unique<InsertSemaphoresPass>(); }
+
+} // namespace tessera::compiler

@@ -1,0 +1,310 @@
+//===- LowerTileToNc.cpp - tile -> NeuronCore engine instructions ----------------------------------------===//
+//
+// Walks the kernel as it would run, unrolling every loop, and emits one nc op per engine instruction:
+//  - addresses are resolved: tile i of a loop uses copy (i mod bufs) of its allocation;
+//  - each op gets an engine: DMA on a queue (round robin), matmul on the tensor engine, activation on the
+//    scalar engine, and ops several engines can run go to the one with the least work so far (estimated with
+//    the target's cost model);
+//  - a PSUM tile that was zero-filled and is then accumulated into by matmuls needs no memset: its first
+//    matmul starts the accumulation group (overwrites) instead. On NeuronCore v2/v3 accumulating onto a
+//    memset-initialised bank is undefined (TARGETS.md), so this is also what makes the kernel correct.
+// Test: compiler/test/Transforms/lower-tile-to-nc.mlir
+//
+//===------------------------------------------------------------------------------------------------------===//
+
+#include "tessera/compiler/Dialect/Nc/NcDialect.h"
+#include "tessera/compiler/Dialect/Tile/TileDialect.h"
+#include "tessera/compiler/Passes.h"
+#include "tessera/isa/Cost.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <array>
+#include <limits>
+
+using namespace mlir;
+
+namespace tessera::compiler {
+namespace {
+
+isa::MemSpace toIsa(tile::MemorySpace s) {
+  switch (s) {
+  case tile::MemorySpace::hbm: return isa::MemSpace::Hbm;
+  case tile::MemorySpace::sbuf: return isa::MemSpace::Sbuf;
+  case tile::MemorySpace::psum: return isa::MemSpace::Psum;
+  }
+  return isa::MemSpace::Sbuf;
+}
+
+isa::AluOp toIsa(tile::Alu a) {
+  switch (a) {
+  case tile::Alu::add: return isa::AluOp::Add;
+  case tile::Alu::subtract: return isa::AluOp::Subtract;
+  case tile::Alu::multiply: return isa::AluOp::Multiply;
+  case tile::Alu::max: return isa::AluOp::Max;
+  case tile::Alu::min: return isa::AluOp::Min;
+  case tile::Alu::divide: return isa::AluOp::Divide;
+  }
+  return isa::AluOp::Add;
+}
+
+/// A tile allocation while the kernel is walked.
+struct Buffer {
+  isa::MemSpace space = isa::MemSpace::Sbuf;
+  isa::DType dtype = isa::DType::F32;
+  int64_t partitions = 0, freeSize = 0;
+  int64_t offset = 0, bufs = 1, copyBytes = 0;
+  int64_t instance = -1;        ///< how many times the alloc has run, minus one
+  bool zeroPending = false;     ///< zero-filled, memset not emitted yet
+  std::optional<Location> memsetLoc;
+
+  int64_t address() const { return offset + (instance % bufs) * copyBytes; }
+  /// The whole tile, or (when `width` is larger than a [P, 1] tile's 1) the tile broadcast to `width`.
+  isa::AccessPattern pattern(int64_t width = 0) const {
+    isa::AccessPattern ap = isa::AccessPattern::dense(space, dtype, 0, static_cast<uint32_t>(partitions), address(),
+                                                      freeSize);
+    if (width > freeSize && freeSize == 1) {
+      ap.sizes[0] = width;
+      ap.strides[0] = 0;
+    }
+    return ap;
+  }
+};
+
+class Lowering {
+public:
+  Lowering(const isa::Target &t, OpBuilder &b) : target_(t), b_(b) {}
+
+  LogicalResult block(Block &block) {
+    for (Operation &op : block)
+      if (failed(operation(&op))) return failure();
+    return success();
+  }
+
+private:
+  int64_t value(Value v) { return ints_.lookup(v); }
+
+  LogicalResult operation(Operation *op) {
+    return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+        .Case([&](arith::ConstantIndexOp c) { ints_[c] = c.value(); return success(); })
+        .Case([&](arith::AddIOp o) { ints_[o] = value(o.getLhs()) + value(o.getRhs()); return success(); })
+        .Case([&](arith::SubIOp o) { ints_[o] = value(o.getLhs()) - value(o.getRhs()); return success(); })
+        .Case([&](arith::MulIOp o) { ints_[o] = value(o.getLhs()) * value(o.getRhs()); return success(); })
+        .Case([&](scf::ForOp o) { return loop(o); })
+        .Case([&](scf::YieldOp) { return success(); })
+        .Case([&](func::ReturnOp) { return success(); })
+        .Case([&](tile::AllocOp o) { return alloc(o); })
+        .Case([&](tile::LoadOp o) { return dma(o, o.getSrc(), o.getIndices(), o.getDst(), true); })
+        .Case([&](tile::StoreOp o) { return dma(o, o.getDst(), o.getIndices(), o.getSrc(), false); })
+        .Case([&](tile::MatmulOp o) { return matmul(o); })
+        .Case([&](tile::BinaryOp o) {
+          isa::Instruction i;
+          i.op = isa::Opcode::TensorTensor;
+          i.alu = toIsa(o.getOp());
+          Buffer &dst = written(o.getDst(), o);
+          i.dst = dst.pattern();
+          i.src0 = read(o.getLhs()).pattern(dst.freeSize);
+          i.src1 = read(o.getRhs()).pattern(dst.freeSize);
+          return emit(o.getLoc(), i, leastBusy({isa::Engine::Vector, isa::Engine::GpSimd}, i));
+        })
+        .Case([&](tile::ActivationOp o) {
+          isa::Instruction i;
+          i.op = isa::Opcode::Activation;
+          i.func = o.getFunc() == tile::Func::exp ? isa::ActFunc::Exp : isa::ActFunc::Identity;
+          i.imm = o.getScale().convertToFloat();
+          i.src0 = read(o.getSrc()).pattern();
+          i.dst = written(o.getDst(), o).pattern();
+          return emit(o.getLoc(), i, isa::Engine::Scalar);
+        })
+        .Case([&](tile::ReduceOp o) {
+          isa::Instruction i;
+          i.op = isa::Opcode::TensorReduce;
+          i.alu = toIsa(o.getOp());
+          i.src0 = read(o.getSrc()).pattern();
+          i.dst = written(o.getDst(), o).pattern();
+          return emit(o.getLoc(), i, leastBusy({isa::Engine::Vector, isa::Engine::GpSimd}, i));
+        })
+        .Case([&](tile::CopyOp o) {
+          isa::Instruction i;
+          i.op = isa::Opcode::TensorCopy;
+          i.src0 = read(o.getSrc()).pattern();
+          i.dst = written(o.getDst(), o).pattern();
+          return emit(o.getLoc(), i, leastBusy({isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd}, i));
+        })
+        .Case([&](tile::MemsetOp o) { return memset(o); })
+        .Default([&](Operation *o) { return o->emitOpError("cannot be lowered to NeuronCore instructions"); });
+  }
+
+  LogicalResult loop(scf::ForOp o) {
+    int64_t lb = value(o.getLowerBound()), ub = value(o.getUpperBound()), step = value(o.getStep());
+    if (step <= 0) return o.emitOpError("needs a positive constant step");
+    for (int64_t iv = lb; iv < ub; iv += step) {
+      ints_[o.getInductionVar()] = iv;
+      if (failed(block(*o.getBody()))) return failure();
+    }
+    return success();
+  }
+
+  LogicalResult alloc(tile::AllocOp o) {
+    if (!o.getOffset() || !o.getBufs()) return o.emitOpError("has no address: run tile-allocate-memory first");
+    auto [it, fresh] = buffers_.try_emplace(o.getResult());
+    Buffer &b = it->second;
+    if (fresh) {
+      MemRefType t = o.getType();
+      b.space = toIsa(tile::memorySpaceOf(t));
+      b.dtype = *nc::toIsa(t.getElementType());
+      b.partitions = t.getDimSize(0);
+      b.freeSize = t.getDimSize(1);
+      b.offset = *o.getOffset();
+      b.bufs = *o.getBufs();
+      b.copyBytes = tileCopyBytes(t, target_);
+    }
+    ++b.instance;
+    b.zeroPending = false; // a zero fill nobody read is dropped with the old copy
+    return success();
+  }
+
+  /// The buffer of `v` about to be read: a pending zero fill must happen first.
+  Buffer &read(Value v) {
+    Buffer &b = buffers_.find(v)->second;
+    flushZero(b);
+    return b;
+  }
+  /// The buffer of `v` about to be overwritten: a pending zero fill is dead.
+  Buffer &written(Value v, Operation *) {
+    Buffer &b = buffers_.find(v)->second;
+    b.zeroPending = false;
+    return b;
+  }
+
+  void flushZero(Buffer &b) {
+    if (!b.zeroPending) return;
+    b.zeroPending = false;
+    isa::Instruction i;
+    i.op = isa::Opcode::Memset;
+    i.imm = 0.0f;
+    i.dst = b.pattern();
+    (void)emit(*b.memsetLoc, i, memsetEngine(b, i));
+  }
+
+  isa::Engine memsetEngine(const Buffer &b, const isa::Instruction &i) {
+    // GpSimd has no PSUM port on NeuronCore (NKI architecture guide), so PSUM is filled by the vector engine.
+    if (b.space == isa::MemSpace::Psum) return isa::Engine::Vector;
+    return leastBusy({isa::Engine::Vector, isa::Engine::GpSimd}, i);
+  }
+
+  LogicalResult memset(tile::MemsetOp o) {
+    Buffer &b = written(o.getDst(), o);
+    float value = o.getValue().convertToFloat();
+    if (b.space == isa::MemSpace::Psum && value == 0.0f) {
+      b.zeroPending = true; // the first accumulating matmul will start the group instead
+      b.memsetLoc = o.getLoc();
+      return success();
+    }
+    isa::Instruction i;
+    i.op = isa::Opcode::Memset;
+    i.imm = value;
+    i.dst = b.pattern();
+    return emit(o.getLoc(), i, memsetEngine(b, i));
+  }
+
+  LogicalResult matmul(tile::MatmulOp o) {
+    isa::Instruction i;
+    i.op = isa::Opcode::Matmul;
+    i.src0 = read(o.getStationary()).pattern();
+    i.src1 = read(o.getMoving()).pattern();
+    Buffer &acc = buffers_.find(o.getAcc())->second;
+    i.accumulate = o.getAccumulate() && !acc.zeroPending;
+    acc.zeroPending = false;
+    i.dst = acc.pattern();
+    return emit(o.getLoc(), i, isa::Engine::Tensor);
+  }
+
+  LogicalResult dma(Operation *op, Value hbm, ValueRange indices, Value tile, bool load) {
+    auto hbmType = llvm::cast<MemRefType>(hbm.getType());
+    Buffer &b = load ? written(tile, op) : read(tile);
+    isa::AccessPattern h;
+    h.space = isa::MemSpace::Hbm;
+    h.dtype = b.dtype;
+    h.tensor = static_cast<int32_t>(llvm::cast<BlockArgument>(hbm).getArgNumber());
+    h.partitions = static_cast<uint32_t>(b.partitions);
+    h.partitionStride = hbmType.getDimSize(1);
+    h.offset = value(indices[0]) * hbmType.getDimSize(1) + value(indices[1]);
+    h.freeRank = 1;
+    h.sizes[0] = b.freeSize;
+    h.strides[0] = 1;
+    isa::Instruction i;
+    i.op = isa::Opcode::DmaCopy;
+    i.dst = load ? b.pattern() : h;
+    i.src0 = load ? h : b.pattern();
+    return emit(op->getLoc(), i, isa::Engine::Dma);
+  }
+
+  /// Of `engines`, the one with the least estimated work so far.
+  isa::Engine leastBusy(std::initializer_list<isa::Engine> engines, const isa::Instruction &i) {
+    isa::Engine best = *engines.begin();
+    double bestFinish = std::numeric_limits<double>::infinity();
+    for (isa::Engine e : engines) {
+      double finish = busyNs_[static_cast<int>(e)] + isa::engineCycles(i, e, target_) / isa::clockGhz(e, target_);
+      if (finish < bestFinish) {
+        best = e;
+        bestFinish = finish;
+      }
+    }
+    return best;
+  }
+
+  LogicalResult emit(Location loc, const isa::Instruction &i, isa::Engine engine) {
+    unsigned queue = 0;
+    if (engine == isa::Engine::Dma) queue = nextQueue_++ % target_.dma.queues;
+    else busyNs_[static_cast<int>(engine)] += isa::engineCycles(i, engine, target_) / isa::clockGhz(engine, target_);
+    nc::build(b_, loc, i, engine, queue);
+    return success();
+  }
+
+  const isa::Target &target_;
+  OpBuilder &b_;
+  DenseMap<Value, int64_t> ints_;
+  DenseMap<Value, Buffer> buffers_;
+  std::array<double, 5> busyNs_{};
+  unsigned nextQueue_ = 0;
+};
+
+struct LowerTileToNcPass : PassWrapper<LowerTileToNcPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerTileToNcPass)
+  StringRef getArgument() const override { return "lower-tile-to-nc"; }
+  StringRef getDescription() const override { return "Unroll, resolve addresses and assign engines: tile -> nc"; }
+  void getDependentDialects(DialectRegistry &registry) const override { registry.insert<nc::NcDialect>(); }
+
+  void runOnOperation() override {
+    const isa::Target *target = targetOf(getOperation());
+    if (!target) return signalPassFailure();
+    for (auto fn : llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
+      if (failed(lower(fn, *target))) return signalPassFailure();
+  }
+
+  /// Replaces the body of `fn` with its nc instructions.
+  LogicalResult lower(func::FuncOp fn, const isa::Target &target) {
+    Block &body = fn.getBody().front();
+    auto newBody = std::make_unique<Block>();
+    for (BlockArgument a : body.getArguments()) newBody->addArgument(a.getType(), a.getLoc());
+    OpBuilder b(fn.getContext());
+    b.setInsertionPointToEnd(newBody.get());
+    Lowering lowering(target, b);
+    if (failed(lowering.block(body))) return failure();
+    b.create<func::ReturnOp>(fn.getLoc());
+    for (auto [from, to] : llvm::zip(body.getArguments(), newBody->getArguments())) from.replaceAllUsesWith(to);
+    fn.getBody().push_back(newBody.release());
+    body.dropAllReferences();
+    body.erase();
+    return success();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createLowerTileToNcPass() { return std::make_unique<LowerTileToNcPass>(); }
+
+} // namespace tessera::compiler

@@ -1,0 +1,13 @@
+# lit configuration for the compiler's FileCheck tests: one .mlir file per pass, beside its siblings.
+import os
+import lit.formats
+
+config.name = "Tessera compiler"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in"]
+config.environment["TESSERA_TARGET_PATH"] = config.targets_dir
+config.substitutions.append(("tessera-opt", config.tessera_opt))
+config.substitutions.append(("%tessera", config.tessera))
+config.environment["PATH"] = os.pathsep.join([config.llvm_tools_dir, config.environment.get("PATH", "")])

@@ -1,0 +1,15 @@
+// tessera-opt: runs any Tessera pass or pipeline on a .mlir file of the tile or nc dialects, like mlir-opt.
+//   tessera-opt kernel.mlir --tile-allocate-memory --lower-tile-to-nc
+//   tessera-opt kernel.mlir --tessera-pipeline
+
+#include "tessera/compiler/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  tessera::compiler::registerDialects(registry);
+  tessera::compiler::registerPasses();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "Tessera optimizer driver\n", registry));
+}

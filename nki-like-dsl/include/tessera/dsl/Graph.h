@@ -1,0 +1,102 @@
+#pragma once
+/// \file
+/// The kernel graph: what tracing a DSL kernel produces. Plain C++ (no MLIR), so a user's kernel file compiles in
+/// seconds; the compiler imports it into the `tile` dialect (compiler/lib/Import/ImportGraph.cpp).
+///
+/// Tiles are buffers, as in NKI: an Alloc creates one where the kernel asked for it, and ops read and write
+/// buffers. Loops are kept, not unrolled: an affine_range body appears once.
+
+#include "tessera/isa/DType.h"
+#include "tessera/isa/Error.h"
+#include "tessera/isa/Program.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace tsr::graph {
+
+using tessera::SourceLoc;
+using tessera::isa::ActFunc;
+using tessera::isa::AluOp;
+using tessera::isa::DType;
+using tessera::isa::MemSpace;
+
+/// An affine index: constant + sum of coefficient * loop variable.
+struct IndexExpr {
+  std::vector<std::pair<int, int64_t>> terms; ///< (loop id, coefficient)
+  int64_t constant = 0;
+};
+
+/// A kernel argument in HBM.
+struct TensorArg {
+  std::string name;
+  std::vector<int64_t> shape;
+  DType dtype = DType::F32;
+  bool isOutput = false;
+};
+
+/// An on-chip tile buffer: [partitions, free].
+struct Buffer {
+  std::string name;             ///< "t3", or the user's name
+  std::vector<int64_t> shape;   ///< [partition, free]
+  DType dtype = DType::F32;
+  MemSpace space = MemSpace::Sbuf;
+  SourceLoc loc;
+};
+
+/// A rectangular window of an HBM tensor: per dimension an element offset (affine in the loops) and a size.
+struct HbmWindow {
+  int tensor = -1;
+  std::vector<IndexExpr> offsets;
+  std::vector<int64_t> sizes;
+};
+
+enum class OpKind { Load, Store, Matmul, Binary, Activation, Reduce, Copy, Memset };
+
+/// One tile operation. Which fields matter depends on `kind`.
+struct Op {
+  OpKind kind = OpKind::Copy;
+  int dst = -1;                 ///< buffer written (not Store)
+  std::vector<int> srcs;        ///< buffers read
+  HbmWindow hbm;                ///< Load source / Store destination
+  AluOp alu = AluOp::Add;       ///< Binary, Reduce
+  ActFunc func = ActFunc::Identity; ///< Activation
+  bool accumulate = false;      ///< Matmul: add into dst
+  float value = 0;              ///< Memset value; Activation scale
+  SourceLoc loc;
+};
+
+/// A buffer comes into existence here (its lifetime is the enclosing block).
+struct Alloc {
+  int buffer = -1;
+};
+
+struct Loop;
+using Stmt = std::variant<Alloc, Op, Loop>;
+
+/// A sequence of statements.
+struct Block {
+  std::vector<Stmt> stmts;
+};
+
+/// An affine_range loop: iterations are independent (no loop-carried dependency through tiles allocated inside).
+struct Loop {
+  int id = -1;
+  int64_t tripCount = 0;
+  Block body;
+  SourceLoc loc;
+};
+
+/// A traced kernel.
+struct KernelGraph {
+  std::string name;
+  std::vector<TensorArg> tensors;
+  std::vector<Buffer> buffers;
+  Block body;
+  int loops = 0; ///< number of loops (ids are 0..loops-1)
+};
+
+} // namespace tsr::graph

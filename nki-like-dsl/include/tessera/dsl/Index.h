@@ -1,0 +1,65 @@
+#pragma once
+/// \file
+/// Loop indices and `affine_range`: loops are traced, not unrolled. `for (auto i : tsr::affine_range(n))` runs its
+/// body once, with `i` a symbolic index, and records a loop of n iterations in the kernel graph.
+
+#include "tessera/dsl/Graph.h"
+
+#include <cstdint>
+#include <source_location>
+
+namespace tsr {
+
+/// A symbolic affine index: built from loop variables with +, - and * by constants.
+class Index {
+public:
+  Index(int64_t constant = 0) { expr_.constant = constant; } // NOLINT: implicit from integers on purpose
+  explicit Index(graph::IndexExpr e) : expr_(std::move(e)) {}
+
+  const graph::IndexExpr &expr() const { return expr_; }
+  /// True when the index has no loop variable.
+  bool isConstant() const { return expr_.terms.empty(); }
+
+  friend Index operator+(const Index &a, const Index &b);
+  friend Index operator-(const Index &a, const Index &b);
+  friend Index operator*(const Index &a, int64_t k);
+  friend Index operator*(int64_t k, const Index &a) { return a * k; }
+
+private:
+  graph::IndexExpr expr_;
+};
+
+/// A loop whose iterations are independent. Use in a range-for; the body is traced once.
+class affine_range {
+public:
+  explicit affine_range(int64_t count, std::source_location loc = std::source_location::current());
+  affine_range(int64_t start, int64_t stop, std::source_location loc = std::source_location::current());
+  ~affine_range(); // closes the loop if the body left by break or exception
+  affine_range(const affine_range &) = delete;
+  affine_range &operator=(const affine_range &) = delete;
+
+  struct Sentinel {};
+  class Iterator {
+  public:
+    explicit Iterator(affine_range *range) : range_(range) {}
+    Index operator*() const;
+    Iterator &operator++();
+    bool operator!=(Sentinel) const { return !done_; }
+
+  private:
+    affine_range *range_;
+    bool done_ = false;
+  };
+
+  Iterator begin();
+  Sentinel end() { return {}; }
+
+private:
+  void close();
+  int64_t start_, count_;
+  std::source_location loc_;
+  int loopId_ = -1;
+  bool open_ = false;
+};
+
+} // namespace tsr

@@ -1,0 +1,94 @@
+#pragma once
+/// \file
+/// The language-level operations (NKI's `nki.language` level): each records one tile operation in the kernel
+/// being traced, checks its operands at once, and reports misuse as a tsr::Error at the caller's line.
+
+#include "tessera/dsl/Tile.h"
+
+#include <source_location>
+
+namespace tsr {
+
+using Error = tessera::Error;
+using Loc = std::source_location;
+
+/// Element types, usable as values (`tsr::input("a", {..}, tsr::bf16)`) and as template arguments
+/// (`tsr::copy<tsr::bf16>(t)`).
+inline constexpr DType f32 = DType::F32;
+inline constexpr DType bf16 = DType::BF16;
+inline constexpr DType f16 = DType::F16;
+inline constexpr DType f8e4m3 = DType::F8E4M3;
+inline constexpr DType f8e5m2 = DType::F8E5M2;
+
+/// Reports a tsr::Error at the caller's line unless `condition` holds.
+void require(bool condition, const std::string &message, Loc loc = Loc::current());
+
+// ---- Tiles -------------------------------------------------------------------------------------------------
+
+/// A new PSUM tile, zero-filled, to accumulate matmuls into (NKI: nl.zeros(..., buffer=nl.psum)).
+Tile psum(DType dtype, Shape shape, Loc loc = Loc::current());
+template <DType T> Tile psum(Shape shape, Loc loc = Loc::current()) { return psum(T, std::move(shape), loc); }
+/// A new SBUF tile filled with `value`.
+Tile full(DType dtype, Shape shape, float value, Loc loc = Loc::current());
+template <DType T> Tile zeros(Shape shape, Loc loc = Loc::current()) { return full(T, std::move(shape), 0.0f, loc); }
+
+// ---- Data movement -----------------------------------------------------------------------------------------
+
+/// Copies a window of HBM into a new SBUF tile of the same shape and dtype (a DMA).
+Tile load(const HbmTile &src, Loc loc = Loc::current());
+/// Copies a tile into a window of HBM (a DMA). Shapes and dtypes must match: cast first with copy<T>().
+void store(const HbmTile &dst, const Operand &src, Loc loc = Loc::current());
+/// A new SBUF tile holding `src` converted to `dtype` (NKI: nl.copy(x, dtype=...)).
+Tile copy(const Operand &src, DType dtype, Loc loc = Loc::current());
+template <DType T> Tile copy(const Operand &src, Loc loc = Loc::current()) { return copy(src, T, loc); }
+
+// ---- Tensor engine -----------------------------------------------------------------------------------------
+
+/// A pending matmul `stationary.T @ moving`: contraction over the partition dimension of both operands, as
+/// NKI's nc_matmul. Consume it with `acc += matmul(...)` (accumulate into a PSUM tile) or `Tile t = matmul(...)`
+/// (a new PSUM tile).
+class [[nodiscard]] MatmulExpr {
+public:
+  MatmulExpr(Tile stationary, Tile moving, Loc loc) : stationary_(stationary), moving_(moving), loc_(loc) {}
+  MatmulExpr(const MatmulExpr &) = delete;
+  MatmulExpr(MatmulExpr &&other) noexcept;
+  ~MatmulExpr();
+  /// Records the matmul into a new FP32 PSUM tile.
+  operator Tile() &&; // NOLINT: implicit on purpose, `Tile t = matmul(a, b);`
+
+private:
+  friend Tile &operator+=(Tile &acc, MatmulExpr &&m);
+  void record(Tile dst, bool accumulate);
+  Tile stationary_, moving_;
+  Loc loc_;
+  bool consumed_ = false;
+};
+
+/// stationary [K, M], moving [K, N] -> [M, N] in PSUM (FP32). K <= pmax, M <= gemm_stationary_fmax,
+/// N <= gemm_moving_fmax; both operands in SBUF.
+MatmulExpr matmul(const Operand &stationary, const Operand &moving, Loc loc = Loc::current());
+/// Accumulates a matmul into `acc` (a PSUM tile of shape [M, N]).
+Tile &operator+=(Tile &acc, MatmulExpr &&m);
+
+// ---- Vector and scalar engines -----------------------------------------------------------------------------
+
+/// Elementwise binary operations. Shapes must match, except that either side may be [P, 1], broadcast along
+/// the free dimension. The result is an SBUF tile of the first operand's dtype (FP32 when that lives in PSUM).
+Tile add(const Operand &a, const Operand &b, Loc loc = Loc::current());
+Tile subtract(const Operand &a, const Operand &b, Loc loc = Loc::current());
+Tile multiply(const Operand &a, const Operand &b, Loc loc = Loc::current());
+Tile divide(const Operand &a, const Operand &b, Loc loc = Loc::current());
+Tile maximum(const Operand &a, const Operand &b, Loc loc = Loc::current());
+Tile operator+(const Operand &a, const Operand &b);
+Tile operator-(const Operand &a, const Operand &b);
+Tile operator*(const Operand &a, const Operand &b);
+Tile operator/(const Operand &a, const Operand &b);
+
+/// Elementwise e^x (the scalar engine's activation function).
+Tile exp(const Operand &x, Loc loc = Loc::current());
+
+/// Row reductions over the free dimension: [P, F] -> [P, 1], in FP32.
+Tile sum(const Operand &x, Loc loc = Loc::current());
+Tile max(const Operand &x, Loc loc = Loc::current());
+
+} // namespace tsr

@@ -1,0 +1,94 @@
+#pragma once
+/// \file
+/// The values a kernel handles: HBM tensors (kernel arguments), windows of them, and on-chip tiles in SBUF or PSUM.
+/// Tiles are [partition, free]; the partition dimension comes first and holds at most tile_size::pmax rows.
+
+#include "tessera/dsl/Index.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <source_location>
+#include <string>
+#include <vector>
+
+namespace tsr {
+
+using Shape = std::vector<int64_t>;
+using tessera::isa::DType;
+
+/// An on-chip tile (a buffer in SBUF or PSUM) produced by a DSL operation.
+class Tile {
+public:
+  explicit Tile(int buffer) : buffer_(buffer) {}
+  int buffer() const { return buffer_; }
+  const Shape &shape() const;
+  DType dtype() const;
+  tessera::isa::MemSpace space() const;
+  /// The number of partitions (the first dimension).
+  int64_t partitions() const { return shape()[0]; }
+
+private:
+  int buffer_;
+};
+
+/// A window of an HBM tensor, ready to be loaded or stored.
+class HbmTile {
+public:
+  explicit HbmTile(graph::HbmWindow window) : window_(std::move(window)) {}
+  const graph::HbmWindow &window() const { return window_; }
+  const Shape &shape() const { return window_.sizes; }
+  DType dtype() const;
+
+private:
+  graph::HbmWindow window_;
+};
+
+/// A kernel argument: a tensor in HBM.
+class Hbm {
+public:
+  explicit Hbm(int tensor) : tensor_(tensor) {}
+  int tensor() const { return tensor_; }
+  const std::string &name() const;
+  const Shape &shape() const;
+  DType dtype() const;
+  /// Size of dimension `d`.
+  int64_t dim(int d, std::source_location loc = std::source_location::current()) const;
+
+  /// The block at block indices (i, j) of a tiling of this 2-D tensor into `size` blocks: rows
+  /// [i*size[0], (i+1)*size[0]), columns [j*size[1], (j+1)*size[1]). Indices may be loop indices.
+  HbmTile tile(const Index &i, const Index &j, Shape size,
+               std::source_location loc = std::source_location::current()) const;
+  /// The window with its first element at element offsets (row, col) and extent `size`.
+  HbmTile window(const Index &row, const Index &col, Shape size,
+                 std::source_location loc = std::source_location::current()) const;
+
+private:
+  int tensor_;
+};
+
+/// Anything a compute operation may be handed. Accepting HBM here (and reporting it) lets the DSL name the line
+/// where an HBM tensor was passed to an engine instruction, which cannot read HBM.
+class Operand {
+public:
+  Operand(const Tile &t, std::source_location loc = std::source_location::current()) // NOLINT: implicit
+      : tile_(t.buffer()), loc_(loc) {}
+  Operand(const HbmTile &t, std::source_location loc = std::source_location::current()) // NOLINT: implicit
+      : hbm_(true), loc_(loc) {
+    (void)t;
+  }
+  Operand(const Hbm &t, std::source_location loc = std::source_location::current()) // NOLINT: implicit
+      : hbm_(true), loc_(loc) {
+    (void)t;
+  }
+
+  /// The tile, or a tsr::Error at the user's line if this operand lives in HBM. `role` names it in the message.
+  Tile tile(const char *op, const char *role) const;
+  const std::source_location &loc() const { return loc_; }
+
+private:
+  int tile_ = -1;
+  bool hbm_ = false;
+  std::source_location loc_;
+};
+
+} // namespace tsr

@@ -1,0 +1,9 @@
+#pragma once
+/// \file
+/// Everything a kernel author includes: `#include "tessera/dsl/tsr.h"`.
+
+#include "tessera/dsl/Index.h"
+#include "tessera/dsl/Kernel.h"
+#include "tessera/dsl/Ops.h"
+#include "tessera/dsl/Tile.h"
+#include "tessera/dsl/TileSize.h"

@@ -1,0 +1,227 @@
+#include "tessera/dsl/Ops.h"
+#include "tessera/dsl/TileSize.h"
+
+#include "Tracer.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace tsr {
+
+using detail::toLoc;
+using detail::Tracer;
+using tessera::isa::MemSpace;
+
+namespace {
+
+[[noreturn]] void fail(const Loc &loc, std::string message, std::string hint = {}) {
+  throw Error(std::move(message), toLoc(loc), std::move(hint));
+}
+
+std::string shapeStr(const Shape &s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
+
+/// Checks a new tile's shape against the language's limits.
+void checkTileShape(const char *op, const Shape &shape, const Loc &loc) {
+  if (shape.size() != 2)
+    fail(loc, fmt::format("{}: tiles are 2-D [partition, free], got {}", op, shapeStr(shape)));
+  if (shape[0] <= 0 || shape[1] <= 0) fail(loc, fmt::format("{}: tile shape {} must be positive", op, shapeStr(shape)));
+  if (shape[0] > tile_size::pmax)
+    fail(loc,
+         fmt::format("{}: partition dimension {} exceeds tsr::tile_size::pmax ({})", op, shape[0], tile_size::pmax),
+         "split the first dimension into tiles of at most 128 rows");
+}
+
+Tile newTile(const char *op, Shape shape, DType dtype, MemSpace space, const Loc &loc) {
+  checkTileShape(op, shape, loc);
+  if (space == MemSpace::Psum) {
+    int64_t bytes = shape[1] * tessera::isa::byteSize(dtype);
+    if (bytes > tile_size::psum_bytes)
+      fail(loc,
+           fmt::format("{}: PSUM tile {} of {} takes {} bytes per partition, more than one PSUM bank ({} bytes)", op,
+                       shapeStr(shape), tessera::isa::name(dtype), bytes, tile_size::psum_bytes),
+           "keep PSUM tiles within 2 KiB per partition (512 FP32 elements)");
+  }
+  graph::Buffer b;
+  b.shape = std::move(shape);
+  b.dtype = dtype;
+  b.space = space;
+  b.loc = toLoc(loc);
+  return Tile(Tracer::current(loc).allocate(std::move(b)));
+}
+
+void record(graph::Op op, const Loc &loc) {
+  op.loc = toLoc(loc);
+  Tracer::current(loc).append(std::move(op));
+}
+
+graph::Op makeOp(graph::OpKind kind, int dst, std::vector<int> srcs) {
+  graph::Op op;
+  op.kind = kind;
+  op.dst = dst;
+  op.srcs = std::move(srcs);
+  return op;
+}
+
+/// An elementwise binary op with [P, 1] broadcasting on either side.
+Tile binary(const char *op, tessera::isa::AluOp alu, const Operand &a, const Operand &b, const Loc &loc) {
+  Tile x = a.tile(op, "first"), y = b.tile(op, "second");
+  const Shape &sx = x.shape(), &sy = y.shape();
+  bool sameShape = sx == sy;
+  bool broadcast = sx[0] == sy[0] && (sx[1] == 1 || sy[1] == 1);
+  if (!sameShape && !broadcast)
+    fail(loc, fmt::format("{}: shape mismatch, {} and {}", op, shapeStr(sx), shapeStr(sy)),
+         "operands must have the same shape, or one may be [P, 1] (broadcast along the free dimension)");
+  Shape result{sx[0], std::max(sx[1], sy[1])};
+  DType dtype = x.space() == MemSpace::Psum ? DType::F32 : x.dtype();
+  Tile dst = newTile(op, result, dtype, MemSpace::Sbuf, loc);
+  graph::Op o = makeOp(graph::OpKind::Binary, dst.buffer(), {x.buffer(), y.buffer()});
+  o.alu = alu;
+  record(std::move(o), loc);
+  return dst;
+}
+
+Tile reduce(const char *op, tessera::isa::AluOp alu, const Operand &x, const Loc &loc) {
+  Tile src = x.tile(op, "input");
+  Tile dst = newTile(op, {src.shape()[0], 1}, DType::F32, MemSpace::Sbuf, loc);
+  graph::Op o = makeOp(graph::OpKind::Reduce, dst.buffer(), {src.buffer()});
+  o.alu = alu;
+  record(std::move(o), loc);
+  return dst;
+}
+
+} // namespace
+
+void require(bool condition, const std::string &message, Loc loc) {
+  if (!condition) fail(loc, message);
+}
+
+Tile psum(DType dtype, Shape shape, Loc loc) {
+  Tile t = newTile("psum", std::move(shape), dtype, MemSpace::Psum, loc);
+  graph::Op o = makeOp(graph::OpKind::Memset, t.buffer(), {});
+  o.value = 0.0f;
+  record(std::move(o), loc);
+  return t;
+}
+
+Tile full(DType dtype, Shape shape, float value, Loc loc) {
+  Tile t = newTile("full", std::move(shape), dtype, MemSpace::Sbuf, loc);
+  graph::Op o = makeOp(graph::OpKind::Memset, t.buffer(), {});
+  o.value = value;
+  record(std::move(o), loc);
+  return t;
+}
+
+Tile load(const HbmTile &src, Loc loc) {
+  Tile t = newTile("load", src.shape(), src.dtype(), MemSpace::Sbuf, loc);
+  graph::Op o = makeOp(graph::OpKind::Load, t.buffer(), {});
+  o.hbm = src.window();
+  record(std::move(o), loc);
+  return t;
+}
+
+void store(const HbmTile &dst, const Operand &src, Loc loc) {
+  Tile t = src.tile("store", "source");
+  if (t.shape() != dst.shape())
+    fail(loc, fmt::format("store: shape mismatch, tile {} into HBM window {}", shapeStr(t.shape()), shapeStr(dst.shape())));
+  if (t.dtype() != dst.dtype())
+    fail(loc,
+         fmt::format("store: the tile is {} but the tensor is {}", tessera::isa::name(t.dtype()),
+                     tessera::isa::name(dst.dtype())),
+         fmt::format("DMA does not convert: cast first, tsr::copy<tsr::{}>(tile)", tessera::isa::name(dst.dtype())));
+  graph::Op o = makeOp(graph::OpKind::Store, -1, {t.buffer()});
+  o.hbm = dst.window();
+  record(std::move(o), loc);
+}
+
+Tile copy(const Operand &src, DType dtype, Loc loc) {
+  Tile s = src.tile("copy", "source");
+  Tile t = newTile("copy", s.shape(), dtype, MemSpace::Sbuf, loc);
+  record(makeOp(graph::OpKind::Copy, t.buffer(), {s.buffer()}), loc);
+  return t;
+}
+
+MatmulExpr matmul(const Operand &stationary, const Operand &moving, Loc loc) {
+  Tile s = stationary.tile("matmul", "stationary"), m = moving.tile("matmul", "moving");
+  for (auto [tile, role] : {std::pair{s, "stationary"}, std::pair{m, "moving"}})
+    if (tile.space() != MemSpace::Sbuf)
+      fail(loc, fmt::format("matmul: the {} operand is in {}; the tensor engine reads SBUF", role,
+                            tessera::isa::name(tile.space())),
+           "copy it to SBUF first with tsr::copy");
+  const Shape &ss = s.shape(), &ms = m.shape();
+  if (ss[0] != ms[0])
+    fail(loc,
+         fmt::format("matmul: shape mismatch, stationary {} and moving {} must share the contraction (partition) "
+                     "dimension",
+                     shapeStr(ss), shapeStr(ms)),
+         "matmul(a_t, b) computes a_t.T @ b: both operands are [K, ...]");
+  if (ss[1] > tile_size::gemm_stationary_fmax)
+    fail(loc, fmt::format("matmul: stationary free size {} exceeds tsr::tile_size::gemm_stationary_fmax ({})", ss[1],
+                          tile_size::gemm_stationary_fmax));
+  if (ms[1] > tile_size::gemm_moving_fmax)
+    fail(loc, fmt::format("matmul: moving free size {} exceeds tsr::tile_size::gemm_moving_fmax ({})", ms[1],
+                          tile_size::gemm_moving_fmax),
+         "split the moving tile's free dimension into tiles of at most 512");
+  return MatmulExpr(s, m, loc);
+}
+
+MatmulExpr::MatmulExpr(MatmulExpr &&other) noexcept
+    : stationary_(other.stationary_), moving_(other.moving_), loc_(other.loc_), consumed_(other.consumed_) {
+  other.consumed_ = true;
+}
+
+MatmulExpr::~MatmulExpr() {
+  if (consumed_) return;
+  Tracer::current(loc_).defer(Error("matmul: the result is never used", toLoc(loc_),
+                                    "accumulate it with `acc += tsr::matmul(...)` or keep it: `Tile t = ...`"));
+}
+
+void MatmulExpr::record(Tile dst, bool accumulate) {
+  consumed_ = true;
+  Shape expected{stationary_.shape()[1], moving_.shape()[1]};
+  if (dst.space() != MemSpace::Psum || dst.dtype() != DType::F32)
+    fail(loc_, fmt::format("matmul: accumulates into a {} {} tile; expected an f32 PSUM tile",
+                           tessera::isa::name(dst.dtype()), tessera::isa::name(dst.space())),
+         "create the accumulator with tsr::psum<tsr::f32>({M, N})");
+  if (dst.shape() != expected)
+    fail(loc_, fmt::format("matmul: shape mismatch, the result is {} but the accumulator is {}", shapeStr(expected),
+                           shapeStr(dst.shape())));
+  graph::Op o = makeOp(graph::OpKind::Matmul, dst.buffer(), {stationary_.buffer(), moving_.buffer()});
+  o.accumulate = accumulate;
+  tsr::record(std::move(o), loc_);
+}
+
+MatmulExpr::operator Tile() && {
+  Tile dst = newTile("matmul", {stationary_.shape()[1], moving_.shape()[1]}, DType::F32, MemSpace::Psum, loc_);
+  record(dst, false);
+  return dst;
+}
+
+Tile &operator+=(Tile &acc, MatmulExpr &&m) {
+  m.record(acc, true);
+  return acc;
+}
+
+Tile add(const Operand &a, const Operand &b, Loc loc) { return binary("add", tessera::isa::AluOp::Add, a, b, loc); }
+Tile subtract(const Operand &a, const Operand &b, Loc loc) { return binary("subtract", tessera::isa::AluOp::Subtract, a, b, loc); }
+Tile multiply(const Operand &a, const Operand &b, Loc loc) { return binary("multiply", tessera::isa::AluOp::Multiply, a, b, loc); }
+Tile divide(const Operand &a, const Operand &b, Loc loc) { return binary("divide", tessera::isa::AluOp::Divide, a, b, loc); }
+Tile maximum(const Operand &a, const Operand &b, Loc loc) { return binary("maximum", tessera::isa::AluOp::Max, a, b, loc); }
+Tile operator+(const Operand &a, const Operand &b) { return add(a, b, a.loc()); }
+Tile operator-(const Operand &a, const Operand &b) { return subtract(a, b, a.loc()); }
+Tile operator*(const Operand &a, const Operand &b) { return multiply(a, b, a.loc()); }
+Tile operator/(const Operand &a, const Operand &b) { return divide(a, b, a.loc()); }
+
+Tile exp(const Operand &x, Loc loc) {
+  Tile src = x.tile("exp", "input");
+  Tile dst = newTile("exp", src.shape(), src.space() == MemSpace::Psum ? DType::F32 : src.dtype(), MemSpace::Sbuf, loc);
+  graph::Op o = makeOp(graph::OpKind::Activation, dst.buffer(), {src.buffer()});
+  o.func = tessera::isa::ActFunc::Exp;
+  o.value = 1.0f;
+  record(std::move(o), loc);
+  return dst;
+}
+
+Tile sum(const Operand &x, Loc loc) { return reduce("sum", tessera::isa::AluOp::Add, x, loc); }
+Tile max(const Operand &x, Loc loc) { return reduce("max", tessera::isa::AluOp::Max, x, loc); }
+
+} // namespace tsr

@@ -1,0 +1,90 @@
+#include "tessera/dsl/Tile.h"
+
+#include "Tracer.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace tsr {
+
+using detail::toLoc;
+using detail::Tracer;
+
+namespace {
+const graph::Buffer &bufferOf(int id) { return Tracer::current(std::source_location::current()).graph().buffers[id]; }
+const graph::TensorArg &tensorOf(int id) { return Tracer::current(std::source_location::current()).graph().tensors[id]; }
+
+/// Smallest and largest value `e` takes over the iterations of the open loops; an Error if it uses a closed loop.
+std::pair<int64_t, int64_t> range(const graph::IndexExpr &e, const std::source_location &loc) {
+  Tracer &t = Tracer::current(loc);
+  int64_t lo = e.constant, hi = e.constant;
+  for (auto [loop, coeff] : e.terms) {
+    if (!t.isOpen(loop))
+      throw tessera::Error("an index of a loop that has ended is used outside it", toLoc(loc),
+                           "use loop indices only inside their affine_range body");
+    int64_t last = coeff * (t.tripCount(loop) - 1);
+    lo += std::min<int64_t>(0, last);
+    hi += std::max<int64_t>(0, last);
+  }
+  return {lo, hi};
+}
+} // namespace
+
+const Shape &Tile::shape() const { return bufferOf(buffer_).shape; }
+DType Tile::dtype() const { return bufferOf(buffer_).dtype; }
+tessera::isa::MemSpace Tile::space() const { return bufferOf(buffer_).space; }
+
+DType HbmTile::dtype() const { return tensorOf(window_.tensor).dtype; }
+
+const std::string &Hbm::name() const { return tensorOf(tensor_).name; }
+const Shape &Hbm::shape() const { return tensorOf(tensor_).shape; }
+DType Hbm::dtype() const { return tensorOf(tensor_).dtype; }
+
+int64_t Hbm::dim(int d, std::source_location loc) const {
+  const Shape &s = tensorOf(tensor_).shape;
+  if (d < 0 || d >= static_cast<int>(s.size()))
+    throw tessera::Error(fmt::format("{}.dim({}): the tensor has {} dimensions", name(), d, s.size()), toLoc(loc));
+  return s[d];
+}
+
+HbmTile Hbm::tile(const Index &i, const Index &j, Shape size, std::source_location loc) const {
+  if (size.size() != 2)
+    throw tessera::Error(fmt::format("{}.tile: expected a 2-D tile size, got [{}]", name(), fmt::join(size, ", ")),
+                         toLoc(loc));
+  Index row = i * size[0], col = j * size[1];
+  return window(row, col, std::move(size), loc);
+}
+
+HbmTile Hbm::window(const Index &row, const Index &col, Shape size, std::source_location loc) const {
+  const graph::TensorArg &t = tensorOf(tensor_);
+  if (t.shape.size() != 2 || size.size() != 2)
+    throw tessera::Error(fmt::format("{}: windows are 2-D in this version (tensor is [{}], window [{}])", t.name,
+                                     fmt::join(t.shape, ", "), fmt::join(size, ", ")),
+                         toLoc(loc));
+  const Index *offsets[2] = {&row, &col};
+  graph::HbmWindow w;
+  w.tensor = tensor_;
+  w.sizes = size;
+  for (int d = 0; d < 2; ++d) {
+    if (size[d] <= 0)
+      throw tessera::Error(fmt::format("{}: window size [{}] must be positive", t.name, fmt::join(size, ", ")),
+                           toLoc(loc));
+    auto [lo, hi] = range(offsets[d]->expr(), loc);
+    if (lo < 0 || hi + size[d] > t.shape[d])
+      throw tessera::Error(fmt::format("{}: window [{}] at offsets from {} to {} along dimension {} leaves the "
+                                       "tensor [{}]",
+                                       t.name, fmt::join(size, ", "), lo, hi, d, fmt::join(t.shape, ", ")),
+                           toLoc(loc), "the tensor's shape must be a multiple of the tile size");
+    w.offsets.push_back(offsets[d]->expr());
+  }
+  return HbmTile(std::move(w));
+}
+
+Tile Operand::tile(const char *op, const char *role) const {
+  if (hbm_)
+    throw tessera::Error(fmt::format("{}: the {} operand is in HBM; engines read only SBUF and PSUM", op, role),
+                         toLoc(loc_), "load it into SBUF first with tsr::load");
+  return Tile(tile_);
+}
+
+} // namespace tsr

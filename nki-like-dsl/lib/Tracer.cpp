@@ -1,0 +1,68 @@
+#include "Tracer.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace tsr::detail {
+
+namespace {
+thread_local Tracer *currentTracer = nullptr;
+}
+
+tessera::SourceLoc toLoc(const std::source_location &loc) {
+  return {loc.file_name(), static_cast<uint32_t>(loc.line()), static_cast<uint32_t>(loc.column())};
+}
+
+Tracer::Tracer(graph::KernelGraph &graph) : graph_(graph), previous_(currentTracer) {
+  blocks_.push_back(&graph_.body);
+  currentTracer = this;
+}
+
+Tracer::~Tracer() { currentTracer = previous_; }
+
+Tracer &Tracer::current(const std::source_location &loc) {
+  if (!currentTracer)
+    throw tessera::Error("a tsr:: operation was called outside a kernel body", toLoc(loc),
+                         "DSL operations run only while a kernel registered with tsr::Registration is traced");
+  return *currentTracer;
+}
+
+int Tracer::allocate(graph::Buffer buffer) {
+  int id = static_cast<int>(graph_.buffers.size());
+  if (buffer.name.empty()) buffer.name = "t" + std::to_string(id);
+  graph_.buffers.push_back(std::move(buffer));
+  blocks_.back()->stmts.emplace_back(graph::Alloc{id});
+  return id;
+}
+
+void Tracer::append(graph::Op op) { blocks_.back()->stmts.emplace_back(std::move(op)); }
+
+int Tracer::openLoop(int64_t tripCount, const std::source_location &loc) {
+  int id = graph_.loops++;
+  tripCounts_.push_back(tripCount);
+  graph::Loop loop;
+  loop.id = id;
+  loop.tripCount = tripCount;
+  loop.loc = toLoc(loc);
+  auto &stmts = blocks_.back()->stmts;
+  stmts.emplace_back(std::move(loop));
+  blocks_.push_back(&std::get<graph::Loop>(stmts.back()).body);
+  openLoops_.push_back(id);
+  return id;
+}
+
+void Tracer::closeLoop(int id) {
+  assert(!openLoops_.empty() && openLoops_.back() == id && "loops close innermost first");
+  openLoops_.pop_back();
+  blocks_.pop_back();
+}
+
+bool Tracer::isOpen(int id) const { return std::find(openLoops_.begin(), openLoops_.end(), id) != openLoops_.end(); }
+
+void Tracer::defer(tessera::Error error) { deferred_.push_back(std::move(error)); }
+
+void Tracer::finish() {
+  if (!deferred_.empty()) throw deferred_.front();
+}
+
+} // namespace tsr::detail

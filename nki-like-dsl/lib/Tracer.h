@@ -1,0 +1,52 @@
+#pragma once
+/// \file
+/// The state of the kernel being traced (internal to the DSL library). One tracer per thread at a time.
+
+#include "tessera/dsl/Graph.h"
+
+#include <source_location>
+#include <string>
+#include <vector>
+
+namespace tsr::detail {
+
+/// Turns a std::source_location into a tessera::SourceLoc.
+tessera::SourceLoc toLoc(const std::source_location &loc);
+
+/// Builds a KernelGraph as the body runs.
+class Tracer {
+public:
+  explicit Tracer(graph::KernelGraph &graph);
+  ~Tracer();
+
+  /// The tracer of the kernel being traced on this thread, or a tsr::Error at `loc` if none is.
+  static Tracer &current(const std::source_location &loc);
+
+  graph::KernelGraph &graph() { return graph_; }
+  /// Creates a buffer in the current block.
+  int allocate(graph::Buffer buffer);
+  /// Appends an op to the current block.
+  void append(graph::Op op);
+  /// Opens a loop in the current block; the following ops go into its body.
+  int openLoop(int64_t tripCount, const std::source_location &loc);
+  /// Closes the innermost loop, which must be `id`.
+  void closeLoop(int id);
+  /// True when loop `id` is open (its index may be used).
+  bool isOpen(int id) const;
+  /// Trip count of loop `id`.
+  int64_t tripCount(int id) const { return tripCounts_[id]; }
+
+  /// Records a problem found where no exception may be thrown (a destructor); `finish` reports the first.
+  void defer(tessera::Error error);
+  void finish();
+
+private:
+  graph::KernelGraph &graph_;
+  Tracer *previous_;
+  std::vector<graph::Block *> blocks_;
+  std::vector<int> openLoops_;
+  std::vector<int64_t> tripCounts_;
+  std::vector<tessera::Error> deferred_;
+};
+
+} // namespace tsr::detail

@@ -1,0 +1,27 @@
+# Tests of the layers that need MLIR: the DSL and compiler units, the lit tests of the passes, and end-to-end
+# runs of the kernels through the tessera CLI.
+
+# DSL and compiler units, plus end-to-end checks through the driver (they link the kernels).
+tessera_unit_tests(compiler-tests "dsl;compiler;e2e" TesseraDriver TesseraKernels)
+
+# lit + FileCheck: one test file per pass in compiler/test/.
+set(LIT_PY /usr/lib/llvm-19/build/utils/lit/lit.py)
+set(TESSERA_LLVM_TOOLS_DIR /usr/lib/llvm-19/bin)
+configure_file(${PROJECT_SOURCE_DIR}/compiler/test/lit.site.cfg.py.in ${PROJECT_BINARY_DIR}/compiler/test/lit.site.cfg.py @ONLY)
+add_test(NAME lit COMMAND ${Python3_EXECUTABLE} ${LIT_PY} -v ${PROJECT_BINARY_DIR}/compiler/test)
+set_tests_properties(lit PROPERTIES LABELS lit)
+
+# The CLI: each kernel on each target at several shapes must report ok (exit 0).
+set(e2e_runs
+  "add trn1 M=128,N=128" "add trn2 M=256,N=1024" "add trn2 M=384,N=4096"
+  "matmul trn1 M=128,N=512,K=128" "matmul trn1 M=256,N=1024,K=512" "matmul trn2 M=512,N=512,K=256"
+  "matmul trn2 M=128,N=256,K=384"
+  "softmax trn1 R=128,C=64" "softmax trn2 R=256,C=512" "softmax trn2 R=512,C=2048")
+foreach(run ${e2e_runs})
+  separate_arguments(parts UNIX_COMMAND "${run}")
+  list(GET parts 0 kernel)
+  list(GET parts 1 target)
+  list(GET parts 2 shape)
+  add_test(NAME "run/${kernel}/${target}/${shape}" COMMAND tessera run ${kernel} --target ${target} --shape ${shape} --json)
+  set_tests_properties("run/${kernel}/${target}/${shape}" PROPERTIES LABELS e2e)
+endforeach()

@@ -1,0 +1,96 @@
+// The path of one kernel through Tessera, top to bottom:
+//   1. find the kernel (registered by its DSL source) and the target (a TOML file of hardware figures);
+//   2. trace the kernel: run its C++ body once, symbolically, to get a kernel graph;
+//   3. compile: graph -> tile dialect -> (verify, allocate) -> nc dialect -> (synchronise) -> isa::Program;
+//   4. make inputs and simulate the program on the SystemC model of the target: outputs and time;
+//   5. compute the reference on the host and compare;
+//   6. report.
+
+#include "tessera/Driver.h"
+
+#include <fmt/format.h>
+
+namespace tessera::driver {
+
+const tsr::KernelInfo &findKernel(const std::string &name) {
+  if (const tsr::KernelInfo *k = tsr::Registry::instance().find(name)) return *k;
+  std::string known;
+  for (const tsr::KernelInfo *k : tsr::Registry::instance().all()) known += (known.empty() ? "" : ", ") + k->name;
+  throw InputError(fmt::format("unknown kernel '{}' (known: {})", name, known), {}, "`tessera list` shows them");
+}
+
+isa::Target loadTarget(const std::string &nameOrPath) {
+  try {
+    return isa::Target::find(nameOrPath);
+  } catch (const Error &e) {
+    throw InputError(e);
+  }
+}
+
+tsr::graph::KernelGraph traceKernel(const tsr::KernelInfo &kernel, const std::map<std::string, int64_t> &shape,
+                                    tsr::Params &params) {
+  try {
+    params = kernel.resolve(shape);
+    kernel.signature(params); // shape requirements: a failure here is bad input, not a kernel bug
+  } catch (const Error &e) {
+    throw InputError(e);
+  }
+  return tsr::trace(kernel, params);
+}
+
+RunReport runKernel(const RunRequest &request) {
+  // 1. The kernel and the machine.
+  const tsr::KernelInfo &kernel = findKernel(request.kernel);
+  RunReport report;
+  report.kernel = kernel.name;
+  report.target = loadTarget(request.target);
+
+  // 2. Trace: the DSL body runs once and records a kernel graph (loops kept, not unrolled).
+  tsr::graph::KernelGraph graph = traceKernel(kernel, request.shape, report.params);
+
+  // 3. Compile to per-engine instruction streams with resolved addresses and semaphores.
+  compiler::CompileResult compiled = compiler::compile(graph, report.target, request.compile);
+  const isa::Program &program = compiled.program;
+  report.instructions = program.instructionCount();
+
+  // 4. Simulate with random inputs: every instruction computes its values and advances its engine's time.
+  sim::HbmImage hbm = makeInputs(program, request.seed);
+  std::vector<tsr::HostTensor> inputs, expected;
+  for (size_t i = 0; i < program.tensors.size(); ++i) {
+    if (program.tensors[i].isOutput) expected.emplace_back(program.tensors[i].elements());
+    else inputs.push_back(decodeTensor(program, hbm, i));
+  }
+  report.sim = sim::simulate(program, report.target, hbm);
+
+  // 5. The reference, from the same (rounded) inputs, and the comparison.
+  kernel.reference(report.params, inputs, expected);
+  report.ok = true;
+  for (size_t i = 0, out = 0; i < program.tensors.size(); ++i) {
+    const isa::TensorInfo &t = program.tensors[i];
+    if (!t.isOutput) continue;
+    report.checks.push_back(compare(t.name, t.dtype, decodeTensor(program, hbm, i), expected[out++]));
+    report.ok = report.ok && report.checks.back().ok;
+  }
+
+  // 6. The report is printed by the caller (Report.h): text on a terminal, JSON with --json.
+  return report;
+}
+
+std::map<std::string, double> RunReport::busyPercent() const {
+  std::map<std::string, double> busy;
+  if (sim.timeNs <= 0) return busy;
+  for (const sim::StreamStats &s : sim.streams)
+    if (s.engine != isa::Engine::Dma) busy[s.name] = 100.0 * s.busyNs / sim.timeNs;
+  busy["dma"] = 100.0 * dmaBoundUs() * 1000.0 / sim.timeNs;
+  return busy;
+}
+
+double RunReport::tensorBoundUs() const {
+  for (const sim::StreamStats &s : sim.streams)
+    if (s.engine == isa::Engine::Tensor) return s.busyNs / 1000.0;
+  return 0;
+}
+
+double RunReport::dmaBoundUs() const { return double(sim.hbmBytes) / target.dma.bytesPerNs() / 1000.0; }
+
+} // namespace tessera::driver

@@ -1,0 +1,69 @@
+#pragma once
+/// \file
+/// The driver: one kernel from the DSL to a report. Driver.cpp reads top to bottom as the path every run takes.
+
+#include "tessera/HostData.h"
+#include "tessera/compiler/Compiler.h"
+#include "tessera/dsl/Kernel.h"
+#include "tessera/isa/Target.h"
+#include "tessera/sim/Simulator.h"
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tessera::driver {
+
+/// Bad usage or input (unknown kernel, bad shape, missing target): the CLI exits with status 2.
+class InputError : public Error {
+public:
+  using Error::Error;
+  explicit InputError(const Error &e) : Error(e) {}
+};
+
+/// What to run.
+struct RunRequest {
+  std::string kernel;
+  std::string target = "trn2";
+  std::map<std::string, int64_t> shape;   ///< overrides of the kernel's default shape parameters
+  uint64_t seed = 0;
+  compiler::CompileOptions compile;
+};
+
+/// What a run found.
+struct RunReport {
+  std::string kernel;
+  isa::Target target;
+  tsr::Params params;
+  sim::SimResult sim;
+  size_t instructions = 0;
+  std::vector<TensorCheck> checks;
+  bool ok = false;            ///< every output within tolerance
+
+  double timeUs() const { return sim.timeNs / 1000.0; }
+  /// Simulated time in tensor-engine cycles.
+  double cycles() const { return sim.timeNs * target.tensor.clockGhz; }
+  double achievedTflops() const { return sim.timeNs > 0 ? double(sim.flops) / sim.timeNs / 1000.0 : 0; }
+  /// Share of the run each stream spent executing, in percent; DMA queues are summarised as "dma": the share
+  /// of the run the shared DMA bandwidth was moving bytes.
+  std::map<std::string, double> busyPercent() const;
+  /// The two lower bounds a reader can check by hand: the tensor engine's busy time, and HBM bytes over the
+  /// DMA bandwidth.
+  double tensorBoundUs() const;
+  double dmaBoundUs() const;
+};
+
+/// The kernel called `name`, or an InputError listing the known ones.
+const tsr::KernelInfo &findKernel(const std::string &name);
+/// Loads a target by name or path; problems are InputErrors.
+isa::Target loadTarget(const std::string &nameOrPath);
+/// Resolves shape overrides and traces the kernel. Bad shapes are InputErrors; DSL misuse is a tessera::Error.
+tsr::graph::KernelGraph traceKernel(const tsr::KernelInfo &kernel, const std::map<std::string, int64_t> &shape,
+                                    tsr::Params &params);
+
+/// Traces, compiles, simulates and checks one kernel.
+RunReport runKernel(const RunRequest &request);
+
+} // namespace tessera::driver

@@ -1,0 +1,36 @@
+#pragma once
+/// \file
+/// Host-side tensor data for a run: random inputs in each tensor's dtype, the same values as FP32 for the
+/// reference, and the comparison of outputs with the reference.
+
+#include "tessera/dsl/Kernel.h"
+#include "tessera/isa/Program.h"
+#include "tessera/sim/Simulator.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera::driver {
+
+/// HBM contents for every tensor of `program`: inputs uniform in [-1, 1) from `seed`, rounded to their dtype;
+/// outputs filled with NaN, so an element the kernel never writes shows up as an error.
+sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed);
+
+/// Tensor `index` of `hbm` decoded to FP32.
+tsr::HostTensor decodeTensor(const isa::Program &program, const sim::HbmImage &hbm, size_t index);
+
+/// How one output compares with the reference.
+struct TensorCheck {
+  std::string name;
+  double maxAbsErr = 0;   ///< max |out - ref|
+  double maxRelErr = 0;   ///< max |out - ref| / max(|ref|, rms(ref)): relative, but not blown up near zero
+  double tolerance = 0;   ///< the largest maxRelErr accepted for the output's dtype
+  bool ok = false;
+};
+
+/// Compares `out` with `ref`; NaN or Inf where the reference is finite fails.
+TensorCheck compare(const std::string &name, isa::DType dtype, const tsr::HostTensor &out,
+                    const tsr::HostTensor &ref);
+
+} // namespace tessera::driver

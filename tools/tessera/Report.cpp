@@ -1,0 +1,94 @@
+#include "tessera/Report.h"
+
+#include <fmt/format.h>
+
+namespace tessera::driver {
+
+namespace {
+double peakTflops(const isa::Target &t) { return t.tensor.peakBf16Tflops; }
+} // namespace
+
+nlohmann::json toJson(const RunReport &r) {
+  nlohmann::json j;
+  j["kernel"] = r.kernel;
+  j["target"] = r.target.name;
+  j["shape"] = r.params.values();
+  j["time_us"] = r.timeUs();
+  j["cycles"] = static_cast<uint64_t>(r.cycles());
+  j["clock_ghz"] = r.target.tensor.clockGhz;
+  j["engines"] = r.busyPercent();
+  j["flops"] = r.sim.flops;
+  j["achieved_tflops"] = r.achievedTflops();
+  j["peak_tflops"] = peakTflops(r.target);
+  j["hbm_bytes"] = r.sim.hbmBytes;
+  j["dma_bytes_per_ns"] = r.target.dma.bytesPerNs();
+  j["bounds_us"] = {{"tensor_engine", r.tensorBoundUs()}, {"dma", r.dmaBoundUs()}};
+  j["instructions"] = r.instructions;
+  double maxAbs = 0, maxRel = 0;
+  nlohmann::json outputs = nlohmann::json::array();
+  for (const TensorCheck &c : r.checks) {
+    maxAbs = std::max(maxAbs, c.maxAbsErr);
+    maxRel = std::max(maxRel, c.maxRelErr);
+    outputs.push_back({{"name", c.name}, {"max_abs_err", c.maxAbsErr}, {"max_rel_err", c.maxRelErr},
+                       {"tolerance", c.tolerance}, {"ok", c.ok}});
+  }
+  j["max_abs_err"] = maxAbs;
+  j["max_rel_err"] = maxRel;
+  j["outputs"] = outputs;
+  nlohmann::json streams = nlohmann::json::array();
+  for (const sim::StreamStats &s : r.sim.streams)
+    streams.push_back({{"name", s.name}, {"instructions", s.instructions}, {"busy_us", s.busyNs / 1000.0},
+                       {"wait_us", s.waitNs / 1000.0}});
+  j["streams"] = streams;
+  j["ok"] = r.ok;
+  return j;
+}
+
+std::string toText(const RunReport &r) {
+  std::string s;
+  auto line = [&](std::string_view format, const auto &...args) {
+    s += fmt::vformat(format, fmt::make_format_args(args...)) + "\n";
+  };
+  line("{} on {} ({})  shape {}", r.kernel, r.target.name, r.target.description, r.params.str());
+  line("");
+  line("  simulated time   {:>12.3f} us   ({:.0f} cycles at {} GHz)", r.timeUs(), r.cycles(), r.target.tensor.clockGhz);
+  line("  FLOPs            {:>12}        achieved {:.2f} of {:.1f} peak TFLOP/s ({:.1f}%)", r.sim.flops,
+       r.achievedTflops(), peakTflops(r.target), 100.0 * r.achievedTflops() / peakTflops(r.target));
+  line("  HBM traffic      {:>12} B      DMA bound {:.3f} us at {:.1f} B/ns", r.sim.hbmBytes, r.dmaBoundUs(),
+       r.target.dma.bytesPerNs());
+  line("  instructions     {:>12}", r.instructions);
+  line("");
+  line("  engine busy");
+  for (auto &[name, pct] : r.busyPercent()) {
+    int bar = static_cast<int>(pct / 100.0 * 40 + 0.5);
+    line("    {:<8} {:>6.1f}%  {}", name, pct, std::string(std::min(bar, 40), '#'));
+  }
+  line("");
+  for (const TensorCheck &c : r.checks)
+    line("  output {:<8} max abs err {:.3g}, max rel err {:.3g} (tolerance {:.3g})  {}", c.name, c.maxAbsErr,
+         c.maxRelErr, c.tolerance, c.ok ? "ok" : "MISMATCH");
+  line("");
+  line("  verdict: {}", r.ok ? "ok" : "FAILED: outputs differ from the reference");
+  return s;
+}
+
+nlohmann::json toJson(const isa::Target &t) {
+  return {{"name", t.name},
+          {"family", t.family},
+          {"generation", t.generation},
+          {"description", t.description},
+          {"file", t.file.string()},
+          {"partitions", t.partitions},
+          {"sbuf_bytes_per_partition", t.sbufBytesPerPartition},
+          {"psum_bytes_per_partition", t.psumBytesPerPartition},
+          {"psum_banks", t.psumBanks},
+          {"tensor_engine", {{"rows", t.tensor.rows}, {"cols", t.tensor.cols}, {"clock_ghz", t.tensor.clockGhz},
+                             {"peak_bf16_tflops", t.tensor.peakBf16Tflops}, {"peak_fp32_tflops", t.tensor.peakFp32Tflops}}},
+          {"vector_clock_ghz", t.vector.clockGhz},
+          {"scalar_clock_ghz", t.scalar.clockGhz},
+          {"gpsimd_clock_ghz", t.gpsimd.clockGhz},
+          {"dma", {{"engines", t.dma.engines}, {"queues", t.dma.queues}, {"bytes_per_ns", t.dma.bytesPerNs()},
+                   {"fixed_latency_ns", t.dma.fixedLatencyNs}}}};
+}
+
+} // namespace tessera::driver

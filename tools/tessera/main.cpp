@@ -1,0 +1,227 @@
+// tessera: the command line.
+//   tessera list                      kernels and their shape parameters
+//   tessera targets                   the machines that can be simulated
+//   tessera run KERNEL [--target T] [--shape K=V,...] [--seed N] [--json]
+//   tessera compile KERNEL [--target T] [--shape ...] --emit tile|nc
+// Exit status: 0 all well; 1 a check failed (numerics, a kernel bug found); 2 bad usage or input.
+
+#include "tessera/Driver.h"
+#include "tessera/Report.h"
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+namespace po = boost::program_options;
+using namespace tessera;
+using namespace tessera::driver;
+
+namespace {
+
+constexpr int kOk = 0, kCheckFailed = 1, kBadInput = 2;
+
+/// Parses "M=1024,N=512" into parameter overrides.
+std::map<std::string, int64_t> parseShape(const std::string &text) {
+  std::map<std::string, int64_t> shape;
+  size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    size_t end = text.find(',', start);
+    std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError(fmt::format("--shape: expected NAME=VALUE, got '{}'", item), {}, "e.g. --shape M=1024,N=512");
+    std::string name = item.substr(0, eq), value = item.substr(eq + 1);
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || ptr != value.data() + value.size() || v <= 0)
+      throw InputError(fmt::format("--shape: {} must be a positive integer, got '{}'", name, value));
+    shape[name] = v;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return shape;
+}
+
+/// Options that `run` and `compile` share.
+struct KernelOptions {
+  std::string kernel, target = "trn2", shape;
+  uint64_t seed = 0;
+  unsigned loopBuffers = 4;
+  bool json = false;
+
+  void add(po::options_description &desc) {
+    desc.add_options()("kernel", po::value(&kernel)->required(), "kernel name (tessera list)")(
+        "target,t", po::value(&target)->default_value(target), "target name or .toml file (tessera targets)")(
+        "shape,s", po::value(&shape), "shape parameters, e.g. M=1024,N=1024,K=1024")(
+        "loop-buffers", po::value(&loopBuffers)->default_value(loopBuffers),
+        "rotating copies of loop-local tiles (1 = no overlap of iterations)")(
+        "json", po::bool_switch(&json), "print one JSON object");
+  }
+  RunRequest request() const {
+    RunRequest r;
+    r.kernel = kernel;
+    r.target = target;
+    r.shape = parseShape(shape);
+    r.seed = seed;
+    r.compile.loopBuffers = loopBuffers;
+    return r;
+  }
+};
+
+/// Parses `args` against `desc` (with `positional` names), or throws InputError with the usage.
+po::variables_map parse(const std::vector<std::string> &args, po::options_description &desc,
+                        const po::positional_options_description &positional = {}) {
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error &e) {
+    std::ostringstream usage;
+    usage << desc;
+    throw InputError(e.what(), {}, "usage:\n" + usage.str());
+  }
+  return vm;
+}
+
+int cmdList(const std::vector<std::string> &args) {
+  bool json = false;
+  po::options_description desc("tessera list");
+  desc.add_options()("json", po::bool_switch(&json), "print JSON");
+  parse(args, desc);
+  nlohmann::json out = nlohmann::json::array();
+  for (const tsr::KernelInfo *k : tsr::Registry::instance().all()) {
+    if (json) {
+      nlohmann::json params = nlohmann::json::object();
+      for (auto &[name, value] : k->params) params[name] = value;
+      out.push_back({{"name", k->name}, {"summary", k->summary}, {"params", params}});
+      continue;
+    }
+    std::string params;
+    for (auto &[name, value] : k->params) params += fmt::format("{}{}={}", params.empty() ? "" : ",", name, value);
+    fmt::print("{:<10} {:<24} {}\n", k->name, params, k->summary);
+  }
+  if (json) fmt::print("{}\n", out.dump(2));
+  return kOk;
+}
+
+int cmdTargets(const std::vector<std::string> &args) {
+  bool json = false;
+  po::options_description desc("tessera targets");
+  desc.add_options()("json", po::bool_switch(&json), "print JSON");
+  parse(args, desc);
+  nlohmann::json out = nlohmann::json::array();
+  for (const isa::Target &t : isa::Target::all()) {
+    if (json) out.push_back(toJson(t));
+    else
+      fmt::print("{:<8} {:<10} {:<4} {:>6.1f} TFLOP/s bf16  {:>6.1f} B/ns DMA  {} KiB SBUF/partition  {}\n", t.name,
+                 t.family, t.generation, t.tensor.peakBf16Tflops, t.dma.bytesPerNs(), t.sbufBytesPerPartition / 1024,
+                 t.description);
+  }
+  if (json) fmt::print("{}\n", out.dump(2));
+  return kOk;
+}
+
+int cmdRun(const std::vector<std::string> &args) {
+  KernelOptions opts;
+  po::options_description desc("tessera run KERNEL");
+  opts.add(desc);
+  desc.add_options()("seed", po::value(&opts.seed)->default_value(0), "seed of the random inputs");
+  po::positional_options_description pos;
+  pos.add("kernel", 1);
+  parse(args, desc, pos);
+  RunReport report = runKernel(opts.request());
+  if (opts.json) fmt::print("{}\n", toJson(report).dump(2));
+  else fmt::print("{}", toText(report));
+  return report.ok ? kOk : kCheckFailed;
+}
+
+int cmdCompile(const std::vector<std::string> &args) {
+  KernelOptions opts;
+  std::string emit;
+  bool printAfterAll = false;
+  po::options_description desc("tessera compile KERNEL");
+  opts.add(desc);
+  desc.add_options()("emit", po::value(&emit)->required(), "stage to print: tile (as imported), tile-allocated, nc")(
+      "print-ir-after-all", po::bool_switch(&printAfterAll), "print the module after every pass (stderr)");
+  po::positional_options_description pos;
+  pos.add("kernel", 1);
+  parse(args, desc, pos);
+  if (emit != "tile" && emit != "tile-allocated" && emit != "nc")
+    throw InputError(fmt::format("--emit: unknown stage '{}'", emit), {}, "stages: tile, tile-allocated, nc");
+  RunRequest r = opts.request();
+  const tsr::KernelInfo &kernel = findKernel(r.kernel);
+  isa::Target target = loadTarget(r.target);
+  tsr::Params params;
+  tsr::graph::KernelGraph graph = traceKernel(kernel, r.shape, params);
+  if (emit == "tile") {
+    fmt::print("{}", compiler::importToText(graph, target));
+    return kOk;
+  }
+  r.compile.keepTileIr = emit == "tile-allocated";
+  r.compile.keepNcIr = emit == "nc";
+  r.compile.printIrAfterAll = printAfterAll;
+  compiler::CompileResult result = compiler::compile(graph, target, r.compile);
+  fmt::print("{}", emit == "nc" ? result.ncIr : result.tileIr);
+  return kOk;
+}
+
+void printUsage() {
+  fmt::print("usage: tessera <command> [options]\n\n"
+             "commands:\n"
+             "  list                     kernels and their shape parameters\n"
+             "  targets                  machines that can be simulated\n"
+             "  run KERNEL               compile, simulate and check a kernel: time, engines, numerics\n"
+             "  compile KERNEL --emit S  print a compiler stage (tile, tile-allocated, nc)\n\n"
+             "`tessera <command> --help` lists a command's options. --json gives machine-readable output.\n");
+}
+
+/// Reports an error; with --json also as a JSON object on stdout, so a program reading stdout sees it.
+int fail(const Error &e, int status, bool json) {
+  fmt::print(stderr, "tessera: {}\n", e.what());
+  if (json) {
+    nlohmann::json j = {{"ok", false}, {"error", e.message()}};
+    if (e.where().known()) j["file"] = e.where().file, j["line"] = e.where().line;
+    fmt::print("{}\n", j.dump(2));
+  }
+  return status;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    printUsage();
+    return args.empty() ? kBadInput : kOk;
+  }
+  static const std::map<std::string, std::function<int(const std::vector<std::string> &)>> commands = {
+      {"list", cmdList}, {"targets", cmdTargets}, {"run", cmdRun}, {"compile", cmdCompile}};
+  auto it = commands.find(args[0]);
+  if (it == commands.end()) {
+    fmt::print(stderr, "tessera: unknown command '{}'\n\n", args[0]);
+    printUsage();
+    return kBadInput;
+  }
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (std::find(rest.begin(), rest.end(), "--help") != rest.end()) {
+    printUsage();
+    return kOk;
+  }
+  try {
+    return it->second(rest);
+  } catch (const InputError &e) {
+    return fail(e, kBadInput, json);
+  } catch (const Error &e) {
+    return fail(e, kCheckFailed, json);
+  } catch (const std::exception &e) {
+    return fail(Error(fmt::format("internal error: {}", e.what())), kCheckFailed, json);
+  }
+}
