@@ -1,0 +1,112 @@
+#include "Machine.h"
+
+#include "ProgramChecks.h"
+#include "engines/ComputeEngine.h"
+#include "engines/DmaQueue.h"
+
+#include "tessera/isa/Error.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace tessera::sim {
+namespace {
+
+/// The simulator's time resolution is one picosecond (FreshSimContext sets it).
+double nanoseconds(const sc_core::sc_time &t) { return static_cast<double>(t.value()) / 1000.0; }
+
+std::unique_ptr<StreamEngine> makeEngine(const isa::Stream &stream, RunEnvironment &env) {
+  const std::string label = stream.label();
+  if (stream.engine == isa::Engine::Dma)
+    return std::make_unique<DmaQueue>(label.c_str(), stream, env);
+  return std::make_unique<ComputeEngine>(label.c_str(), stream, env);
+}
+
+} // namespace
+
+Machine::Machine(sc_core::sc_module_name name, const isa::Program &program, const isa::Target &target,
+                 HbmImage &hbm, const SimOptions &options)
+    : sc_core::sc_module(name), program_(program),
+      sbuf_("SBUF", target.partitions, target.sbufBytesPerPartition, options.computeValues),
+      psum_("PSUM", target.partitions, target.psumBytesPerPartition, options.computeValues), hbm_(hbm, target.dma),
+      semaphores_(program.semaphores),
+      env_{.program = program,
+           .target = target,
+           .computeValues = options.computeValues,
+           .memories = {.sbuf = sbuf_.data(),
+                        .sbufPartitionBytes = sbuf_.bytesPerPartition(),
+                        .psum = psum_.data(),
+                        .psumPartitionBytes = psum_.bytesPerPartition(),
+                        .hbm = hbm_.tensorBases()},
+           .semaphores = semaphores_,
+           .hbm = hbm_,
+           .failure = nullptr} {
+  engines_.reserve(program.streams.size());
+  for (const isa::Stream &stream : program.streams)
+    engines_.push_back(makeEngine(stream, env_));
+}
+
+Machine::~Machine() = default;
+
+void Machine::run() {
+  if (engines_.empty())
+    return;
+  sc_core::sc_start();
+  if (env_.failure)
+    std::rethrow_exception(env_.failure);
+  const bool allFinished = std::ranges::all_of(engines_, [](const auto &e) { return e->finished(); });
+  if (!allFinished)
+    throwDeadlock();
+}
+
+void Machine::throwDeadlock() const {
+  std::string blocked;
+  SourceLoc firstLocation;
+  for (const auto &engine : engines_) {
+    if (engine->finished())
+      continue;
+    const isa::Stream &stream = engine->stream();
+    const isa::Instruction &inst = stream.instructions[engine->position()];
+    const SourceLoc where = locationOf(program_, inst);
+    if (!firstLocation.known())
+      firstLocation = where;
+    const std::string at = where.known() ? fmt::format(" at {}", where.str()) : std::string{};
+    const isa::SemWait *wait = engine->blockedOn();
+    if (!wait) {
+      blocked += fmt::format("\n  {}{} is stuck", describeInstruction(stream, engine->position()), at);
+      continue;
+    }
+    blocked += fmt::format("\n  {}{} waits for semaphore {} to reach {}; it stands at {}",
+                           describeInstruction(stream, engine->position()), at, wait->sem, wait->count,
+                           semaphores_.count(wait->sem));
+  }
+  throw Error(fmt::format("deadlock in kernel '{}' at {} ns: no blocked stream can proceed{}", program_.kernel,
+                          nanoseconds(sc_core::sc_time_stamp()), blocked),
+              firstLocation,
+              "every semaphore wait needs enough signals from instructions that can run before it; a count above the "
+              "number of signals, or a cycle of waits, never resolves");
+}
+
+SimResult Machine::results() const {
+  SimResult result;
+  sc_core::sc_time end;
+  result.streams.reserve(engines_.size());
+  for (const auto &engine : engines_) {
+    const isa::Stream &stream = engine->stream();
+    const size_t retired = engine->position();
+    result.flops += engine->flops();
+    result.hbmBytes += engine->hbmBytes();
+    result.instructions += retired;
+    end = std::max(end, engine->lastCompletion());
+    result.streams.push_back({.name = stream.label(),
+                              .engine = stream.engine,
+                              .instructions = retired,
+                              .busyNs = nanoseconds(engine->busy()),
+                              .waitNs = nanoseconds(engine->waited())});
+  }
+  result.timeNs = nanoseconds(end);
+  return result;
+}
+
+} // namespace tessera::sim

@@ -1,0 +1,50 @@
+#pragma once
+/// \file
+/// The top-level module: one NeuronCore running one isa::Program. It owns the memories (SBUF, PSUM, HBM with its
+/// shared DMA bandwidth), the semaphores, and one engine module per instruction stream (a ComputeEngine for the
+/// Tensor/Vector/Scalar/GpSimd streams, a DmaQueue per DMA queue), and runs them until every stream finishes.
+
+#include "RunEnvironment.h"
+#include "Semaphores.h"
+#include "engines/StreamEngine.h"
+#include "memory/Hbm.h"
+#include "memory/OnChipMemory.h"
+
+#include "tessera/isa/Program.h"
+#include "tessera/isa/Target.h"
+#include "tessera/sim/Simulator.h"
+
+#include <systemc>
+
+#include <memory>
+#include <vector>
+
+namespace tessera::sim {
+
+class Machine : public sc_core::sc_module {
+public:
+  /// Builds the machine in the current sc_simcontext. `program` must have passed checkStreams(), `hbm` must have
+  /// passed prepareHbm(); all must outlive the machine.
+  Machine(sc_core::sc_module_name name, const isa::Program &program, const isa::Target &target, HbmImage &hbm,
+          const SimOptions &options);
+  ~Machine() override;
+
+  /// Runs until no engine can proceed. Rethrows the first failure of an engine; throws a deadlock Error naming
+  /// every blocked stream when some stream has not finished.
+  void run();
+
+  /// What each stream did, and the totals.
+  SimResult results() const;
+
+private:
+  [[noreturn]] void throwDeadlock() const;
+
+  const isa::Program &program_;
+  OnChipMemory sbuf_, psum_;
+  Hbm hbm_;
+  Semaphores semaphores_;
+  RunEnvironment env_;
+  std::vector<std::unique_ptr<StreamEngine>> engines_;
+};
+
+} // namespace tessera::sim

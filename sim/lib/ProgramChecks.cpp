@@ -1,0 +1,266 @@
+#include "ProgramChecks.h"
+
+#include "tessera/isa/Cost.h"
+#include "tessera/isa/Error.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+namespace tessera::sim {
+namespace {
+
+using isa::AccessPattern;
+using isa::Engine;
+using isa::Instruction;
+using isa::MemSpace;
+using isa::Opcode;
+
+/// Which operands an instruction reads besides dst.
+struct OperandUse {
+  bool src0 = false, src1 = false;
+};
+
+OperandUse operandsOf(const Instruction &inst) {
+  switch (inst.op) {
+  case Opcode::Memset: return {false, false};
+  case Opcode::Matmul:
+  case Opcode::TensorTensor: return {true, true};
+  case Opcode::Activation: return {true, inst.src1.partitions != 0}; // src1: an optional [P, 1] bias tile
+  case Opcode::DmaCopy:
+  case Opcode::TensorReduce:
+  case Opcode::TensorCopy: return {true, false};
+  }
+  return {};
+}
+
+/// Checks one instruction. Engines call this before every instruction, so the passing path is lean: each test is
+/// one comparison, and the messages are built only on failure, in the cold report*() members.
+class InstructionChecker {
+public:
+  InstructionChecker(const isa::Program &program, const isa::Target &target, const isa::Stream &stream, size_t index)
+      : program_(program), target_(target), stream_(stream), index_(index), inst_(stream.instructions[index]) {}
+
+  void check() const {
+    checkEngine();
+    checkSemaphores();
+    const OperandUse use = operandsOf(inst_);
+    const int64_t dst = checkOperand("dst", inst_.dst);
+    const int64_t src0 = use.src0 ? checkOperand("src0", inst_.src0) : 0;
+    const int64_t src1 = use.src1 ? checkOperand("src1", inst_.src1) : 0;
+    checkShapes(dst, src0, src1);
+  }
+
+private:
+  [[noreturn, gnu::cold, gnu::noinline]] void fail(const std::string &what, const std::string &hint = {}) const {
+    throw Error(fmt::format("{}: {}", describeInstruction(stream_, index_), what), locationOf(program_, inst_), hint);
+  }
+
+  void checkEngine() const {
+    const bool onDmaQueue = stream_.engine == Engine::Dma;
+    if (onDmaQueue != (inst_.op == Opcode::DmaCopy)) [[unlikely]]
+      fail(onDmaQueue ? "a DMA queue runs only dma_copy" : "dma_copy runs only on a DMA queue");
+    if (inst_.op == Opcode::Matmul && stream_.engine != Engine::Tensor) [[unlikely]]
+      fail("matmul runs only on the tensor engine");
+  }
+
+  void checkSemaphores() const {
+    if (uint64_t{inst_.waitBegin} + inst_.waitCount > program_.waits.size()) [[unlikely]]
+      reportRange("waits", inst_.waitBegin, inst_.waitCount, program_.waits.size());
+    if (uint64_t{inst_.signalBegin} + inst_.signalCount > program_.signals.size()) [[unlikely]]
+      reportRange("signals", inst_.signalBegin, inst_.signalCount, program_.signals.size());
+    for (const isa::SemWait &w : program_.waitsOf(inst_))
+      if (w.sem >= program_.semaphores) [[unlikely]]
+        reportSemaphore("waits on", w.sem);
+    for (uint32_t sem : program_.signalsOf(inst_))
+      if (sem >= program_.semaphores) [[unlikely]]
+        reportSemaphore("signals", sem);
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void reportRange(const char *what, uint32_t begin, uint32_t count,
+                                                          size_t size) const {
+    fail(fmt::format("its {} [{}, {}) lie outside the program's {} {}", what, begin, uint64_t{begin} + count, size,
+                     what));
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void reportSemaphore(const char *verb, uint32_t sem) const {
+    fail(fmt::format("it {} semaphore {} but the program has {}", verb, sem, program_.semaphores));
+  }
+
+  /// Checks that `ap` lies inside its memory; returns its elements per partition.
+  int64_t checkOperand(const char *operand, const AccessPattern &ap) const {
+    if (ap.freeRank > AccessPattern::kMaxFreeDims) [[unlikely]]
+      fail(fmt::format("operand {} has {} free dimensions; at most {}", operand, ap.freeRank,
+                       AccessPattern::kMaxFreeDims));
+    const int64_t elements = ap.freeElements();
+    if (ap.partitions == 0 || elements <= 0) [[unlikely]]
+      fail(fmt::format("operand {} is empty ({} partitions x {} elements)", operand, ap.partitions, elements));
+    if (ap.space == MemSpace::Hbm)
+      checkHbm(operand, ap);
+    else
+      checkOnChip(operand, ap);
+    return elements;
+  }
+
+  void checkHbm(const char *operand, const AccessPattern &ap) const {
+    if (stream_.engine != Engine::Dma) [[unlikely]]
+      fail(fmt::format("operand {} is in HBM, which only DMA queues reach", operand),
+           "load the tile into SBUF with a DMA first");
+    if (ap.tensor < 0 || static_cast<size_t>(ap.tensor) >= program_.tensors.size()) [[unlikely]]
+      fail(fmt::format("operand {} names HBM tensor {} but the program has {}", operand, ap.tensor,
+                       program_.tensors.size()));
+    const auto [first, last] = ap.byteExtent();
+    if (first < 0 || last > program_.tensors[ap.tensor].bytes()) [[unlikely]]
+      reportHbmBytes(operand, ap, first, last);
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void reportHbmBytes(const char *operand, const AccessPattern &ap,
+                                                             int64_t first, int64_t last) const {
+    const isa::TensorInfo &tensor = program_.tensors[ap.tensor];
+    fail(fmt::format("operand {} touches bytes [{}, {}) of HBM tensor '{}', which holds {} bytes", operand, first,
+                     last, tensor.name, tensor.bytes()),
+         "check the tile's offset and shape against the tensor's shape");
+  }
+
+  void checkOnChip(const char *operand, const AccessPattern &ap) const {
+    const uint64_t partitionBytes =
+        ap.space == MemSpace::Sbuf ? target_.sbufBytesPerPartition : target_.psumBytesPerPartition;
+    if (uint64_t{ap.partitionStart} + ap.partitions > target_.partitions) [[unlikely]]
+      reportPartitions(operand, ap);
+    const auto [first, last] = ap.byteExtent();
+    if (first < 0 || static_cast<uint64_t>(last) > partitionBytes) [[unlikely]]
+      reportOnChipBytes(operand, ap, first, last, partitionBytes);
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void reportPartitions(const char *operand, const AccessPattern &ap) const {
+    const std::string_view memory = isa::name(ap.space);
+    fail(fmt::format("operand {} touches {} partitions [{}, {}) but {} has {}", operand, memory, ap.partitionStart,
+                     uint64_t{ap.partitionStart} + ap.partitions, memory, target_.partitions),
+         "a tile spans at most the target's partitions");
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void reportOnChipBytes(const char *operand, const AccessPattern &ap,
+                                                                int64_t first, int64_t last,
+                                                                uint64_t partitionBytes) const {
+    fail(fmt::format("operand {} touches bytes [{}, {}) of each {} partition, which holds {} bytes", operand, first,
+                     last, isa::name(ap.space), partitionBytes),
+         "check the tile's address and size against the target's memory");
+  }
+
+  /// `dst`, `src0`, `src1`: elements per partition of each operand checked (0 when unused).
+  void checkShapes(int64_t dst, int64_t src0, int64_t src1) const {
+    const AccessPattern &d = inst_.dst, &s0 = inst_.src0, &s1 = inst_.src1;
+    switch (inst_.op) {
+    case Opcode::DmaCopy:
+    case Opcode::TensorCopy:
+      if (d.partitions != s0.partitions || dst != src0) [[unlikely]]
+        reportShapes("src0", src0);
+      return;
+    case Opcode::TensorTensor:
+      if (d.partitions != s0.partitions || dst != src0) [[unlikely]]
+        reportShapes("src0", src0);
+      if (d.partitions != s1.partitions || dst != src1) [[unlikely]]
+        reportShapes("src1", src1);
+      return;
+    case Opcode::Activation:
+      if (d.partitions != s0.partitions || dst != src0) [[unlikely]]
+        reportShapes("src0", src0);
+      if (s1.partitions != 0 && (s1.partitions != d.partitions || src1 != 1)) [[unlikely]]
+        fail(fmt::format("bias src1 ({} x {}) must be one element per partition of dst ({} partitions)",
+                         s1.partitions, src1, d.partitions));
+      return;
+    case Opcode::TensorReduce:
+      if (d.partitions != s0.partitions || dst != 1) [[unlikely]]
+        fail(fmt::format("dst ({} x {}) must be one element per partition of src0 ({} partitions)", d.partitions,
+                         dst, s0.partitions));
+      return;
+    case Opcode::Matmul:
+      if (d.space != MemSpace::Psum) [[unlikely]]
+        fail(fmt::format("matmul writes PSUM, not {}", isa::name(d.space)));
+      // stationary src0 [K, M], moving src1 [K, N], dst [M, N]
+      if (s1.partitions != s0.partitions || d.partitions != src0 || dst != src1) [[unlikely]]
+        fail(fmt::format("shapes do not agree: stationary src0 {} x {} (K x M), moving src1 {} x {} (K x N), "
+                         "dst {} x {} (M x N)",
+                         s0.partitions, src0, s1.partitions, src1, d.partitions, dst));
+      return;
+    case Opcode::Memset: return;
+    }
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void reportShapes(const char *source, int64_t sourceElements) const {
+    const AccessPattern &src = source[3] == '0' ? inst_.src0 : inst_.src1;
+    fail(fmt::format("operands dst ({} x {}) and {} ({} x {}) differ in shape", inst_.dst.partitions,
+                     inst_.dst.freeElements(), source, src.partitions, sourceElements));
+  }
+
+  const isa::Program &program_;
+  const isa::Target &target_;
+  const isa::Stream &stream_;
+  size_t index_;
+  const Instruction &inst_;
+};
+
+} // namespace
+
+std::string describeInstruction(const isa::Stream &stream, size_t index) {
+  if (index >= stream.instructions.size())
+    return fmt::format("stream '{}', after its last instruction", stream.label());
+  return fmt::format("stream '{}', instruction {} ({})", stream.label(), index,
+                     isa::name(stream.instructions[index].op));
+}
+
+SourceLoc locationOf(const isa::Program &program, const isa::Instruction &inst) {
+  return inst.loc < program.locations.size() ? program.locations[inst.loc] : SourceLoc{};
+}
+
+void prepareHbm(const isa::Program &program, HbmImage &hbm) {
+  if (hbm.size() > program.tensors.size())
+    throw Error(fmt::format("the HBM image holds {} tensors but kernel '{}' has {}", hbm.size(), program.kernel,
+                            program.tensors.size()));
+  hbm.resize(program.tensors.size());
+  for (size_t t = 0; t < hbm.size(); ++t) {
+    const isa::TensorInfo &tensor = program.tensors[t];
+    const auto bytes = static_cast<size_t>(tensor.bytes());
+    if (hbm[t].empty())
+      hbm[t].resize(bytes);
+    if (hbm[t].size() != bytes)
+      throw Error(fmt::format("HBM tensor '{}' ({} {}) needs {} bytes but its buffer holds {}", tensor.name,
+                              isa::name(tensor.dtype), fmt::join(tensor.shape, "x"), bytes, hbm[t].size()));
+  }
+}
+
+void checkTarget(const isa::Program &program, const isa::Target &target) {
+  const std::string where = target.file.empty() ? fmt::format("target '{}'", target.name)
+                                                : fmt::format("target '{}' ({})", target.name, target.file.string());
+  if (target.partitions == 0)
+    throw Error(fmt::format("{} has no partitions", where), {}, "set the memory's partitions in the target file");
+  for (const isa::Stream &stream : program.streams) {
+    if (stream.engine == Engine::Dma) {
+      const double bytesPerNs = target.dma.bytesPerNs();
+      if (!(bytesPerNs > 0) || !(target.dma.fixedLatencyNs >= 0))
+        throw Error(fmt::format("{}: DMA bandwidth {} bytes/ns and fixed latency {} ns", where, bytesPerNs,
+                                target.dma.fixedLatencyNs),
+                    {}, "the DMA bandwidth must be positive and the fixed latency not negative");
+      continue;
+    }
+    const double ghz = isa::clockGhz(stream.engine, target);
+    if (!(ghz > 0))
+      throw Error(fmt::format("{}: the {} engine's clock is {} GHz", where, isa::name(stream.engine), ghz), {},
+                  "give every engine a positive clock in the target file");
+  }
+}
+
+void checkStreams(const isa::Program &program) {
+  std::set<std::string> labels;
+  for (const isa::Stream &stream : program.streams)
+    if (!labels.insert(stream.label()).second)
+      throw Error(fmt::format("kernel '{}' has two streams for '{}'", program.kernel, stream.label()), {},
+                  "each compute engine and each DMA queue runs one stream");
+}
+
+void checkInstruction(const isa::Program &program, const isa::Target &target, const isa::Stream &stream,
+                      size_t index) {
+  InstructionChecker(program, target, stream, index).check();
+}
+
+} // namespace tessera::sim

@@ -1,0 +1,40 @@
+#pragma once
+/// \file
+/// The checks that stop a run with a message instead of letting it compute garbage or crash: the HBM image and
+/// the streams are checked before the run starts, each instruction by its engine just before it executes (in
+/// timing-only runs too), so the check reads the instruction while it is in cache anyway.
+
+#include "tessera/isa/Program.h"
+#include "tessera/isa/Target.h"
+#include "tessera/sim/Simulator.h"
+
+#include <string>
+
+namespace tessera::sim {
+
+/// Gives `hbm` one buffer per tensor of the tensor's size: missing trailing buffers and empty ones are added,
+/// zero-filled (outputs need not be passed in). A buffer of any other size is an Error naming the tensor.
+void prepareHbm(const isa::Program &program, HbmImage &hbm);
+
+/// Checks the target figures the run divides by: the clock of each engine with a stream, the DMA bandwidth and
+/// fixed latency when there are DMA streams, and the memory sizes.
+void checkTarget(const isa::Program &program, const isa::Target &target);
+
+/// Checks that each compute engine and each DMA queue has at most one stream.
+void checkStreams(const isa::Program &program);
+
+/// Checks what executing instruction `index` of `stream` relies on: the stream's engine can run its opcode;
+/// its semaphore ids and wait/signal ranges are valid; its operand shapes agree (copies: same partitions and
+/// elements; matmul: K, M, N); and every operand lies inside its memory (SBUF/PSUM partitions and bytes per
+/// partition, HBM tensor bytes). Throws an Error naming the stream, the instruction, its opcode and source line,
+/// the operand and the range.
+void checkInstruction(const isa::Program &program, const isa::Target &target, const isa::Stream &stream,
+                      size_t index);
+
+/// "stream 'vector', instruction 3 (tensor_copy)": how errors name an instruction.
+std::string describeInstruction(const isa::Stream &stream, size_t index);
+
+/// The instruction's kernel source location (unknown when the program has none).
+SourceLoc locationOf(const isa::Program &program, const isa::Instruction &inst);
+
+} // namespace tessera::sim

@@ -1,0 +1,27 @@
+#pragma once
+/// \file
+/// What every engine of one run shares: the program, the target, the memories, the semaphores and the first
+/// failure a thread hit.
+
+#include "Semaphores.h"
+#include "memory/Hbm.h"
+
+#include "tessera/isa/Program.h"
+#include "tessera/isa/Semantics.h"
+#include "tessera/isa/Target.h"
+
+#include <exception>
+
+namespace tessera::sim {
+
+struct RunEnvironment {
+  const isa::Program &program;
+  const isa::Target &target;
+  bool computeValues = true;   ///< false: timing only, isa::execute is never called
+  isa::Memories memories;      ///< what isa::execute reads and writes
+  Semaphores &semaphores;
+  Hbm &hbm;
+  std::exception_ptr failure;  ///< set by the first thread that fails; the run then stops and rethrows it
+};
+
+} // namespace tessera::sim

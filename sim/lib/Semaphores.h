@@ -1,0 +1,38 @@
+#pragma once
+/// \file
+/// The hardware semaphores engines synchronise through: counters that only grow, each with an event so that an
+/// engine waiting for a count wakes as soon as a signal reaches it.
+
+#include <systemc>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace tessera::sim {
+
+/// Counting semaphores, one per Program::semaphores. Blocking calls must come from an SC_THREAD.
+class Semaphores {
+public:
+  explicit Semaphores(uint32_t count);
+
+  /// How many times `sem` has been signalled so far.
+  uint64_t count(uint32_t sem) const { return counts_[sem]; }
+
+  /// Blocks the calling thread until `sem` has been signalled at least `target` times.
+  void waitUntil(uint32_t sem, uint64_t target);
+
+  /// Adds one to `sem` and wakes its waiters (in the current delta cycle: no time passes).
+  void signal(uint32_t sem) {
+    ++counts_[sem];
+    if (waiters_[sem] != 0)
+      events_[sem].notify();
+  }
+
+private:
+  std::vector<uint64_t> counts_;
+  std::vector<uint32_t> waiters_;  ///< threads blocked on each semaphore: signal() notifies only when some are
+  std::unique_ptr<sc_core::sc_event[]> events_;
+};
+
+} // namespace tessera::sim

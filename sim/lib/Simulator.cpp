@@ -1,0 +1,24 @@
+/// \file
+/// simulate(): checks the HBM image, the target and the streams, builds a machine in a fresh SystemC context, runs
+/// it and collects the results.
+
+#include "tessera/sim/Simulator.h"
+
+#include "Machine.h"
+#include "ProgramChecks.h"
+#include "SimContext.h"
+
+namespace tessera::sim {
+
+SimResult simulate(const isa::Program &program, const isa::Target &target, HbmImage &hbm,
+                   const SimOptions &options) {
+  prepareHbm(program, hbm);
+  checkTarget(program, target);
+  checkStreams(program);
+  FreshSimContext context;
+  Machine machine("core", program, target, hbm, options);
+  machine.run();
+  return machine.results();
+}
+
+} // namespace tessera::sim

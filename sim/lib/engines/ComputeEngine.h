@@ -1,0 +1,22 @@
+#pragma once
+/// \file
+/// A compute engine (Tensor, Vector, Scalar or GpSimd): runs its stream one instruction at a time, each taking
+/// isa::engineCycles() cycles of the engine's clock (loosely timed: one wait per instruction, no clock edges).
+/// The same class models all four kinds; the kind only selects the cost formula and clock.
+
+#include "engines/StreamEngine.h"
+
+namespace tessera::sim {
+
+class ComputeEngine final : public StreamEngine {
+public:
+  ComputeEngine(sc_core::sc_module_name name, const isa::Stream &stream, RunEnvironment &env);
+
+private:
+  /// Computes the result (at the start of the instruction), then holds the engine for its cycles.
+  void perform(const isa::Instruction &inst) override;
+
+  double psPerCycle_ = 0;
+};
+
+} // namespace tessera::sim

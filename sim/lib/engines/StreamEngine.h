@@ -1,0 +1,62 @@
+#pragma once
+/// \file
+/// What every engine does with its instruction stream, whatever the engine: one SC_THREAD that, for each
+/// instruction, checks it (operands inside their memories, shapes, semaphores), waits for its semaphores, lets
+/// the engine occupy itself with it (perform(): one wait(sc_time) and, unless timing only, the instruction's
+/// semantics), then signals its semaphores. A failed check stops the whole run with that Error.
+
+#include "RunEnvironment.h"
+
+#include "tessera/isa/Program.h"
+
+#include <systemc>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tessera::sim {
+
+class StreamEngine : public sc_core::sc_module {
+public:
+  StreamEngine(sc_core::sc_module_name name, const isa::Stream &stream, RunEnvironment &env);
+
+  const isa::Stream &stream() const { return stream_; }
+  /// True once every instruction has completed.
+  bool finished() const { return finished_; }
+  /// Index of the instruction the engine is at (the number retired so far).
+  size_t position() const { return position_; }
+  /// The semaphore wait it is blocked on, or null.
+  const isa::SemWait *blockedOn() const { return blockedOn_; }
+
+  /// When its last retired instruction completed.
+  const sc_core::sc_time &lastCompletion() const { return lastCompletion_; }
+  /// Time spent occupied by instructions (DMA queues: with a transfer in flight).
+  sc_core::sc_time busy() const { return sc_core::sc_time::from_value(busyPs_); }
+  /// Time spent blocked on semaphores.
+  sc_core::sc_time waited() const { return sc_core::sc_time::from_value(waitedPs_); }
+  /// Floating-point operations and HBM bytes of the retired instructions (isa::flops, isa::hbmBytes).
+  uint64_t flops() const { return flops_; }
+  uint64_t hbmBytes() const { return hbmBytes_; }
+
+protected:
+  /// Occupies the engine with `inst`: exactly one wait(sc_time) for its duration, and its semantics unless the
+  /// run is timing only. Adds the time it occupied the engine to busyPs_.
+  virtual void perform(const isa::Instruction &inst) = 0;
+
+  RunEnvironment &env_;
+  uint64_t busyPs_ = 0;
+
+private:
+  void run();
+  void awaitSemaphores(const isa::Instruction &inst);
+
+  const isa::Stream &stream_;
+  size_t position_ = 0;
+  bool finished_ = false;
+  const isa::SemWait *blockedOn_ = nullptr;
+  sc_core::sc_time lastCompletion_;
+  uint64_t waitedPs_ = 0;
+  uint64_t flops_ = 0, hbmBytes_ = 0;
+};
+
+} // namespace tessera::sim

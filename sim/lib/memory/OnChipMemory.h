@@ -1,0 +1,32 @@
+#pragma once
+/// \file
+/// On-chip storage: SBUF and PSUM are each `partitions` rows of `bytesPerPartition` bytes. Element addresses are
+/// computed by isa::execute from the base pointer and the row size.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace tessera::sim {
+
+/// One partitioned on-chip memory. Contents start at zero. Timing-only runs never touch values, so they build it
+/// without storage.
+class OnChipMemory {
+public:
+  OnChipMemory(std::string name, uint32_t partitions, uint64_t bytesPerPartition, bool withStorage);
+
+  const std::string &name() const { return name_; }
+  uint32_t partitions() const { return partitions_; }
+  uint64_t bytesPerPartition() const { return bytesPerPartition_; }
+  /// Partition 0, byte 0; null when built without storage.
+  std::byte *data() const { return bytes_.get(); }
+
+private:
+  std::string name_;
+  uint32_t partitions_ = 0;
+  uint64_t bytesPerPartition_ = 0;
+  std::unique_ptr<std::byte[]> bytes_;
+};
+
+} // namespace tessera::sim
