@@ -1,0 +1,131 @@
+// End-to-end: each kernel of the library traced, compiled, simulated and checked against its reference, on
+// every NeuronCore target at several shapes; and the matmul time checked against the bounds a reader can
+// compute by hand from the target file.
+
+#include "tessera/Driver.h"
+#include "tessera/dsl/tsr.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace {
+
+using tessera::driver::RunReport;
+using tessera::driver::RunRequest;
+using tessera::driver::runKernel;
+
+struct Case {
+  std::string kernel, target;
+  std::map<std::string, int64_t> shape;
+};
+
+std::string caseName(const testing::TestParamInfo<Case> &info) {
+  std::string name = info.param.kernel + "_" + info.param.target;
+  for (auto &[k, v] : info.param.shape) name += "_" + k + std::to_string(v);
+  return name;
+}
+
+class KernelRuns : public testing::TestWithParam<Case> {};
+
+TEST_P(KernelRuns, MatchReference) {
+  const Case &c = GetParam();
+  RunReport r = runKernel({.kernel = c.kernel, .target = c.target, .shape = c.shape, .seed = 7});
+  ASSERT_FALSE(r.checks.empty());
+  for (const auto &check : r.checks)
+    EXPECT_TRUE(check.ok) << check.name << ": max rel err " << check.maxRelErr << " > " << check.tolerance;
+  EXPECT_TRUE(r.ok);
+  EXPECT_GT(r.sim.timeNs, 0);
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> all;
+  for (std::string target : {"trn1", "trn2"}) {
+    all.push_back({"add", target, {{"M", 128}, {"N", 128}}});
+    all.push_back({"add", target, {{"M", 256}, {"N", 3072}}});
+    all.push_back({"matmul", target, {{"M", 128}, {"N", 512}, {"K", 128}}});
+    all.push_back({"matmul", target, {{"M", 256}, {"N", 256}, {"K", 384}}});
+    all.push_back({"matmul", target, {{"M", 384}, {"N", 1024}, {"K", 256}}});
+    all.push_back({"softmax", target, {{"R", 128}, {"C", 64}}});
+    all.push_back({"softmax", target, {{"R", 384}, {"C", 1000}}});
+  }
+  return all;
+}
+
+INSTANTIATE_TEST_SUITE_P(Library, KernelRuns, testing::ValuesIn(cases()), caseName);
+
+// The issue's acceptance arithmetic, from the target's figures alone:
+//   tensor bound = number of matmuls x max(N_moving, matmul_min_cycles) / tensor clock
+//   DMA bound    = HBM bytes / DMA bandwidth (bytes/ns)
+// and the simulated time must lie in [max bound, 3 x max bound].
+TEST(MatmulTiming, WithinThreeTimesTheLargerBound) {
+  const int64_t M = 1024, N = 1024, K = 1024, tm = 128, tn = 512, tk = 128;
+  RunReport r = runKernel({.kernel = "matmul", .target = "trn2", .shape = {{"M", M}, {"N", N}, {"K", K}}});
+  ASSERT_TRUE(r.ok);
+  const tessera::isa::Target &t = r.target;
+
+  const int64_t matmuls = (M / tm) * (N / tn) * (K / tk);
+  double tensorBoundNs = double(matmuls) * std::max<int64_t>(tn, t.cost.matmulMinCycles) / t.tensor.clockGhz;
+  // Every (m, n, k) step loads a [tk, tm] and a [tk, tn] bf16 tile; every (m, n) stores a [tm, tn] bf16 tile.
+  const int64_t bf16 = 2;
+  int64_t hbmBytes = matmuls * (tk * tm + tk * tn) * bf16 + (M / tm) * (N / tn) * tm * tn * bf16;
+  EXPECT_EQ(r.sim.hbmBytes, static_cast<uint64_t>(hbmBytes));
+  double dmaBoundNs = double(hbmBytes) / t.dma.bytesPerNs();
+  double bound = std::max(tensorBoundNs, dmaBoundNs);
+
+  EXPECT_GE(r.sim.timeNs, bound);
+  EXPECT_LE(r.sim.timeNs, 3 * bound);
+  EXPECT_DOUBLE_EQ(r.sim.flops, 2.0 * M * N * K);
+  // Busy shares tell the same story: the tensor engine was busy exactly for its bound (each instruction's
+  // time is rounded to the simulator's 1 ps resolution).
+  const double resolutionNs = 1e-3 * matmuls;
+  auto busy = r.busyPercent();
+  EXPECT_NEAR(busy.at("tensor") / 100.0 * r.sim.timeNs, tensorBoundNs, resolutionNs);
+  EXPECT_NEAR(busy.at("dma") / 100.0 * r.sim.timeNs, dmaBoundNs, 1e-9 * dmaBoundNs);
+  EXPECT_NEAR(r.tensorBoundUs() * 1000.0, tensorBoundNs, resolutionNs);
+}
+
+// Overlapping iterations (rotating tile copies) must pay off: one copy serialises loads and matmuls.
+TEST(MatmulTiming, RotatingBuffersBeatOneCopy) {
+  RunRequest request{.kernel = "matmul", .target = "trn2", .shape = {{"M", 512}, {"N", 512}, {"K", 512}}};
+  request.compile.loopBuffers = 1;
+  RunReport serial = runKernel(request);
+  request.compile.loopBuffers = 4;
+  RunReport pipelined = runKernel(request);
+  ASSERT_TRUE(serial.ok && pipelined.ok);
+  EXPECT_LT(pipelined.sim.timeNs, 0.8 * serial.sim.timeNs);
+}
+
+// A kernel whose output disagrees with its reference must be reported as not ok.
+const tsr::Registration wrongReference{{
+    .name = "test_wrong_reference",
+    .summary = "copies its input, but its reference doubles it",
+    .params = {{"N", 128}},
+    .signature = [](const tsr::Params &p) {
+      return std::vector<tsr::TensorSpec>{tsr::input("x", {128, p["N"]}, tsr::f32),
+                                          tsr::output("y", {128, p["N"]}, tsr::f32)};
+    },
+    .body = tsr::body([](tsr::Hbm x, tsr::Hbm y) {
+      tsr::store(y.tile(0, 0, {128, y.dim(1)}), tsr::load(x.tile(0, 0, {128, x.dim(1)})));
+    }),
+    .reference = [](const tsr::Params &, const std::vector<tsr::HostTensor> &in,
+                    std::vector<tsr::HostTensor> &out) {
+      for (size_t i = 0; i < in[0].size(); ++i) out[0][i] = 2 * in[0][i];
+    },
+}};
+
+TEST(Verdict, MismatchIsReported) {
+  RunReport r = runKernel({.kernel = "test_wrong_reference", .target = "trn2"});
+  EXPECT_FALSE(r.ok);
+  ASSERT_EQ(r.checks.size(), 1u);
+  EXPECT_GT(r.checks[0].maxRelErr, r.checks[0].tolerance);
+}
+
+TEST(Verdict, SameSeedSameAnswer) {
+  RunRequest request{.kernel = "softmax", .target = "trn1", .shape = {{"R", 128}, {"C", 256}}, .seed = 3};
+  RunReport a = runKernel(request), b = runKernel(request);
+  EXPECT_EQ(a.sim.timeNs, b.sim.timeNs);
+  EXPECT_EQ(a.checks[0].maxAbsErr, b.checks[0].maxAbsErr);
+}
+
+} // namespace
