@@ -75,12 +75,22 @@ struct KernelOptions {
   }
 };
 
+/// Thrown after a command's --help was printed.
+struct HelpShown {};
+
 /// Parses `args` against `desc` (with `positional` names), or throws InputError with the usage.
 po::variables_map parse(const std::vector<std::string> &args, po::options_description &desc,
                         const po::positional_options_description &positional = {}) {
+  desc.add_options()("help,h", "show this help");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(desc).positional(positional).run(), vm);
+    if (vm.count("help")) {
+      std::ostringstream usage;
+      usage << desc;
+      fmt::print("{}", usage.str());
+      throw HelpShown{};
+    }
     po::notify(vm);
   } catch (const po::error &e) {
     std::ostringstream usage;
@@ -172,8 +182,8 @@ int cmdCompile(const std::vector<std::string> &args) {
   return kOk;
 }
 
-void printUsage() {
-  fmt::print("usage: tessera <command> [options]\n\n"
+void printUsage(std::FILE *out) {
+  fmt::print(out, "usage: tessera <command> [options]\n\n"
              "commands:\n"
              "  list                     kernels and their shape parameters\n"
              "  targets                  machines that can be simulated\n"
@@ -199,7 +209,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   bool json = std::find(args.begin(), args.end(), "--json") != args.end();
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    printUsage();
+    printUsage(args.empty() ? stderr : stdout);
     return args.empty() ? kBadInput : kOk;
   }
   static const std::map<std::string, std::function<int(const std::vector<std::string> &)>> commands = {
@@ -207,16 +217,14 @@ int main(int argc, char **argv) {
   auto it = commands.find(args[0]);
   if (it == commands.end()) {
     fmt::print(stderr, "tessera: unknown command '{}'\n\n", args[0]);
-    printUsage();
+    printUsage(stderr);
     return kBadInput;
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (std::find(rest.begin(), rest.end(), "--help") != rest.end()) {
-    printUsage();
-    return kOk;
-  }
   try {
     return it->second(rest);
+  } catch (const HelpShown &) {
+    return kOk;
   } catch (const InputError &e) {
     return fail(e, kBadInput, json);
   } catch (const Error &e) {
