@@ -109,10 +109,23 @@ const isa::Target *targetOf(Operation *module) {
   }
 }
 
+/// Imports a kernel and folds the repeated index constants the importer creates (CSE).
+static OwningOpRef<ModuleOp> importKernel(MLIRContext &ctx, ErrorCollector &errors,
+                                          const tsr::graph::KernelGraph &kernel,
+                                          const isa::Target &target) {
+  OwningOpRef<ModuleOp> module = importGraph(ctx, kernel, targetReference(target));
+  if (failed(mlir::verify(*module))) errors.raise("import");
+  PassManager pm(&ctx);
+  pm.addPass(mlir::createCSEPass());
+  if (failed(pm.run(*module))) errors.raise("import");
+  return module;
+}
+
 std::string importToText(const tsr::graph::KernelGraph &kernel, const isa::Target &target) {
   MLIRContext ctx;
-  OwningOpRef<ModuleOp> module = importGraph(ctx, kernel, targetReference(target));
-  return print(*module);
+  ctx.disableMultithreading();
+  ErrorCollector errors(ctx);
+  return print(*importKernel(ctx, errors, kernel, target));
 }
 
 CompileResult compile(const tsr::graph::KernelGraph &kernel, const isa::Target &target,
@@ -120,8 +133,7 @@ CompileResult compile(const tsr::graph::KernelGraph &kernel, const isa::Target &
   MLIRContext ctx;
   ctx.disableMultithreading(); // one kernel at a time; 2-core CI machines gain nothing from threads here
   ErrorCollector errors(ctx);
-  OwningOpRef<ModuleOp> module = importGraph(ctx, kernel, targetReference(target));
-  if (failed(mlir::verify(*module))) errors.raise("import");
+  OwningOpRef<ModuleOp> module = importKernel(ctx, errors, kernel, target);
 
   CompileResult result;
   PassManager tilePm(&ctx);

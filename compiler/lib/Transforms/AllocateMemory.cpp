@@ -1,7 +1,8 @@
 //===- AllocateMemory.cpp - static SBUF/PSUM allocation by scope ----------------------------------------===//
 //
 // Every tile lives from its tile.alloc to the end of the enclosing block, so allocation is a stack per memory:
-// a block's tiles are pushed on entry and popped on exit, and sibling loops reuse the same bytes. A tile
+// a loop's tiles are pushed on entry and popped on exit, so sibling loops reuse the same bytes, except inside
+// a loop body, whose nested tiles all keep their own bytes (see Allocation::run). A tile
 // allocated inside a loop body gets `bufs` rotating copies (iteration i uses copy i mod bufs), so the DMA of
 // iteration i+1 can overlap the compute of iteration i; when that does not fit, fewer copies are tried, down
 // to one. PSUM tiles take whole banks: a matmul accumulation group lives in one bank (TARGETS.md, nc_matmul).
@@ -53,18 +54,23 @@ public:
 
   /// Allocates `block` and what it contains; returns the alloc that did not fit, or null.
   tile::AllocOp run(Block &block, bool inLoop) {
-    int64_t sbufMark = sbuf_.top, psumMark = psum_.top;
     for (Operation &op : block) {
       if (auto alloc = dyn_cast<tile::AllocOp>(op)) {
         if (!place(alloc, inLoop)) return alloc;
         continue;
       }
+      // A nested region's tiles are dead after it. Their bytes are reused only outside every loop: inside a
+      // loop, iteration i+1 overlaps iteration i, and tiles rotating by different loop counters must never
+      // share bytes, or the overlap would make them wait for each other.
+      int64_t sbufMark = sbuf_.top, psumMark = psum_.top;
       for (Region &region : op.getRegions())
         for (Block &inner : region)
           if (tile::AllocOp failed = run(inner, inLoop || llvm::isa<scf::ForOp>(op))) return failed;
+      if (!inLoop) {
+        sbuf_.top = sbufMark;
+        psum_.top = psumMark;
+      }
     }
-    sbuf_.top = sbufMark;
-    psum_.top = psumMark;
     return nullptr;
   }
 

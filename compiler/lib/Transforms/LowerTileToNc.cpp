@@ -103,10 +103,12 @@ private:
           isa::Instruction i;
           i.op = isa::Opcode::TensorTensor;
           i.alu = toIsa(o.getOp());
+          // Read before write: an in-place op (dst == lhs) on a zero-filled tile needs the fill emitted.
+          Buffer &lhs = read(o.getLhs()), &rhs = read(o.getRhs());
           Buffer &dst = written(o.getDst(), o);
           i.dst = dst.pattern();
-          i.src0 = read(o.getLhs()).pattern(dst.freeSize);
-          i.src1 = read(o.getRhs()).pattern(dst.freeSize);
+          i.src0 = lhs.pattern(dst.freeSize);
+          i.src1 = rhs.pattern(dst.freeSize);
           return emit(o.getLoc(), i, leastBusy({isa::Engine::Vector, isa::Engine::GpSimd}, i));
         })
         .Case([&](tile::ActivationOp o) {
@@ -242,11 +244,14 @@ private:
     return emit(op->getLoc(), i, isa::Engine::Dma);
   }
 
-  /// Of `engines`, the one with the least estimated work so far.
+  /// Of `engines`, the one with the least estimated work so far; GpSimd only when `i` does not touch PSUM.
   isa::Engine leastBusy(std::initializer_list<isa::Engine> engines, const isa::Instruction &i) {
     isa::Engine best = *engines.begin();
     double bestFinish = std::numeric_limits<double>::infinity();
+    bool psum = i.dst.space == isa::MemSpace::Psum || i.src0.space == isa::MemSpace::Psum ||
+                i.src1.space == isa::MemSpace::Psum;
     for (isa::Engine e : engines) {
+      if (psum && e == isa::Engine::GpSimd) continue; // no PSUM port (see memsetEngine)
       double finish = busyNs_[static_cast<int>(e)] + isa::engineCycles(i, e, target_) / isa::clockGhz(e, target_);
       if (finish < bestFinish) {
         best = e;

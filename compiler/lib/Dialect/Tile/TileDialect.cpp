@@ -55,6 +55,7 @@ LogicalResult checkDma(Operation *op, Value hbm, ValueRange indices, Value tile)
   if (onChip(hbm)) return op->emitOpError() << "expects an HBM tensor, got " << hbm.getType();
   if (failed(checkTile(op, tile, "the tile"))) return failure();
   MemRefType h = typeOf(hbm), t = typeOf(tile);
+  if (h.getRank() != 2) return op->emitOpError() << "expects a 2-D HBM tensor, got " << h;
   if (static_cast<int64_t>(indices.size()) != h.getRank())
     return op->emitOpError() << "expects " << h.getRank() << " indices into " << h << ", got " << indices.size();
   if (h.getElementType() != t.getElementType())
@@ -72,8 +73,9 @@ LogicalResult AllocOp::verify() {
   MemRefType t = getType();
   if (memorySpaceOf(t) == MemorySpace::hbm) return emitOpError("allocates on chip only (sbuf or psum)");
   if (t.getRank() != 2) return emitOpError() << "tiles are 2-D [partition, free], got " << t;
-  if (getBufs() && *getBufs() < 1) return emitOpError("bufs must be at least 1");
-  if (getOffset() && *getOffset() < 0) return emitOpError("offset must not be negative");
+  // The attributes' own getters return uint64_t; read them signed so that negative values are caught.
+  if (getBufsAttr() && getBufsAttr().getInt() < 1) return emitOpError("bufs must be at least 1");
+  if (getOffsetAttr() && getOffsetAttr().getInt() < 0) return emitOpError("offset must not be negative");
   return success();
 }
 
