@@ -111,8 +111,18 @@ LogicalResult verifyInstruction(Operation *op, std::initializer_list<isa::Engine
   if (!engine) return op->emitOpError() << "has unknown engine " << op->getAttr("engine");
   if (std::find(allowed.begin(), allowed.end(), *engine) == allowed.end())
     return op->emitOpError() << "cannot run on the " << isa::name(*engine) << " engine";
-  if (auto waits = op->getAttrOfType<DenseI64ArrayAttr>("waits"); waits && waits.size() % 2)
-    return op->emitOpError("waits must hold (semaphore, count) pairs");
+  if (auto waits = op->getAttrOfType<DenseI64ArrayAttr>("waits")) {
+    if (waits.size() % 2) return op->emitOpError("waits must hold (semaphore, count) pairs");
+    for (size_t k = 0; k < waits.size(); k += 2)
+      if (waits[k] < 0 || waits[k + 1] < 1)
+        return op->emitOpError() << "waits for semaphore " << waits[k] << " to reach " << waits[k + 1]
+                                 << "; semaphores are numbered from 0 and counts start at 1";
+  }
+  if (auto signals = op->getAttrOfType<DenseI64ArrayAttr>("signals"))
+    for (int64_t sem : signals.asArrayRef())
+      if (sem < 0) return op->emitOpError() << "signals semaphore " << sem << "; semaphores are numbered from 0";
+  if (auto queue = op->getAttrOfType<IntegerAttr>("queue"); queue && queue.getInt() < 0)
+    return op->emitOpError() << "has negative DMA queue " << queue.getInt();
   Operands operands = operandsOf(op);
   llvm::SmallVector<AccessPatternAttr, 4> all(operands.reads.begin(), operands.reads.end());
   all.push_back(operands.write);

@@ -1,0 +1,426 @@
+// The tile dialect: every op prints as it parses (also through the generic form), and each verifier rejects
+// what the lowering could not run, with a message that names the problem.
+// RUN: tessera-opt %s -split-input-file -verify-diagnostics | tessera-opt -split-input-file | FileCheck %s
+// RUN: tessera-opt %s -split-input-file -verify-diagnostics -mlir-print-op-generic | tessera-opt -split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @alloc
+func.func @alloc() {
+  // CHECK: tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  %0 = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // CHECK: tile.alloc {bufs = 4 : i64, name = "acc", offset = 2048 : i64} : memref<64x512xf32, #tile.space<psum>>
+  %1 = tile.alloc {name = "acc", offset = 2048 : i64, bufs = 4 : i64} : memref<64x512xf32, #tile.space<psum>>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @load_store
+// CHECK-SAME: (%[[A:.*]]: memref<256x1024xbf16>, %[[I:.*]]: index, %[[J:.*]]: index)
+func.func @load_store(%a: memref<256x1024xbf16>, %i: index, %j: index) {
+  // CHECK: %[[T:.*]] = tile.alloc
+  %t = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // CHECK: tile.load %[[A]][%[[I]], %[[J]]], %[[T]] : memref<256x1024xbf16>, memref<128x512xbf16, #tile.space<sbuf>>
+  tile.load %a[%i, %j], %t : memref<256x1024xbf16>, memref<128x512xbf16, #tile.space<sbuf>>
+  // CHECK: tile.store %[[T]], %[[A]][%[[J]], %[[I]]] : memref<128x512xbf16, #tile.space<sbuf>>, memref<256x1024xbf16>
+  tile.store %t, %a[%j, %i] : memref<128x512xbf16, #tile.space<sbuf>>, memref<256x1024xbf16>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul
+func.func @matmul() {
+  // CHECK: %[[S:.*]] = tile.alloc {{.*}}128x64xbf16
+  %s = tile.alloc : memref<128x64xbf16, #tile.space<sbuf>>
+  // CHECK: %[[M:.*]] = tile.alloc {{.*}}128x512xbf16
+  %m = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // CHECK: %[[ACC:.*]] = tile.alloc {{.*}}64x512xf32
+  %acc = tile.alloc : memref<64x512xf32, #tile.space<psum>>
+  // CHECK: tile.matmul %[[S]], %[[M]], %[[ACC]] : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<64x512xf32, #tile.space<psum>>
+  tile.matmul %s, %m, %acc : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<64x512xf32, #tile.space<psum>>
+  // CHECK-NEXT: tile.matmul %[[S]], %[[M]], %[[ACC]] {accumulate} :
+  tile.matmul %s, %m, %acc {accumulate} : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<64x512xf32, #tile.space<psum>>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @elementwise
+func.func @elementwise() {
+  // CHECK: %[[X:.*]] = tile.alloc {{.*}}128x512xf32
+  %x = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+  // CHECK: %[[P:.*]] = tile.alloc {{.*}}psum
+  %p = tile.alloc : memref<128x512xf32, #tile.space<psum>>
+  // CHECK: %[[C:.*]] = tile.alloc {{.*}}128x1xf32
+  %col = tile.alloc : memref<128x1xf32, #tile.space<sbuf>>
+  // CHECK: %[[Y:.*]] = tile.alloc {{.*}}128x512xbf16
+  %y = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // CHECK: tile.binary add %[[X]], %[[P]], %[[X]] : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32, #tile.space<sbuf>>
+  tile.binary add %x, %p, %x : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32, #tile.space<sbuf>>
+  // A [P, 1] operand broadcasts along the free dimension, on either side.
+  // CHECK: tile.binary subtract %[[X]], %[[C]], %[[X]] : memref<128x512xf32, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>
+  tile.binary subtract %x, %col, %x : memref<128x512xf32, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+  // CHECK: tile.binary divide %[[C]], %[[X]], %[[X]]
+  tile.binary divide %col, %x, %x : memref<128x1xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+  // CHECK: tile.binary multiply
+  tile.binary multiply %x, %x, %x : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+  // CHECK: tile.binary max
+  tile.binary max %x, %x, %x : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+  // CHECK: tile.binary min
+  tile.binary min %x, %x, %x : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+  // The default scale, 1.0, is not printed.
+  // CHECK: tile.activation exp %[[X]], %[[Y]] : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>
+  tile.activation exp %x, %y : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>
+  // CHECK: tile.activation identity %[[P]], %[[X]] {scale = -5.000000e-01 : f32} :
+  tile.activation identity %p, %x {scale = -0.5 : f32} : memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32, #tile.space<sbuf>>
+  // CHECK: tile.reduce max %[[X]], %[[C]] : memref<128x512xf32, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>
+  tile.reduce max %x, %col : memref<128x512xf32, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>
+  // CHECK: tile.copy %[[P]], %[[Y]] : memref<128x512xf32, #tile.space<psum>>, memref<128x512xbf16, #tile.space<sbuf>>
+  tile.copy %p, %y : memref<128x512xf32, #tile.space<psum>>, memref<128x512xbf16, #tile.space<sbuf>>
+  // CHECK: tile.memset %[[P]], 0.000000e+00 : memref<128x512xf32, #tile.space<psum>>
+  tile.memset %p, 0.0 : memref<128x512xf32, #tile.space<psum>>
+  // CHECK: tile.memset %[[C]], -3.000000e+00 : memref<128x1xf32, #tile.space<sbuf>>
+  tile.memset %col, -3.0 : memref<128x1xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+// tile.alloc
+
+func.func @alloc_in_hbm() {
+  // expected-error@+1 {{'tile.alloc' op allocates on chip only (sbuf or psum)}}
+  %0 = tile.alloc : memref<128x512xf32>
+  return
+}
+
+// -----
+
+func.func @alloc_hbm_space_named() {
+  // expected-error@+1 {{allocates on chip only}}
+  %0 = tile.alloc : memref<128x512xf32, #tile.space<hbm>>
+  return
+}
+
+// -----
+
+func.func @alloc_3d() {
+  // expected-error@+1 {{tiles are 2-D [partition, free], got 'memref<2x128x4xf32, #tile.space<sbuf>>'}}
+  %0 = tile.alloc : memref<2x128x4xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @alloc_dynamic() {
+  // expected-error@+1 {{must be statically shaped memref}}
+  %0 = tile.alloc : memref<128x?xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @alloc_no_bufs() {
+  // expected-error@+1 {{bufs must be at least 1}}
+  %0 = tile.alloc {bufs = 0 : i64} : memref<128x4xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+// bufs and offset are signed: a negative value must not pass as a huge unsigned one.
+func.func @alloc_negative_bufs() {
+  // expected-error@+1 {{bufs must be at least 1}}
+  %0 = tile.alloc {bufs = -1 : i64} : memref<128x4xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @alloc_negative_offset() {
+  // expected-error@+1 {{offset must not be negative}}
+  %0 = tile.alloc {offset = -4 : i64} : memref<128x4xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+// tile.load / tile.store
+
+func.func @load_from_sbuf(%i: index) {
+  %s = tile.alloc : memref<256x512xbf16, #tile.space<sbuf>>
+  %t = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.load' op expects an HBM tensor, got 'memref<256x512xbf16, #tile.space<sbuf>>'}}
+  tile.load %s[%i, %i], %t : memref<256x512xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @load_into_hbm(%a: memref<256x512xbf16>, %b: memref<128x512xbf16>, %i: index) {
+  // expected-error@+1 {{the tile must be an on-chip tile (sbuf or psum), got 'memref<128x512xbf16>'}}
+  tile.load %a[%i, %i], %b : memref<256x512xbf16>, memref<128x512xbf16>
+  return
+}
+
+// -----
+
+func.func @load_into_1d_tile(%a: memref<256x512xbf16>, %t: memref<128xbf16, #tile.space<sbuf>>, %i: index) {
+  // expected-error@+1 {{the tile must be a 2-D [partition, free] tile, got 'memref<128xbf16, #tile.space<sbuf>>'}}
+  tile.load %a[%i, %i], %t : memref<256x512xbf16>, memref<128xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @load_one_index(%a: memref<256x512xbf16>, %i: index) {
+  %t = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{expects 2 indices into 'memref<256x512xbf16>', got 1}}
+  tile.load %a[%i], %t : memref<256x512xbf16>, memref<128x512xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @store_three_indices(%a: memref<256x512xbf16>, %i: index) {
+  %t = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.store' op expects 2 indices into 'memref<256x512xbf16>', got 3}}
+  tile.store %t, %a[%i, %i, %i] : memref<128x512xbf16, #tile.space<sbuf>>, memref<256x512xbf16>
+  return
+}
+
+// -----
+
+// HBM windows are 2-D: the lowering computes row * row_length + column.
+func.func @load_1d_tensor(%a: memref<128xf32>, %i: index) {
+  %t = tile.alloc : memref<128x1xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{expects a 2-D HBM tensor, got 'memref<128xf32>'}}
+  tile.load %a[%i], %t : memref<128xf32>, memref<128x1xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @load_3d_tensor(%a: memref<128x64x64xf32>, %i: index) {
+  %t = tile.alloc : memref<128x64xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{expects a 2-D HBM tensor, got 'memref<128x64x64xf32>'}}
+  tile.load %a[%i, %i, %i], %t : memref<128x64x64xf32>, memref<128x64xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @load_converts(%a: memref<256x512xf32>, %i: index) {
+  %t = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{element types differ: 'f32' in HBM, 'bf16' on chip (DMA does not convert)}}
+  tile.load %a[%i, %i], %t : memref<256x512xf32>, memref<128x512xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @store_larger_than_tensor(%a: memref<64x512xbf16>, %i: index) {
+  %t = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.store' op tile 'memref<128x512xbf16, #tile.space<sbuf>>' is larger than the tensor 'memref<64x512xbf16>'}}
+  tile.store %t, %a[%i, %i] : memref<128x512xbf16, #tile.space<sbuf>>, memref<64x512xbf16>
+  return
+}
+
+// -----
+
+func.func @load_wider_than_tensor(%a: memref<128x256xbf16>, %i: index) {
+  %t = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{is larger than the tensor}}
+  tile.load %a[%i, %i], %t : memref<128x256xbf16>, memref<128x512xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+// tile.matmul
+
+func.func @matmul_stationary_in_psum() {
+  %s = tile.alloc : memref<128x64xf32, #tile.space<psum>>
+  %m = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  %acc = tile.alloc : memref<64x512xf32, #tile.space<psum>>
+  // expected-error@+1 {{'tile.matmul' op stationary must be in sbuf}}
+  tile.matmul %s, %m, %acc : memref<128x64xf32, #tile.space<psum>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<64x512xf32, #tile.space<psum>>
+  return
+}
+
+// -----
+
+func.func @matmul_moving_in_hbm(%m: memref<128x512xbf16>) {
+  %s = tile.alloc : memref<128x64xbf16, #tile.space<sbuf>>
+  %acc = tile.alloc : memref<64x512xf32, #tile.space<psum>>
+  // expected-error@+1 {{moving must be an on-chip tile (sbuf or psum), got 'memref<128x512xbf16>'}}
+  tile.matmul %s, %m, %acc : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x512xbf16>, memref<64x512xf32, #tile.space<psum>>
+  return
+}
+
+// -----
+
+func.func @matmul_acc_in_sbuf() {
+  %s = tile.alloc : memref<128x64xbf16, #tile.space<sbuf>>
+  %m = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  %acc = tile.alloc : memref<64x512xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{accumulates into an f32 psum tile, got 'memref<64x512xf32, #tile.space<sbuf>>'}}
+  tile.matmul %s, %m, %acc : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<64x512xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @matmul_acc_not_f32() {
+  %s = tile.alloc : memref<128x64xbf16, #tile.space<sbuf>>
+  %m = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  %acc = tile.alloc : memref<64x512xbf16, #tile.space<psum>>
+  // expected-error@+1 {{accumulates into an f32 psum tile, got 'memref<64x512xbf16, #tile.space<psum>>'}}
+  tile.matmul %s, %m, %acc : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<64x512xbf16, #tile.space<psum>>
+  return
+}
+
+// -----
+
+func.func @matmul_contraction_mismatch() {
+  %s = tile.alloc : memref<128x64xbf16, #tile.space<sbuf>>
+  %m = tile.alloc : memref<64x512xbf16, #tile.space<sbuf>>
+  %acc = tile.alloc : memref<64x512xf32, #tile.space<psum>>
+  // expected-error@+1 {{contraction mismatch: stationary 'memref<128x64xbf16, #tile.space<sbuf>>' and moving 'memref<64x512xbf16, #tile.space<sbuf>>'}}
+  tile.matmul %s, %m, %acc : memref<128x64xbf16, #tile.space<sbuf>>, memref<64x512xbf16, #tile.space<sbuf>>, memref<64x512xf32, #tile.space<psum>>
+  return
+}
+
+// -----
+
+func.func @matmul_acc_transposed() {
+  %s = tile.alloc : memref<128x64xbf16, #tile.space<sbuf>>
+  %m = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  %acc = tile.alloc : memref<128x512xf32, #tile.space<psum>>
+  // expected-error@+1 {{acc 'memref<128x512xf32, #tile.space<psum>>' is not [stationary free, moving free] = [64, 512]}}
+  tile.matmul %s, %m, %acc : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
+  return
+}
+
+// -----
+
+func.func @matmul_acc_narrow() {
+  %s = tile.alloc : memref<128x64xbf16, #tile.space<sbuf>>
+  %m = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  %acc = tile.alloc : memref<64x256xf32, #tile.space<psum>>
+  // expected-error@+1 {{is not [stationary free, moving free] = [64, 512]}}
+  tile.matmul %s, %m, %acc : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<64x256xf32, #tile.space<psum>>
+  return
+}
+
+// -----
+// tile.binary
+
+func.func @binary_free_mismatch() {
+  %a = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+  %b = tile.alloc : memref<128x256xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.binary' op operands 'memref<128x512xf32, #tile.space<sbuf>>' and 'memref<128x256xf32, #tile.space<sbuf>>' do not match or broadcast to 'memref<128x512xf32, #tile.space<sbuf>>'}}
+  tile.binary add %a, %b, %a : memref<128x512xf32, #tile.space<sbuf>>, memref<128x256xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+// Only the free dimension broadcasts; partitions must match.
+func.func @binary_partition_mismatch() {
+  %a = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+  %b = tile.alloc : memref<1x512xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{do not match or broadcast to}}
+  tile.binary multiply %b, %a, %a : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @binary_dst_in_hbm(%d: memref<128x512xf32>) {
+  %a = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{dst must be an on-chip tile (sbuf or psum), got 'memref<128x512xf32>'}}
+  tile.binary add %a, %a, %d : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32>
+  return
+}
+
+// -----
+
+func.func @binary_unknown_op() {
+  %a = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{expected string or keyword containing one of the following enum values for attribute 'op' [add, subtract, multiply, max, min, divide]}}
+  tile.binary pow %a, %a, %a : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+// tile.activation, tile.reduce, tile.copy, tile.memset
+
+func.func @activation_shapes_differ() {
+  %a = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+  %b = tile.alloc : memref<128x256xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.activation' op shapes differ: 'memref<128x512xf32, #tile.space<sbuf>>' and 'memref<128x256xf32, #tile.space<sbuf>>'}}
+  tile.activation exp %a, %b : memref<128x512xf32, #tile.space<sbuf>>, memref<128x256xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @activation_src_in_hbm(%a: memref<128x512xf32>) {
+  %b = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{src must be an on-chip tile (sbuf or psum)}}
+  tile.activation exp %a, %b : memref<128x512xf32>, memref<128x512xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @reduce_into_wide() {
+  %a = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+  %b = tile.alloc : memref<128x2xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.reduce' op reduces 'memref<128x512xf32, #tile.space<sbuf>>' into [128, 1], got 'memref<128x2xf32, #tile.space<sbuf>>'}}
+  tile.reduce add %a, %b : memref<128x512xf32, #tile.space<sbuf>>, memref<128x2xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @reduce_partitions_differ() {
+  %a = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+  %b = tile.alloc : memref<64x1xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{into [128, 1], got 'memref<64x1xf32, #tile.space<sbuf>>'}}
+  tile.reduce max %a, %b : memref<128x512xf32, #tile.space<sbuf>>, memref<64x1xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @copy_transposes() {
+  %a = tile.alloc : memref<128x64xf32, #tile.space<psum>>
+  %b = tile.alloc : memref<64x128xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.copy' op shapes differ: 'memref<128x64xf32, #tile.space<psum>>' and 'memref<64x128xbf16, #tile.space<sbuf>>'}}
+  tile.copy %a, %b : memref<128x64xf32, #tile.space<psum>>, memref<64x128xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @memset_hbm(%a: memref<128x512xf32>) {
+  // expected-error@+1 {{'tile.memset' op dst must be an on-chip tile (sbuf or psum), got 'memref<128x512xf32>'}}
+  tile.memset %a, 0.0 : memref<128x512xf32>
+  return
+}
+
+// -----
+
+func.func @memset_1d(%a: memref<128xf32, #tile.space<sbuf>>) {
+  // expected-error@+1 {{dst must be a 2-D [partition, free] tile, got 'memref<128xf32, #tile.space<sbuf>>'}}
+  tile.memset %a, 0.0 : memref<128xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @unknown_space() {
+  // expected-error@+2 {{expected ::tessera::tile::MemorySpace to be one of: hbm, sbuf, psum}}
+  // expected-error@+1 {{failed to parse Tile_MemorySpaceAttr parameter 'value'}}
+  %0 = tile.alloc : memref<128x4xf32, #tile.space<vmem>>
+  return
+}
