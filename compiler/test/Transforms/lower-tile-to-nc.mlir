@@ -1,0 +1,282 @@
+// lower-tile-to-nc: loops unrolled, addresses resolved (HBM element offsets, rotating SBUF/PSUM copies), one nc
+// op per engine instruction on the engine that runs it, zero fills of PSUM folded into the first matmul.
+// RUN: tessera-opt %s -split-input-file -verify-diagnostics -lower-tile-to-nc | FileCheck %s
+
+// A tiled matmul C[128, 1024] = A_t[256, 128]^T @ B[256, 1024], with allocation already done: the n loop
+// (2 iterations) holds the accumulator (2 copies) and the output tile (2 copies); the k loop (2 iterations)
+// loads B and A_t tiles into 4 rotating copies each.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @matmul
+  // CHECK-SAME: (%{{.*}}: memref<256x128xbf16>, %{{.*}}: memref<256x1024xbf16>, %{{.*}}: memref<128x1024xbf16>)
+  // CHECK-NOT: scf.for
+  // CHECK-NOT: tile.
+  // CHECK-NOT: nc.memset
+  //
+  // n = 0, k = 0: B[0, 0] into copy 0 of t1 (offset 0), A_t[0, 0] into copy 0 of t2 (offset 4096); the first
+  // matmul into the zeroed accumulator starts the group: no `accumulate`, no memset.
+  // CHECK: nc.dma_copy #nc.ap<"sbuf", bf16, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>, #nc.ap<"hbm", bf16, tensor = 1, partitions = [0, 128], pstride = 1024, offset = 0, dims = [512], strides = [1]> {engine = "dma"}{{$}}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, tensor = -1, partitions = [0, 128], pstride = 0, offset = 4096, dims = [128], strides = [1]>, #nc.ap<"hbm", bf16, tensor = 0, partitions = [0, 128], pstride = 128, offset = 0, dims = [128], strides = [1]> {engine = "dma", queue = 1 : i64}
+  // CHECK-NEXT: nc.matmul #nc.ap<"psum", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", bf16, {{.*}} offset = 4096, {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 0, {{.*}}> {engine = "tensor"}{{$}}
+  //
+  // n = 0, k = 1: B[128, 0] (element 128 * 1024) into copy 1 (1024 bytes on), A_t[128, 0] into copy 1 (256 on).
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 1024, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 1, {{.*}} offset = 131072, {{.*}}> {engine = "dma", queue = 2 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 4352, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 0, {{.*}} offset = 16384, {{.*}}> {engine = "dma", queue = 3 : i64}
+  // CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 0, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 4352, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 1024, {{.*}}> {accumulate, engine = "tensor"}
+  //
+  // The PSUM -> SBUF copy never goes to GpSimd (no PSUM port); the store writes C[0, 0].
+  // CHECK-NEXT: nc.tensor_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 5120, dims = [512], {{.*}}>, #nc.ap<"psum", f32, {{.*}} offset = 0, {{.*}}> {engine = "{{vector|scalar}}"}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", bf16, tensor = 2, partitions = [0, 128], pstride = 1024, offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", bf16, {{.*}} offset = 5120, {{.*}}> {engine = "dma", queue = 4 : i64}
+  //
+  // n = 1: B[0, 512], the next copies (2 and 3) of t1 and t2, the accumulator's second copy (one bank on).
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 2048, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 1, {{.*}} offset = 512, {{.*}}> {engine = "dma", queue = 5 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 4608, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 0, {{.*}} offset = 0, {{.*}}> {engine = "dma", queue = 6 : i64}
+  // CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 4608, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 2048, {{.*}}> {engine = "tensor"}{{$}}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 3072, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 1, {{.*}} offset = 131584, {{.*}}> {engine = "dma", queue = 7 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 4864, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 0, {{.*}} offset = 16384, {{.*}}> {engine = "dma", queue = 8 : i64}
+  // CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 4864, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 3072, {{.*}}> {accumulate, engine = "tensor"}
+  // CHECK-NEXT: nc.tensor_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 6144, {{.*}}>, #nc.ap<"psum", f32, {{.*}} offset = 2048, {{.*}}> {engine = "{{vector|scalar}}"}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", bf16, tensor = 2, {{.*}} offset = 512, {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 6144, {{.*}}> {engine = "dma", queue = 9 : i64}
+  // CHECK-NEXT: return
+  func.func @matmul(%a_t: memref<256x128xbf16>, %b: memref<256x1024xbf16>, %c: memref<128x1024xbf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c128 = arith.constant 128 : index
+    %c512 = arith.constant 512 : index
+    scf.for %n = %c0 to %c2 step %c1 {
+      %acc = tile.alloc {name = "acc", offset = 0 : i64, bufs = 2 : i64} : memref<128x512xf32, #tile.space<psum>>
+      tile.memset %acc, 0.0 : memref<128x512xf32, #tile.space<psum>>
+      %col = arith.muli %n, %c512 : index
+      scf.for %k = %c0 to %c2 step %c1 {
+        %row = arith.muli %k, %c128 : index
+        %t1 = tile.alloc {name = "t1", offset = 0 : i64, bufs = 4 : i64} : memref<128x512xbf16, #tile.space<sbuf>>
+        tile.load %b[%row, %col], %t1 : memref<256x1024xbf16>, memref<128x512xbf16, #tile.space<sbuf>>
+        %t2 = tile.alloc {name = "t2", offset = 4096 : i64, bufs = 4 : i64} : memref<128x128xbf16, #tile.space<sbuf>>
+        tile.load %a_t[%row, %c0], %t2 : memref<256x128xbf16>, memref<128x128xbf16, #tile.space<sbuf>>
+        tile.matmul %t2, %t1, %acc {accumulate} : memref<128x128xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
+      }
+      %out = tile.alloc {name = "out", offset = 5120 : i64, bufs = 2 : i64} : memref<128x512xbf16, #tile.space<sbuf>>
+      tile.copy %acc, %out : memref<128x512xf32, #tile.space<psum>>, memref<128x512xbf16, #tile.space<sbuf>>
+      tile.store %out, %c[%c0, %col] : memref<128x512xbf16, #tile.space<sbuf>>, memref<128x1024xbf16>
+    }
+    return
+  }
+}
+
+// -----
+
+// DMA queues are taken round robin: trn2 has 16, so the 17th transfer is on queue 0 again. The loop starts at
+// 1 and steps by 2 and the index is affine (4 * (i - 1) / 2 = 2 * i - 2 columns): HBM offsets 0, 4, 8, ...
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @queues
+  // CHECK: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 0, {{.*}}> {engine = "dma"}{{$}}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 4, {{.*}}> {engine = "dma", queue = 1 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 8, {{.*}}> {engine = "dma", queue = 2 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 12, {{.*}}> {engine = "dma", queue = 3 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 16, {{.*}}> {engine = "dma", queue = 4 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 20, {{.*}}> {engine = "dma", queue = 5 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 24, {{.*}}> {engine = "dma", queue = 6 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 28, {{.*}}> {engine = "dma", queue = 7 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 32, {{.*}}> {engine = "dma", queue = 8 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 36, {{.*}}> {engine = "dma", queue = 9 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 40, {{.*}}> {engine = "dma", queue = 10 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 44, {{.*}}> {engine = "dma", queue = 11 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 48, {{.*}}> {engine = "dma", queue = 12 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 52, {{.*}}> {engine = "dma", queue = 13 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 56, {{.*}}> {engine = "dma", queue = 14 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 60, {{.*}}> {engine = "dma", queue = 15 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 64, {{.*}}> {engine = "dma"}{{$}}
+  // CHECK-NEXT: return
+  func.func @queues(%x: memref<128x68xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c35 = arith.constant 35 : index
+    scf.for %i = %c1 to %c35 step %c2 {
+      %twice = arith.muli %i, %c2 : index
+      %col = arith.subi %twice, %c2 : index
+      %t = tile.alloc {offset = 0 : i64, bufs = 2 : i64} : memref<128x4xf32, #tile.space<sbuf>>
+      tile.load %x[%c0, %col], %t : memref<128x68xf32>, memref<128x4xf32, #tile.space<sbuf>>
+    }
+    return
+  }
+}
+
+// -----
+
+// Engines: exp activation on the scalar engine, with its scale; reductions and elementwise ops on the vector or
+// GpSimd engine. A [P, 1] operand is broadcast along the free dimension with stride 0, on either side.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @softmax_rows
+  // CHECK: nc.dma_copy #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], {{.*}}>, #nc.ap<"hbm", f32, tensor = 0, partitions = [0, 128], pstride = 512, offset = 32768, dims = [512], strides = [1]> {engine = "dma"}
+  // CHECK-NEXT: nc.tensor_reduce "max" #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 2048, dims = [1], strides = [1]>, #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]> {engine = "{{vector|gpsimd}}"}
+  // CHECK-NEXT: nc.tensor_tensor "subtract" #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 2048, dims = [512], strides = [0]> {engine = "{{vector|gpsimd}}"}
+  // CHECK-NEXT: nc.activation "exp" #nc.ap<"sbuf", f32, {{.*}} offset = 0, {{.*}}>, #nc.ap<"sbuf", f32, {{.*}} offset = 0, {{.*}}> {engine = "scalar", scale = 2.000000e+00 : f32}
+  // CHECK-NEXT: nc.tensor_reduce "add" #nc.ap<"sbuf", f32, {{.*}} offset = 2052, dims = [1], strides = [1]>, {{.*}}
+  // CHECK-NEXT: nc.tensor_tensor "divide" #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", f32, {{.*}} offset = 2052, dims = [512], strides = [0]>, #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>
+  // Both [P, 1]: nothing to broadcast.
+  // CHECK-NEXT: nc.tensor_tensor "multiply" #nc.ap<"sbuf", f32, {{.*}} offset = 2052, dims = [1], strides = [1]>, #nc.ap<"sbuf", f32, {{.*}} offset = 2048, dims = [1], strides = [1]>, #nc.ap<"sbuf", f32, {{.*}} offset = 2048, dims = [1], strides = [1]>
+  // The default scale, 1.0, is explicit in nc.
+  // CHECK-NEXT: nc.activation "identity" {{.*}} {engine = "scalar", scale = 1.000000e+00 : f32}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", f32, tensor = 1, partitions = [0, 128], pstride = 512, offset = 32768, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}} {engine = "dma", queue = 1 : i64}
+  // CHECK-NEXT: return
+  func.func @softmax_rows(%x: memref<256x512xf32>, %y: memref<256x512xf32>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %t = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<sbuf>>
+    tile.load %x[%c64, %c0], %t : memref<256x512xf32>, memref<128x512xf32, #tile.space<sbuf>>
+    %m = tile.alloc {offset = 2048 : i64, bufs = 1 : i64} : memref<128x1xf32, #tile.space<sbuf>>
+    tile.reduce max %t, %m : memref<128x512xf32, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>
+    tile.binary subtract %t, %m, %t : memref<128x512xf32, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    tile.activation exp %t, %t {scale = 2.0 : f32} : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    %s = tile.alloc {offset = 2052 : i64, bufs = 1 : i64} : memref<128x1xf32, #tile.space<sbuf>>
+    tile.reduce add %t, %s : memref<128x512xf32, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>
+    tile.binary divide %s, %t, %t : memref<128x1xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    tile.binary multiply %m, %m, %s : memref<128x1xf32, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>
+    tile.activation identity %t, %t : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    tile.store %t, %y[%c64, %c0] : memref<128x512xf32, #tile.space<sbuf>>, memref<256x512xf32>
+    return
+  }
+}
+
+// -----
+
+// Zero fills of PSUM: emitted only when something other than a matmul reads the zeros.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @zero_fills
+  func.func @zero_fills(%out: memref<128x512xf32>) {
+    %c0 = arith.constant 0 : index
+    %p = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<psum>>
+    %q = tile.alloc {offset = 2048 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<psum>>
+    %x = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<sbuf>>
+    %s = tile.alloc {offset = 2048 : i64, bufs = 1 : i64} : memref<128x128xbf16, #tile.space<sbuf>>
+    %m = tile.alloc {offset = 2304 : i64, bufs = 1 : i64} : memref<128x512xbf16, #tile.space<sbuf>>
+
+    // Read by a copy: the memset happens, on the vector engine (GpSimd has no PSUM port), just before the read.
+    // CHECK: nc.memset #nc.ap<"psum", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>, 0.000000e+00 {engine = "vector"}
+    // CHECK-NEXT: nc.tensor_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"psum", {{.*}} offset = 0, {{.*}}>
+    tile.memset %p, 0.0 : memref<128x512xf32, #tile.space<psum>>
+    tile.copy %p, %x : memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32, #tile.space<sbuf>>
+
+    // Overwritten before anyone reads it: the memset is dead and dropped.
+    // CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}> {engine = "tensor"}{{$}}
+    tile.memset %q, 0.0 : memref<128x512xf32, #tile.space<psum>>
+    tile.matmul %s, %m, %q : memref<128x128xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
+
+    // Stored to HBM (a DMA read): emitted.
+    // CHECK-NEXT: nc.memset #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}>, 0.000000e+00 {engine = "vector"}
+    // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", {{.*}}>, #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}> {engine = "dma"}
+    tile.memset %q, 0.0 : memref<128x512xf32, #tile.space<psum>>
+    tile.store %q, %out[%c0, %c0] : memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32>
+
+    // Not zero: emitted at once. A zero fill of SBUF: emitted at once too.
+    // CHECK-NEXT: nc.memset #nc.ap<"psum", {{.*}} offset = 0, {{.*}}>, 1.000000e+00 {engine = "vector"}
+    // CHECK-NEXT: nc.memset #nc.ap<"sbuf", f32, {{.*}} offset = 0, {{.*}}>, 0.000000e+00 {engine = "{{vector|gpsimd}}"}
+    tile.memset %p, 1.0 : memref<128x512xf32, #tile.space<psum>>
+    tile.memset %x, 0.0 : memref<128x512xf32, #tile.space<sbuf>>
+
+    // Read by an activation: emitted.
+    // CHECK-NEXT: nc.memset #nc.ap<"psum", {{.*}} offset = 0, {{.*}}>, 0.000000e+00 {engine = "vector"}
+    // CHECK-NEXT: nc.activation "exp" #nc.ap<"sbuf", {{.*}}>, #nc.ap<"psum", {{.*}} offset = 0, {{.*}}> {engine = "scalar", scale = 1.000000e+00 : f32}
+    tile.memset %p, 0.0 : memref<128x512xf32, #tile.space<psum>>
+    tile.activation exp %p, %x : memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32, #tile.space<sbuf>>
+
+    // Never read at all: dropped.
+    // CHECK-NEXT: return
+    tile.memset %q, 0.0 : memref<128x512xf32, #tile.space<psum>>
+    return
+  }
+}
+
+// -----
+
+// An elementwise op that reads and writes the same zero-filled PSUM tile needs the fill first; neither the
+// fill nor the op may go to GpSimd, which has no PSUM port, even when the vector engine is busier.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @in_place_on_zeros
+  // CHECK: nc.memset #nc.ap<"sbuf", {{.*}}>, 1.000000e+00 {engine = "vector"}
+  // CHECK-NEXT: nc.memset #nc.ap<"psum", {{.*}}>, 0.000000e+00 {engine = "vector"}
+  // CHECK-NEXT: nc.tensor_tensor "add" #nc.ap<"psum", {{.*}}>, #nc.ap<"psum", {{.*}}>, #nc.ap<"sbuf", {{.*}}> {engine = "vector"}
+  // CHECK-NEXT: nc.tensor_reduce "max" #nc.ap<"sbuf", {{.*}}>, #nc.ap<"psum", {{.*}}> {engine = "vector"}
+  // CHECK-NEXT: return
+  func.func @in_place_on_zeros() {
+    %acc = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<psum>>
+    %x = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<sbuf>>
+    %r = tile.alloc {offset = 2048 : i64, bufs = 1 : i64} : memref<128x1xf32, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<128x512xf32, #tile.space<sbuf>>
+    tile.memset %acc, 0.0 : memref<128x512xf32, #tile.space<psum>>
+    tile.binary add %acc, %x, %acc : memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
+    tile.reduce max %acc, %r : memref<128x512xf32, #tile.space<psum>>, memref<128x1xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// A zero fill belongs to one copy of a rotating tile: the next iteration's alloc starts afresh, so each
+// iteration's first matmul starts its own group, in its own bank.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @zero_fill_per_iteration
+  // CHECK: nc.matmul #nc.ap<"psum", {{.*}} offset = 0, {{.*}}> {engine = "tensor"}{{$}}
+  // CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 0, {{.*}}> {accumulate, engine = "tensor"}
+  // CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}> {engine = "tensor"}{{$}}
+  // CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}> {accumulate, engine = "tensor"}
+  // CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 0, {{.*}}> {engine = "tensor"}{{$}}
+  // CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 0, {{.*}}> {accumulate, engine = "tensor"}
+  // CHECK-NEXT: return
+  func.func @zero_fill_per_iteration() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %s = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<128x128xbf16, #tile.space<sbuf>>
+    %m = tile.alloc {offset = 256 : i64, bufs = 1 : i64} : memref<128x512xbf16, #tile.space<sbuf>>
+    scf.for %i = %c0 to %c3 step %c1 {
+      %acc = tile.alloc {offset = 0 : i64, bufs = 2 : i64} : memref<128x512xf32, #tile.space<psum>>
+      tile.memset %acc, 0.0 : memref<128x512xf32, #tile.space<psum>>
+      scf.for %k = %c0 to %c2 step %c1 {
+        tile.matmul %s, %m, %acc {accumulate} : memref<128x128xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "trn2"} {
+  func.func @unallocated() {
+    // expected-error@+1 {{'tile.alloc' op has no address: run tile-allocate-memory first}}
+    %0 = tile.alloc {name = "t"} : memref<128x4xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "trn2"} {
+  func.func @no_bufs() {
+    // expected-error@+1 {{has no address: run tile-allocate-memory first}}
+    %0 = tile.alloc {offset = 0 : i64} : memref<128x4xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "trn2"} {
+  func.func @foreign_op() {
+    // expected-error@+1 {{'memref.alloc' op cannot be lowered to NeuronCore instructions}}
+    %0 = memref.alloc() : memref<128x4xf32>
+    return
+  }
+}
+
+// -----
+
+// expected-error@+1 {{the module names no target}}
+module {
+  func.func @no_target() {
+    return
+  }
+}
