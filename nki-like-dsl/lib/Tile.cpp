@@ -12,7 +12,10 @@ using detail::Tracer;
 
 namespace {
 const graph::Buffer &bufferOf(int id) { return Tracer::current(std::source_location::current()).graph().buffers[id]; }
-const graph::TensorArg &tensorOf(int id) { return Tracer::current(std::source_location::current()).graph().tensors[id]; }
+/// `loc` is the user's call, where a call outside a kernel is reported.
+const graph::TensorArg &tensorOf(int id, const std::source_location &loc = std::source_location::current()) {
+  return Tracer::current(loc).graph().tensors[id];
+}
 
 /// Smallest and largest value `e` takes over the iterations of the open loops; an Error if it uses a closed loop.
 std::pair<int64_t, int64_t> range(const graph::IndexExpr &e, const std::source_location &loc) {
@@ -41,7 +44,7 @@ const Shape &Hbm::shape() const { return tensorOf(tensor_).shape; }
 DType Hbm::dtype() const { return tensorOf(tensor_).dtype; }
 
 int64_t Hbm::dim(int d, std::source_location loc) const {
-  const Shape &s = tensorOf(tensor_).shape;
+  const Shape &s = tensorOf(tensor_, loc).shape;
   if (d < 0 || d >= static_cast<int>(s.size()))
     throw tessera::Error(fmt::format("{}.dim({}): the tensor has {} dimensions", name(), d, s.size()), toLoc(loc));
   return s[d];
@@ -56,7 +59,7 @@ HbmTile Hbm::tile(const Index &i, const Index &j, Shape size, std::source_locati
 }
 
 HbmTile Hbm::window(const Index &row, const Index &col, Shape size, std::source_location loc) const {
-  const graph::TensorArg &t = tensorOf(tensor_);
+  const graph::TensorArg &t = tensorOf(tensor_, loc);
   if (t.shape.size() != 2 || size.size() != 2)
     throw tessera::Error(fmt::format("{}: windows are 2-D in this version (tensor is [{}], window [{}])", t.name,
                                      fmt::join(t.shape, ", "), fmt::join(size, ", ")),
