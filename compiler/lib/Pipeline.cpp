@@ -104,7 +104,7 @@ const isa::Target *targetOf(Operation *module) {
   try {
     return &cache.emplace(name.str(), isa::Target::find(name.str())).first->second;
   } catch (const Error &e) {
-    module->emitError() << e.what();
+    module->emitError() << (e.where().known() ? e.where().str() + ": " : "") << e.message();
     return nullptr;
   }
 }

@@ -177,6 +177,7 @@ MatmulExpr::~MatmulExpr() {
 
 void MatmulExpr::record(Tile dst, bool accumulate) {
   consumed_ = true;
+  Tracer::current(loc_).checkAlive(dst.buffer(), loc_);
   Shape expected{stationary_.shape()[1], moving_.shape()[1]};
   if (dst.space() != MemSpace::Psum || dst.dtype() != DType::F32)
     fail(loc_, fmt::format("matmul: accumulates into a {} {} tile; expected an f32 PSUM tile",

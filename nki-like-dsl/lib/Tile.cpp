@@ -87,6 +87,7 @@ Tile Operand::tile(const char *op, const char *role) const {
   if (hbm_)
     throw tessera::Error(fmt::format("{}: the {} operand is in HBM; engines read only SBUF and PSUM", op, role),
                          toLoc(loc_), "load it into SBUF first with tsr::load");
+  Tracer::current(loc_).checkAlive(tile_, loc_);
   return Tile(tile_);
 }
 

@@ -31,6 +31,7 @@ int Tracer::allocate(graph::Buffer buffer) {
   int id = static_cast<int>(graph_.buffers.size());
   if (buffer.name.empty()) buffer.name = "t" + std::to_string(id);
   graph_.buffers.push_back(std::move(buffer));
+  bufferLoop_.push_back(openLoops_.empty() ? -1 : openLoops_.back());
   blocks_.back()->stmts.emplace_back(graph::Alloc{id});
   return id;
 }
@@ -55,6 +56,18 @@ void Tracer::closeLoop(int id) {
   assert(!openLoops_.empty() && openLoops_.back() == id && "loops close innermost first");
   openLoops_.pop_back();
   blocks_.pop_back();
+}
+
+void Tracer::checkAlive(int buffer, const std::source_location &loc) const {
+  if (buffer < 0 || buffer >= static_cast<int>(bufferLoop_.size()))
+    throw tessera::Error("a tile from another kernel is used here", toLoc(loc));
+  int loop = bufferLoop_[buffer];
+  if (loop < 0 || isOpen(loop)) return;
+  throw tessera::Error("tile '" + graph_.buffers[buffer].name + "' (created at " + graph_.buffers[buffer].loc.str() +
+                           ") is used after the loop that created it has ended",
+                       toLoc(loc),
+                       "a tile lives only within the affine_range body that created it: create it before the loop "
+                       "(e.g. a psum accumulator), or store it to HBM inside the loop");
 }
 
 bool Tracer::isOpen(int id) const { return std::find(openLoops_.begin(), openLoops_.end(), id) != openLoops_.end(); }

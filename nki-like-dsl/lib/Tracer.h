@@ -33,6 +33,8 @@ public:
   void closeLoop(int id);
   /// True when loop `id` is open (its index may be used).
   bool isOpen(int id) const;
+  /// An Error at `loc` unless `buffer` is still alive: a tile lives only within the loop body that created it.
+  void checkAlive(int buffer, const std::source_location &loc) const;
   /// Trip count of loop `id`.
   int64_t tripCount(int id) const { return tripCounts_[id]; }
 
@@ -46,6 +48,7 @@ private:
   std::vector<graph::Block *> blocks_;
   std::vector<int> openLoops_;
   std::vector<int64_t> tripCounts_;
+  std::vector<int> bufferLoop_; ///< per buffer: the innermost loop open when it was created, or -1
   std::vector<tessera::Error> deferred_;
 };
 

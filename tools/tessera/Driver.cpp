@@ -54,6 +54,13 @@ RunReport runKernel(const RunRequest &request) {
   report.instructions = program.instructionCount();
 
   // 4. Simulate with random inputs: every instruction computes its values and advances its engine's time.
+  report.timingOnly = request.timingOnly;
+  if (request.timingOnly) {
+    sim::HbmImage empty; // timing alone needs no data: the simulator skips every value computation
+    report.sim = sim::simulate(program, report.target, empty, {.computeValues = false});
+    report.ok = true;
+    return report;
+  }
   sim::HbmImage hbm = makeInputs(program, request.seed);
   std::vector<tsr::HostTensor> inputs, expected;
   for (size_t i = 0; i < program.tensors.size(); ++i) {

@@ -29,6 +29,7 @@ struct RunRequest {
   std::string target = "trn2";
   std::map<std::string, int64_t> shape;   ///< overrides of the kernel's default shape parameters
   uint64_t seed = 0;
+  bool timingOnly = false;                ///< simulate time alone: no values, no reference, no comparison
   compiler::CompileOptions compile;
 };
 
@@ -39,8 +40,9 @@ struct RunReport {
   tsr::Params params;
   sim::SimResult sim;
   size_t instructions = 0;
-  std::vector<TensorCheck> checks;
-  bool ok = false;            ///< every output within tolerance
+  std::vector<TensorCheck> checks;  ///< empty in a timing-only run
+  bool timingOnly = false;
+  bool ok = false;            ///< every output within tolerance (a timing-only run checks nothing: true)
 
   double timeUs() const { return sim.timeNs / 1000.0; }
   /// Simulated time in tensor-engine cycles.

@@ -142,11 +142,15 @@ int cmdRun(const std::vector<std::string> &args) {
   KernelOptions opts;
   po::options_description desc("tessera run KERNEL");
   opts.add(desc);
-  desc.add_options()("seed", po::value(&opts.seed)->default_value(0), "seed of the random inputs");
+  bool timingOnly = false;
+  desc.add_options()("seed", po::value(&opts.seed)->default_value(0), "seed of the random inputs")(
+      "timing-only", po::bool_switch(&timingOnly), "simulate time alone: compute no values, check nothing");
   po::positional_options_description pos;
   pos.add("kernel", 1);
   parse(args, desc, pos);
-  RunReport report = runKernel(opts.request());
+  RunRequest request = opts.request();
+  request.timingOnly = timingOnly;
+  RunReport report = runKernel(request);
   if (opts.json) fmt::print("{}\n", toJson(report).dump(2));
   else fmt::print("{}", toText(report));
   return report.ok ? kOk : kCheckFailed;

@@ -684,3 +684,32 @@ TEST(DslErrors, RegisteringANameTwiceIsRejected) {
 
 } // namespace
 } // namespace tsr
+
+namespace {
+
+// A tile created inside a loop and used after the loop ended is reported at the use, not deep in the compiler.
+TEST(DslErrors, TileUsedAfterItsLoopEnded) {
+  int line = 0;
+  auto kernel = tsr::KernelInfo{
+      .name = "escape",
+      .signature = [](const tsr::Params &) {
+        return std::vector<tsr::TensorSpec>{tsr::input("x", {256, 64}, tsr::f32), tsr::output("y", {128, 64}, tsr::f32)};
+      },
+      .body = tsr::body([&](tsr::Hbm x, tsr::Hbm y) {
+        tsr::Tile t = tsr::zeros<tsr::f32>({128, 64});
+        for (auto i : tsr::affine_range(2)) t = tsr::load(x.tile(i, 0, {128, 64}));
+        line = __LINE__ + 1;
+        tsr::store(y.tile(0, 0, {128, 64}), t);
+      }),
+  };
+  try {
+    tsr::trace(kernel, tsr::Params());
+    FAIL() << "expected an error";
+  } catch (const tessera::Error &e) {
+    EXPECT_NE(e.message().find("is used after the loop that created it has ended"), std::string::npos) << e.message();
+    EXPECT_EQ(e.where().line, static_cast<uint32_t>(line));
+    EXPECT_NE(e.where().file.find("DslErrorsTest.cpp"), std::string::npos);
+  }
+}
+
+} // namespace

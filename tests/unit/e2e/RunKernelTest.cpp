@@ -129,3 +129,19 @@ TEST(Verdict, SameSeedSameAnswer) {
 }
 
 } // namespace
+
+namespace {
+
+// --timing-only computes no values and checks nothing, but its time is the full run's time.
+TEST(TimingOnly, SameTimeAsTheFullRun) {
+  RunRequest request{.kernel = "matmul", .target = "trn1", .shape = {{"M", 256}, {"N", 1024}, {"K", 256}}};
+  RunReport full = runKernel(request);
+  request.timingOnly = true;
+  RunReport timing = runKernel(request);
+  EXPECT_TRUE(timing.ok);
+  EXPECT_TRUE(timing.checks.empty());
+  EXPECT_EQ(timing.sim.timeNs, full.sim.timeNs);
+  EXPECT_EQ(timing.sim.hbmBytes, full.sim.hbmBytes);
+}
+
+} // namespace
