@@ -1,12 +1,12 @@
 // The whole tile -> nc pipeline, end to end: the CLI traces the DSL matmul kernel (kernels/matmul.cpp) and
 // compiles it; tessera-opt runs the same stages (tessera-pipeline) on the same kernel written out below. Both
 // must give the same instructions.
-// RUN: %tessera compile matmul --shape M=128,N=512,K=256 --emit nc | FileCheck %s
+// RUN: %tessera compile matmul_tiled --shape M=128,N=512,K=256 --emit nc | FileCheck %s
 // RUN: tessera-opt %s -tessera-pipeline | FileCheck %s
-// RUN: %tessera compile matmul --shape M=128,N=512,K=256 --emit tile-allocated | FileCheck %s --check-prefix=ALLOC
+// RUN: %tessera compile matmul_tiled --shape M=128,N=512,K=256 --emit tile-allocated | FileCheck %s --check-prefix=ALLOC
 // RUN: tessera-opt %s -tile-verify-target -tile-allocate-memory | FileCheck %s --check-prefix=ALLOC
-// RUN: not %tessera compile matmul --shape M=100,N=512,K=256 --emit nc 2>&1 | FileCheck %s --check-prefix=SHAPE
-// RUN: not %tessera compile matmul --emit llvm 2>&1 | FileCheck %s --check-prefix=STAGE
+// RUN: not %tessera compile matmul_tiled --shape M=100,N=512,K=256 --emit nc 2>&1 | FileCheck %s --check-prefix=SHAPE
+// RUN: not %tessera compile matmul_tiled --emit llvm 2>&1 | FileCheck %s --check-prefix=STAGE
 
 // M = 128, N = 512: one output tile; K = 256: two k steps. Each tile is loaded into its own rotating copy and
 // the accumulator needs no memset.
@@ -33,10 +33,10 @@
 // ALLOC: tile.alloc {bufs = 4 : i64, name = "t2", offset = 4096 : i64} : memref<128x128xbf16, #tile.space<sbuf>>
 // ALLOC: tile.alloc {bufs = 4 : i64, name = "t3", offset = 5120 : i64} : memref<128x512xbf16, #tile.space<sbuf>>
 
-// SHAPE: matmul.cpp:{{[0-9]+}}: error: matmul: M must be a multiple of 128
+// SHAPE: Matmul.cpp:{{[0-9]+}}: error: matmul_tiled: M must be a multiple of 128
 // STAGE: error: --emit: unknown stage 'llvm'
 
-// The kernel as `tessera compile matmul --shape M=128,N=512,K=256 --emit tile` prints it.
+// The kernel as `tessera compile matmul_tiled --shape M=128,N=512,K=256 --emit tile` prints it.
 module attributes {tessera.target = "trn2"} {
   func.func @matmul(%arg0: memref<256x128xbf16> {tile.name = "a_t"}, %arg1: memref<256x512xbf16> {tile.name = "b"}, %arg2: memref<128x512xbf16> {tile.name = "c", tile.output}) {
     %c0 = arith.constant 0 : index

@@ -532,11 +532,11 @@ TEST(TraceRegistry, ParamsResolveAndPrint) {
   EXPECT_EQ(Params({{"R", 1}}).str(), "R=1");
 }
 
-TEST(TraceRegistry, BuiltInMatmulTracesToItsLoopNest) {
-  const KernelInfo *mm = Registry::instance().find("matmul");
+TEST(TraceRegistry, BuiltInMatmulTiledTracesToItsLoopNest) {
+  const KernelInfo *mm = Registry::instance().find("matmul_tiled");
   ASSERT_NE(mm, nullptr);
   graph::KernelGraph g = trace(*mm, mm->resolve({{"M", 256}, {"N", 1024}, {"K", 384}}));
-  EXPECT_EQ(g.name, "matmul");
+  EXPECT_EQ(g.name, "matmul_tiled");
   ASSERT_EQ(g.tensors.size(), 3u);
   EXPECT_EQ(g.tensors[0].shape, (Shape{384, 256}));
   EXPECT_EQ(g.tensors[1].shape, (Shape{384, 1024}));
@@ -553,6 +553,22 @@ TEST(TraceRegistry, BuiltInMatmulTracesToItsLoopNest) {
   ASSERT_EQ(mms.size(), 1u);
   EXPECT_TRUE(mms[0]->accumulate);
   EXPECT_EQ(kinds(k.body).back(), "matmul");
+}
+
+// matmul unrolls its k loops at trace time (plain C++ loops): one n loop, one m loop inside it, and K/128
+// B-tile loads before the m loop, K/128 accumulating matmuls inside it.
+TEST(TraceRegistry, BuiltInMatmulReusesItsMovingTiles) {
+  const KernelInfo *mm = Registry::instance().find("matmul");
+  ASSERT_NE(mm, nullptr);
+  graph::KernelGraph g = trace(*mm, mm->resolve({{"M", 256}, {"N", 1024}, {"K", 384}}));
+  EXPECT_EQ(g.loops, 2);
+  const graph::Loop &n = loopAt(g.body, 0);
+  EXPECT_EQ(n.tripCount, 2);
+  std::vector<const graph::Op *> mms = opsOf(g, OpKind::Matmul);
+  ASSERT_EQ(mms.size(), 3u);
+  std::vector<const graph::Op *> loads = opsOf(g, OpKind::Load);
+  EXPECT_EQ(loads.size(), 6u); // 3 moving tiles per n, 3 stationary tiles per m
+  for (const graph::Op *op : mms) EXPECT_TRUE(op->accumulate);
 }
 
 TEST(TraceRegistry, BuiltInAddAndSoftmaxTrace) {

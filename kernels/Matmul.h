@@ -1,0 +1,20 @@
+#pragma once
+/// \file
+/// What the matmul kernels share: C[M, N] = A[M, K] @ B[K, N] with A given transposed as a_t[K, M] (as in NKI's
+/// tutorials: the tensor engine contracts over the partition dimension of both operands), bf16 in and out.
+
+#include "tessera/dsl/tsr.h"
+
+#include <string>
+#include <vector>
+
+namespace tessera::kernels {
+
+/// The signature: a_t[K, M], b[K, N] -> c[M, N], bf16. M and K must be multiples of 128, N at most 512 or a
+/// multiple of 512 (the tile sizes of NKI's matmul).
+std::vector<tsr::TensorSpec> matmulSignature(const std::string &kernel, const tsr::Params &p);
+
+/// The plain C++ reference: c = a_t^T @ b, accumulated in double.
+void matmulReference(const tsr::Params &p, const std::vector<tsr::HostTensor> &in, std::vector<tsr::HostTensor> &out);
+
+} // namespace tessera::kernels
