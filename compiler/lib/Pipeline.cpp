@@ -16,9 +16,11 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <fmt/format.h>
@@ -128,13 +130,9 @@ std::string importToText(const tsr::graph::KernelGraph &kernel, const isa::Targe
   return print(*importKernel(ctx, errors, kernel, target));
 }
 
-CompileResult compile(const tsr::graph::KernelGraph &kernel, const isa::Target &target,
-                      const CompileOptions &options) {
-  MLIRContext ctx;
-  ctx.disableMultithreading(); // one kernel at a time; 2-core CI machines gain nothing from threads here
-  ErrorCollector errors(ctx);
-  OwningOpRef<ModuleOp> module = importKernel(ctx, errors, kernel, target);
-
+/// Runs the passes from the tile stage on (`fromTile`) or only the nc checks, keeping what `options` asks for.
+static CompileResult runStages(MLIRContext &ctx, ErrorCollector &errors, ModuleOp module, bool fromTile,
+                               const CompileOptions &options) {
   CompileResult result;
   PassManager tilePm(&ctx);
   tilePm.addPass(createVerifyTargetPass());
@@ -142,18 +140,51 @@ CompileResult compile(const tsr::graph::KernelGraph &kernel, const isa::Target &
   PassManager ncPm(&ctx);
   ncPm.addPass(createLowerTileToNcPass());
   ncPm.addPass(createInsertSemaphoresPass());
-  if (options.printIrAfterAll) {
-    ctx.disableMultithreading();
+  if (options.printIrAfterAll)
     for (PassManager *pm : {&tilePm, &ncPm})
       pm->enableIRPrinting([](Pass *, Operation *) { return false; }, [](Pass *, Operation *) { return true; },
                            /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+  if (fromTile) {
+    if (failed(tilePm.run(module))) errors.raise("tile");
+    if (options.keepTileIr) result.tileIr = print(module);
+    if (failed(ncPm.run(module))) errors.raise("nc");
   }
-  if (failed(tilePm.run(*module))) errors.raise("tile");
-  if (options.keepTileIr) result.tileIr = print(*module);
-  if (failed(ncPm.run(*module))) errors.raise("nc");
-  if (options.keepNcIr) result.ncIr = print(*module);
-  result.program = toProgram(*module);
+  if (options.keepNcIr) result.ncIr = print(module);
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (auto peak = fn->getAttrOfType<IntegerAttr>("tile.sbuf_peak")) result.sbufPeakBytes = peak.getInt();
+    if (auto peak = fn->getAttrOfType<IntegerAttr>("tile.psum_peak")) result.psumPeakBytes = peak.getInt();
+  }
+  result.program = toProgram(module);
   return result;
+}
+
+CompileResult compile(const tsr::graph::KernelGraph &kernel, const isa::Target &target,
+                      const CompileOptions &options) {
+  MLIRContext ctx;
+  ctx.disableMultithreading(); // one kernel at a time; 2-core CI machines gain nothing from threads here
+  ErrorCollector errors(ctx);
+  OwningOpRef<ModuleOp> module = importKernel(ctx, errors, kernel, target);
+  return runStages(ctx, errors, *module, /*fromTile=*/true, options);
+}
+
+CompileResult compileFile(const std::string &path, const CompileOptions &options) {
+  DialectRegistry registry;
+  registerDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.disableMultithreading();
+  ErrorCollector errors(ctx);
+  llvm::SourceMgr sources;
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
+  if (!buffer) throw Error(fmt::format("cannot read '{}': {}", path, buffer.getError().message()));
+  sources.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &ctx);
+  if (!module) errors.raise("parse");
+  if (!targetOf(*module)) errors.raise("target");
+  bool tileLevel = false;
+  module->walk([&](Operation *op) {
+    if (op->getDialect() && llvm::isa<tile::TileDialect>(op->getDialect())) tileLevel = true;
+  });
+  return runStages(ctx, errors, *module, tileLevel, options);
 }
 
 } // namespace tessera::compiler

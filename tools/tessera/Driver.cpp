@@ -52,6 +52,8 @@ RunReport runKernel(const RunRequest &request) {
   compiler::CompileResult compiled = compiler::compile(graph, report.target, request.compile);
   const isa::Program &program = compiled.program;
   report.instructions = program.instructionCount();
+  report.sbufPeakBytes = compiled.sbufPeakBytes;
+  report.psumPeakBytes = compiled.psumPeakBytes;
 
   // 4. Simulate with random inputs: every instruction computes its values and advances its engine's time.
   report.timingOnly = request.timingOnly;
@@ -80,6 +82,28 @@ RunReport runKernel(const RunRequest &request) {
   }
 
   // 6. The report is printed by the caller (Report.h): text on a terminal, JSON with --json.
+  return report;
+}
+
+RunReport simulateFile(const std::string &path, uint64_t seed, const compiler::CompileOptions &options,
+                       bool timingOnly) {
+  compiler::CompileResult compiled;
+  try {
+    compiled = compiler::compileFile(path, options);
+  } catch (const Error &e) {
+    throw InputError(e);
+  }
+  const isa::Program &program = compiled.program;
+  RunReport report;
+  report.kernel = program.kernel;
+  report.target = loadTarget(program.target);
+  report.instructions = program.instructionCount();
+  report.sbufPeakBytes = compiled.sbufPeakBytes;
+  report.psumPeakBytes = compiled.psumPeakBytes;
+  report.timingOnly = timingOnly; // either way there is no reference to check outputs against
+  sim::HbmImage hbm = timingOnly ? sim::HbmImage{} : makeInputs(program, seed);
+  report.sim = sim::simulate(program, report.target, hbm, {.computeValues = !timingOnly});
+  report.ok = true;
   return report;
 }
 

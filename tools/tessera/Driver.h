@@ -40,6 +40,8 @@ struct RunReport {
   tsr::Params params;
   sim::SimResult sim;
   size_t instructions = 0;
+  int64_t sbufPeakBytes = -1;  ///< peak SBUF use per partition (from allocation; -1 unknown)
+  int64_t psumPeakBytes = -1;
   std::vector<TensorCheck> checks;  ///< empty in a timing-only run
   bool timingOnly = false;
   bool ok = false;            ///< every output within tolerance (a timing-only run checks nothing: true)
@@ -67,5 +69,11 @@ tsr::graph::KernelGraph traceKernel(const tsr::KernelInfo &kernel, const std::ma
 
 /// Traces, compiles, simulates and checks one kernel.
 RunReport runKernel(const RunRequest &request);
+
+/// Simulates a kernel saved as MLIR (`tessera compile --emit nc` output, or a tile-level module) with random
+/// inputs from `seed`: time and engine use, no reference to check against. Problems with the file are
+/// InputErrors.
+RunReport simulateFile(const std::string &path, uint64_t seed, const compiler::CompileOptions &options,
+                       bool timingOnly);
 
 } // namespace tessera::driver

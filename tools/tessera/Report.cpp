@@ -24,6 +24,8 @@ nlohmann::json toJson(const RunReport &r) {
   j["dma_bytes_per_ns"] = r.target.dma.bytesPerNs();
   j["bounds_us"] = {{"tensor_engine", r.tensorBoundUs()}, {"dma", r.dmaBoundUs()}};
   j["instructions"] = r.instructions;
+  j["sbuf_peak_bytes_per_partition"] = r.sbufPeakBytes;
+  j["psum_peak_bytes_per_partition"] = r.psumPeakBytes;
   double maxAbs = 0, maxRel = 0;
   nlohmann::json outputs = nlohmann::json::array();
   for (const TensorCheck &c : r.checks) {
@@ -50,7 +52,8 @@ std::string toText(const RunReport &r) {
   auto line = [&](std::string_view format, const auto &...args) {
     s += fmt::vformat(format, fmt::make_format_args(args...)) + "\n";
   };
-  line("{} on {} ({})  shape {}", r.kernel, r.target.name, r.target.description, r.params.str());
+  line("{} on {} ({})  shape {}", r.kernel, r.target.name, r.target.description,
+       r.params.values().empty() ? "as saved" : r.params.str());
   line("");
   line("  simulated time   {:>12.3f} us   ({:.0f} cycles at {} GHz)", r.timeUs(), r.cycles(), r.target.tensor.clockGhz);
   line("  FLOPs            {:>12}        achieved {:.2f} of {:.1f} peak TFLOP/s ({:.1f}%)", r.sim.flops,
@@ -58,6 +61,10 @@ std::string toText(const RunReport &r) {
   line("  HBM traffic      {:>12} B      DMA bound {:.3f} us at {:.1f} B/ns", r.sim.hbmBytes, r.dmaBoundUs(),
        r.target.dma.bytesPerNs());
   line("  instructions     {:>12}", r.instructions);
+  if (r.sbufPeakBytes >= 0)
+    line("  on-chip memory   SBUF {:.1f} of {:.1f} KiB, PSUM {:.1f} of {:.1f} KiB per partition (peak)",
+         r.sbufPeakBytes / 1024.0, r.target.sbufBytesPerPartition / 1024.0, r.psumPeakBytes / 1024.0,
+         r.target.psumBytesPerPartition / 1024.0);
   line("");
   line("  engine busy");
   for (auto &[name, pct] : r.busyPercent()) {
@@ -70,6 +77,7 @@ std::string toText(const RunReport &r) {
          c.maxRelErr, c.tolerance, c.ok ? "ok" : "MISMATCH");
   line("");
   if (r.timingOnly) line("  verdict: timing only (no values computed, nothing checked)");
+  else if (r.checks.empty()) line("  verdict: simulated (no reference to check the outputs against)");
   else line("  verdict: {}", r.ok ? "ok" : "FAILED: outputs differ from the reference");
   return s;
 }

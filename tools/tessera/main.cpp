@@ -2,7 +2,8 @@
 //   tessera list                      kernels and their shape parameters
 //   tessera targets                   the machines that can be simulated
 //   tessera run KERNEL [--target T] [--shape K=V,...] [--seed N] [--json]
-//   tessera compile KERNEL [--target T] [--shape ...] --emit tile|nc
+//   tessera compile KERNEL [--target T] [--shape ...] --emit tile|tile-allocated|nc
+//   tessera sim FILE.mlir [--seed N] [--timing-only] [--json]
 // Exit status: 0 all well; 1 a check failed (numerics, a kernel bug found); 2 bad usage or input.
 
 #include "tessera/Driver.h"
@@ -54,6 +55,7 @@ struct KernelOptions {
   std::string kernel, target = "trn2", shape;
   uint64_t seed = 0;
   unsigned loopBuffers = 4;
+  bool noPipeline = false;
   bool json = false;
 
   void add(po::options_description &desc) {
@@ -62,6 +64,7 @@ struct KernelOptions {
         "shape,s", po::value(&shape), "shape parameters, e.g. M=1024,N=1024,K=1024")(
         "loop-buffers", po::value(&loopBuffers)->default_value(loopBuffers),
         "rotating copies of loop-local tiles (1 = no overlap of iterations)")(
+        "no-pipeline", po::bool_switch(&noPipeline), "one copy of each loop-local tile (same as --loop-buffers 1)")(
         "json", po::bool_switch(&json), "print one JSON object");
   }
   RunRequest request() const {
@@ -70,7 +73,8 @@ struct KernelOptions {
     r.target = target;
     r.shape = parseShape(shape);
     r.seed = seed;
-    r.compile.loopBuffers = loopBuffers;
+    r.compile.loopBuffers = noPipeline ? 1 : loopBuffers;
+    if (r.compile.loopBuffers == 0) throw InputError("--loop-buffers must be at least 1");
     return r;
   }
 };
@@ -186,13 +190,36 @@ int cmdCompile(const std::vector<std::string> &args) {
   return kOk;
 }
 
+int cmdSim(const std::vector<std::string> &args) {
+  std::string file;
+  uint64_t seed = 0;
+  unsigned loopBuffers = 4;
+  bool json = false, timingOnly = false;
+  po::options_description desc("tessera sim FILE.mlir");
+  desc.add_options()("file", po::value(&file)->required(), "an nc-level (or tile-level) module")(
+      "seed", po::value(&seed)->default_value(0), "seed of the random inputs")(
+      "loop-buffers", po::value(&loopBuffers)->default_value(loopBuffers), "for a tile-level module")(
+      "timing-only", po::bool_switch(&timingOnly), "simulate time alone: compute no values")(
+      "json", po::bool_switch(&json), "print one JSON object");
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  parse(args, desc, pos);
+  compiler::CompileOptions options;
+  options.loopBuffers = std::max(1u, loopBuffers);
+  RunReport report = simulateFile(file, seed, options, timingOnly);
+  if (json) fmt::print("{}\n", toJson(report).dump(2));
+  else fmt::print("{}", toText(report));
+  return kOk;
+}
+
 void printUsage(std::FILE *out) {
   fmt::print(out, "usage: tessera <command> [options]\n\n"
              "commands:\n"
              "  list                     kernels and their shape parameters\n"
              "  targets                  machines that can be simulated\n"
              "  run KERNEL               compile, simulate and check a kernel: time, engines, numerics\n"
-             "  compile KERNEL --emit S  print a compiler stage (tile, tile-allocated, nc)\n\n"
+             "  compile KERNEL --emit S  print a compiler stage (tile, tile-allocated, nc)\n"
+             "  sim FILE.mlir            simulate a saved module (the output of compile --emit nc)\n\n"
              "`tessera <command> --help` lists a command's options. --json gives machine-readable output.\n");
 }
 
@@ -217,7 +244,7 @@ int main(int argc, char **argv) {
     return args.empty() ? kBadInput : kOk;
   }
   static const std::map<std::string, std::function<int(const std::vector<std::string> &)>> commands = {
-      {"list", cmdList}, {"targets", cmdTargets}, {"run", cmdRun}, {"compile", cmdCompile}};
+      {"list", cmdList}, {"targets", cmdTargets}, {"run", cmdRun}, {"compile", cmdCompile}, {"sim", cmdSim}};
   auto it = commands.find(args[0]);
   if (it == commands.end()) {
     fmt::print(stderr, "tessera: unknown command '{}'\n\n", args[0]);

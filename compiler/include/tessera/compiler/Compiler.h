@@ -27,12 +27,19 @@ struct CompileResult {
   std::string tileIr;   ///< the tile stage, when asked for
   std::string ncIr;     ///< the nc stage, when asked for
   isa::Program program; ///< ready to simulate
+  int64_t sbufPeakBytes = -1; ///< peak SBUF use per partition, from allocation (-1: unknown)
+  int64_t psumPeakBytes = -1; ///< peak PSUM use per partition
 };
 
 /// Compiles `kernel` for `target`: import -> verify-target -> allocate-memory -> lower-tile-to-nc ->
 /// insert-semaphores -> isa::Program. Problems are a tessera::Error at the kernel's source line.
 CompileResult compile(const tsr::graph::KernelGraph &kernel, const isa::Target &target,
                       const CompileOptions &options = {});
+
+/// Reads a `.mlir` file holding one kernel at the tile level (compiled with `options` first) or at the nc level
+/// (as `tessera compile --emit nc` prints it), for the target its `tessera.target` attribute names.
+/// A file that does not parse or verify is a tessera::Error naming the file and line.
+CompileResult compileFile(const std::string &path, const CompileOptions &options = {});
 
 /// Prints the tile-dialect module of a traced kernel, before any pass.
 std::string importToText(const tsr::graph::KernelGraph &kernel, const isa::Target &target);
