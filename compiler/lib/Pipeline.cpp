@@ -34,10 +34,12 @@ namespace tessera::compiler {
 
 namespace {
 
-std::string print(ModuleOp module) {
+std::string print(ModuleOp module, bool locations = false) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  module.print(os);
+  OpPrintingFlags flags;
+  if (locations) flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  module.print(os, flags);
   return text;
 }
 
@@ -146,10 +148,10 @@ static CompileResult runStages(MLIRContext &ctx, ErrorCollector &errors, ModuleO
                            /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
   if (fromTile) {
     if (failed(tilePm.run(module))) errors.raise("tile");
-    if (options.keepTileIr) result.tileIr = print(module);
+    if (options.keepTileIr) result.tileIr = print(module, options.printLocations);
     if (failed(ncPm.run(module))) errors.raise("nc");
   }
-  if (options.keepNcIr) result.ncIr = print(module);
+  if (options.keepNcIr) result.ncIr = print(module, options.printLocations);
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (auto peak = fn->getAttrOfType<IntegerAttr>("tile.sbuf_peak")) result.sbufPeakBytes = peak.getInt();
     if (auto peak = fn->getAttrOfType<IntegerAttr>("tile.psum_peak")) result.psumPeakBytes = peak.getInt();

@@ -163,11 +163,12 @@ int cmdRun(const std::vector<std::string> &args) {
 int cmdCompile(const std::vector<std::string> &args) {
   KernelOptions opts;
   std::string emit;
-  bool printAfterAll = false;
+  bool printAfterAll = false, locations = false;
   po::options_description desc("tessera compile KERNEL");
   opts.add(desc);
   desc.add_options()("emit", po::value(&emit)->required(), "stage to print: tile (as imported), tile-allocated, nc")(
-      "print-ir-after-all", po::bool_switch(&printAfterAll), "print the module after every pass (stderr)");
+      "print-ir-after-all", po::bool_switch(&printAfterAll), "print the module after every pass (stderr)")(
+      "locations", po::bool_switch(&locations), "print each op's kernel source line (keep them for tessera sim)");
   po::positional_options_description pos;
   pos.add("kernel", 1);
   parse(args, desc, pos);
@@ -185,6 +186,7 @@ int cmdCompile(const std::vector<std::string> &args) {
   r.compile.keepTileIr = emit == "tile-allocated";
   r.compile.keepNcIr = emit == "nc";
   r.compile.printIrAfterAll = printAfterAll;
+  r.compile.printLocations = locations;
   compiler::CompileResult result = compiler::compile(graph, target, r.compile);
   fmt::print("{}", emit == "nc" ? result.ncIr : result.tileIr);
   return kOk;

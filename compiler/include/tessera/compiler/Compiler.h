@@ -20,6 +20,8 @@ struct CompileOptions {
   /// Keep the MLIR text of the tile stage (after allocation) and of the nc stage (after synchronisation).
   bool keepTileIr = false;
   bool keepNcIr = false;
+  /// Print each op's kernel source location (`loc(...)`), so a saved module keeps them for `tessera sim`.
+  bool printLocations = false;
 };
 
 /// What compiling gives.
