@@ -97,6 +97,7 @@ private:
 
 struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AllocateMemoryPass)
+  StringRef getName() const override { return "AllocateMemory"; }
   AllocateMemoryPass() = default;
   AllocateMemoryPass(const AllocateMemoryPass &other) : PassWrapper(other) {}
   explicit AllocateMemoryPass(unsigned loopBuffers) { this->loopBuffers = loopBuffers; }

@@ -107,6 +107,7 @@ private:
 
 struct InsertSemaphoresPass : PassWrapper<InsertSemaphoresPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(InsertSemaphoresPass)
+  StringRef getName() const override { return "InsertSemaphores"; }
   StringRef getArgument() const override { return "nc-insert-semaphores"; }
   StringRef getDescription() const override { return "Synchronise engines with semaphores from data dependencies"; }
 

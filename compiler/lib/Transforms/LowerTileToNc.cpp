@@ -279,6 +279,7 @@ private:
 
 struct LowerTileToNcPass : PassWrapper<LowerTileToNcPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerTileToNcPass)
+  StringRef getName() const override { return "LowerTileToNc"; }
   StringRef getArgument() const override { return "lower-tile-to-nc"; }
   StringRef getDescription() const override { return "Unroll, resolve addresses and assign engines: tile -> nc"; }
   void getDependentDialects(DialectRegistry &registry) const override { registry.insert<nc::NcDialect>(); }

@@ -19,18 +19,21 @@ int64_t bytesPerPartition(MemRefType t) {
   return t.getDimSize(1) * static_cast<int64_t>(t.getElementTypeBitWidth() / 8);
 }
 
+/// " (tile 't3')" when the alloc carries the kernel's tile name.
+std::string named(tile::AllocOp op) { return op.getName() ? " (tile '" + op.getName()->str() + "')" : ""; }
+
 LogicalResult verifyAlloc(tile::AllocOp op, const isa::Target &t) {
   MemRefType type = op.getType();
   if (type.getDimSize(0) > t.partitions)
     return op.emitError() << "tile " << type << " has " << type.getDimSize(0) << " partitions; " << t.name
-                          << " has " << t.partitions;
+                          << " has " << t.partitions << named(op);
   int64_t bytes = bytesPerPartition(type);
   if (tile::memorySpaceOf(type) == tile::MemorySpace::psum && bytes > static_cast<int64_t>(t.psumBankBytes()))
     return op.emitError() << "PSUM tile " << type << " takes " << bytes << " bytes per partition; a PSUM bank of "
-                          << t.name << " holds " << t.psumBankBytes();
+                          << t.name << " holds " << t.psumBankBytes() << named(op);
   if (tile::memorySpaceOf(type) == tile::MemorySpace::sbuf && bytes > static_cast<int64_t>(t.sbufBytesPerPartition))
     return op.emitError() << "SBUF tile " << type << " takes " << bytes << " bytes per partition; " << t.name
-                          << " has " << t.sbufBytesPerPartition;
+                          << " has " << t.sbufBytesPerPartition << named(op);
   return success();
 }
 
@@ -52,6 +55,7 @@ LogicalResult verifyMatmul(tile::MatmulOp op, const isa::Target &t) {
 
 struct VerifyTargetPass : PassWrapper<VerifyTargetPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VerifyTargetPass)
+  StringRef getName() const override { return "VerifyTarget"; }
   StringRef getArgument() const override { return "tile-verify-target"; }
   StringRef getDescription() const override { return "Check tiles and matmuls against the target's limits"; }
 

@@ -164,3 +164,51 @@ TEST(TimingOnly, SameTimeAsTheFullRun) {
 }
 
 } // namespace
+
+namespace {
+
+// A kernel whose tiles do not fit in SBUF fails to compile, naming the tile and its line; the same kernel with
+// smaller tiles compiles. Three [128, F] f32 tiles live at once, each with 4 rotating copies in the loop.
+const tsr::Registration bigTiles{{
+    .name = "test_big_tiles",
+    .summary = "adds two [128, F] tiles; F is the tile width",
+    .params = {{"F", 512}},
+    .signature = [](const tsr::Params &p) {
+      return std::vector<tsr::TensorSpec>{tsr::input("a", {256, p["F"]}, tsr::f32),
+                                          tsr::input("b", {256, p["F"]}, tsr::f32),
+                                          tsr::output("c", {256, p["F"]}, tsr::f32)};
+    },
+    .body = tsr::body([](tsr::Hbm a, tsr::Hbm b, tsr::Hbm c) {
+      const int64_t f = a.dim(1);
+      for (auto i : tsr::affine_range(2)) {
+        tsr::Tile x = tsr::load(a.tile(i, 0, {128, f}));
+        tsr::Tile y = tsr::load(b.tile(i, 0, {128, f}));
+        tsr::store(c.tile(i, 0, {128, f}), x + y);
+      }
+    }),
+    .reference = [](const tsr::Params &, const std::vector<tsr::HostTensor> &in,
+                    std::vector<tsr::HostTensor> &out) {
+      for (size_t i = 0; i < in[0].size(); ++i) out[0][i] = in[0][i] + in[1][i];
+    },
+}};
+
+TEST(Allocation, TooMuchSbufNamesTheTile) {
+  // 3 tiles x 20000 f32 = 240000 bytes per partition: more than trn2's 212984, even with one copy each.
+  try {
+    runKernel({.kernel = "test_big_tiles", .target = "trn2", .shape = {{"F", 20000}}});
+    FAIL() << "expected an allocation error";
+  } catch (const tessera::Error &e) {
+    EXPECT_NE(e.message().find("tile 't2'"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("needs 80000 bytes per partition of SBUF"), std::string::npos) << e.message();
+    EXPECT_NE(e.where().file.find("RunKernelTest.cpp"), std::string::npos) << e.what();
+  }
+  // 3 x 16000 f32 = 192000 bytes fits with one copy each (the allocator falls back from 4 copies).
+  RunReport fits = runKernel({.kernel = "test_big_tiles", .target = "trn2", .shape = {{"F", 16000}}});
+  EXPECT_TRUE(fits.ok);
+  EXPECT_EQ(fits.sbufPeakBytes, 192000);
+  RunReport small = runKernel({.kernel = "test_big_tiles", .target = "trn2", .shape = {{"F", 512}}});
+  EXPECT_TRUE(small.ok);
+  EXPECT_EQ(small.sbufPeakBytes, 3 * 4 * 512 * 4);
+}
+
+} // namespace
