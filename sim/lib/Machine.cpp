@@ -31,6 +31,7 @@ Machine::Machine(sc_core::sc_module_name name, const isa::Program &program, cons
       sbuf_("SBUF", target.partitions, target.sbufBytesPerPartition, options.computeValues),
       psum_("PSUM", target.partitions, target.psumBytesPerPartition, options.computeValues), hbm_(hbm, target.dma),
       semaphores_(program.semaphores),
+      checks_(options.checks ? std::make_unique<KernelBugChecks>(program, target) : nullptr),
       env_{.program = program,
            .target = target,
            .computeValues = options.computeValues,
@@ -41,6 +42,7 @@ Machine::Machine(sc_core::sc_module_name name, const isa::Program &program, cons
                         .hbm = hbm_.tensorBases()},
            .semaphores = semaphores_,
            .hbm = hbm_,
+           .checks = checks_.get(),
            .failure = nullptr} {
   engines_.reserve(program.streams.size());
   for (const isa::Stream &stream : program.streams)

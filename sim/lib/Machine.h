@@ -43,6 +43,7 @@ private:
   OnChipMemory sbuf_, psum_;
   Hbm hbm_;
   Semaphores semaphores_;
+  std::unique_ptr<KernelBugChecks> checks_;
   RunEnvironment env_;
   std::vector<std::unique_ptr<StreamEngine>> engines_;
 };

@@ -213,7 +213,7 @@ SourceLoc locationOf(const isa::Program &program, const isa::Instruction &inst) 
   return inst.loc < program.locations.size() ? program.locations[inst.loc] : SourceLoc{};
 }
 
-void prepareHbm(const isa::Program &program, HbmImage &hbm) {
+void prepareHbm(const isa::Program &program, HbmImage &hbm, bool withStorage) {
   if (hbm.size() > program.tensors.size())
     throw Error(fmt::format("the HBM image holds {} tensors but kernel '{}' has {}", hbm.size(), program.kernel,
                             program.tensors.size()));
@@ -221,6 +221,8 @@ void prepareHbm(const isa::Program &program, HbmImage &hbm) {
   for (size_t t = 0; t < hbm.size(); ++t) {
     const isa::TensorInfo &tensor = program.tensors[t];
     const auto bytes = static_cast<size_t>(tensor.bytes());
+    if (hbm[t].empty() && !withStorage)
+      continue;
     if (hbm[t].empty())
       hbm[t].resize(bytes);
     if (hbm[t].size() != bytes)

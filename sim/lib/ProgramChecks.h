@@ -13,8 +13,10 @@
 namespace tessera::sim {
 
 /// Gives `hbm` one buffer per tensor of the tensor's size: missing trailing buffers and empty ones are added,
-/// zero-filled (outputs need not be passed in). A buffer of any other size is an Error naming the tensor.
-void prepareHbm(const isa::Program &program, HbmImage &hbm);
+/// zero-filled (outputs need not be passed in), unless `withStorage` is false (timing only: no value is ever read
+/// or written, so empty buffers stay empty rather than costing a zero-filled copy of every tensor). A buffer of
+/// any other size is an Error naming the tensor.
+void prepareHbm(const isa::Program &program, HbmImage &hbm, bool withStorage = true);
 
 /// Checks the target figures the run divides by: the clock of each engine with a stream, the DMA bandwidth and
 /// fixed latency when there are DMA streams, and the memory sizes.

@@ -1,9 +1,10 @@
 #pragma once
 /// \file
-/// What every engine of one run shares: the program, the target, the memories, the semaphores and the first
-/// failure a thread hit.
+/// What every engine of one run shares: the program, the target, the memories, the semaphores, the kernel-bug
+/// checks and the first failure a thread hit.
 
 #include "Semaphores.h"
+#include "checks/KernelBugChecks.h"
 #include "memory/Hbm.h"
 
 #include "tessera/isa/Program.h"
@@ -21,6 +22,7 @@ struct RunEnvironment {
   isa::Memories memories;      ///< what isa::execute reads and writes
   Semaphores &semaphores;
   Hbm &hbm;
+  KernelBugChecks *checks = nullptr;  ///< races and uninitialised reads; null when SimOptions::checks is off
   std::exception_ptr failure;  ///< set by the first thread that fails; the run then stops and rethrows it
 };
 

@@ -12,7 +12,7 @@ namespace tessera::sim {
 
 SimResult simulate(const isa::Program &program, const isa::Target &target, HbmImage &hbm,
                    const SimOptions &options) {
-  prepareHbm(program, hbm);
+  prepareHbm(program, hbm, options.computeValues);
   checkTarget(program, target);
   checkStreams(program);
   FreshSimContext context;

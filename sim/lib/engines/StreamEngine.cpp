@@ -10,7 +10,8 @@ namespace tessera::sim {
 constexpr size_t kEngineStackBytes = 256 * 1024;
 
 StreamEngine::StreamEngine(sc_core::sc_module_name name, const isa::Stream &stream, RunEnvironment &env)
-    : sc_core::sc_module(name), env_(env), stream_(stream) {
+    : sc_core::sc_module(name), env_(env), stream_(stream),
+      streamIndex_(static_cast<uint32_t>(&stream - env.program.streams.data())) {
   SC_HAS_PROCESS(StreamEngine);
   SC_THREAD(run);
   set_stack_size(kEngineStackBytes);
@@ -20,14 +21,20 @@ void StreamEngine::run() {
   try {
     const auto &instructions = stream_.instructions;
     Semaphores &semaphores = env_.semaphores;
+    KernelBugChecks *checks = env_.checks;
     for (; position_ < instructions.size(); ++position_) {
       const isa::Instruction &inst = instructions[position_];
       checkInstruction(env_.program, env_.target, stream_, position_);
       if (inst.waitCount != 0)
         awaitSemaphores(inst);
+      if (checks)
+        checks->start(streamIndex_, position_);
       perform(inst);
-      for (uint32_t sem : env_.program.signalsOf(inst))
+      for (uint32_t sem : env_.program.signalsOf(inst)) {
         semaphores.signal(sem);
+        if (checks)
+          checks->signal(streamIndex_, sem);
+      }
       flops_ += isa::flops(inst);
       hbmBytes_ += isa::hbmBytes(inst);
     }

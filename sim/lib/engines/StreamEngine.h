@@ -1,9 +1,10 @@
 #pragma once
 /// \file
 /// What every engine does with its instruction stream, whatever the engine: one SC_THREAD that, for each
-/// instruction, checks it (operands inside their memories, shapes, semaphores), waits for its semaphores, lets
-/// the engine occupy itself with it (perform(): one wait(sc_time) and, unless timing only, the instruction's
-/// semantics), then signals its semaphores. A failed check stops the whole run with that Error.
+/// instruction, checks it (operands inside their memories, shapes, semaphores), waits for its semaphores, hands
+/// it to the kernel-bug checks (races, uninitialised reads; when on), lets the engine occupy itself with it
+/// (perform(): one wait(sc_time) and, unless timing only, the instruction's semantics), then signals its
+/// semaphores. A failed check stops the whole run with that Error.
 
 #include "RunEnvironment.h"
 
@@ -51,6 +52,7 @@ private:
   void awaitSemaphores(const isa::Instruction &inst);
 
   const isa::Stream &stream_;
+  uint32_t streamIndex_ = 0;  ///< in Program::streams
   size_t position_ = 0;
   bool finished_ = false;
   const isa::SemWait *blockedOn_ = nullptr;

@@ -16,6 +16,10 @@ namespace tessera::sim {
 /// How to run.
 struct SimOptions {
   bool computeValues = true;  ///< false: timing only (no instruction computes its result)
+  /// Kernel-bug checks, in timing-only runs too: races between streams that no semaphore orders, and reads of
+  /// never-written SBUF/PSUM/HBM-output bytes. They cost host time, never simulated time. Off: only the checks
+  /// that keep the simulator itself safe remain (operands in bounds, shapes, semaphore ids, deadlock).
+  bool checks = true;
 };
 
 /// What one instruction stream did.
@@ -39,8 +43,10 @@ struct SimResult {
 /// The contents of every HBM tensor of a program, in Program::tensors order, in the tensors' own dtypes.
 using HbmImage = std::vector<std::vector<std::byte>>;
 
-/// Simulates `program` on `target`. `hbm` holds the inputs on entry and the outputs on return.
-/// Throws tessera::Error when the program cannot run (deadlock, an operand outside its memory).
+/// Simulates `program` on `target`. `hbm` holds the inputs on entry and the outputs on return; missing or empty
+/// buffers are made zero-filled, except in timing-only runs, which leave them empty.
+/// Throws tessera::Error when the program cannot run (deadlock, an operand outside its memory) or, with
+/// SimOptions::checks, at the first race or uninitialised read.
 SimResult simulate(const isa::Program &program, const isa::Target &target, HbmImage &hbm,
                    const SimOptions &options = {});
 

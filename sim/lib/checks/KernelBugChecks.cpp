@@ -1,0 +1,155 @@
+#include "checks/KernelBugChecks.h"
+
+#include "ProgramChecks.h"
+
+#include "tessera/isa/Error.h"
+
+#include <fmt/format.h>
+
+#include <systemc>
+
+namespace tessera::sim {
+namespace {
+
+using isa::AccessPattern;
+using isa::Instruction;
+using isa::Opcode;
+
+/// Which operands an instruction reads (dst aside, which each instruction writes).
+struct Reads {
+  bool src0 = false, src1 = false, dst = false;
+};
+
+Reads readsOf(const Instruction &inst) {
+  switch (inst.op) {
+  case Opcode::Memset: return {};
+  case Opcode::Matmul: return {.src0 = true, .src1 = true, .dst = inst.accumulate};
+  case Opcode::TensorTensor: return {.src0 = true, .src1 = true};
+  case Opcode::Activation: return {.src0 = true, .src1 = inst.src1.partitions != 0}; // src1: optional bias
+  case Opcode::DmaCopy:
+  case Opcode::TensorReduce:
+  case Opcode::TensorCopy: return {.src0 = true};
+  }
+  return {};
+}
+
+double nowNs() { return static_cast<double>(sc_core::sc_time_stamp().value()) / 1000.0; }
+
+} // namespace
+
+KernelBugChecks::KernelBugChecks(const isa::Program &program, const isa::Target &target)
+    : program_(program), order_(program), history_(program), written_(program, target) {}
+
+void KernelBugChecks::start(uint32_t s, size_t index) {
+  const Instruction &inst = program_.streams[s].instructions[index];
+  order_.start(s, index, inst);
+  const Reads reads = readsOf(inst);
+  // Ids first: making an entry may move the others.
+  const uint32_t src0 = reads.src0 ? history_.entryOf(inst.src0) : 0;
+  const uint32_t src1 = reads.src1 ? history_.entryOf(inst.src1) : 0;
+  const uint32_t dst = history_.entryOf(inst.dst);
+  if (reads.src0)
+    checkRead(s, index, "src0", inst.src0, src0);
+  if (reads.src1)
+    checkRead(s, index, "src1", inst.src1, src1);
+  if (reads.dst)
+    checkRead(s, index, "dst", inst.dst, dst);
+  checkWrite(s, index, inst.dst, dst);
+
+  const Access self{.stream = s, .index = static_cast<uint32_t>(index)};
+  if (reads.src0)
+    history_.recordRead(src0, self);
+  if (reads.src1)
+    history_.recordRead(src1, self);
+  history_.recordWrite(dst, self);
+}
+
+void KernelBugChecks::checkRead(uint32_t s, size_t index, const char *operand, const AccessPattern &ap,
+                                uint32_t id) {
+  checkAgainst(s, index, operand, false, id, id);
+  for (uint32_t other : history_.overlaps(id))
+    checkAgainst(s, index, operand, false, id, other);
+  if (history_.written(id))
+    return;
+  WrittenBytes::Hole hole;
+  if (!written_.allWritten(ap, hole)) [[unlikely]]
+    reportUninitialised(s, index, operand, ap, hole);
+  history_.setWritten(id);
+}
+
+void KernelBugChecks::checkWrite(uint32_t s, size_t index, const AccessPattern &ap, uint32_t id) {
+  checkAgainst(s, index, "dst", true, id, id);
+  for (uint32_t other : history_.overlaps(id))
+    checkAgainst(s, index, "dst", true, id, other);
+  if (history_.written(id))
+    return;
+  written_.markWritten(ap);
+  history_.setWritten(id);
+}
+
+void KernelBugChecks::checkAgainst(uint32_t s, size_t index, const char *operand, bool writes, uint32_t id,
+                                   uint32_t other) {
+  const AccessHistory::Accesses &entry = history_.accesses(other);
+  const Access writer = entry.writer;
+  if (writer.valid() && !order_.ordered(writer.stream, writer.index, s)) [[unlikely]]
+    reportRace(s, index, operand, writes, id, other, writer, true);
+  if (!writes)
+    return;
+  for (const Access &reader : entry.readers)
+    if (!order_.ordered(reader.stream, reader.index, s)) [[unlikely]]
+      reportRace(s, index, operand, writes, id, other, reader, false);
+}
+
+namespace {
+
+/// "stream 'vector', instruction 3 (tensor_copy) at softmax.cpp:25".
+std::string instructionAt(const isa::Program &program, uint32_t s, size_t index) {
+  const isa::Stream &stream = program.streams[s];
+  const SourceLoc where = locationOf(program, stream.instructions[index]);
+  const std::string at = where.known() ? fmt::format(" at {}", where.str()) : std::string{};
+  return describeInstruction(stream, index) + at;
+}
+
+/// "sbuf partitions [0, 128) bytes [0, 2048)", "hbm tensor 'c' bytes [0, 4096)".
+std::string describeRegion(const isa::Program &program, const Region &r) {
+  if (r.memory >= kFirstHbmMemory)
+    return fmt::format("hbm tensor '{}' bytes [{}, {})", program.tensors[r.memory - kFirstHbmMemory].name, r.b0,
+                       r.b1);
+  return fmt::format("{} partitions [{}, {}) bytes [{}, {})", r.memory == kSbufMemory ? "sbuf" : "psum", r.p0, r.p1,
+                     r.b0, r.b1);
+}
+
+} // namespace
+
+void KernelBugChecks::reportRace(uint32_t s, size_t index, const char *operand, bool writes, uint32_t id,
+                                 uint32_t other, Access earlier, bool earlierWrites) const {
+  const Region overlap = history_.region(id).intersection(history_.region(other));
+  const char *kind = writes ? (earlierWrites ? "write after write" : "write after read") : "read after write";
+  throw Error(fmt::format("race in kernel '{}' at {} ns ({}): {} {} {} ({}), which {} {}, and no semaphore orders "
+                          "the two",
+                          program_.kernel, nowNs(), kind, instructionAt(program_, s, index),
+                          writes ? "writes" : "reads", describeRegion(program_, overlap), operand,
+                          instructionAt(program_, earlier.stream, earlier.index), earlierWrites ? "writes" : "reads"),
+              locationOf(program_, program_.streams[s].instructions[index]),
+              "make one of the two wait for a semaphore that the other signals, directly or through a chain of "
+              "semaphores across streams");
+}
+
+void KernelBugChecks::reportUninitialised(uint32_t s, size_t index, const char *operand, const AccessPattern &ap,
+                                          const WrittenBytes::Hole &hole) const {
+  const MemoryId memory = memoryOf(ap);
+  const Region where{.memory = memory, .p0 = hole.row, .p1 = hole.row + 1, .b0 = hole.first, .b1 = hole.last};
+  std::string place = describeRegion(program_, where);
+  if (memory < kFirstHbmMemory) // one partition: say so plainly
+    place = fmt::format("{} partition {} bytes [{}, {})", memory == kSbufMemory ? "sbuf" : "psum", hole.row,
+                        hole.first, hole.last);
+  const bool output = memory >= kFirstHbmMemory;
+  throw Error(fmt::format("uninitialised read in kernel '{}' at {} ns: {} reads {} ({}), which no instruction has "
+                          "written{}",
+                          program_.kernel, nowNs(), instructionAt(program_, s, index), place, operand,
+                          output ? " (an output tensor starts unwritten)" : ""),
+              locationOf(program_, program_.streams[s].instructions[index]),
+              "write the bytes before reading them, and make the reader wait for a semaphore the writer signals");
+}
+
+} // namespace tessera::sim

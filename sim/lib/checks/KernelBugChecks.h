@@ -1,0 +1,53 @@
+#pragma once
+/// \file
+/// The checks that find bugs in a kernel's synchronisation while it runs (SimOptions::checks):
+/// - a race: two instructions of different streams (engines or DMA queues) touch overlapping bytes of SBUF, PSUM
+///   or an HBM tensor, at least one of them writes, and no chain of semaphores orders them (HappensBefore.h);
+/// - an uninitialised read: an instruction reads SBUF or PSUM bytes, or bytes of an HBM output tensor, that no
+///   instruction has written (WrittenBytes.h).
+/// The first problem stops the run with an Error naming both instructions (stream, index, opcode, kernel source
+/// line), the memory and byte range, and the simulated time. Checks never change simulated time.
+
+#include "checks/AccessHistory.h"
+#include "checks/HappensBefore.h"
+#include "checks/WrittenBytes.h"
+
+#include "tessera/isa/Program.h"
+#include "tessera/isa/Target.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tessera::sim {
+
+class KernelBugChecks {
+public:
+  KernelBugChecks(const isa::Program &program, const isa::Target &target);
+
+  /// Stream `s` starts instruction `index` (its semaphore waits satisfied, its operands checked in bounds):
+  /// orders it after what its waits acquire, then checks and records each operand's access.
+  void start(uint32_t s, size_t index);
+
+  /// Stream `s` signals semaphore `sem` after completing an instruction.
+  void signal(uint32_t s, uint32_t sem) { order_.signal(s, sem); }
+
+private:
+  void checkRead(uint32_t s, size_t index, const char *operand, const isa::AccessPattern &ap, uint32_t id);
+  void checkWrite(uint32_t s, size_t index, const isa::AccessPattern &ap, uint32_t id);
+  /// Checks the access against the last writer (and, for a write, the readers) of entry `other`.
+  void checkAgainst(uint32_t s, size_t index, const char *operand, bool writes, uint32_t id, uint32_t other);
+
+  [[noreturn, gnu::cold, gnu::noinline]] void reportRace(uint32_t s, size_t index, const char *operand, bool writes,
+                                                         uint32_t id, uint32_t other, Access earlier,
+                                                         bool earlierWrites) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void reportUninitialised(uint32_t s, size_t index, const char *operand,
+                                                                  const isa::AccessPattern &ap,
+                                                                  const WrittenBytes::Hole &hole) const;
+
+  const isa::Program &program_;
+  HappensBefore order_;
+  AccessHistory history_;
+  WrittenBytes written_;
+};
+
+} // namespace tessera::sim
