@@ -59,7 +59,7 @@ RunReport runKernel(const RunRequest &request) {
   report.timingOnly = request.timingOnly;
   if (request.timingOnly) {
     sim::HbmImage empty; // timing alone needs no data: the simulator skips every value computation
-    report.sim = sim::simulate(program, report.target, empty, {.computeValues = false});
+    report.sim = sim::simulate(program, report.target, empty, {.computeValues = false, .checks = request.checks});
     report.ok = true;
     return report;
   }
@@ -69,7 +69,7 @@ RunReport runKernel(const RunRequest &request) {
     if (program.tensors[i].isOutput) expected.emplace_back(program.tensors[i].elements());
     else inputs.push_back(decodeTensor(program, hbm, i));
   }
-  report.sim = sim::simulate(program, report.target, hbm);
+  report.sim = sim::simulate(program, report.target, hbm, {.checks = request.checks});
 
   // 5. The reference, from the same (rounded) inputs, and the comparison.
   kernel.reference(report.params, inputs, expected);

@@ -30,6 +30,7 @@ struct RunRequest {
   std::map<std::string, int64_t> shape;   ///< overrides of the kernel's default shape parameters
   uint64_t seed = 0;
   bool timingOnly = false;                ///< simulate time alone: no values, no reference, no comparison
+  bool checks = true;                     ///< the simulator's kernel-bug checks (races, uninitialised reads)
   compiler::CompileOptions compile;
 };
 

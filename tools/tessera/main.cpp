@@ -149,11 +149,14 @@ int cmdRun(const std::vector<std::string> &args) {
   bool timingOnly = false;
   desc.add_options()("seed", po::value(&opts.seed)->default_value(0), "seed of the random inputs")(
       "timing-only", po::bool_switch(&timingOnly), "simulate time alone: compute no values, check nothing");
+  bool noChecks = false;
+  desc.add_options()("no-checks", po::bool_switch(&noChecks), "skip the race and uninitialised-read checks (faster)");
   po::positional_options_description pos;
   pos.add("kernel", 1);
   parse(args, desc, pos);
   RunRequest request = opts.request();
   request.timingOnly = timingOnly;
+  request.checks = !noChecks;
   RunReport report = runKernel(request);
   if (opts.json) fmt::print("{}\n", toJson(report).dump(2));
   else fmt::print("{}", toText(report));
