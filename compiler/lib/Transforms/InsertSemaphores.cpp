@@ -6,7 +6,9 @@
 // A dependency on an instruction of the same stream needs nothing (streams are in order). Across streams:
 // every producer with a consumer on stream S signals the semaphore of the pair (producer stream, S) once, so
 // the k-th such signal means "the first k producers for S are done"; the consumer waits until the semaphore
-// reaches the producer's ordinal. A wait already implied by an earlier wait of the same stream is dropped.
+// reaches the producer's ordinal. A dependency already implied (by the stream's order, or transitively by a chain
+// of earlier waits, tracked with a vector clock per stream) gets no wait, so removing any wait this pass inserts
+// leaves some dependency unordered.
 // Test: compiler/test/Transforms/insert-semaphores.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
@@ -138,39 +140,65 @@ struct InsertSemaphoresPass : PassWrapper<InsertSemaphoresPass, OperationPass<Mo
         if (stream[d] != stream[i]) producers[i].push_back(d);
     }
 
-    // 2. Which producers signal which stream, and their ordinal on that semaphore.
-    std::map<std::pair<unsigned, unsigned>, int64_t> semaphoreOf;         // (from, to) -> id
-    std::map<std::pair<int64_t, unsigned>, int64_t> ordinal;              // (producer, consumer stream) -> k
-    std::map<int64_t, int64_t> signalled;                                 // semaphore -> signals so far
+    // 2. Which dependencies need a wait: walk in program order with a vector clock per stream (how far into each
+    //    other stream it is known to be ordered after). A dependency on an instruction the clock already covers
+    //    is implied, through this stream's order or through a chain of earlier waits, and needs no wait.
+    std::map<unsigned, size_t> streamIndex;
+    for (unsigned s : stream) streamIndex.try_emplace(s, streamIndex.size());
+    const size_t streams = streamIndex.size();
+    std::vector<int64_t> position(insts.size()); // 1-based position of each instruction in its stream
+    std::vector<int64_t> issued(streams, 0);
+    std::vector<char> isProducer(insts.size(), 0);
+    for (size_t i = 0; i < insts.size(); ++i) {
+      position[i] = ++issued[streamIndex[stream[i]]];
+      for (int64_t p : producers[i]) isProducer[p] = 1;
+    }
+    std::vector<std::vector<int64_t>> known(streams, std::vector<int64_t>(streams, 0));
+    std::map<int64_t, std::vector<int64_t>> clockOf; // producer -> the clock of its stream when it completes
+    std::vector<llvm::SmallVector<int64_t, 2>> waitedFor(insts.size());
+    for (size_t i = 0; i < insts.size(); ++i) {
+      std::vector<int64_t> &clock = known[streamIndex[stream[i]]];
+      auto covered = [&](int64_t p) { return clock[streamIndex[stream[p]]] >= position[p]; };
+      llvm::SmallVector<int64_t, 4> pending(producers[i].begin(), producers[i].end());
+      // Later producers tend to know more: wait for the latest first, then drop what that implies.
+      llvm::sort(pending, std::greater<>());
+      for (int64_t p : pending) {
+        if (covered(p)) continue;
+        waitedFor[i].push_back(p);
+        const std::vector<int64_t> &theirs = clockOf.at(p);
+        for (size_t t = 0; t < streams; ++t) clock[t] = std::max(clock[t], theirs[t]);
+      }
+      clock[streamIndex[stream[i]]] = position[i];
+      if (isProducer[i]) clockOf.emplace(static_cast<int64_t>(i), clock);
+    }
+
+    // 3. The producers waited for signal the semaphore of (their stream, the consumer's stream); the consumer
+    //    waits until it has been signalled as many times as the producer's ordinal on it.
+    std::map<std::pair<unsigned, unsigned>, int64_t> semaphoreOf; // (from, to) -> id
+    std::map<std::pair<int64_t, unsigned>, int64_t> ordinal;      // (producer, consumer stream) -> k
+    std::map<int64_t, int64_t> signalled;                         // semaphore -> signals so far
     std::vector<std::set<unsigned>> consumers(insts.size());
     for (size_t i = 0; i < insts.size(); ++i)
-      for (int64_t p : producers[i]) consumers[p].insert(stream[i]);
-    std::vector<llvm::SmallVector<int64_t, 2>> signals(insts.size());
-    for (size_t p = 0; p < insts.size(); ++p)
+      for (int64_t p : waitedFor[i]) consumers[p].insert(stream[i]);
+    Builder b(fn.getContext());
+    for (size_t p = 0; p < insts.size(); ++p) {
+      llvm::SmallVector<int64_t, 2> signals;
       for (unsigned to : consumers[p]) {
         auto [it, _] = semaphoreOf.try_emplace({stream[p], to}, static_cast<int64_t>(semaphoreOf.size()));
         ordinal[{static_cast<int64_t>(p), to}] = ++signalled[it->second];
-        signals[p].push_back(it->second);
+        signals.push_back(it->second);
       }
-
-    // 3. Waits: the highest ordinal needed per semaphore, unless this stream already waited for as much.
-    std::map<std::pair<unsigned, int64_t>, int64_t> waited; // (stream, semaphore) -> count
-    Builder b(fn.getContext());
+      if (!signals.empty()) insts[p]->setAttr("signals", b.getDenseI64ArrayAttr(signals));
+    }
     for (auto [i, op] : llvm::enumerate(insts)) {
-      std::map<int64_t, int64_t> need;
-      for (int64_t p : producers[i]) {
+      std::map<int64_t, int64_t> need; // semaphore -> count
+      for (int64_t p : waitedFor[i]) {
         int64_t sem = semaphoreOf.at({stream[p], stream[i]});
         need[sem] = std::max(need[sem], ordinal.at({p, stream[i]}));
       }
       llvm::SmallVector<int64_t> waits;
-      for (auto [sem, count] : need) {
-        int64_t &already = waited[{stream[i], sem}];
-        if (already >= count) continue;
-        already = count;
-        waits.append({sem, count});
-      }
+      for (auto [sem, count] : need) waits.append({sem, count});
       if (!waits.empty()) op->setAttr("waits", b.getDenseI64ArrayAttr(waits));
-      if (!signals[i].empty()) op->setAttr("signals", b.getDenseI64ArrayAttr(signals[i]));
     }
   }
 };

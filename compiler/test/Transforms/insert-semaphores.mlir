@@ -10,11 +10,12 @@
 #hs = #nc.ap<"hbm", bf16, tensor = 1, partitions = [0, 128], pstride = 128, offset = 0, dims = [128], strides = [1]>
 #acc = #nc.ap<"psum", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>
 
-// RAW: both operands of a matmul come from the same DMA queue: two signals on one semaphore, one wait for 2.
+// RAW: both operands of a matmul come from the same DMA queue, which completes in order: waiting for the
+// second load implies the first, so only the second signals and the matmul waits for one signal.
 // CHECK-LABEL: func.func @raw_one_queue
+// CHECK-NEXT: nc.dma_copy {{.*}} {engine = "dma"}{{$}}
 // CHECK-NEXT: nc.dma_copy {{.*}} {engine = "dma", signals = array<i64: 0>}
-// CHECK-NEXT: nc.dma_copy {{.*}} {engine = "dma", signals = array<i64: 0>}
-// CHECK-NEXT: nc.matmul {{.*}} {engine = "tensor", waits = array<i64: 0, 2>}
+// CHECK-NEXT: nc.matmul {{.*}} {engine = "tensor", waits = array<i64: 0, 1>}
 func.func @raw_one_queue() {
   nc.dma_copy #a, #ha {engine = "dma"}
   nc.dma_copy #s, #hs {engine = "dma"}
@@ -161,12 +162,12 @@ func.func @two_queues() {
 #h0 = #nc.ap<"hbm", f32, tensor = 0, partitions = [0, 128], pstride = 512, offset = 0, dims = [512], strides = [1]>
 #h1 = #nc.ap<"hbm", f32, tensor = 1, partitions = [0, 128], pstride = 512, offset = 0, dims = [512], strides = [1]>
 
-// The scalar engine waits for the second load (count 2), which implies the first: reading that one later
-// needs no wait of its own. The first load still signals, so that the count of 2 means both.
+// The scalar engine waits for the second load, which implies the first (same queue, in order): reading that
+// one later needs no wait of its own, and the first load needs no signal.
 // CHECK-LABEL: func.func @implied_wait
+// CHECK-NEXT: nc.dma_copy {{.*}} {engine = "dma"}{{$}}
 // CHECK-NEXT: nc.dma_copy {{.*}} {engine = "dma", signals = array<i64: 0>}
-// CHECK-NEXT: nc.dma_copy {{.*}} {engine = "dma", signals = array<i64: 0>}
-// CHECK-NEXT: nc.activation "exp" {{.*}} {engine = "scalar", scale = 1.000000e+00 : f32, waits = array<i64: 0, 2>}
+// CHECK-NEXT: nc.activation "exp" {{.*}} {engine = "scalar", scale = 1.000000e+00 : f32, waits = array<i64: 0, 1>}
 // CHECK-NEXT: nc.activation "identity" {{.*}} {engine = "scalar", scale = 1.000000e+00 : f32}{{$}}
 func.func @implied_wait() {
   nc.dma_copy #a, #h0 {engine = "dma"}
@@ -229,5 +230,28 @@ func.func @partial_overlap() {
   nc.activation "exp" #y, #part {engine = "scalar", scale = 1.0 : f32}
   nc.dma_copy #h0, #y {engine = "dma"}
   nc.dma_copy #z, #row5 {engine = "dma", queue = 1 : i64}
+  return
+}
+
+// -----
+
+#x = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>
+#y = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 2048, dims = [512], strides = [1]>
+#z = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 4096, dims = [512], strides = [1]>
+#hx = #nc.ap<"hbm", f32, tensor = 0, partitions = [0, 128], pstride = 512, offset = 0, dims = [512], strides = [1]>
+
+// Transitive order: the scalar engine reads the load's bytes and overwrites the vector engine's result, and the
+// vector engine already waited for the load. Waiting for the vector engine implies the load: one wait, and the
+// load signals only the vector engine.
+// CHECK-LABEL: func.func @transitive_chain
+// CHECK-NEXT: nc.dma_copy {{.*}} {engine = "dma", signals = array<i64: 0>}
+// CHECK-NEXT: nc.tensor_copy {{.*}} {engine = "vector", waits = array<i64: 0, 1>}
+// CHECK-NEXT: nc.tensor_tensor "add" {{.*}} {engine = "vector", signals = array<i64: 1>}
+// CHECK-NEXT: nc.activation "exp" {{.*}} {engine = "scalar", scale = 1.000000e+00 : f32, waits = array<i64: 1, 1>}
+func.func @transitive_chain() {
+  nc.dma_copy #x, #hx {engine = "dma"}
+  nc.tensor_copy #y, #x {engine = "vector"}
+  nc.tensor_tensor "add" #z, #x, #y {engine = "vector"}
+  nc.activation "exp" #z, #x {engine = "scalar", scale = 1.0 : f32}
   return
 }
