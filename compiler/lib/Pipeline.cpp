@@ -90,6 +90,7 @@ void registerPasses() {
   PassRegistration<Pass>([] { return createAllocateMemoryPass(); });
   PassRegistration<Pass>([] { return createLowerTileToNcPass(); });
   PassRegistration<Pass>([] { return createInsertSemaphoresPass(); });
+  PassRegistration<Pass>([] { return createLowerTileToLinalgPass(); }); // the golden model (lib/Golden/)
   PassPipelineRegistration<>("tessera-pipeline", "The whole tile -> nc pipeline, as `tessera compile` runs it",
                              [](OpPassManager &pm) { addStages(pm, 4); });
 }

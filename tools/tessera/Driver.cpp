@@ -3,12 +3,16 @@
 //   2. trace the kernel: run its C++ body once, symbolically, to get a kernel graph;
 //   3. compile: graph -> tile dialect -> (verify, allocate) -> nc dialect -> (synchronise) -> isa::Program;
 //   4. make inputs and simulate the program on the SystemC model of the target: outputs and time;
-//   5. compute the reference on the host and compare;
+//   5. run the golden model (the kernel JIT-compiled for this CPU) and the kernel's own reference, and compare;
 //   6. report.
 
 #include "tessera/Driver.h"
 
+#include "tessera/compiler/Golden.h"
+
 #include <fmt/format.h>
+
+#include <optional>
 
 namespace tessera::driver {
 
@@ -64,6 +68,7 @@ RunReport runKernel(const RunRequest &request) {
     return report;
   }
   sim::HbmImage hbm = makeInputs(program, request.seed);
+  const sim::HbmImage inputImage = hbm; // the golden model starts from the same bytes (outputs NaN)
   std::vector<tsr::HostTensor> inputs, expected;
   for (size_t i = 0; i < program.tensors.size(); ++i) {
     if (program.tensors[i].isOutput) expected.emplace_back(program.tensors[i].elements());
@@ -71,13 +76,35 @@ RunReport runKernel(const RunRequest &request) {
   }
   report.sim = sim::simulate(program, report.target, hbm, {.checks = request.checks});
 
-  // 5. The reference, from the same (rounded) inputs, and the comparison.
-  kernel.reference(report.params, inputs, expected);
+  // 5. The references, from the same (rounded) inputs: the golden model (the kernel's tile module lowered to
+  //    LLVM and JIT-compiled for this CPU, so every kernel has one) and the kernel's hand-written reference, if
+  //    it has one. Every output must match both.
+  std::optional<sim::HbmImage> golden;
+  if (request.golden) {
+    try {
+      golden = inputImage;
+      compiler::runGolden(graph, *golden);
+    } catch (const compiler::GoldenUnsupported &e) {
+      golden.reset();
+      report.goldenUnavailable = e.message();
+    }
+  }
+  const bool hasReference = static_cast<bool>(kernel.reference);
+  if (hasReference) kernel.reference(report.params, inputs, expected);
+  report.reference = golden && hasReference ? "golden+reference"
+                     : golden                ? "golden"
+                     : hasReference          ? "reference"
+                                             : "none";
   report.ok = true;
   for (size_t i = 0, out = 0; i < program.tensors.size(); ++i) {
     const isa::TensorInfo &t = program.tensors[i];
     if (!t.isOutput) continue;
-    report.checks.push_back(compare(t.name, t.dtype, decodeTensor(program, hbm, i), expected[out++]));
+    const tsr::HostTensor &ref = expected[out++];
+    if (!golden && !hasReference) continue;
+    std::optional<tsr::HostTensor> goldenOut;
+    if (golden) goldenOut = decodeTensor(program, *golden, i);
+    report.checks.push_back(compareWithBoth(t.name, t.dtype, decodeTensor(program, hbm, i),
+                                            goldenOut ? &*goldenOut : nullptr, hasReference ? &ref : nullptr));
     report.ok = report.ok && report.checks.back().ok;
   }
 

@@ -31,6 +31,9 @@ struct RunRequest {
   uint64_t seed = 0;
   bool timingOnly = false;                ///< simulate time alone: no values, no reference, no comparison
   bool checks = true;                     ///< the simulator's kernel-bug checks (races, uninitialised reads)
+  /// Check the outputs against the golden model (the kernel JIT-compiled for the CPU) as well as against the
+  /// kernel's hand-written reference; false (`--no-golden`) uses the reference alone.
+  bool golden = true;
   compiler::CompileOptions compile;
 };
 
@@ -44,6 +47,10 @@ struct RunReport {
   int64_t sbufPeakBytes = -1;  ///< peak SBUF use per partition (from allocation; -1 unknown)
   int64_t psumPeakBytes = -1;
   std::vector<TensorCheck> checks;  ///< empty in a timing-only run
+  /// What the outputs were checked against: "golden", "reference", "golden+reference", or "none".
+  std::string reference = "none";
+  /// Why the golden model did not run although it was asked for (an unsupported dtype); empty when it ran.
+  std::string goldenUnavailable;
   bool timingOnly = false;
   bool ok = false;            ///< every output within tolerance (a timing-only run checks nothing: true)
 

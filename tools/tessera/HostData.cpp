@@ -2,6 +2,7 @@
 
 #include "tessera/isa/NumberFormats.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -56,6 +57,24 @@ TensorCheck compare(const std::string &name, isa::DType dtype, const tsr::HostTe
   }
   c.ok = finite && c.maxRelErr <= c.tolerance;
   return c;
+}
+
+TensorCheck compareWithBoth(const std::string &name, isa::DType dtype, const tsr::HostTensor &out,
+                            const tsr::HostTensor *golden, const tsr::HostTensor *reference) {
+  TensorCheck worst;
+  worst.name = name;
+  worst.ok = true;
+  auto against = [&](const tsr::HostTensor &ref) {
+    TensorCheck c = compare(name, dtype, out, ref);
+    worst.maxAbsErr = std::max(worst.maxAbsErr, c.maxAbsErr);
+    worst.maxRelErr = std::max(worst.maxRelErr, c.maxRelErr);
+    worst.tolerance = c.tolerance;
+    worst.ok = worst.ok && c.ok;
+    return TensorCheck::Against{c.maxAbsErr, c.maxRelErr, c.tolerance, c.ok};
+  };
+  if (golden) worst.vsGolden = against(*golden);
+  if (reference) worst.vsReference = against(*reference);
+  return worst;
 }
 
 } // namespace tessera::driver

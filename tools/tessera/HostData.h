@@ -8,6 +8,7 @@
 #include "tessera/sim/Simulator.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,10 +28,24 @@ struct TensorCheck {
   double maxRelErr = 0;   ///< max |out - ref| / max(|ref|, rms(ref)): relative, but not blown up near zero
   double tolerance = 0;   ///< the largest maxRelErr accepted for the output's dtype
   bool ok = false;
+
+  /// The same numbers against each of the two references a run can have. The fields above are the worst of
+  /// those present, and `ok` needs both to pass.
+  struct Against {
+    double maxAbsErr = 0, maxRelErr = 0, tolerance = 0;
+    bool ok = false;
+  };
+  std::optional<Against> vsGolden;    ///< the golden model (the kernel JIT-compiled for the CPU), when it ran
+  std::optional<Against> vsReference; ///< the kernel's hand-written reference, when it has one
 };
 
 /// Compares `out` with `ref`; NaN or Inf where the reference is finite fails.
 TensorCheck compare(const std::string &name, isa::DType dtype, const tsr::HostTensor &out,
                     const tsr::HostTensor &ref);
+
+/// One output checked against the golden model's values and/or the hand-written reference's (at least one):
+/// the worst error of the two, ok when every one present is ok.
+TensorCheck compareWithBoth(const std::string &name, isa::DType dtype, const tsr::HostTensor &out,
+                            const tsr::HostTensor *golden, const tsr::HostTensor *reference);
 
 } // namespace tessera::driver

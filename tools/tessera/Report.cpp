@@ -31,12 +31,19 @@ nlohmann::json toJson(const RunReport &r) {
   for (const TensorCheck &c : r.checks) {
     maxAbs = std::max(maxAbs, c.maxAbsErr);
     maxRel = std::max(maxRel, c.maxRelErr);
-    outputs.push_back({{"name", c.name}, {"max_abs_err", c.maxAbsErr}, {"max_rel_err", c.maxRelErr},
-                       {"tolerance", c.tolerance}, {"ok", c.ok}});
+    nlohmann::json output = {{"name", c.name}, {"max_abs_err", c.maxAbsErr}, {"max_rel_err", c.maxRelErr},
+                             {"tolerance", c.tolerance}, {"ok", c.ok}};
+    for (auto [key, vs] : {std::pair{"vs_golden", &c.vsGolden}, std::pair{"vs_reference", &c.vsReference}})
+      if (*vs)
+        output[key] = {{"max_abs_err", (*vs)->maxAbsErr}, {"max_rel_err", (*vs)->maxRelErr},
+                       {"tolerance", (*vs)->tolerance}, {"ok", (*vs)->ok}};
+    outputs.push_back(output);
   }
   j["max_abs_err"] = maxAbs;
   j["max_rel_err"] = maxRel;
   j["outputs"] = outputs;
+  j["reference"] = r.reference;
+  if (!r.goldenUnavailable.empty()) j["golden_unavailable"] = r.goldenUnavailable;
   j["timing_only"] = r.timingOnly;
   nlohmann::json streams = nlohmann::json::array();
   for (const sim::StreamStats &s : r.sim.streams)
@@ -72,13 +79,26 @@ std::string toText(const RunReport &r) {
     line("    {:<8} {:>6.1f}%  {}", name, pct, std::string(std::min(bar, 40), '#'));
   }
   line("");
-  for (const TensorCheck &c : r.checks)
-    line("  output {:<8} max abs err {:.3g}, max rel err {:.3g} (tolerance {:.3g})  {}", c.name, c.maxAbsErr,
-         c.maxRelErr, c.tolerance, c.ok ? "ok" : "MISMATCH");
+  for (const TensorCheck &c : r.checks) {
+    std::string label = fmt::format("output {:<8}", c.name);
+    for (auto [what, vs] : {std::pair{"vs golden   ", &c.vsGolden}, std::pair{"vs reference", &c.vsReference}}) {
+      if (!*vs) continue;
+      line("  {} {}  max abs err {:.3g}, max rel err {:.3g} (tolerance {:.3g})  {}", label, what, (*vs)->maxAbsErr,
+           (*vs)->maxRelErr, (*vs)->tolerance, (*vs)->ok ? "ok" : "MISMATCH");
+      label = std::string(label.size(), ' ');
+    }
+  }
+  if (!r.goldenUnavailable.empty()) line("  golden model unavailable: {}", r.goldenUnavailable);
   line("");
+  const char *against = r.reference == "golden+reference" ? "the golden model and the kernel's reference"
+                        : r.reference == "golden"         ? "the golden model (the kernel has no reference)"
+                                                          : "the kernel's reference";
   if (r.timingOnly) line("  verdict: timing only (no values computed, nothing checked)");
   else if (r.checks.empty()) line("  verdict: simulated (no reference to check the outputs against)");
-  else line("  verdict: {}", r.ok ? "ok" : "FAILED: outputs differ from the reference");
+  else {
+    line("  checked against {}", against);
+    line("  verdict: {}", r.ok ? "ok" : "FAILED: outputs differ from the reference");
+  }
   return s;
 }
 

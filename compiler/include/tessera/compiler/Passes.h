@@ -36,6 +36,11 @@ std::unique_ptr<mlir::Pass> createLowerTileToNcPass();
 /// Test: compiler/test/Transforms/insert-semaphores.mlir
 std::unique_ptr<mlir::Pass> createInsertSemaphoresPass();
 
+/// tile -> linalg/memref/arith/math host code with the DSL's numerics (f32 inside, rounding to nearest even into
+/// narrower types): the golden model's first step, before the standard lowering to LLVM (lib/Golden/).
+/// Test: compiler/test/Golden/tile-to-linalg.mlir
+std::unique_ptr<mlir::Pass> createLowerTileToLinalgPass();
+
 /// Registers the dialects the compiler uses.
 void registerDialects(mlir::DialectRegistry &registry);
 /// Registers the passes (and the `tessera-pipeline` pipeline) with MLIR's pass registry, for tessera-opt.

@@ -1,0 +1,44 @@
+#pragma once
+/// \file
+/// The golden model: a kernel's tile module, as imported (before allocation), lowered to host code
+/// (tile-to-linalg, then linalg -> loops -> LLVM) and JIT-compiled with MLIR's ExecutionEngine. It shares nothing
+/// with the NeuronCore lowering or the simulator beyond the traced kernel graph, so `tessera run` checks every
+/// kernel against it without a hand-written reference. No MLIR type appears here.
+///
+/// Numerics are the DSL's: every op reads its operands into f32, computes in f32, and rounds to nearest even when
+/// it stores into a narrower type; matmuls accumulate each product in k order without fused multiply-adds; max and
+/// min propagate NaN. The simulator follows the same rules and calls the same libm expf, so on one host the two
+/// agree to the bit (tests/unit/e2e/GoldenTest.cpp checks it).
+
+#include "tessera/dsl/Graph.h"
+#include "tessera/isa/Error.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace tessera::compiler {
+
+/// The golden model has no host lowering for something in this kernel (an element type): callers fall back to
+/// the kernel's hand-written reference and say so.
+class GoldenUnsupported : public Error {
+public:
+  using Error::Error;
+};
+
+/// Runs `kernel` on the host CPU. `tensors` holds one buffer per kernel tensor, in the kernel's order: the
+/// tensor's elements, row-major, in its dtype (as the simulator's HBM image holds them). Inputs are only read;
+/// outputs are written in place. Throws GoldenUnsupported (see above), or tessera::Error at the kernel's line
+/// (a tile window that leaves its tensor).
+void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<std::byte>> &tensors);
+
+/// The stages of the golden model's lowering that can be printed.
+enum class GoldenStage {
+  Linalg, ///< after tile-to-linalg: linalg.generic, memref, arith, math, scf
+  Llvm,   ///< the LLVM dialect module that is JIT-compiled
+};
+
+/// The kernel's golden-model module at `stage`, as MLIR text.
+std::string goldenToText(const tsr::graph::KernelGraph &kernel, GoldenStage stage);
+
+} // namespace tessera::compiler

@@ -1,0 +1,223 @@
+//===- GoldenModel.cpp - a kernel JIT-compiled for the host CPU: the reference for every kernel ------------===//
+//
+//   kernel graph --import--> tile --tile-to-linalg--> linalg/memref/arith/math/scf
+//     --linalg -> loops, strided metadata, affine -> arith, scf -> cf, bf16 expansion, * -> llvm--> LLVM dialect
+//     --ExecutionEngine (LLVM ORC JIT, -O2, host CPU)--> called with memref descriptors of the caller's buffers
+//
+// bf16 conversions become integer code (arith-expand include-bf16: libgcc 12 has no __truncsfbf2); fp8 is
+// already integer code after tile-to-linalg. math.exp becomes a call of libm's expf, resolved in this process.
+//
+//===------------------------------------------------------------------------------------------------------===//
+
+#include "tessera/compiler/Golden.h"
+
+#include "tessera/compiler/Dialect/Tile/TileDialect.h"
+#include "tessera/compiler/ImportGraph.h"
+#include "tessera/compiler/Passes.h"
+#include "tessera/compiler/ToProgram.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fmt/format.h>
+
+#include <mutex>
+#include <optional>
+
+using namespace mlir;
+
+namespace mlir {
+// Declared in mlir/Dialect/Linalg/Passes.h, which pulls in all of linalg's transforms: about a third of this
+// file's compile time on the 2-core CI machine, for one function.
+std::unique_ptr<Pass> createConvertLinalgToLoopsPass();
+} // namespace mlir
+
+namespace tessera::compiler {
+namespace {
+
+/// Turns the first error MLIR reports into a tessera::Error at its location.
+class ErrorCollector {
+public:
+  explicit ErrorCollector(MLIRContext &ctx)
+      : handler_(&ctx, [this](Diagnostic &d) {
+          if (d.getSeverity() == DiagnosticSeverity::Error && !error_)
+            error_ = Error("golden model: " + d.str(), sourceOf(d.getLocation()));
+          return success();
+        }) {}
+  [[noreturn]] void raise(const char *stage) {
+    if (error_) throw *error_;
+    throw Error(fmt::format("the golden model's {} stage failed without a message", stage));
+  }
+
+private:
+  ScopedDiagnosticHandler handler_;
+  std::optional<Error> error_;
+};
+
+/// Whether the golden model lowers element type `t` (a new DType must be added here: -Wswitch says so).
+bool hasHostForm(isa::DType t) {
+  switch (t) {
+  case isa::DType::F32:
+  case isa::DType::BF16:
+  case isa::DType::F16:
+  case isa::DType::F8E4M3: // stored as i8, converted with integer code (tile-to-linalg)
+  case isa::DType::F8E5M2: return true;
+  }
+  return false;
+}
+
+void checkSupported(const tsr::graph::KernelGraph &kernel) {
+  auto check = [&](isa::DType t, const std::string &what) {
+    if (!hasHostForm(t))
+      throw GoldenUnsupported(fmt::format("the golden model does not support {} ({} of kernel {})", isa::name(t),
+                                          what, kernel.name));
+  };
+  for (const tsr::graph::TensorArg &t : kernel.tensors) check(t.dtype, "tensor " + t.name);
+  for (const tsr::graph::Buffer &b : kernel.buffers) check(b.dtype, "tile " + b.name);
+}
+
+/// The kernel as imported, then lowered by tile-to-linalg.
+OwningOpRef<ModuleOp> toLinalg(MLIRContext &ctx, ErrorCollector &errors, const tsr::graph::KernelGraph &kernel) {
+  checkSupported(kernel);
+  OwningOpRef<ModuleOp> module = importGraph(ctx, kernel, "host");
+  if (failed(mlir::verify(*module))) errors.raise("import");
+  PassManager pm(&ctx);
+  pm.addPass(createCSEPass());
+  pm.addPass(createLowerTileToLinalgPass());
+  if (failed(pm.run(*module))) errors.raise("tile-to-linalg");
+  return module;
+}
+
+/// linalg -> LLVM dialect, and the kernel function made callable from C with memref descriptors.
+void toLlvm(MLIRContext &ctx, ErrorCollector &errors, ModuleOp module) {
+  // The kernel's attributes mean nothing to LLVM; the C interface takes one descriptor pointer per tensor.
+  module->removeAttr(tile::kTargetAttr);
+  module.walk([&](func::FuncOp fn) {
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) fn.setArgAttrs(i, DictionaryAttr::get(&ctx));
+    fn->setAttr("llvm.emit_c_interface", UnitAttr::get(&ctx));
+  });
+  module.walk([&](memref::AllocOp a) { a->removeAttr(tile::kTensorNameAttr); });
+
+  PassManager pm(&ctx);
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(arith::createArithExpandOpsPass({.includeBf16 = true}));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  if (failed(pm.run(module))) errors.raise("LLVM lowering");
+}
+
+std::string print(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  return text;
+}
+
+std::string describe(llvm::Error e) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << e;
+  return text;
+}
+
+/// A ranked memref descriptor as the C interface takes it: {allocated, aligned, offset, sizes[R], strides[R]}.
+std::vector<int64_t> descriptor(std::byte *data, const std::vector<int64_t> &shape) {
+  std::vector<int64_t> d{reinterpret_cast<int64_t>(data), reinterpret_cast<int64_t>(data), 0};
+  d.insert(d.end(), shape.begin(), shape.end());
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  d.insert(d.end(), strides.begin(), strides.end());
+  return d;
+}
+
+} // namespace
+
+void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<std::byte>> &tensors) {
+  if (tensors.size() != kernel.tensors.size())
+    throw Error(fmt::format("golden model: kernel {} has {} tensors, {} buffers given", kernel.name,
+                            kernel.tensors.size(), tensors.size()));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const tsr::graph::TensorArg &t = kernel.tensors[i];
+    int64_t elements = 1;
+    for (int64_t d : t.shape) elements *= d;
+    if (tensors[i].size() != static_cast<size_t>(elements) * isa::byteSize(t.dtype))
+      throw Error(fmt::format("golden model: tensor {} of kernel {} needs {} bytes, {} given", t.name, kernel.name,
+                              elements * isa::byteSize(t.dtype), tensors[i].size()));
+  }
+
+  static std::once_flag nativeTarget;
+  std::call_once(nativeTarget, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+
+  MLIRContext ctx;
+  ctx.disableMultithreading(); // one kernel at a time; 2-core CI machines gain nothing from threads here
+  ErrorCollector errors(ctx);
+  OwningOpRef<ModuleOp> module = toLinalg(ctx, errors, kernel);
+  toLlvm(ctx, errors, *module);
+  registerBuiltinDialectTranslation(ctx);
+  registerLLVMDialectTranslation(ctx);
+
+  // -O2 for the host CPU: the kernels' loops vectorise where the DSL's order of operations allows it (never a
+  // reassociated sum: no fast-math flags are set).
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder) throw Error("golden model: no host target: " + describe(machineBuilder.takeError()));
+  auto machine = machineBuilder->createTargetMachine();
+  if (!machine) throw Error("golden model: no host target machine: " + describe(machine.takeError()));
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0, machine->get());
+  ExecutionEngineOptions options;
+  options.transformer = optimize;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
+  options.enableGDBNotificationListener = false;
+  options.enablePerfNotificationListener = false;
+  auto engine = ExecutionEngine::create(*module, options, std::move(*machine));
+  if (!engine) throw Error("golden model: JIT compilation failed: " + describe(engine.takeError()));
+
+  std::vector<std::vector<int64_t>> descriptors;
+  std::vector<void *> descriptorPointers, args;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    descriptors.push_back(descriptor(tensors[i].data(), kernel.tensors[i].shape));
+  for (auto &d : descriptors) descriptorPointers.push_back(d.data());
+  for (void *&p : descriptorPointers) args.push_back(&p);
+  if (llvm::Error e = (*engine)->invokePacked("_mlir_ciface_" + kernel.name, args))
+    throw Error("golden model: calling the kernel failed: " + describe(std::move(e)));
+}
+
+std::string goldenToText(const tsr::graph::KernelGraph &kernel, GoldenStage stage) {
+  MLIRContext ctx;
+  ctx.disableMultithreading();
+  ErrorCollector errors(ctx);
+  OwningOpRef<ModuleOp> module = toLinalg(ctx, errors, kernel);
+  if (stage == GoldenStage::Llvm) toLlvm(ctx, errors, *module);
+  return print(*module);
+}
+
+} // namespace tessera::compiler

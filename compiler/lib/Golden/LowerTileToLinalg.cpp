@@ -1,0 +1,461 @@
+//===- LowerTileToLinalg.cpp - tile -> linalg/memref on the host: the golden model's first step -------------===//
+//
+// The golden model runs a kernel's tile module on the CPU, independently of the NeuronCore lowering. This pass
+// turns every tile op into host code with the DSL's numerics: operands are read into f32, computed in f32, and
+// rounded (to nearest even) when stored into a narrower element type.
+//
+//   tile.alloc                  memref.alloc in the default memory space, freed at the end of its block
+//   tile.load / tile.store      memref.subview of the HBM tensor + linalg.copy (not memref.copy: a strided
+//                               memref.copy lowers to a call of the MLIR runtime library's memrefCopy)
+//   tile.matmul                 linalg.fill 0 (unless accumulate), then linalg.generic over (k, m, n):
+//                               acc[m, n] += f32(stationary[k, m]) * f32(moving[k, n]), k ascending
+//   tile.binary                 linalg.generic; a [P, 1] operand broadcasts along the free dimension
+//   tile.activation             linalg.generic: func(x * scale) in f32 (math.exp)
+//   tile.reduce                 linalg.generic: dst[p, 0] = src[p, 0], then a reduction over src[p, 1:], folding
+//                               left to right as the DSL does (an f32 accumulator when dst is narrower)
+//   tile.copy                   linalg.generic with arith.extf / arith.truncf
+//   tile.memset                 linalg.fill with the value rounded to the tile's type
+//
+// Max and min propagate NaN and keep the DSL's choice between equal operands (cmpf + select, not
+// arith.maximumf). fp8 (f8E4M3FN, f8E5M2) has no LLVM type in LLVM 19: fp8 tensors and tiles are stored as their
+// bits in i8 memrefs, converted with integer arithmetic (the same algorithm as isa/lib/NumberFormats.cpp:
+// ml_dtypes' rounding, overflow and NaN rules). A window that can leave its tensor for some loop iteration is
+// an error here, since host code has no simulator to catch it.
+//
+// Test: compiler/test/Golden/tile-to-linalg.mlir
+//
+//===------------------------------------------------------------------------------------------------------===//
+
+#include "tessera/compiler/Dialect/Tile/TileDialect.h"
+#include "tessera/compiler/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <optional>
+
+using namespace mlir;
+
+namespace tessera::compiler {
+namespace {
+
+bool isFp8(Type t) { return t.isFloat8E4M3FN() || t.isFloat8E5M2(); }
+bool isSupported(Type t) { return t.isF32() || t.isBF16() || t.isF16() || isFp8(t); }
+
+/// How an element type is stored on the host: fp8 as its bits in an i8.
+Type storageOf(Type t) { return isFp8(t) ? IntegerType::get(t.getContext(), 8) : t; }
+
+/// The host memref for a tile or tensor type: the default memory space, fp8 stored as i8.
+MemRefType hostType(MemRefType t) {
+  return MemRefType::get(t.getShape(), storageOf(t.getElementType()), t.getLayout());
+}
+
+/// An fp8 format, as in isa/lib/NumberFormats.cpp (sign, exponent, mantissa; IEEE-style bias).
+struct Minifloat {
+  int exponentBits, mantissaBits;
+  bool hasInfinity; ///< false for f8E4M3FN: only all-ones is NaN, and overflow gives NaN
+
+  static Minifloat of(Type t) { return t.isFloat8E4M3FN() ? Minifloat{4, 3, false} : Minifloat{5, 2, true}; }
+  int bias() const { return (1 << (exponentBits - 1)) - 1; }
+  int totalBits() const { return 1 + exponentBits + mantissaBits; }
+  uint32_t signBit() const { return 1u << (exponentBits + mantissaBits); }
+  uint32_t magnitudeMask() const { return signBit() - 1; }
+  uint32_t mantissaMask() const { return (1u << mantissaBits) - 1; }
+  uint32_t topExponentBits() const { return ((1u << exponentBits) - 1) << mantissaBits; }
+  uint32_t maxFiniteBits() const { return hasInfinity ? topExponentBits() - 1 : magnitudeMask() - 1; }
+  uint32_t canonicalNanBits() const {
+    return hasInfinity ? topExponentBits() | (1u << (mantissaBits - 1)) : magnitudeMask();
+  }
+  uint32_t overflowBits() const { return hasInfinity ? topExponentBits() : canonicalNanBits(); }
+  int droppedBits() const { return 23 - mantissaBits; }
+  uint32_t rebias() const { return uint32_t(127 - bias()) << 23; }
+  uint32_t minNormalAsF32() const { return uint32_t(127 - bias() + 1) << 23; }
+  /// 2^k whose fp32 ulp is this format's smallest subnormal: adding it rounds onto the subnormal grid.
+  uint32_t subnormalMagicAsF32() const { return uint32_t(127 - bias() + droppedBits() + 1) << 23; }
+  /// The value of the smallest subnormal, as fp32 bits.
+  uint32_t subnormalUnitAsF32() const { return uint32_t(127 + 1 - bias() - mantissaBits) << 23; }
+};
+
+/// Emits scalar code inside a linalg body: conversions between a stored element and f32, and ALU ops.
+class Scalars {
+public:
+  Scalars(OpBuilder &b, Location loc) : b_(b), loc_(loc) {}
+
+  /// `v`, an element stored for logical type `type`, as f32.
+  Value toF32(Value v, Type type) {
+    if (type.isF32()) return v;
+    if (!isFp8(type)) return b_.create<arith::ExtFOp>(loc_, b_.getF32Type(), v);
+    return decodeFp8(v, Minifloat::of(type));
+  }
+
+  /// `f` (f32) rounded to nearest even into logical type `type`, as stored.
+  Value fromF32(Value f, Type type) {
+    if (type.isF32()) return f;
+    if (!isFp8(type)) return b_.create<arith::TruncFOp>(loc_, type, f);
+    return encodeFp8(f, Minifloat::of(type));
+  }
+
+  Value f32(float v) { return b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(v)); }
+  Value exp(Value x) { return b_.create<math::ExpOp>(loc_, x); }
+
+  Value alu(tile::Alu op, Value x, Value y) {
+    switch (op) {
+    case tile::Alu::add: return b_.create<arith::AddFOp>(loc_, x, y);
+    case tile::Alu::subtract: return b_.create<arith::SubFOp>(loc_, x, y);
+    case tile::Alu::multiply: return b_.create<arith::MulFOp>(loc_, x, y);
+    case tile::Alu::divide: return b_.create<arith::DivFOp>(loc_, x, y);
+    // NaN-propagating, and y between equal operands: (x > y || isnan(x)) ? x : y.
+    case tile::Alu::max: return pick(arith::CmpFPredicate::OGT, x, y);
+    case tile::Alu::min: return pick(arith::CmpFPredicate::OLT, x, y);
+    }
+    return x;
+  }
+
+private:
+  Value pick(arith::CmpFPredicate better, Value x, Value y) {
+    Value wins = b_.create<arith::CmpFOp>(loc_, better, x, y);
+    Value nan = b_.create<arith::CmpFOp>(loc_, arith::CmpFPredicate::UNO, x, x);
+    return b_.create<arith::SelectOp>(loc_, b_.create<arith::OrIOp>(loc_, wins, nan), x, y);
+  }
+
+  Value i32(uint32_t v) { return b_.create<arith::ConstantOp>(loc_, b_.getI32IntegerAttr(static_cast<int32_t>(v))); }
+  Value f32Bits(uint32_t v) {
+    return b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(llvm::bit_cast<float>(v)));
+  }
+  Value bitsOf(Value f) { return b_.create<arith::BitcastOp>(loc_, b_.getI32Type(), f); }
+  Value floatOf(Value i) { return b_.create<arith::BitcastOp>(loc_, b_.getF32Type(), i); }
+  Value shl(Value x, int n) { return b_.create<arith::ShLIOp>(loc_, x, i32(n)); }
+  Value shr(Value x, int n) { return b_.create<arith::ShRUIOp>(loc_, x, i32(n)); }
+  Value andOf(Value x, uint32_t mask) { return b_.create<arith::AndIOp>(loc_, x, i32(mask)); }
+  Value add(Value x, Value y) { return b_.create<arith::AddIOp>(loc_, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, uint32_t c) { return b_.create<arith::CmpIOp>(loc_, p, x, i32(c)); }
+  Value select(Value c, Value x, Value y) { return b_.create<arith::SelectOp>(loc_, c, x, y); }
+
+  /// The f32 value of fp8 bits (exact: every fp8 value is an f32 value).
+  Value decodeFp8(Value bits8, const Minifloat &fmt) {
+    Value bits = b_.create<arith::ExtUIOp>(loc_, b_.getI32Type(), bits8);
+    Value sign = shl(andOf(bits, fmt.signBit()), 31 - (fmt.totalBits() - 1));
+    Value magnitude = andOf(bits, fmt.magnitudeMask());
+    Value normal = add(shl(magnitude, fmt.droppedBits()), i32(fmt.rebias()));
+    // A subnormal is mantissa * smallest subnormal; the int -> float conversion and the scale are exact.
+    Value asFloat = b_.create<arith::SIToFPOp>(loc_, b_.getF32Type(), magnitude);
+    Value subnormal = bitsOf(b_.create<arith::MulFOp>(loc_, asFloat, f32Bits(fmt.subnormalUnitAsF32())));
+    Value result = select(cmp(arith::CmpIPredicate::eq, shr(magnitude, fmt.mantissaBits), 0), subnormal, normal);
+    if (fmt.hasInfinity) {
+      Value special = select(cmp(arith::CmpIPredicate::eq, andOf(magnitude, fmt.mantissaMask()), 0),
+                             i32(0x7f80'0000u), i32(0x7fc0'0000u));
+      result = select(cmp(arith::CmpIPredicate::uge, magnitude, fmt.topExponentBits()), special, result);
+    } else {
+      result = select(cmp(arith::CmpIPredicate::eq, magnitude, fmt.magnitudeMask()), i32(0x7fc0'0000u), result);
+    }
+    return floatOf(b_.create<arith::OrIOp>(loc_, result, sign));
+  }
+
+  /// `f` rounded to nearest even fp8 bits; beyond the largest finite value: Inf, or NaN where there is none.
+  Value encodeFp8(Value f, const Minifloat &fmt) {
+    Value bits = bitsOf(f);
+    Value magnitude = andOf(bits, 0x7fff'ffffu);
+    Value sign = shl(shr(bits, 31), fmt.totalBits() - 1);
+    // Normal results: rebias the exponent, round the mantissa to nearest even (a carry bumps the exponent).
+    const int dropped = fmt.droppedBits();
+    Value lsb = andOf(shr(magnitude, dropped), 1);
+    Value rebiased = b_.create<arith::SubIOp>(loc_, magnitude, i32(fmt.rebias()));
+    Value normal = shr(add(add(rebiased, i32((1u << (dropped - 1)) - 1)), lsb), dropped);
+    // Subnormal results: let the FPU round onto the subnormal grid.
+    Value sum = b_.create<arith::AddFOp>(loc_, floatOf(magnitude), f32Bits(fmt.subnormalMagicAsF32()));
+    Value subnormal = b_.create<arith::SubIOp>(loc_, bitsOf(sum), i32(fmt.subnormalMagicAsF32()));
+    Value result = select(cmp(arith::CmpIPredicate::ult, magnitude, fmt.minNormalAsF32()), subnormal, normal);
+    result = select(cmp(arith::CmpIPredicate::ugt, result, fmt.maxFiniteBits()), i32(fmt.overflowBits()), result);
+    result = select(cmp(arith::CmpIPredicate::ugt, magnitude, 0x7f80'0000u), i32(fmt.canonicalNanBits()), result);
+    return b_.create<arith::TruncIOp>(loc_, b_.getI8Type(), b_.create<arith::OrIOp>(loc_, result, sign));
+  }
+
+  OpBuilder &b_;
+  Location loc_;
+};
+
+/// The values an index can take over all iterations of its loops, when it is affine in scf.for induction
+/// variables with constant bounds (as the DSL's indices are); nullopt otherwise.
+std::optional<std::pair<int64_t, int64_t>> rangeOf(Value v) {
+  if (auto c = v.getDefiningOp<arith::ConstantIndexOp>()) return std::pair{c.value(), c.value()};
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (!loop || arg != loop.getInductionVar()) return std::nullopt;
+    auto lb = rangeOf(loop.getLowerBound()), ub = rangeOf(loop.getUpperBound()), step = rangeOf(loop.getStep());
+    if (!lb || !ub || !step || lb->first != lb->second || ub->first != ub->second || step->first <= 0 ||
+        ub->first <= lb->first)
+      return std::nullopt;
+    int64_t last = lb->first + (ub->first - 1 - lb->first) / step->first * step->first;
+    return std::pair{lb->first, last};
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op || op->getNumOperands() != 2) return std::nullopt;
+  auto x = rangeOf(op->getOperand(0)), y = rangeOf(op->getOperand(1));
+  if (!x || !y) return std::nullopt;
+  if (llvm::isa<arith::AddIOp>(op)) return std::pair{x->first + y->first, x->second + y->second};
+  if (llvm::isa<arith::SubIOp>(op)) return std::pair{x->first - y->second, x->second - y->first};
+  if (llvm::isa<arith::MulIOp>(op)) {
+    int64_t p[] = {x->first * y->first, x->first * y->second, x->second * y->first, x->second * y->second};
+    return std::pair{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+  }
+  return std::nullopt;
+}
+
+/// Fails (with an error at `op`) if the window of `tileType` at `indices` can leave `tensor` in some iteration.
+LogicalResult checkWindow(Operation *op, Value tensor, ValueRange indices, MemRefType tileType) {
+  auto t = cast<MemRefType>(tensor.getType());
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    auto range = rangeOf(indices[d]);
+    if (!range) continue;
+    if (range->first < 0 || range->second + tileType.getDimSize(d) > t.getDimSize(d))
+      return op->emitOpError() << "window of " << tileType.getDimSize(d) << " elements at offsets "
+                               << range->first << ".." << range->second << " of dimension " << d
+                               << " leaves the tensor (size " << t.getDimSize(d) << ")";
+  }
+  return success();
+}
+
+/// Rewrites one function's tile ops in place.
+class Lowering {
+public:
+  explicit Lowering(func::FuncOp fn) : fn_(fn), b_(fn.getContext()) {}
+
+  LogicalResult run() {
+    // Every element type must have a host form, before anything changes.
+    WalkResult types = fn_.walk([&](Operation *op) {
+      auto unsupported = [](Type t) {
+        auto m = dyn_cast<MemRefType>(t);
+        return m && !isSupported(m.getElementType());
+      };
+      auto operand = llvm::find_if(op->getOperandTypes(), unsupported);
+      auto result = llvm::find_if(op->getResultTypes(), unsupported);
+      Type bad = operand != op->getOperandTypes().end() ? *operand
+                 : result != op->getResultTypes().end() ? *result
+                                                        : Type();
+      if (!bad) return WalkResult::advance();
+      op->emitOpError() << "element type " << cast<MemRefType>(bad).getElementType() << " has no host lowering";
+      return WalkResult::interrupt();
+    });
+    if (types.wasInterrupted()) return failure();
+    retypeArguments();
+    llvm::SmallVector<tile::AllocOp> allocs;
+    llvm::SmallVector<Operation *> ops;
+    fn_.walk([&](Operation *op) {
+      if (auto a = dyn_cast<tile::AllocOp>(op)) allocs.push_back(a);
+      else if (llvm::isa<tile::TileDialect>(op->getDialect())) ops.push_back(op);
+    });
+    // Allocations first, so that every other op finds its operands' host buffers.
+    for (tile::AllocOp a : allocs) alloc(a);
+    for (Operation *op : ops) {
+      b_.setInsertionPoint(op);
+      if (failed(lower(op))) return failure();
+      op->erase();
+    }
+    return success();
+  }
+
+private:
+  /// The logical element type of a host buffer (fp8 buffers are stored as i8).
+  Type logical(Value v) {
+    auto it = logical_.find(v);
+    return it != logical_.end() ? it->second : cast<MemRefType>(v.getType()).getElementType();
+  }
+  int64_t dim(Value v, unsigned d) { return cast<MemRefType>(v.getType()).getDimSize(d); }
+
+  void retypeArguments() {
+    Block &entry = fn_.getBody().front();
+    for (BlockArgument arg : entry.getArguments())
+      if (auto t = dyn_cast<MemRefType>(arg.getType()); t && isFp8(t.getElementType())) {
+        logical_[arg] = t.getElementType();
+        arg.setType(hostType(t));
+      }
+    fn_.setType(FunctionType::get(fn_.getContext(), entry.getArgumentTypes(), fn_.getResultTypes()));
+  }
+
+  void alloc(tile::AllocOp op) {
+    b_.setInsertionPoint(op);
+    MemRefType type = op.getType();
+    auto host = b_.create<memref::AllocOp>(op.getLoc(), hostType(type));
+    if (auto name = op.getNameAttr()) host->setAttr(tile::kTensorNameAttr, name);
+    logical_[host] = type.getElementType();
+    b_.setInsertionPoint(op->getBlock()->getTerminator()); // a tile lives until the end of its block
+    b_.create<memref::DeallocOp>(op.getLoc(), host);
+    op.getResult().replaceAllUsesWith(host.getResult());
+    op->erase();
+  }
+
+  LogicalResult lower(Operation *op) {
+    if (auto o = dyn_cast<tile::LoadOp>(op)) return dma(o, o.getSrc(), o.getIndices(), o.getDst(), true);
+    if (auto o = dyn_cast<tile::StoreOp>(op)) return dma(o, o.getDst(), o.getIndices(), o.getSrc(), false);
+    if (auto o = dyn_cast<tile::MatmulOp>(op)) return matmul(o);
+    if (auto o = dyn_cast<tile::BinaryOp>(op)) return binary(o);
+    if (auto o = dyn_cast<tile::ActivationOp>(op)) return activation(o);
+    if (auto o = dyn_cast<tile::ReduceOp>(op)) return reduce(o);
+    if (auto o = dyn_cast<tile::CopyOp>(op)) return copy(o);
+    if (auto o = dyn_cast<tile::MemsetOp>(op)) return memset(o);
+    return op->emitOpError("has no host lowering");
+  }
+
+  LogicalResult dma(Operation *op, Value tensor, ValueRange indices, Value tile, bool load) {
+    auto tileType = cast<MemRefType>(tile.getType());
+    if (failed(checkWindow(op, tensor, indices, tileType))) return failure();
+    llvm::SmallVector<OpFoldResult> offsets(indices.begin(), indices.end()), sizes, strides;
+    for (int64_t size : tileType.getShape()) {
+      sizes.push_back(b_.getIndexAttr(size));
+      strides.push_back(b_.getIndexAttr(1));
+    }
+    Value window = b_.create<memref::SubViewOp>(op->getLoc(), tensor, offsets, sizes, strides);
+    if (load) b_.create<linalg::CopyOp>(op->getLoc(), window, tile);
+    else b_.create<linalg::CopyOp>(op->getLoc(), tile, window);
+    return success();
+  }
+
+  /// A linalg.generic over memrefs, its body built by `body(scalars, block arguments)` returning what to yield.
+  void generic(Location loc, ValueRange ins, ValueRange outs, ArrayRef<AffineMap> maps,
+               ArrayRef<utils::IteratorType> iterators, llvm::function_ref<Value(Scalars &, ValueRange)> body) {
+    b_.create<linalg::GenericOp>(loc, ins, outs, maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+      Scalars s(b, l);
+      b.create<linalg::YieldOp>(l, body(s, args));
+    });
+  }
+
+  AffineMap identity2d() { return b_.getMultiDimIdentityMap(2); }
+  /// (p, f) -> (p, 0) for a [P, 1] operand of a wider op, else the identity.
+  AffineMap broadcastMap(Value operand, Value dst) {
+    if (dim(operand, 1) == 1 && dim(dst, 1) != 1)
+      return AffineMap::get(2, 0, {b_.getAffineDimExpr(0), b_.getAffineConstantExpr(0)}, b_.getContext());
+    return identity2d();
+  }
+  static constexpr utils::IteratorType kParallel = utils::IteratorType::parallel;
+  static constexpr utils::IteratorType kReduction = utils::IteratorType::reduction;
+
+  Value f32Constant(Location loc, float v) { return b_.create<arith::ConstantOp>(loc, b_.getF32FloatAttr(v)); }
+
+  LogicalResult matmul(tile::MatmulOp op) {
+    Location loc = op.getLoc();
+    Value stationary = op.getStationary(), moving = op.getMoving(), acc = op.getAcc();
+    if (!op.getAccumulate()) b_.create<linalg::FillOp>(loc, f32Constant(loc, 0.0f), acc);
+    // Dimensions (k, m, n), k outermost: each acc[m, n] sums its products in k order, as the DSL does.
+    AffineExpr k = b_.getAffineDimExpr(0), m = b_.getAffineDimExpr(1), n = b_.getAffineDimExpr(2);
+    auto map = [&](AffineExpr x, AffineExpr y) { return AffineMap::get(3, 0, {x, y}, b_.getContext()); };
+    Type ts = logical(stationary), tm = logical(moving);
+    generic(loc, {stationary, moving}, {acc}, {map(k, m), map(k, n), map(m, n)}, {kReduction, kParallel, kParallel},
+            [&](Scalars &s, ValueRange a) {
+              Value x = s.toF32(a[0], ts), y = s.toF32(a[1], tm);
+              Value product = s.alu(tile::Alu::multiply, x, y);
+              return s.alu(tile::Alu::add, a[2], product);
+            });
+    return success();
+  }
+
+  LogicalResult binary(tile::BinaryOp op) {
+    Value lhs = op.getLhs(), rhs = op.getRhs(), dst = op.getDst();
+    Type tl = logical(lhs), tr = logical(rhs), td = logical(dst);
+    tile::Alu alu = op.getOp();
+    generic(op.getLoc(), {lhs, rhs}, {dst}, {broadcastMap(lhs, dst), broadcastMap(rhs, dst), identity2d()},
+            {kParallel, kParallel}, [&](Scalars &s, ValueRange a) {
+              Value x = s.toF32(a[0], tl), y = s.toF32(a[1], tr);
+              return s.fromF32(s.alu(alu, x, y), td);
+            });
+    return success();
+  }
+
+  LogicalResult activation(tile::ActivationOp op) {
+    Value src = op.getSrc(), dst = op.getDst();
+    Type ts = logical(src), td = logical(dst);
+    float scale = op.getScale().convertToFloat();
+    tile::Func func = op.getFunc();
+    generic(op.getLoc(), {src}, {dst}, {identity2d(), identity2d()}, {kParallel, kParallel},
+            [&](Scalars &s, ValueRange a) {
+              Value x = s.toF32(a[0], ts);
+              if (scale != 1.0f) x = s.alu(tile::Alu::multiply, x, s.f32(scale));
+              if (func == tile::Func::exp) x = s.exp(x);
+              return s.fromF32(x, td);
+            });
+    return success();
+  }
+
+  /// A [rows, cols] window of `v` starting at column `col`.
+  Value columns(Location loc, Value v, int64_t col, int64_t cols) {
+    llvm::SmallVector<OpFoldResult> offsets{b_.getIndexAttr(0), b_.getIndexAttr(col)};
+    llvm::SmallVector<OpFoldResult> sizes{b_.getIndexAttr(dim(v, 0)), b_.getIndexAttr(cols)};
+    llvm::SmallVector<OpFoldResult> strides{b_.getIndexAttr(1), b_.getIndexAttr(1)};
+    return b_.create<memref::SubViewOp>(loc, v, offsets, sizes, strides);
+  }
+
+  LogicalResult reduce(tile::ReduceOp op) {
+    Location loc = op.getLoc();
+    Value src = op.getSrc(), dst = op.getDst();
+    Type ts = logical(src), td = logical(dst);
+    const int64_t cols = dim(src, 1);
+    // Fold in f32: directly in dst when it is f32, else in a scratch [P, 1] f32 column rounded at the end.
+    Value acc = dst;
+    if (!td.isF32()) acc = b_.create<memref::AllocOp>(loc, MemRefType::get({dim(dst, 0), 1}, b_.getF32Type()));
+    generic(loc, {columns(loc, src, 0, 1)}, {acc}, {identity2d(), identity2d()}, {kParallel, kParallel},
+            [&](Scalars &s, ValueRange a) { return s.toF32(a[0], ts); });
+    if (cols > 1) {
+      AffineMap toColumn =
+          AffineMap::get(2, 0, {b_.getAffineDimExpr(0), b_.getAffineConstantExpr(0)}, b_.getContext());
+      tile::Alu alu = op.getOp();
+      generic(loc, {columns(loc, src, 1, cols - 1)}, {acc}, {identity2d(), toColumn}, {kParallel, kReduction},
+              [&](Scalars &s, ValueRange a) { return s.alu(alu, a[1], s.toF32(a[0], ts)); });
+    }
+    if (acc != dst) {
+      generic(loc, {acc}, {dst}, {identity2d(), identity2d()}, {kParallel, kParallel},
+              [&](Scalars &s, ValueRange a) { return s.fromF32(a[0], td); });
+      b_.create<memref::DeallocOp>(loc, acc);
+    }
+    return success();
+  }
+
+  LogicalResult copy(tile::CopyOp op) {
+    Value src = op.getSrc(), dst = op.getDst();
+    Type ts = logical(src), td = logical(dst);
+    generic(op.getLoc(), {src}, {dst}, {identity2d(), identity2d()}, {kParallel, kParallel},
+            [&](Scalars &s, ValueRange a) { return ts == td ? a[0] : s.fromF32(s.toF32(a[0], ts), td); });
+    return success();
+  }
+
+  LogicalResult memset(tile::MemsetOp op) {
+    Value dst = op.getDst();
+    Type td = logical(dst);
+    // The value rounded to nearest even into the tile's type (APFloat follows the same rules as the DSL).
+    llvm::APFloat value = op.getValue();
+    bool lost = false;
+    value.convert(cast<FloatType>(td).getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
+    Attribute fill = isFp8(td) ? Attribute(b_.getIntegerAttr(b_.getI8Type(), value.bitcastToAPInt().getZExtValue()))
+                               : Attribute(b_.getFloatAttr(td, value));
+    b_.create<linalg::FillOp>(op.getLoc(), b_.create<arith::ConstantOp>(op.getLoc(), cast<TypedAttr>(fill)).getResult(),
+                              dst);
+    return success();
+  }
+
+  func::FuncOp fn_;
+  OpBuilder b_;
+  DenseMap<Value, Type> logical_;
+};
+
+struct LowerTileToLinalgPass : PassWrapper<LowerTileToLinalgPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerTileToLinalgPass)
+  StringRef getArgument() const override { return "tile-to-linalg"; }
+  StringRef getDescription() const override {
+    return "Lower tile ops to linalg/memref/arith/math host code with the DSL's numerics (the golden model)";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<linalg::LinalgDialect, math::MathDialect, memref::MemRefDialect, arith::ArithDialect>();
+  }
+
+  void runOnOperation() override {
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (failed(Lowering(fn).run())) return signalPassFailure();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createLowerTileToLinalgPass() { return std::make_unique<LowerTileToLinalgPass>(); }
+
+} // namespace tessera::compiler

@@ -1,0 +1,254 @@
+// tile-to-linalg: the golden model's first step. Tiles become memrefs in the default memory space (freed at the
+// end of their block), DMAs subviews and copies, and every compute op a linalg op that reads into f32, computes
+// in f32 and rounds into the destination's type. fp8 is stored as i8 and converted with integer code.
+// RUN: tessera-opt %s -split-input-file -verify-diagnostics -tile-to-linalg | FileCheck %s
+
+// A tiled matmul: the accumulator is zeroed (memset 0 -> linalg.fill), the k loop loads bf16 tiles from
+// windows at k * 128 and accumulates over (k, m, n) with k outermost (the DSL's order of the sums), the f32
+// result is rounded to bf16 (arith.truncf) and stored.
+// CHECK-DAG: #[[KM:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[KN:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[MN:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @matmul
+  // CHECK-SAME: (%[[A:.*]]: memref<256x128xbf16> {tile.name = "a_t"}, %[[B:.*]]: memref<256x512xbf16>, %[[C:.*]]: memref<128x512xbf16> {tile.output})
+  // CHECK-NOT: tile.
+  // CHECK: %[[ACC:.*]] = memref.alloc() {tile.name = "acc"} : memref<128x512xf32>
+  // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[ACC]] : memref<128x512xf32>)
+  // CHECK: scf.for %[[K:.*]] =
+  // CHECK:   %[[S:.*]] = memref.alloc() : memref<128x128xbf16>
+  // CHECK:   %[[M:.*]] = memref.alloc() : memref<128x512xbf16>
+  // CHECK:   %[[OFF:.*]] = arith.muli %[[K]], %{{.*}} : index
+  // CHECK:   %[[WA:.*]] = memref.subview %[[A]][%[[OFF]], %{{.*}}] [128, 128] [1, 1] : memref<256x128xbf16> to memref<128x128xbf16, strided<[128, 1], offset: ?>>
+  // CHECK:   linalg.copy ins(%[[WA]] : {{.*}}) outs(%[[S]] : memref<128x128xbf16>)
+  // CHECK:   %[[WB:.*]] = memref.subview %[[B]][%[[OFF]], %{{.*}}] [128, 512] [1, 1]
+  // CHECK:   linalg.copy ins(%[[WB]] : {{.*}}) outs(%[[M]] : memref<128x512xbf16>)
+  // CHECK:   linalg.generic {indexing_maps = [#[[KM]], #[[KN]], #[[MN]]], iterator_types = ["reduction", "parallel", "parallel"]} ins(%[[S]], %[[M]] : memref<128x128xbf16>, memref<128x512xbf16>) outs(%[[ACC]] : memref<128x512xf32>)
+  // CHECK:   ^bb0(%[[X:.*]]: bf16, %[[Y:.*]]: bf16, %[[OUT:.*]]: f32):
+  // CHECK:     %[[XF:.*]] = arith.extf %[[X]] : bf16 to f32
+  // CHECK:     %[[YF:.*]] = arith.extf %[[Y]] : bf16 to f32
+  // CHECK:     %[[P:.*]] = arith.mulf %[[XF]], %[[YF]] : f32
+  // CHECK:     %[[SUM:.*]] = arith.addf %[[OUT]], %[[P]] : f32
+  // CHECK:     linalg.yield %[[SUM]] : f32
+  // CHECK:   memref.dealloc %[[S]]
+  // CHECK:   memref.dealloc %[[M]]
+  // CHECK: }
+  // CHECK: %[[O:.*]] = memref.alloc() : memref<128x512xbf16>
+  // CHECK: linalg.generic {{.*}} ins(%[[ACC]] : memref<128x512xf32>) outs(%[[O]] : memref<128x512xbf16>)
+  // CHECK:   arith.truncf %{{.*}} : f32 to bf16
+  // CHECK: %[[WC:.*]] = memref.subview %[[C]][%{{.*}}, %{{.*}}] [128, 512] [1, 1]
+  // CHECK: linalg.copy ins(%[[O]] : memref<128x512xbf16>) outs(%[[WC]] : {{.*}})
+  // CHECK: memref.dealloc %[[ACC]]
+  // CHECK: memref.dealloc %[[O]]
+  // CHECK-NEXT: return
+  func.func @matmul(%a: memref<256x128xbf16> {tile.name = "a_t"}, %b: memref<256x512xbf16>, %c: memref<128x512xbf16> {tile.output}) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c128 = arith.constant 128 : index
+    %acc = tile.alloc {name = "acc"} : memref<128x512xf32, #tile.space<psum>>
+    tile.memset %acc, 0.0 : memref<128x512xf32, #tile.space<psum>>
+    scf.for %k = %c0 to %c2 step %c1 {
+      %s = tile.alloc : memref<128x128xbf16, #tile.space<sbuf>>
+      %m = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+      %off = arith.muli %k, %c128 : index
+      tile.load %a[%off, %c0], %s : memref<256x128xbf16>, memref<128x128xbf16, #tile.space<sbuf>>
+      tile.load %b[%off, %c0], %m : memref<256x512xbf16>, memref<128x512xbf16, #tile.space<sbuf>>
+      tile.matmul %s, %m, %acc {accumulate} : memref<128x128xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
+    }
+    %o = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+    tile.copy %acc, %o : memref<128x512xf32, #tile.space<psum>>, memref<128x512xbf16, #tile.space<sbuf>>
+    tile.store %o, %c[%c0, %c0] : memref<128x512xbf16, #tile.space<sbuf>>, memref<128x512xbf16>
+    return
+  }
+
+  // A matmul that does not accumulate starts from zero.
+  // CHECK-LABEL: func.func @matmul_fresh
+  // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[ACC2:.*]] : memref<128x512xf32>)
+  // CHECK-NEXT: linalg.generic {{.*}} outs(%[[ACC2]] : memref<128x512xf32>)
+  func.func @matmul_fresh() {
+    %s = tile.alloc : memref<128x128xf32, #tile.space<sbuf>>
+    %m = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+    %acc = tile.alloc : memref<128x512xf32, #tile.space<psum>>
+    tile.matmul %s, %m, %acc : memref<128x128xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
+    return
+  }
+}
+
+// -----
+
+// Row reductions seed with column 0 and fold columns 1.. left to right (as the DSL); max and min propagate NaN
+// (cmpf + select); a [P, 1] operand broadcasts with (d0, d1) -> (d0, 0); exp takes x * scale in f32; a
+// reduction into bf16 folds in an f32 scratch column; memset rounds its value into the tile's type.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (d0, 0)>
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @vector_ops
+  func.func @vector_ops(%x: memref<128x64xbf16>, %y: memref<128x64xf16> {tile.output}) {
+    %c0 = arith.constant 0 : index
+    // CHECK: %[[A:.*]] = memref.alloc() : memref<128x64xbf16>
+    // CHECK: %[[MX:.*]] = memref.alloc() : memref<128x1xf32>
+    // CHECK: %[[D:.*]] = memref.alloc() : memref<128x64xbf16>
+    // CHECK: %[[E:.*]] = memref.alloc() : memref<128x64xf32>
+    // CHECK: %[[SUM:.*]] = memref.alloc() : memref<128x1xbf16>
+    // CHECK: %[[O:.*]] = memref.alloc() : memref<128x64xf16>
+    %a = tile.alloc : memref<128x64xbf16, #tile.space<sbuf>>
+    %m = tile.alloc : memref<128x1xf32, #tile.space<sbuf>>
+    %d = tile.alloc : memref<128x64xbf16, #tile.space<sbuf>>
+    %e = tile.alloc : memref<128x64xf32, #tile.space<sbuf>>
+    %s = tile.alloc : memref<128x1xbf16, #tile.space<sbuf>>
+    %o = tile.alloc : memref<128x64xf16, #tile.space<sbuf>>
+    tile.load %x[%c0, %c0], %a : memref<128x64xbf16>, memref<128x64xbf16, #tile.space<sbuf>>
+
+    // reduce max: column 0, then a reduction over columns 1..63.
+    // CHECK: %[[COL0:.*]] = memref.subview %[[A]][0, 0] [128, 1] [1, 1]
+    // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[COL0]] : {{.*}}) outs(%[[MX]] : memref<128x1xf32>)
+    // CHECK:   arith.extf
+    // CHECK: %[[REST:.*]] = memref.subview %[[A]][0, 1] [128, 63] [1, 1] : memref<128x64xbf16> to memref<128x63xbf16, strided<[64, 1], offset: 1>>
+    // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[COL]]], iterator_types = ["parallel", "reduction"]} ins(%[[REST]] : {{.*}}) outs(%[[MX]] : memref<128x1xf32>)
+    // CHECK: ^bb0(%[[IN:.*]]: bf16, %[[ACC:.*]]: f32):
+    // CHECK:   %[[V:.*]] = arith.extf %[[IN]] : bf16 to f32
+    // CHECK:   %[[GT:.*]] = arith.cmpf ogt, %[[ACC]], %[[V]] : f32
+    // CHECK:   %[[NAN:.*]] = arith.cmpf uno, %[[ACC]], %[[ACC]] : f32
+    // CHECK:   %[[TAKE:.*]] = arith.ori %[[GT]], %[[NAN]] : i1
+    // CHECK:   arith.select %[[TAKE]], %[[ACC]], %[[V]] : f32
+    tile.reduce max %a, %m : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>
+
+    // binary with a broadcast [P, 1] rhs, rounded into bf16.
+    // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[COL]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[A]], %[[MX]] : memref<128x64xbf16>, memref<128x1xf32>) outs(%[[D]] : memref<128x64xbf16>)
+    // CHECK:   arith.extf
+    // CHECK:   arith.subf
+    // CHECK:   arith.truncf %{{.*}} : f32 to bf16
+    tile.binary subtract %a, %m, %d : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>, memref<128x64xbf16, #tile.space<sbuf>>
+
+    // activation: exp(x * 0.5) in f32.
+    // CHECK: linalg.generic {{.*}} ins(%[[D]] : memref<128x64xbf16>) outs(%[[E]] : memref<128x64xf32>)
+    // CHECK:   %[[XF:.*]] = arith.extf %{{.*}} : bf16 to f32
+    // CHECK:   %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+    // CHECK:   %[[SCALED:.*]] = arith.mulf %[[XF]], %[[HALF]] : f32
+    // CHECK:   %[[EXP:.*]] = math.exp %[[SCALED]] : f32
+    // CHECK:   linalg.yield %[[EXP]] : f32
+    tile.activation exp %d, %e {scale = 0.5 : f32} : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x64xf32, #tile.space<sbuf>>
+
+    // reduce add into bf16: an f32 scratch column, rounded at the end and freed.
+    // CHECK: %[[SCRATCH:.*]] = memref.alloc() : memref<128x1xf32>
+    // CHECK: linalg.generic {{.*}} outs(%[[SCRATCH]] : memref<128x1xf32>)
+    // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]{{.*}} outs(%[[SCRATCH]] : memref<128x1xf32>)
+    // CHECK:   arith.addf
+    // CHECK: linalg.generic {{.*}} ins(%[[SCRATCH]] : memref<128x1xf32>) outs(%[[SUM]] : memref<128x1xbf16>)
+    // CHECK:   arith.truncf %{{.*}} : f32 to bf16
+    // CHECK: memref.dealloc %[[SCRATCH]]
+    tile.reduce add %e, %s : memref<128x64xf32, #tile.space<sbuf>>, memref<128x1xbf16, #tile.space<sbuf>>
+
+    // min with a broadcast lhs, in place.
+    // CHECK: linalg.generic {indexing_maps = [#[[COL]], #[[ID]], #[[ID]]], {{.*}} ins(%[[SUM]], %[[E]] : memref<128x1xbf16>, memref<128x64xf32>) outs(%[[E]] : memref<128x64xf32>)
+    // CHECK:   arith.cmpf olt
+    // CHECK:   arith.cmpf uno
+    // CHECK:   arith.select
+    tile.binary min %s, %e, %e : memref<128x1xbf16, #tile.space<sbuf>>, memref<128x64xf32, #tile.space<sbuf>>, memref<128x64xf32, #tile.space<sbuf>>
+
+    // memset 0.3 rounds to the nearest f16, 0.30004882...
+    // CHECK: %[[V03:.*]] = arith.constant 3.000490e-01 : f16
+    // CHECK: linalg.fill ins(%[[V03]] : f16) outs(%[[O]] : memref<128x64xf16>)
+    tile.memset %o, 3.0e-1 : memref<128x64xf16, #tile.space<sbuf>>
+
+    // copy f32 -> f16.
+    // CHECK: linalg.generic {{.*}} ins(%[[E]] : memref<128x64xf32>) outs(%[[O]] : memref<128x64xf16>)
+    // CHECK:   arith.truncf %{{.*}} : f32 to f16
+    tile.copy %e, %o : memref<128x64xf32, #tile.space<sbuf>>, memref<128x64xf16, #tile.space<sbuf>>
+    tile.store %o, %y[%c0, %c0] : memref<128x64xf16, #tile.space<sbuf>>, memref<128x64xf16>
+    return
+  }
+
+  // Every ALU op, and identity with the default scale (no multiply).
+  // CHECK-LABEL: func.func @alu
+  // CHECK: arith.addf
+  // CHECK: arith.mulf
+  // CHECK: arith.divf
+  // CHECK: linalg.generic
+  // CHECK-NOT: arith.mulf
+  // CHECK-NOT: math.exp
+  // CHECK: linalg.yield
+  func.func @alu() {
+    %a = tile.alloc : memref<128x8xf32, #tile.space<sbuf>>
+    %b = tile.alloc : memref<128x8xf32, #tile.space<sbuf>>
+    tile.binary add %a, %b, %a : memref<128x8xf32, #tile.space<sbuf>>, memref<128x8xf32, #tile.space<sbuf>>, memref<128x8xf32, #tile.space<sbuf>>
+    tile.binary multiply %a, %b, %a : memref<128x8xf32, #tile.space<sbuf>>, memref<128x8xf32, #tile.space<sbuf>>, memref<128x8xf32, #tile.space<sbuf>>
+    tile.binary divide %a, %b, %a : memref<128x8xf32, #tile.space<sbuf>>, memref<128x8xf32, #tile.space<sbuf>>, memref<128x8xf32, #tile.space<sbuf>>
+    tile.activation identity %a, %b : memref<128x8xf32, #tile.space<sbuf>>, memref<128x8xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// fp8: tensors and tiles are i8 memrefs; reading decodes the bits with integer code (e4m3: sign << 24, the
+// rebiased exponent, subnormals as mantissa * 2^-9, 0x7f is NaN); writing rounds to nearest even with integer
+// code and truncates to i8 (e5m2: overflow to Inf 0x7c, NaN 0x7e). A memset rounds at compile time: 500 is
+// beyond e4m3's 448, so NaN (0x7f = 127).
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @fp8
+  // CHECK-SAME: (%[[X:.*]]: memref<128x64xi8>, %[[Y:.*]]: memref<128x64xi8> {tile.output})
+  // CHECK-COUNT-3: memref.alloc()
+  // CHECK: %[[N:.*]] = memref.alloc() : memref<128x64xi8>
+  // CHECK-NEXT: %[[NAN:.*]] = arith.constant 127 : i8
+  // CHECK: linalg.fill ins(%[[NAN]] : i8) outs(%[[N]] : memref<128x64xi8>)
+  // CHECK: memref.subview %[[X]]{{.*}} : memref<128x64xi8> to memref<128x64xi8, strided<[64, 1], offset: ?>>
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<128x64xi8>) outs(%{{.*}} : memref<128x64xf32>)
+  // CHECK:   arith.extui %{{.*}} : i8 to i32
+  // CHECK:   arith.sitofp
+  // CHECK:   arith.constant 0.001953125 : f32
+  // CHECK:   arith.constant 2143289344 : i32
+  // CHECK:   arith.bitcast %{{.*}} : i32 to f32
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<128x64xf32>) outs(%{{.*}} : memref<128x64xi8>)
+  // CHECK:   arith.bitcast %{{.*}} : f32 to i32
+  // CHECK:   arith.constant 124 : i32
+  // CHECK:   arith.constant 126 : i32
+  // CHECK:   arith.trunci %{{.*}} : i32 to i8
+  // CHECK: memref.subview %[[Y]]
+  // CHECK-NOT: f8E
+  func.func @fp8(%x: memref<128x64xf8E4M3FN>, %y: memref<128x64xf8E5M2> {tile.output}) {
+    %c0 = arith.constant 0 : index
+    %a = tile.alloc : memref<128x64xf8E4M3FN, #tile.space<sbuf>>
+    %f = tile.alloc : memref<128x64xf32, #tile.space<sbuf>>
+    %b = tile.alloc : memref<128x64xf8E5M2, #tile.space<sbuf>>
+    %n = tile.alloc : memref<128x64xf8E4M3FN, #tile.space<sbuf>>
+    tile.memset %n, 5.0e+02 : memref<128x64xf8E4M3FN, #tile.space<sbuf>>
+    tile.load %x[%c0, %c0], %a : memref<128x64xf8E4M3FN>, memref<128x64xf8E4M3FN, #tile.space<sbuf>>
+    tile.copy %a, %f : memref<128x64xf8E4M3FN, #tile.space<sbuf>>, memref<128x64xf32, #tile.space<sbuf>>
+    tile.copy %f, %b : memref<128x64xf32, #tile.space<sbuf>>, memref<128x64xf8E5M2, #tile.space<sbuf>>
+    tile.store %b, %y[%c0, %c0] : memref<128x64xf8E5M2, #tile.space<sbuf>>, memref<128x64xf8E5M2>
+    return
+  }
+}
+
+// -----
+
+// A window that leaves its tensor in some iteration (rows 128 * 2 .. 128 * 2 + 127 of 256) is an error: host
+// code has no simulator to catch it.
+module attributes {tessera.target = "trn2"} {
+  func.func @out_of_bounds(%x: memref<256x64xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c128 = arith.constant 128 : index
+    scf.for %i = %c0 to %c3 step %c1 {
+      %t = tile.alloc : memref<128x64xf32, #tile.space<sbuf>>
+      %row = arith.muli %i, %c128 : index
+      // expected-error@+1 {{'tile.load' op window of 128 elements at offsets 0..256 of dimension 0 leaves the tensor (size 256)}}
+      tile.load %x[%row, %c0], %t : memref<256x64xf32>, memref<128x64xf32, #tile.space<sbuf>>
+    }
+    return
+  }
+}
+
+// -----
+
+// An element type with no host form.
+module attributes {tessera.target = "trn2"} {
+  func.func @integers() {
+    // expected-error@+1 {{'tile.alloc' op element type 'i32' has no host lowering}}
+    %t = tile.alloc : memref<128x4xi32, #tile.space<sbuf>>
+    return
+  }
+}

@@ -1,0 +1,365 @@
+// The golden model (compiler/lib/Golden/): every library kernel checked three ways at its default shape on
+// trn2 (simulator vs golden, simulator vs hand-written reference, golden vs reference); a kernel without a
+// reference checked by the golden model alone; both checks needed for a verdict of ok; and the golden model's
+// number conversions checked bit for bit against isa/'s (which match ml_dtypes), fp8 included.
+
+#include "tessera/Driver.h"
+#include "tessera/compiler/Golden.h"
+#include "tessera/dsl/tsr.h"
+#include "tessera/isa/NumberFormats.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace {
+
+using tessera::compiler::runGolden;
+using tessera::driver::RunReport;
+using tessera::driver::RunRequest;
+using tessera::driver::runKernel;
+using tessera::isa::DType;
+
+bool isLibraryKernel(const tsr::KernelInfo &k) { return !k.name.starts_with("test_"); }
+
+// ---- The library, through the driver ----------------------------------------------------------------------
+
+TEST(GoldenLibrary, SimulatorMatchesGoldenAndReference) {
+  int kernels = 0;
+  for (const tsr::KernelInfo *k : tsr::Registry::instance().all()) {
+    if (!isLibraryKernel(*k)) continue;
+    SCOPED_TRACE(k->name);
+    ++kernels;
+    RunReport r = runKernel({.kernel = k->name, .target = "trn2", .seed = 11});
+    EXPECT_EQ(r.reference, k->reference ? "golden+reference" : "golden");
+    EXPECT_TRUE(r.goldenUnavailable.empty()) << r.goldenUnavailable;
+    ASSERT_FALSE(r.checks.empty());
+    for (const auto &c : r.checks) {
+      ASSERT_TRUE(c.vsGolden.has_value()) << c.name;
+      EXPECT_TRUE(c.vsGolden->ok) << c.name << ": max rel err " << c.vsGolden->maxRelErr;
+      EXPECT_EQ(c.vsReference.has_value(), static_cast<bool>(k->reference)) << c.name;
+      if (c.vsReference) EXPECT_TRUE(c.vsReference->ok) << c.name << ": max rel err " << c.vsReference->maxRelErr;
+    }
+    EXPECT_TRUE(r.ok);
+  }
+  EXPECT_GE(kernels, 4); // add, matmul, matmul_tiled, softmax at least
+}
+
+TEST(GoldenLibrary, GoldenMatchesReference) {
+  const tessera::isa::Target trn2 = tessera::isa::Target::find("trn2");
+  for (const tsr::KernelInfo *k : tsr::Registry::instance().all()) {
+    if (!isLibraryKernel(*k) || !k->reference) continue;
+    SCOPED_TRACE(k->name);
+    tsr::Params params = k->resolve({});
+    tsr::graph::KernelGraph graph = tsr::trace(*k, params);
+    tessera::isa::Program program = tessera::compiler::compile(graph, trn2).program; // for the tensor table
+    tessera::sim::HbmImage golden = tessera::driver::makeInputs(program, 5);
+    std::vector<tsr::HostTensor> inputs, expected;
+    for (size_t i = 0; i < program.tensors.size(); ++i) {
+      if (program.tensors[i].isOutput) expected.emplace_back(program.tensors[i].elements());
+      else inputs.push_back(tessera::driver::decodeTensor(program, golden, i));
+    }
+    runGolden(graph, golden);
+    k->reference(params, inputs, expected);
+    for (size_t i = 0, out = 0; i < program.tensors.size(); ++i) {
+      const tessera::isa::TensorInfo &t = program.tensors[i];
+      if (!t.isOutput) continue;
+      auto check = tessera::driver::compare(t.name, t.dtype, tessera::driver::decodeTensor(program, golden, i),
+                                            expected[out++]);
+      EXPECT_TRUE(check.ok) << t.name << ": max rel err " << check.maxRelErr << " > " << check.tolerance;
+    }
+  }
+}
+
+// The simulator and the golden model follow the same numerics (f32 inside, k-ordered sums without fused
+// multiply-adds, round to nearest even): for the library they agree to the bit.
+TEST(GoldenLibrary, BitExactWithTheSimulator) {
+  for (std::string kernel : {"add", "matmul", "softmax"}) {
+    SCOPED_TRACE(kernel);
+    RunReport r = runKernel({.kernel = kernel, .target = "trn2", .seed = 2});
+    for (const auto &c : r.checks) {
+      ASSERT_TRUE(c.vsGolden);
+      EXPECT_EQ(c.vsGolden->maxAbsErr, 0.0) << c.name;
+    }
+  }
+}
+
+// ---- Kernels with and without references ------------------------------------------------------------------
+
+// No hand-written reference: bf16 and f16 tiles, a broadcast, row reductions, exp and a memset; the golden model
+// alone checks the simulator.
+const tsr::Registration goldenOnly{{
+    .name = "test_golden_only",
+    .summary = "a softmax-like mix of bf16/f16/f32 ops, with no reference",
+    .params = {{"C", 384}},
+    .signature = [](const tsr::Params &p) {
+      return std::vector<tsr::TensorSpec>{tsr::input("x", {256, p["C"]}, tsr::bf16),
+                                          tsr::input("y", {256, p["C"]}, tsr::f32),
+                                          tsr::output("z", {256, p["C"]}, tsr::f16)};
+    },
+    .body = tsr::body([](tsr::Hbm x, tsr::Hbm y, tsr::Hbm z) {
+      const int64_t c = x.dim(1);
+      for (auto i : tsr::affine_range(2)) {
+        tsr::Tile a = tsr::load(x.tile(i, 0, {128, c}));          // bf16
+        tsr::Tile b = tsr::load(y.tile(i, 0, {128, c}));          // f32
+        tsr::Tile e = tsr::exp(a - tsr::max(a));                  // bf16 arithmetic, [P, 1] broadcast
+        tsr::Tile m = tsr::maximum(b, tsr::full(tsr::f32, {128, c}, 0.25f));
+        tsr::Tile s = e / tsr::sum(e) + m;                        // f32 row sum of bf16 values
+        tsr::store(z.tile(i, 0, {128, c}), tsr::copy<tsr::f16>(s));
+      }
+    }),
+}};
+
+TEST(GoldenVerdict, KernelWithoutReferenceIsCheckedByTheGoldenModel) {
+  RunReport r = runKernel({.kernel = "test_golden_only", .target = "trn2", .seed = 4});
+  EXPECT_EQ(r.reference, "golden");
+  ASSERT_EQ(r.checks.size(), 1u);
+  ASSERT_TRUE(r.checks[0].vsGolden);
+  EXPECT_FALSE(r.checks[0].vsReference);
+  EXPECT_TRUE(r.checks[0].vsGolden->ok) << r.checks[0].vsGolden->maxRelErr;
+  EXPECT_EQ(r.checks[0].vsGolden->maxAbsErr, 0.0);
+  EXPECT_TRUE(r.ok);
+
+  // Without the golden model there is nothing to check against: simulated, not verified.
+  RunReport alone = runKernel({.kernel = "test_golden_only", .target = "trn2", .seed = 4, .golden = false});
+  EXPECT_EQ(alone.reference, "none");
+  EXPECT_TRUE(alone.checks.empty());
+}
+
+// fp8 operands of both formats, an fp8 output: the golden model stores fp8 as bytes and converts with integer
+// code; it must agree with the simulator to the bit and with the reference within fp8's tolerance.
+const tsr::Registration fp8Matmul{{
+    .name = "test_golden_fp8_matmul",
+    .summary = "C[128, 512] = A_t^T @ B with fp8 e4m3 A_t, fp8 e5m2 B, fp8 e4m3 C",
+    .params = {{"K", 256}},
+    .signature = [](const tsr::Params &p) {
+      return std::vector<tsr::TensorSpec>{tsr::input("a_t", {p["K"], 128}, tsr::f8e4m3),
+                                          tsr::input("b", {p["K"], 512}, tsr::f8e5m2),
+                                          tsr::output("c", {128, 512}, tsr::f8e4m3)};
+    },
+    .body = tsr::body([](tsr::Hbm a_t, tsr::Hbm b, tsr::Hbm c) {
+      tsr::Tile acc = tsr::psum<tsr::f32>({128, 512});
+      for (auto k : tsr::affine_range(a_t.dim(0) / 128))
+        acc += tsr::matmul(tsr::load(a_t.tile(k, 0, {128, 128})), tsr::load(b.tile(k, 0, {128, 512})));
+      tsr::store(c.tile(0, 0, {128, 512}), tsr::copy<tsr::f8e4m3>(acc));
+    }),
+    .reference = [](const tsr::Params &p, const std::vector<tsr::HostTensor> &in,
+                    std::vector<tsr::HostTensor> &out) {
+      const int64_t K = p["K"];
+      for (int64_t m = 0; m < 128; ++m)
+        for (int64_t n = 0; n < 512; ++n) {
+          double s = 0;
+          for (int64_t k = 0; k < K; ++k) s += double(in[0][k * 128 + m]) * in[1][k * 512 + n];
+          out[0][m * 512 + n] = static_cast<float>(s);
+        }
+    },
+}};
+
+TEST(GoldenVerdict, Fp8MatmulAgreesWithSimulatorAndReference) {
+  RunReport r = runKernel({.kernel = "test_golden_fp8_matmul", .target = "trn2", .seed = 9});
+  EXPECT_EQ(r.reference, "golden+reference");
+  ASSERT_EQ(r.checks.size(), 1u);
+  ASSERT_TRUE(r.checks[0].vsGolden && r.checks[0].vsReference);
+  EXPECT_EQ(r.checks[0].vsGolden->maxAbsErr, 0.0);
+  EXPECT_TRUE(r.checks[0].vsReference->ok) << r.checks[0].vsReference->maxRelErr;
+  EXPECT_TRUE(r.ok);
+}
+
+// A wrong hand-written reference fails the run even though the simulator matches the golden model.
+const tsr::Registration wrongReference{{
+    .name = "test_golden_wrong_reference",
+    .summary = "copies its input, but its reference doubles it",
+    .params = {},
+    .signature = [](const tsr::Params &) {
+      return std::vector<tsr::TensorSpec>{tsr::input("x", {128, 64}, tsr::f32), tsr::output("y", {128, 64}, tsr::f32)};
+    },
+    .body = tsr::body([](tsr::Hbm x, tsr::Hbm y) {
+      tsr::store(y.tile(0, 0, {128, 64}), tsr::load(x.tile(0, 0, {128, 64})));
+    }),
+    .reference = [](const tsr::Params &, const std::vector<tsr::HostTensor> &in,
+                    std::vector<tsr::HostTensor> &out) {
+      for (size_t i = 0; i < in[0].size(); ++i) out[0][i] = 2 * in[0][i];
+    },
+}};
+
+TEST(GoldenVerdict, BothChecksMustPass) {
+  RunReport r = runKernel({.kernel = "test_golden_wrong_reference", .target = "trn2"});
+  ASSERT_EQ(r.checks.size(), 1u);
+  const auto &c = r.checks[0];
+  ASSERT_TRUE(c.vsGolden && c.vsReference);
+  EXPECT_TRUE(c.vsGolden->ok);
+  EXPECT_FALSE(c.vsReference->ok);
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.maxRelErr, c.vsReference->maxRelErr); // the worst of the two
+  EXPECT_FALSE(r.ok);
+
+  // --no-golden: the reference alone (and the same failure).
+  RunReport noGolden = runKernel({.kernel = "test_golden_wrong_reference", .target = "trn2", .golden = false});
+  EXPECT_EQ(noGolden.reference, "reference");
+  ASSERT_EQ(noGolden.checks.size(), 1u);
+  EXPECT_FALSE(noGolden.checks[0].vsGolden);
+  EXPECT_FALSE(noGolden.ok);
+}
+
+// ---- The golden model's numerics, against isa/'s conversions ----------------------------------------------
+
+/// An unregistered kernel of the given tensors and body.
+template <class F> tsr::KernelInfo kernelOf(std::vector<tsr::TensorSpec> tensors, F f) {
+  tsr::KernelInfo k;
+  k.name = "golden_test";
+  k.signature = [tensors](const tsr::Params &) { return tensors; };
+  k.body = tsr::body(std::move(f));
+  return k;
+}
+
+std::vector<std::byte> bytesOf(DType t, const std::vector<float> &values) {
+  std::vector<std::byte> bytes(values.size() * tessera::isa::byteSize(t));
+  tessera::isa::encode(t, values.data(), bytes.data(), values.size());
+  return bytes;
+}
+
+std::vector<float> valuesOf(DType t, const std::vector<std::byte> &bytes) {
+  std::vector<float> values(bytes.size() / tessera::isa::byteSize(t));
+  tessera::isa::decode(t, bytes.data(), values.data(), values.size());
+  return values;
+}
+
+/// Equal bit patterns, or both NaN (NaN payloads are not part of the DSL's semantics).
+bool sameFloat(float a, float b) {
+  return (std::isnan(a) && std::isnan(b)) || std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
+}
+
+/// Values that probe each format: zeros, ties at every scale, subnormals, the largest finite numbers, overflow,
+/// infinities, NaN, and random values over a wide range.
+std::vector<float> probeValues(size_t n) {
+  std::vector<float> v = {0.0f, -0.0f, 1.0f, -1.0f, 1.0625f, 1.125f, 1.1875f, 1.5f, 448.0f, 464.0f, 480.0f,
+                          57344.0f, 61440.0f, 65504.0f, 65520.0f, 3.0e38f, 1e-3f, 1e-5f, 1.5e-5f, 0.001953125f,
+                          0.0029296875f, 0.0009765625f, 1.52587890625e-05f, 2.288818359375e-05f, 1e-40f, 3.4e38f,
+                          std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN()};
+  // Every fp8 value, and the midpoints between neighbours (ties), for both formats.
+  for (DType t : {DType::F8E4M3, DType::F8E5M2})
+    for (uint32_t bits = 0; bits < 256; ++bits) {
+      std::byte lo{uint8_t(bits)}, hi{uint8_t(bits + 1)};
+      float a, b;
+      tessera::isa::decode(t, &lo, &a, 1);
+      tessera::isa::decode(t, &hi, &b, 1);
+      v.push_back(a);
+      if (std::isfinite(a) && std::isfinite(b) && (bits & 0x7f) != 0x7f) v.push_back(a + (b - a) / 2);
+    }
+  uint32_t state = 12345;
+  while (v.size() < n) {
+    state = state * 1664525u + 1013904223u;
+    float mantissa = float(state >> 8) / float(1u << 24) * 2 - 1;
+    v.push_back(std::ldexp(mantissa, int(state % 48) - 30));
+  }
+  v.resize(n);
+  return v;
+}
+
+class GoldenConversions : public testing::TestWithParam<DType> {};
+
+// f32 -> T -> f32 through tiles: the golden model's rounding (bf16: arith-expand's integer code; f16: the CPU;
+// fp8: tile-to-linalg's integer code) must equal isa::roundTo bit for bit.
+TEST_P(GoldenConversions, RoundTripThroughATileMatchesIsa) {
+  const DType t = GetParam();
+  tsr::KernelInfo k = kernelOf({tsr::input("x", {128, 64}, tsr::f32), tsr::output("y", {128, 64}, tsr::f32)},
+                               [t](tsr::Hbm x, tsr::Hbm y) {
+                                 tsr::Tile narrow = tsr::copy(tsr::load(x.tile(0, 0, {128, 64})), t);
+                                 tsr::store(y.tile(0, 0, {128, 64}), tsr::copy<tsr::f32>(narrow));
+                               });
+  std::vector<float> x = probeValues(128 * 64);
+  std::vector<std::vector<std::byte>> tensors{bytesOf(DType::F32, x), std::vector<std::byte>(x.size() * 4)};
+  runGolden(tsr::trace(k, {}), tensors);
+  std::vector<float> y = valuesOf(DType::F32, tensors[1]);
+  int mismatches = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    float expected = tessera::isa::roundTo(t, x[i]);
+    if (!sameFloat(y[i], expected) && ++mismatches <= 5)
+      ADD_FAILURE() << "x = " << x[i] << " (0x" << std::hex << std::bit_cast<uint32_t>(x[i]) << "): golden "
+                    << y[i] << ", isa " << expected << std::dec;
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
+// A tensor of type T in HBM (fp8: bytes the golden model reads as i8) decodes like isa::decode, every pattern.
+TEST_P(GoldenConversions, TensorsOfTheTypeDecodeLikeIsa) {
+  const DType t = GetParam();
+  tsr::KernelInfo k = kernelOf({tsr::input("x", {128, 512}, t), tsr::output("y", {128, 512}, tsr::f32)},
+                               [](tsr::Hbm x, tsr::Hbm y) {
+                                 tsr::Tile wide = tsr::copy<tsr::f32>(tsr::load(x.tile(0, 0, {128, 512})));
+                                 tsr::store(y.tile(0, 0, {128, 512}), wide);
+                               });
+  const size_t n = 128 * 512, size = tessera::isa::byteSize(t);
+  std::vector<std::byte> x(n * size);
+  for (size_t i = 0; i < n; ++i) { // every bit pattern: n = 65536 elements of 1 or 2 bytes
+    const uint16_t pattern = static_cast<uint16_t>(i);
+    std::memcpy(&x[i * size], &pattern, size);
+  }
+  std::vector<std::vector<std::byte>> tensors{x, std::vector<std::byte>(n * 4)};
+  runGolden(tsr::trace(k, {}), tensors);
+  std::vector<float> y = valuesOf(DType::F32, tensors[1]), expected = valuesOf(t, x);
+  int mismatches = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (!sameFloat(y[i], expected[i]) && ++mismatches <= 5)
+      ADD_FAILURE() << "element " << i << ": golden " << y[i] << ", isa " << expected[i];
+  EXPECT_EQ(mismatches, 0);
+}
+
+// A memset's value is rounded into the tile's type at compile time (APFloat): the same value as isa::roundTo.
+TEST_P(GoldenConversions, MemsetRoundsLikeIsa) {
+  const DType t = GetParam();
+  static const std::vector<float> values = {0.3f, -0.0f, 1.0625f, 448.0f, 460.0f, 464.0f,
+                                            500.0f, 1e-9f, 65520.0f, -1e5f, 3.4e38f};
+  const int64_t n = static_cast<int64_t>(values.size());
+  // Column j of y holds memset(values[j]) read back as f32.
+  tsr::KernelInfo k = kernelOf({tsr::output("y", {128, n}, tsr::f32)}, [t, n](tsr::Hbm y) {
+    for (int64_t j = 0; j < n; ++j)
+      tsr::store(y.tile(0, j, {128, 1}), tsr::copy<tsr::f32>(tsr::full(t, {128, 1}, values[j])));
+  });
+  std::vector<std::vector<std::byte>> tensors{std::vector<std::byte>(128 * n * 4)};
+  runGolden(tsr::trace(k, {}), tensors);
+  std::vector<float> y = valuesOf(DType::F32, tensors[0]);
+  for (int64_t j = 0; j < n; ++j) {
+    float expected = tessera::isa::roundTo(t, values[j]);
+    EXPECT_TRUE(sameFloat(y[j], expected)) << values[j] << ": golden " << y[j] << ", isa " << expected;
+    EXPECT_TRUE(sameFloat(y[127 * n + j], y[j])) << values[j];
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, GoldenConversions,
+                         testing::Values(DType::BF16, DType::F16, DType::F8E4M3, DType::F8E5M2),
+                         [](const testing::TestParamInfo<DType> &info) {
+                           return std::string(tessera::isa::name(info.param));
+                         });
+
+// ---- The interface ---------------------------------------------------------------------------------------
+
+TEST(GoldenModel, WrongBuffersAreAnError) {
+  tsr::KernelInfo k = kernelOf({tsr::input("x", {128, 8}, tsr::f32), tsr::output("y", {128, 8}, tsr::f32)},
+                               [](tsr::Hbm x, tsr::Hbm y) {
+                                 tsr::store(y.tile(0, 0, {128, 8}), tsr::load(x.tile(0, 0, {128, 8})));
+                               });
+  tsr::graph::KernelGraph g = tsr::trace(k, {});
+  std::vector<std::vector<std::byte>> one{std::vector<std::byte>(128 * 8 * 4)};
+  EXPECT_THROW(runGolden(g, one), tessera::Error);
+  std::vector<std::vector<std::byte>> small{std::vector<std::byte>(128 * 8 * 4), std::vector<std::byte>(16)};
+  EXPECT_THROW(runGolden(g, small), tessera::Error);
+}
+
+TEST(GoldenModel, StagesPrintAsMlir) {
+  const tsr::KernelInfo &softmax = *tsr::Registry::instance().find("softmax");
+  tsr::graph::KernelGraph g = tsr::trace(softmax, softmax.resolve({}));
+  std::string linalg = tessera::compiler::goldenToText(g, tessera::compiler::GoldenStage::Linalg);
+  EXPECT_NE(linalg.find("linalg.generic"), std::string::npos);
+  EXPECT_NE(linalg.find("math.exp"), std::string::npos);
+  EXPECT_EQ(linalg.find("tile."), linalg.find("tile.name")); // no tile op left, only argument names
+  std::string llvm = tessera::compiler::goldenToText(g, tessera::compiler::GoldenStage::Llvm);
+  EXPECT_NE(llvm.find("llvm.func @_mlir_ciface_softmax"), std::string::npos);
+  EXPECT_EQ(llvm.find("linalg."), std::string::npos);
+}
+
+} // namespace
