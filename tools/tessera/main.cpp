@@ -1,7 +1,7 @@
 // tessera: the command line.
 //   tessera list                      kernels and their shape parameters
 //   tessera targets                   the machines that can be simulated
-//   tessera run KERNEL [--target T] [--shape K=V,...] [--seed N] [--json]
+//   tessera run KERNEL [--target T] [--shape K=V,...] [--seed N] [--no-golden] [--json]
 //   tessera compile KERNEL [--target T] [--shape ...] --emit tile|tile-allocated|nc
 //   tessera sim FILE.mlir [--seed N] [--timing-only] [--json]
 // Exit status: 0 all well; 1 a check failed (numerics, a kernel bug found); 2 bad usage or input.
@@ -146,9 +146,10 @@ int cmdRun(const std::vector<std::string> &args) {
   KernelOptions opts;
   po::options_description desc("tessera run KERNEL");
   opts.add(desc);
-  bool timingOnly = false;
+  bool timingOnly = false, noGolden = false;
   desc.add_options()("seed", po::value(&opts.seed)->default_value(0), "seed of the random inputs")(
-      "timing-only", po::bool_switch(&timingOnly), "simulate time alone: compute no values, check nothing");
+      "timing-only", po::bool_switch(&timingOnly), "simulate time alone: compute no values, check nothing")(
+      "no-golden", po::bool_switch(&noGolden), "check against the kernel's reference alone, not the golden model");
   bool noChecks = false;
   desc.add_options()("no-checks", po::bool_switch(&noChecks), "skip the race and uninitialised-read checks (faster)");
   po::positional_options_description pos;
@@ -157,6 +158,7 @@ int cmdRun(const std::vector<std::string> &args) {
   RunRequest request = opts.request();
   request.timingOnly = timingOnly;
   request.checks = !noChecks;
+  request.golden = !noGolden;
   RunReport report = runKernel(request);
   if (opts.json) fmt::print("{}\n", toJson(report).dump(2));
   else fmt::print("{}", toText(report));
