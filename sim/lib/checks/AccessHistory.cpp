@@ -67,7 +67,8 @@ AccessHistory::Key AccessHistory::keyOf(const isa::AccessPattern &ap) {
 
 AccessHistory::AccessHistory(const isa::Program &program)
     : table_(1024, 0), byFirstByte_(kFirstHbmMemory + program.tensors.size()),
-      longest_(kFirstHbmMemory + program.tensors.size(), 0) {}
+      longest_(kFirstHbmMemory + program.tensors.size(), 0),
+      memoryWritten_(kFirstHbmMemory + program.tensors.size(), false) {}
 
 uint32_t AccessHistory::entryOf(const isa::AccessPattern &ap) {
   const uint64_t hash = hashOf(ap);
@@ -141,6 +142,7 @@ void AccessHistory::recordRead(uint32_t id, Access access) {
 void AccessHistory::recordWrite(uint32_t id, Access access) {
   Accesses &accesses = accesses_[id];
   accesses.writer = access;
+  memoryWritten_[entries_[id].region.memory] = true;
   accesses.readers.clear();
   const Region &region = entries_[id].region;
   for (uint32_t o : entries_[id].overlaps) {

@@ -78,6 +78,10 @@ public:
   bool written(uint32_t id) const { return entries_[id].written; }
   void setWritten(uint32_t id) { entries_[id].written = true; }
 
+  /// Whether any instruction has written entry `id`'s memory yet (reads of a memory nothing writes, such as an
+  /// input tensor, cannot race).
+  bool memoryWritten(uint32_t id) const { return memoryWritten_[entries_[id].region.memory]; }
+
   /// Records a read of entry `id` by `access`.
   void recordRead(uint32_t id, Access access);
   /// Records a write of entry `id` by `access`, which the caller found ordered after every access the entry
@@ -114,6 +118,7 @@ private:
   /// Per memory: entries by first byte, and the longest byte range among them (to find overlaps on making).
   std::vector<std::multimap<int64_t, uint32_t>> byFirstByte_;
   std::vector<int64_t> longest_;
+  std::vector<bool> memoryWritten_;  ///< per memory
 };
 
 } // namespace tessera::sim

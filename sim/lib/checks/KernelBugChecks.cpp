@@ -66,9 +66,11 @@ void KernelBugChecks::start(uint32_t s, size_t index) {
 
 void KernelBugChecks::checkRead(uint32_t s, size_t index, const char *operand, const AccessPattern &ap,
                                 uint32_t id) {
-  checkAgainst(s, index, operand, false, id, id);
-  for (uint32_t other : history_.overlaps(id))
-    checkAgainst(s, index, operand, false, id, other);
+  if (history_.memoryWritten(id)) {
+    checkAgainst(s, index, operand, false, id, id);
+    for (uint32_t other : history_.overlaps(id))
+      checkAgainst(s, index, operand, false, id, other);
+  }
   if (history_.written(id))
     return;
   WrittenBytes::Hole hole;
