@@ -4,10 +4,12 @@
 //   tessera run KERNEL [--target T] [--shape K=V,...] [--seed N] [--no-golden] [--json]
 //   tessera compile KERNEL [--target T] [--shape ...] --emit tile|tile-allocated|nc
 //   tessera sim FILE.mlir [--seed N] [--timing-only] [--json]
+//   tessera systolic --rows R --cols C --dataflow ws|os|is --gemm M,N,K [--model pe|fold] [--animate] [--svg F]
 // Exit status: 0 all well; 1 a check failed (numerics, a kernel bug found); 2 bad usage or input.
 
 #include "tessera/Driver.h"
 #include "tessera/Report.h"
+#include "tessera/SystolicCommand.h"
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -201,19 +203,20 @@ int cmdSim(const std::vector<std::string> &args) {
   std::string file;
   uint64_t seed = 0;
   unsigned loopBuffers = 4;
-  bool json = false, timingOnly = false;
+  bool json = false, timingOnly = false, noChecks = false;
   po::options_description desc("tessera sim FILE.mlir");
   desc.add_options()("file", po::value(&file)->required(), "an nc-level (or tile-level) module")(
       "seed", po::value(&seed)->default_value(0), "seed of the random inputs")(
       "loop-buffers", po::value(&loopBuffers)->default_value(loopBuffers), "for a tile-level module")(
       "timing-only", po::bool_switch(&timingOnly), "simulate time alone: compute no values")(
+      "no-checks", po::bool_switch(&noChecks), "skip the race and uninitialised-read checks")(
       "json", po::bool_switch(&json), "print one JSON object");
   po::positional_options_description pos;
   pos.add("file", 1);
   parse(args, desc, pos);
   compiler::CompileOptions options;
   options.loopBuffers = std::max(1u, loopBuffers);
-  RunReport report = simulateFile(file, seed, options, timingOnly);
+  RunReport report = simulateFile(file, seed, options, timingOnly, !noChecks);
   if (json) fmt::print("{}\n", toJson(report).dump(2));
   else fmt::print("{}", toText(report));
   return kOk;
@@ -226,7 +229,8 @@ void printUsage(std::FILE *out) {
              "  targets                  machines that can be simulated\n"
              "  run KERNEL               compile, simulate and check a kernel: time, engines, numerics\n"
              "  compile KERNEL --emit S  print a compiler stage (tile, tile-allocated, nc)\n"
-             "  sim FILE.mlir            simulate a saved module (the output of compile --emit nc)\n\n"
+             "  sim FILE.mlir            simulate a saved module (the output of compile --emit nc)\n"
+             "  systolic --gemm M,N,K    one GEMM on a systolic array, PE by PE: cycles, utilisation, SRAM/DRAM traffic\n\n"
              "`tessera <command> --help` lists a command's options. --json gives machine-readable output.\n");
 }
 
@@ -251,7 +255,8 @@ int main(int argc, char **argv) {
     return args.empty() ? kBadInput : kOk;
   }
   static const std::map<std::string, std::function<int(const std::vector<std::string> &)>> commands = {
-      {"list", cmdList}, {"targets", cmdTargets}, {"run", cmdRun}, {"compile", cmdCompile}, {"sim", cmdSim}};
+      {"list", cmdList}, {"targets", cmdTargets}, {"run", cmdRun}, {"compile", cmdCompile}, {"sim", cmdSim},
+      {"systolic", runSystolicCommand}};
   auto it = commands.find(args[0]);
   if (it == commands.end()) {
     fmt::print(stderr, "tessera: unknown command '{}'\n\n", args[0]);

@@ -1,0 +1,199 @@
+#include "tessera/systolic/Wavefront.h"
+
+#include "tessera/systolic/Result.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace tessera::systolic {
+
+namespace {
+
+char symbol(PeActivity a) {
+  switch (a) {
+  case PeActivity::Idle: return '.';
+  case PeActivity::Load: return 'w';
+  case PeActivity::Mac: return '#';
+  case PeActivity::Bubble: return 'o';
+  }
+  return '?';
+}
+
+const char *colour(PeActivity a) {
+  switch (a) {
+  case PeActivity::Idle: return "#f2f2f2";
+  case PeActivity::Load: return "#74add1";
+  case PeActivity::Mac: return "#f46d43";
+  case PeActivity::Bubble: return "#bdbdbd";
+  }
+  return "#000000";
+}
+
+/// Early (blue) to late (red), for x in [0, 1].
+std::string heat(double x) {
+  static constexpr std::array<std::array<double, 3>, 4> stops = {
+      {{44, 123, 182}, {171, 217, 233}, {253, 174, 97}, {215, 25, 28}}};
+  x = std::clamp(x, 0.0, 1.0) * (stops.size() - 1);
+  size_t i = std::min(size_t(x), stops.size() - 2);
+  double f = x - double(i);
+  auto c = [&](int k) { return int(std::lround(stops[i][k] + f * (stops[i + 1][k] - stops[i][k]))); };
+  return fmt::format("#{:02x}{:02x}{:02x}", c(0), c(1), c(2));
+}
+
+constexpr size_t kMaxFrames = 4096;            // first-fold snapshots kept
+constexpr int64_t kMaxFrameBytes = 1 << 26;    // ... and their memory
+constexpr size_t kMaxActivityPoints = 4096;    // the busy-PE curve is averaged into at most this many points
+
+} // namespace
+
+std::string renderFrame(const CycleView &view) {
+  std::string out = fmt::format("cycle {}  fold {}/{} (row fold {}, col fold {}) cycle {}: {} MACs, {} SRAM reads, "
+                                "{} SRAM writes\n",
+                                view.cycle, view.fold + 1, view.folds, view.rowFold + 1, view.colFold + 1,
+                                view.foldCycle, view.macs, view.sramReads, view.sramWrites);
+  std::string border = "  +" + std::string(size_t(view.cols), '-') + "+\n";
+  out += border;
+  for (int64_t i = 0; i < view.rows; ++i) {
+    out += "  |";
+    for (int64_t j = 0; j < view.cols; ++j) out += symbol((*view.activity)[size_t(i * view.cols + j)]);
+    out += "|\n";
+  }
+  out += border;
+  return out;
+}
+
+void WavefrontRecorder::operator()(const CycleView &view) {
+  if (rows_ == 0) {
+    rows_ = view.rows, cols_ = view.cols;
+    firstMac_.assign(size_t(rows_ * cols_), -1);
+  }
+  if (view.foldCycle == 0) foldStarts_.push_back(view.cycle);
+  if (view.fold == 0) {
+    const auto &act = *view.activity;
+    for (size_t p = 0; p < act.size(); ++p)
+      if (act[p] == PeActivity::Mac && firstMac_[p] < 0) firstMac_[p] = view.foldCycle;
+    if (frames_.size() < kMaxFrames && int64_t(frames_.size() + 1) * rows_ * cols_ <= kMaxFrameBytes)
+      frames_.push_back(act);
+  }
+  // Average the busy-PE count over buckets of cycles that double whenever the curve gets too long.
+  busySum_ += double(view.macs);
+  if (++inBucket_ < bucket_) return;
+  busy_.push_back(busySum_ / double(bucket_));
+  busySum_ = 0, inBucket_ = 0;
+  if (busy_.size() == kMaxActivityPoints) {
+    for (size_t i = 0; i < busy_.size() / 2; ++i) busy_[i] = (busy_[2 * i] + busy_[2 * i + 1]) / 2;
+    busy_.resize(busy_.size() / 2);
+    bucket_ *= 2;
+  }
+}
+
+std::string WavefrontRecorder::svg(const ArrayConfig &config, const Gemm &gemm, const Result &result) const {
+  const int64_t R = config.rows, C = config.cols, side = std::max(R, C);
+  const double width = 900;
+  std::string s;
+  auto rect = [&](double x, double y, double w, double h, const std::string &fill, const std::string &extra = "") {
+    s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.2f}" height="{:.2f}" fill="{}"{}/>)", x, y, w, h, fill,
+                     extra);
+    s += '\n';
+  };
+  auto text = [&](double x, double y, const std::string &body, const std::string &attrs = "") {
+    s += fmt::format(R"(<text x="{:.1f}" y="{:.1f}"{}>{}</text>)", x, y, attrs, body);
+    s += '\n';
+  };
+
+  // Panel 1: the cycle of each PE's first MAC in fold 1; the skew shows as diagonal bands.
+  const double cell = std::clamp(std::floor(340.0 / double(side)), 1.0, 24.0);
+  const double mapTop = 70, mapLeft = 20;
+  int64_t firstCycle = -1, lastCycle = -1;
+  for (int64_t c : firstMac_)
+    if (c >= 0) firstCycle = firstCycle < 0 ? c : std::min(firstCycle, c), lastCycle = std::max(lastCycle, c);
+
+  // Panel 2: snapshots of fold 1.
+  const int snapshots = int(std::min<size_t>(6, frames_.size()));
+  const double snapCell = std::clamp(std::floor(130.0 / double(side)), 1.0, 12.0);
+  const double snapLeft = mapLeft + cell * double(C) + 40, snapTop = mapTop;
+  const double snapW = snapCell * double(C), snapH = snapCell * double(R);
+
+  const double chartTop = std::max(mapTop + cell * double(R), snapTop + 2 * (snapH + 30)) + 60;
+  const double chartH = 160, chartLeft = 60, chartW = width - chartLeft - 30;
+  const double height = chartTop + chartH + 60;
+
+  s += fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{:.0f}" height="{:.0f}" )"
+                   R"(viewBox="0 0 {:.0f} {:.0f}" font-family="sans-serif" font-size="12">)",
+                   width, height, width, height);
+  s += "\n";
+  rect(0, 0, width, height, "#ffffff");
+  text(20, 24,
+       fmt::format("{}x{} systolic array, {} ({}), GEMM M={} N={} K={}", R, C, longName(config.dataflow),
+                   shortName(config.dataflow), gemm.m, gemm.n, gemm.k),
+       R"( font-size="15" font-weight="bold")");
+  text(20, 44,
+       fmt::format("{} folds of {} cycles = {} cycles; utilization {:.1f}%, mapping efficiency {:.1f}%",
+                   result.mapping.folds(), result.mapping.cyclesPerFold, result.computeCycles,
+                   100 * result.utilization, 100 * result.mappingEfficiency));
+
+  text(mapLeft, mapTop - 8,
+       firstCycle < 0 ? std::string("fold 1: no MAC")
+                      : fmt::format("fold 1: cycle of each PE's first MAC ({} blue .. {} red)", firstCycle, lastCycle));
+  for (int64_t i = 0; i < R; ++i)
+    for (int64_t j = 0; j < C; ++j) {
+      int64_t c = firstMac_.empty() ? -1 : firstMac_[size_t(i * C + j)];
+      double x = lastCycle > firstCycle ? double(c - firstCycle) / double(lastCycle - firstCycle) : 0.0;
+      std::string tip = R * C <= 4096 ? fmt::format("><title>PE ({}, {}): {}</title></rect", i, j,
+                                                    c < 0 ? std::string("idle") : fmt::format("cycle {}", c))
+                                      : "";
+      if (tip.empty()) rect(mapLeft + double(j) * cell, mapTop + double(i) * cell, cell, cell, c < 0 ? "#eeeeee" : heat(x));
+      else {
+        s += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.2f}" height="{:.2f}" fill="{}")", mapLeft + double(j) * cell,
+                         mapTop + double(i) * cell, cell, cell, c < 0 ? "#eeeeee" : heat(x));
+        s += tip + ">\n";
+      }
+    }
+
+  text(snapLeft, snapTop - 8, "fold 1, cycle by cycle (blue: loading, red: MAC, grey: bubble)");
+  for (int k = 0; k < snapshots; ++k) {
+    size_t f = snapshots == 1 ? 0 : size_t(k) * (frames_.size() - 1) / size_t(snapshots - 1);
+    double x0 = snapLeft + (k % 3) * (snapW + 24), y0 = snapTop + (k / 3) * (snapH + 30);
+    rect(x0 - 1, y0 - 1, snapW + 2, snapH + 2, "#999999");
+    for (int64_t i = 0; i < R; ++i)
+      for (int64_t j = 0; j < C; ++j)
+        rect(x0 + double(j) * snapCell, y0 + double(i) * snapCell, snapCell, snapCell,
+             colour(frames_[f][size_t(i * C + j)]));
+    text(x0, y0 + snapH + 14, fmt::format("cycle {}", f));
+  }
+
+  // Panel 3: busy PEs over the whole run, fold boundaries dashed.
+  const double cycles = double(std::max<int64_t>(result.computeCycles, 1)), pes = double(R * C);
+  text(chartLeft, chartTop - 10,
+       fmt::format("PEs doing a MAC, every cycle of the run{}", bucket_ > 1 ? fmt::format(
+                                                                    " (mean over {} cycles)", bucket_)
+                                                                              : std::string()));
+  rect(chartLeft, chartTop, chartW, chartH, "#fafafa", R"( stroke="#999999")");
+  if (foldStarts_.size() <= 256)
+    for (size_t f = 1; f < foldStarts_.size(); ++f) {
+      double x = chartLeft + chartW * double(foldStarts_[f]) / cycles;
+      s += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="#cccccc" stroke-dasharray="4 3"/>)",
+                       x, chartTop, x, chartTop + chartH);
+      s += '\n';
+    }
+  std::string points;
+  for (size_t p = 0; p < busy_.size(); ++p) {
+    double x = chartLeft + chartW * (double(p) + 0.5) * double(bucket_) / cycles;
+    double y = chartTop + chartH - chartH * busy_[p] / pes;
+    points += fmt::format("{:.1f},{:.1f} ", x, y);
+  }
+  s += fmt::format(R"(<polyline fill="none" stroke="#d7191c" stroke-width="1.2" points="{}"/>)", points);
+  s += '\n';
+  text(chartLeft - 6, chartTop + 4, fmt::format("{}", R * C), R"( text-anchor="end")");
+  text(chartLeft - 6, chartTop + chartH, "0", R"( text-anchor="end")");
+  text(chartLeft, chartTop + chartH + 16, "0");
+  text(chartLeft + chartW, chartTop + chartH + 16, fmt::format("{} cycles", result.computeCycles),
+       R"( text-anchor="end")");
+  s += "</svg>\n";
+  return s;
+}
+
+} // namespace tessera::systolic

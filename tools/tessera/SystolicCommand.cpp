@@ -1,0 +1,143 @@
+#include "tessera/SystolicCommand.h"
+
+#include "tessera/Driver.h"
+#include "tessera/systolic/Model.h"
+#include "tessera/systolic/Report.h"
+#include "tessera/systolic/Wavefront.h"
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+namespace po = boost::program_options;
+
+namespace tessera::driver {
+
+namespace {
+
+struct SystolicOptions {
+  int64_t rows = 0, cols = 0;
+  std::string dataflow, gemm, model, svg, sramKiB, target;
+  bool json = false, animate = false;
+  unsigned frameMs = 0;
+  int64_t maxFrames = 2000;
+};
+
+std::string usage(const po::options_description &desc) {
+  std::ostringstream text;
+  text << desc;
+  return text.str();
+}
+
+/// Turns the library's errors (tessera::Error, naming the flag) into bad-usage errors.
+template <typename F> auto asInput(F &&f) {
+  try {
+    return f();
+  } catch (const InputError &) {
+    throw;
+  } catch (const Error &e) {
+    throw InputError(e);
+  }
+}
+
+} // namespace
+
+int runSystolicCommand(const std::vector<std::string> &args) {
+  SystolicOptions o;
+  po::options_description desc("tessera systolic: one GEMM on one systolic array (docs/systolic.md)");
+  desc.add_options()("rows,r", po::value(&o.rows), "PE rows (or --target)")(
+      "cols,c", po::value(&o.cols), "PE columns (or --target)")(
+      "target,t", po::value(&o.target), "take rows and columns from a target's tensor engine (tessera targets)")(
+      "dataflow,d", po::value(&o.dataflow)->required(), "ws (weight), os (output) or is (input) stationary")(
+      "gemm,g", po::value(&o.gemm)->required(), "M,N,K: C[M][N] = A[M][K] * B[K][N]")(
+      "model,m", po::value(&o.model),
+      "pe (every PE, every cycle) or fold (closed form); default: pe up to 32x32 arrays and ~1 s of work")(
+      "sram-kib", po::value(&o.sramKiB), "ifmap,filter,ofmap SRAM sizes in KiB (default 6144,6144,2048)")(
+      "json", po::bool_switch(&o.json), "print one JSON object")(
+      "animate", po::bool_switch(&o.animate), "print the array every cycle (PE model)")(
+      "frame-ms", po::value(&o.frameMs), "with --animate: redraw in place, this many ms per cycle")(
+      "max-frames", po::value(&o.maxFrames)->default_value(o.maxFrames), "with --animate: stop drawing after this many")(
+      "svg", po::value(&o.svg), "write a picture of the wavefront to this file (PE model)")(
+      "help,h", "show this help");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    if (vm.count("help")) {
+      fmt::print("{}", usage(desc));
+      return 0;
+    }
+    po::notify(vm);
+  } catch (const po::error &e) {
+    throw InputError(e.what(), {}, "usage:\n" + usage(desc));
+  }
+
+  systolic::ArrayConfig config;
+  if (!o.target.empty()) {
+    isa::Target target = loadTarget(o.target);
+    config.rows = target.tensor.rows, config.cols = target.tensor.cols;
+  }
+  if (vm.count("rows")) config.rows = o.rows;
+  if (vm.count("cols")) config.cols = o.cols;
+  if (config.rows == 0 || config.cols == 0)
+    throw InputError("give the array's size: --rows and --cols, or --target", {}, "usage:\n" + usage(desc));
+  systolic::Gemm gemm = asInput([&] { return systolic::parseGemm(o.gemm); });
+  asInput([&] {
+    config.dataflow = systolic::parseDataflow(o.dataflow);
+    if (!o.sramKiB.empty()) config.sramKiB = systolic::parseSramKiB(o.sramKiB);
+    systolic::validate(config, gemm);
+    return 0;
+  });
+  const bool wantsPe = o.animate || !o.svg.empty();
+  systolic::ModelKind kind = o.model.empty()
+                                 ? (wantsPe ? systolic::ModelKind::Pe : systolic::defaultModel(config, gemm))
+                                 : asInput([&] { return systolic::parseModelKind(o.model); });
+  if (wantsPe && kind != systolic::ModelKind::Pe)
+    throw InputError("--animate and --svg show the PE model: leave out --model fold");
+  if (o.animate && o.json) throw InputError("--animate prints text: leave out --json (--svg works with both)");
+
+  // The PE model's observers: the animation (on stdout, so not with --json) and the SVG recorder.
+  systolic::WavefrontRecorder recorder;
+  int64_t frames = 0;
+  systolic::PeModelOptions options;
+  options.observer = [&](const systolic::CycleView &view) {
+    if (!o.svg.empty()) recorder(view);
+    if (!o.animate) return;
+    if (frames++ >= o.maxFrames) {
+      if (frames == o.maxFrames + 1) fmt::print("... (--max-frames {} reached)\n", o.maxFrames);
+      return;
+    }
+    if (o.frameMs > 0) {
+      fmt::print("\x1b[H\x1b[2J{}", systolic::renderFrame(view));
+      std::fflush(stdout);
+      std::this_thread::sleep_for(std::chrono::milliseconds(o.frameMs));
+    } else {
+      fmt::print("{}\n", systolic::renderFrame(view));
+    }
+  };
+  if (!o.animate && o.svg.empty()) options.observer = nullptr;
+
+  systolic::Result result = asInput([&] { return systolic::simulate(config, gemm, kind, options); });
+
+  if (!o.svg.empty()) {
+    std::ofstream out(o.svg);
+    out << recorder.svg(config, gemm, result);
+    if (!out) throw InputError(fmt::format("--svg: cannot write '{}'", o.svg));
+  }
+  if (o.json) {
+    nlohmann::json j = systolic::toJson(config, gemm, result);
+    if (!o.svg.empty()) j["svg"] = o.svg;
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("{}", systolic::toText(config, gemm, result));
+    if (!o.svg.empty()) fmt::print("svg         {}\n", o.svg);
+  }
+  return 0;
+}
+
+} // namespace tessera::driver
