@@ -13,7 +13,8 @@
 /// write per element per fold, no read) or are written by each PE as its last MAC completes (os; the drain of
 /// results out of the array is not counted, as in SCALE-Sim).
 ///
-/// Cost: about rows * cols * computeCycles register updates; a 32x32 array with a 64^3 GEMM takes ~1 ms.
+/// Cost: rows * cols * computeCycles PE updates at 100-200 million a second; a 32x32 array with a 64^3 GEMM
+/// takes about 4 ms (bench/SystolicBench.cpp).
 
 #include "tessera/systolic/ArrayConfig.h"
 #include "tessera/systolic/Result.h"
