@@ -180,11 +180,12 @@ std::string WavefrontRecorder::svg(const ArrayConfig &config, const Gemm &gemm, 
       s += '\n';
     }
   std::string points;
-  for (size_t p = 0; p < busy_.size(); ++p) {
-    double x = chartLeft + chartW * (double(p) + 0.5) * double(bucket_) / cycles;
-    double y = chartTop + chartH - chartH * busy_[p] / pes;
-    points += fmt::format("{:.1f},{:.1f} ", x, y);
-  }
+  auto point = [&](double cycle, double busy) {
+    points += fmt::format("{:.1f},{:.1f} ", chartLeft + chartW * cycle / cycles, chartTop + chartH - chartH * busy / pes);
+  };
+  for (size_t p = 0; p < busy_.size(); ++p) point((double(p) + 0.5) * double(bucket_), busy_[p]);
+  if (inBucket_ > 0) // the last cycles, fewer than a bucket
+    point(double(busy_.size()) * double(bucket_) + double(inBucket_) / 2, busySum_ / double(inBucket_));
   s += fmt::format(R"(<polyline fill="none" stroke="#d7191c" stroke-width="1.2" points="{}"/>)", points);
   s += '\n';
   text(chartLeft - 6, chartTop + 4, fmt::format("{}", R * C), R"( text-anchor="end")");

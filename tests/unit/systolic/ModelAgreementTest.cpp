@@ -15,9 +15,9 @@ struct ArrayCase {
   Dataflow dataflow;
 };
 
-std::string name(const testing::TestParamInfo<ArrayCase> &info) {
-  return fmt::format("{}_{}x{}", shortName(info.param.dataflow), info.param.rows, info.param.cols);
-}
+std::string describe(const ArrayCase &a) { return fmt::format("{}_{}x{}", shortName(a.dataflow), a.rows, a.cols); }
+std::string name(const testing::TestParamInfo<ArrayCase> &info) { return describe(info.param); }
+void PrintTo(const ArrayCase &a, std::ostream *out) { *out << describe(a); }
 
 std::vector<ArrayCase> arrays() {
   std::vector<ArrayCase> out;

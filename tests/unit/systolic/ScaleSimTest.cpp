@@ -36,11 +36,12 @@ const ScaleSimRow kTable[] = {
 #include "ScaleSimTable.inc"
 };
 
-std::string name(const testing::TestParamInfo<ScaleSimRow> &info) {
-  const ScaleSimRow &r = info.param;
+std::string describe(const ScaleSimRow &r) {
   return fmt::format("{}_{}x{}_gemm{}x{}x{}_sram{}_{}_{}", r.dataflow, r.rows, r.cols, r.m, r.n, r.k, r.sramKiB[0],
                      r.sramKiB[1], r.sramKiB[2]);
 }
+std::string name(const testing::TestParamInfo<ScaleSimRow> &info) { return describe(info.param); }
+void PrintTo(const ScaleSimRow &row, std::ostream *out) { *out << describe(row); }
 
 /// SCALE-Sim's percentages are sums of per-fold ratios in Python floats; ours are one division.
 void expectClose(double ours, double theirs, const char *what) {
