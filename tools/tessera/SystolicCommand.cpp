@@ -122,12 +122,17 @@ int runSystolicCommand(const std::vector<std::string> &args) {
   };
   if (!o.animate && o.svg.empty()) options.observer = nullptr;
 
+  std::ofstream svgFile; // opened before a long run, so that a bad path fails at once
+  if (!o.svg.empty()) {
+    svgFile.open(o.svg);
+    if (!svgFile) throw InputError(fmt::format("--svg: cannot write '{}'", o.svg));
+  }
+
   systolic::Result result = asInput([&] { return systolic::simulate(config, gemm, kind, options); });
 
   if (!o.svg.empty()) {
-    std::ofstream out(o.svg);
-    out << recorder.svg(config, gemm, result);
-    if (!out) throw InputError(fmt::format("--svg: cannot write '{}'", o.svg));
+    svgFile << recorder.svg(config, gemm, result);
+    if (!svgFile.flush()) throw InputError(fmt::format("--svg: cannot write '{}'", o.svg));
   }
   if (o.json) {
     nlohmann::json j = systolic::toJson(config, gemm, result);
