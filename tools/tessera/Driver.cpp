@@ -113,7 +113,7 @@ RunReport runKernel(const RunRequest &request) {
 }
 
 RunReport simulateFile(const std::string &path, uint64_t seed, const compiler::CompileOptions &options,
-                       bool timingOnly) {
+                       bool timingOnly, bool checks) {
   compiler::CompileResult compiled;
   try {
     compiled = compiler::compileFile(path, options);
@@ -129,7 +129,7 @@ RunReport simulateFile(const std::string &path, uint64_t seed, const compiler::C
   report.psumPeakBytes = compiled.psumPeakBytes;
   report.timingOnly = timingOnly; // either way there is no reference to check outputs against
   sim::HbmImage hbm = timingOnly ? sim::HbmImage{} : makeInputs(program, seed);
-  report.sim = sim::simulate(program, report.target, hbm, {.computeValues = !timingOnly});
+  report.sim = sim::simulate(program, report.target, hbm, {.computeValues = !timingOnly, .checks = checks});
   report.ok = true;
   return report;
 }

@@ -82,6 +82,6 @@ RunReport runKernel(const RunRequest &request);
 /// inputs from `seed`: time and engine use, no reference to check against. Problems with the file are
 /// InputErrors.
 RunReport simulateFile(const std::string &path, uint64_t seed, const compiler::CompileOptions &options,
-                       bool timingOnly);
+                       bool timingOnly, bool checks = true);
 
 } // namespace tessera::driver
