@@ -20,6 +20,18 @@ struct SimOptions {
   /// never-written SBUF/PSUM/HBM-output bytes. They cost host time, never simulated time. Off: only the checks
   /// that keep the simulator itself safe remain (operands in bounds, shapes, semaphore ids, deadlock).
   bool checks = true;
+  /// Record one InstructionEvent per retired instruction in SimResult::timeline (for traces and reports).
+  bool recordTimeline = false;
+};
+
+/// When one instruction ran: it became the next of its stream at `issueNs`, waited for its semaphores until
+/// `startNs`, and occupied its engine (or its DMA queue) until `endNs`.
+struct InstructionEvent {
+  uint32_t stream = 0;       ///< index into Program::streams (and SimResult::streams)
+  uint32_t index = 0;        ///< index into that stream's instructions
+  double issueNs = 0;
+  double startNs = 0;
+  double endNs = 0;
 };
 
 /// What one instruction stream did.
@@ -38,6 +50,7 @@ struct SimResult {
   uint64_t flops = 0;          ///< floating-point operations performed
   uint64_t hbmBytes = 0;       ///< bytes moved between HBM and the core
   std::vector<StreamStats> streams;
+  std::vector<InstructionEvent> timeline; ///< in completion order; empty unless SimOptions::recordTimeline
 };
 
 /// The contents of every HBM tensor of a program, in Program::tensors order, in the tensors' own dtypes.
