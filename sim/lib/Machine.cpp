@@ -44,6 +44,10 @@ Machine::Machine(sc_core::sc_module_name name, const isa::Program &program, cons
            .hbm = hbm_,
            .checks = checks_.get(),
            .failure = nullptr} {
+  if (options.recordTimeline) {
+    timeline_.reserve(program.instructionCount()); // no allocation while it runs
+    env_.timeline = &timeline_;
+  }
   engines_.reserve(program.streams.size());
   for (const isa::Stream &stream : program.streams)
     engines_.push_back(makeEngine(stream, env_));

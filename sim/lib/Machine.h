@@ -35,6 +35,8 @@ public:
 
   /// What each stream did, and the totals.
   SimResult results() const;
+  /// The recorded InstructionEvents, in completion order (empty unless SimOptions::recordTimeline); moved out.
+  std::vector<InstructionEvent> takeTimeline() { return std::move(timeline_); }
 
 private:
   [[noreturn]] void throwDeadlock() const;
@@ -44,6 +46,7 @@ private:
   Hbm hbm_;
   Semaphores semaphores_;
   std::unique_ptr<KernelBugChecks> checks_;
+  std::vector<InstructionEvent> timeline_;
   RunEnvironment env_;
   std::vector<std::unique_ptr<StreamEngine>> engines_;
 };

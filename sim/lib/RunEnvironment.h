@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// What every engine of one run shares: the program, the target, the memories, the semaphores, the kernel-bug
-/// checks and the first failure a thread hit.
+/// checks, the first failure a thread hit, and
+/// the timeline when one is recorded.
 
 #include "Semaphores.h"
 #include "checks/KernelBugChecks.h"
@@ -10,8 +11,10 @@
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Semantics.h"
 #include "tessera/isa/Target.h"
+#include "tessera/sim/Simulator.h"
 
 #include <exception>
+#include <vector>
 
 namespace tessera::sim {
 
@@ -24,6 +27,8 @@ struct RunEnvironment {
   Hbm &hbm;
   KernelBugChecks *checks = nullptr;  ///< races and uninitialised reads; null when SimOptions::checks is off
   std::exception_ptr failure;  ///< set by the first thread that fails; the run then stops and rethrows it
+  /// Where engines append an InstructionEvent as each instruction retires; null unless SimOptions::recordTimeline.
+  std::vector<InstructionEvent> *timeline = nullptr;
 };
 
 } // namespace tessera::sim

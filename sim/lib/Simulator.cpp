@@ -18,7 +18,9 @@ SimResult simulate(const isa::Program &program, const isa::Target &target, HbmIm
   FreshSimContext context;
   Machine machine("core", program, target, hbm, options);
   machine.run();
-  return machine.results();
+  SimResult result = machine.results();
+  result.timeline = machine.takeTimeline();
+  return result;
 }
 
 } // namespace tessera::sim

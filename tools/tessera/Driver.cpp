@@ -54,7 +54,8 @@ RunReport runKernel(const RunRequest &request) {
 
   // 3. Compile to per-engine instruction streams with resolved addresses and semaphores.
   compiler::CompileResult compiled = compiler::compile(graph, report.target, request.compile);
-  const isa::Program &program = compiled.program;
+  report.program = std::make_shared<const isa::Program>(std::move(compiled.program));
+  const isa::Program &program = *report.program;
   report.instructions = program.instructionCount();
   report.sbufPeakBytes = compiled.sbufPeakBytes;
   report.psumPeakBytes = compiled.psumPeakBytes;
@@ -63,7 +64,9 @@ RunReport runKernel(const RunRequest &request) {
   report.timingOnly = request.timingOnly;
   if (request.timingOnly) {
     sim::HbmImage empty; // timing alone needs no data: the simulator skips every value computation
-    report.sim = sim::simulate(program, report.target, empty, {.computeValues = false, .checks = request.checks});
+    const sim::SimOptions options{
+        .computeValues = false, .checks = request.checks, .recordTimeline = request.recordTimeline};
+    report.sim = sim::simulate(program, report.target, empty, options);
     report.ok = true;
     return report;
   }
@@ -74,7 +77,8 @@ RunReport runKernel(const RunRequest &request) {
     if (program.tensors[i].isOutput) expected.emplace_back(program.tensors[i].elements());
     else inputs.push_back(decodeTensor(program, hbm, i));
   }
-  report.sim = sim::simulate(program, report.target, hbm, {.checks = request.checks});
+  report.sim = sim::simulate(program, report.target, hbm,
+                             {.checks = request.checks, .recordTimeline = request.recordTimeline});
 
   // 5. The references, from the same (rounded) inputs: the golden model (the kernel's tile module lowered to
   //    LLVM and JIT-compiled for this CPU, so every kernel has one) and the kernel's hand-written reference, if
@@ -113,15 +117,16 @@ RunReport runKernel(const RunRequest &request) {
 }
 
 RunReport simulateFile(const std::string &path, uint64_t seed, const compiler::CompileOptions &options,
-                       bool timingOnly, bool checks) {
+                       bool timingOnly, bool checks, bool recordTimeline) {
   compiler::CompileResult compiled;
   try {
     compiled = compiler::compileFile(path, options);
   } catch (const Error &e) {
     throw InputError(e);
   }
-  const isa::Program &program = compiled.program;
   RunReport report;
+  report.program = std::make_shared<const isa::Program>(std::move(compiled.program));
+  const isa::Program &program = *report.program;
   report.kernel = program.kernel;
   report.target = loadTarget(program.target);
   report.instructions = program.instructionCount();
@@ -129,7 +134,8 @@ RunReport simulateFile(const std::string &path, uint64_t seed, const compiler::C
   report.psumPeakBytes = compiled.psumPeakBytes;
   report.timingOnly = timingOnly; // either way there is no reference to check outputs against
   sim::HbmImage hbm = timingOnly ? sim::HbmImage{} : makeInputs(program, seed);
-  report.sim = sim::simulate(program, report.target, hbm, {.computeValues = !timingOnly, .checks = checks});
+  report.sim = sim::simulate(program, report.target, hbm,
+                             {.computeValues = !timingOnly, .checks = checks, .recordTimeline = recordTimeline});
   report.ok = true;
   return report;
 }

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,6 +35,8 @@ struct RunRequest {
   /// Check the outputs against the golden model (the kernel JIT-compiled for the CPU) as well as against the
   /// kernel's hand-written reference; false (`--no-golden`) uses the reference alone.
   bool golden = true;
+  /// Record when every instruction ran (RunReport::sim.timeline), for `--trace` and the HTML report.
+  bool recordTimeline = false;
   compiler::CompileOptions compile;
 };
 
@@ -43,6 +46,8 @@ struct RunReport {
   isa::Target target;
   tsr::Params params;
   sim::SimResult sim;
+  /// The simulated program: its instructions, operands and source lines, which sim.timeline indexes into.
+  std::shared_ptr<const isa::Program> program;
   size_t instructions = 0;
   int64_t sbufPeakBytes = -1;  ///< peak SBUF use per partition (from allocation; -1 unknown)
   int64_t psumPeakBytes = -1;
@@ -82,6 +87,6 @@ RunReport runKernel(const RunRequest &request);
 /// inputs from `seed`: time and engine use, no reference to check against. Problems with the file are
 /// InputErrors.
 RunReport simulateFile(const std::string &path, uint64_t seed, const compiler::CompileOptions &options,
-                       bool timingOnly, bool checks = true);
+                       bool timingOnly, bool checks = true, bool recordTimeline = false);
 
 } // namespace tessera::driver

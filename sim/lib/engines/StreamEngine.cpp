@@ -24,12 +24,15 @@ void StreamEngine::run() {
     KernelBugChecks *checks = env_.checks;
     for (; position_ < instructions.size(); ++position_) {
       const isa::Instruction &inst = instructions[position_];
+      const uint64_t waitedBefore = waitedPs_, busyBefore = busyPs_;
       checkInstruction(env_.program, env_.target, stream_, position_);
       if (inst.waitCount != 0)
         awaitSemaphores(inst);
       if (checks)
         checks->start(streamIndex_, position_);
       perform(inst);
+      if (env_.timeline)
+        record(waitedPs_ - waitedBefore, busyPs_ - busyBefore);
       for (uint32_t sem : env_.program.signalsOf(inst)) {
         semaphores.signal(sem);
         if (checks)
@@ -47,6 +50,18 @@ void StreamEngine::run() {
       env_.failure = std::current_exception();
     sc_core::sc_stop();
   }
+}
+
+void StreamEngine::record(uint64_t waitedPs, uint64_t busyPs) {
+  // perform() ends with the engine's one wait, so the instruction started busyPs before now and was issued (became
+  // the next of its stream) waitedPs before that.
+  const uint64_t endPs = sc_core::sc_time_stamp().value();
+  const uint64_t startPs = endPs - busyPs;
+  env_.timeline->push_back({.stream = streamIndex_,
+                            .index = static_cast<uint32_t>(position_),
+                            .issueNs = static_cast<double>(startPs - waitedPs) / 1000.0,
+                            .startNs = static_cast<double>(startPs) / 1000.0,
+                            .endNs = static_cast<double>(endPs) / 1000.0});
 }
 
 void StreamEngine::awaitSemaphores(const isa::Instruction &inst) {

@@ -4,7 +4,8 @@
 /// instruction, checks it (operands inside their memories, shapes, semaphores), waits for its semaphores, hands
 /// it to the kernel-bug checks (races, uninitialised reads; when on), lets the engine occupy itself with it
 /// (perform(): one wait(sc_time) and, unless timing only, the instruction's semantics), then signals its
-/// semaphores. A failed check stops the whole run with that Error.
+/// semaphores. A failed check stops the whole run with that Error. With SimOptions::recordTimeline it appends an
+/// InstructionEvent to the timeline as each instruction retires (off: one branch per instruction, nothing else).
 
 #include "RunEnvironment.h"
 
@@ -50,6 +51,9 @@ protected:
 private:
   void run();
   void awaitSemaphores(const isa::Instruction &inst);
+  /// Appends the instruction at position_, just performed, to the timeline: it waited `waitedPs` for its
+  /// semaphores and then occupied the engine for `busyPs`.
+  void record(uint64_t waitedPs, uint64_t busyPs);
 
   const isa::Stream &stream_;
   uint32_t streamIndex_ = 0;  ///< in Program::streams
