@@ -65,7 +65,8 @@ uint64_t streamingCycles(const Instruction &inst, const CostModel &cost) {
     return zeroIntoBf16 ? half(n) : n;
   }
   case Opcode::DmaCopy:
-  case Opcode::Matmul: break;
+  case Opcode::Matmul:
+  case Opcode::Print: break;
   }
   return 0;
 }
@@ -76,6 +77,10 @@ uint64_t engineCycles(const Instruction &inst, Engine engine, const Target &targ
   // A DMA transfer's time depends on the bandwidth the queues share at that moment, which the simulator
   // models from Target::dma; it has no engine-cycle cost.
   if (engine == Engine::Dma || inst.op == Opcode::DmaCopy)
+    return 0;
+  // A device print is a debugging aid, not part of the kernel: it costs nothing, so that adding one changes
+  // the kernel's time only through the semaphore waits that order it after the tile's producer.
+  if (inst.op == Opcode::Print)
     return 0;
   const CostModel &cost = target.cost;
   const uint64_t startup = engine == Engine::GpSimd ? cost.gpsimdStartupCycles : 0;
@@ -109,7 +114,8 @@ uint64_t flops(const Instruction &inst) {
   case Opcode::TensorReduce: return uint64_t{inst.src0.partitions} * elementsPerPartition(inst.src0);
   case Opcode::DmaCopy:
   case Opcode::TensorCopy:
-  case Opcode::Memset: break;
+  case Opcode::Memset:
+  case Opcode::Print: break;
   }
   return 0;
 }

@@ -36,6 +36,7 @@ std::string_view name(Opcode op) {
   case Opcode::TensorReduce: return "tensor_reduce";
   case Opcode::TensorCopy: return "tensor_copy";
   case Opcode::Memset: return "memset";
+  case Opcode::Print: return "print";
   }
   return "unknown";
 }

@@ -327,7 +327,15 @@ void execute(const Instruction &inst, const Memories &mem) {
   case Opcode::Activation: return activation(inst, mem);
   case Opcode::TensorReduce: return tensorReduce(inst, mem);
   case Opcode::Memset: return memset(inst, mem);
+  case Opcode::Print: return; // the simulator logs the values (readValues)
   }
+}
+
+std::vector<float> readValues(const AccessPattern &ap, const Memories &mem) {
+  const ResolvedPattern r = resolve(ap, mem);
+  std::vector<float> values(static_cast<size_t>(r.rows) * r.rowElements);
+  gather(r, values.data());
+  return values;
 }
 
 } // namespace tessera::isa

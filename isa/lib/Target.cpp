@@ -268,6 +268,11 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.tensor.maxMovingFree = tensor.integer("max_moving_free", 1);
   target.tensor.peakBf16Tflops = tensor.number("peak_bf16_tflops", NumberRange::Positive);
   target.tensor.peakFp32Tflops = tensor.number("peak_fp32_tflops", NumberRange::Positive);
+  const std::string onto = tensor.text("accumulate_onto_non_matmul");
+  if (onto != "undefined" && onto != "defined")
+    throw tensor.fieldError("accumulate_onto_non_matmul",
+                            fmt::format("expected \"undefined\" or \"defined\", got string \"{}\"", onto));
+  target.tensor.accumulateOntoNonMatmulDefined = onto == "defined";
 
   TableReader vector(root, "vector_engine", file);
   target.vector = readEngine(vector);

@@ -205,6 +205,17 @@ TEST_P(CostOnTarget, DmaHasNoEngineCycles) {
   EXPECT_EQ(engineCycles(load, Engine::Dma, target_), 0u);
 }
 
+// A device print is a debugging aid: free on every engine (even GpSimd's start-up), no FLOPs, no HBM bytes.
+TEST_P(CostOnTarget, PrintCostsNothing) {
+  Instruction print;
+  print.op = Opcode::Print;
+  print.src0 = psum(DType::F32, 512);
+  for (Engine e : {Engine::Vector, Engine::Scalar, Engine::GpSimd})
+    EXPECT_EQ(engineCycles(print, e, target_), 0u) << name(e);
+  EXPECT_EQ(flops(print), 0u);
+  EXPECT_EQ(hbmBytes(print), 0u);
+}
+
 TEST_P(CostOnTarget, ClocksComeFromTheTarget) {
   EXPECT_DOUBLE_EQ(clockGhz(Engine::Tensor, target_), target_.tensor.clockGhz);
   EXPECT_DOUBLE_EQ(clockGhz(Engine::Vector, target_), target_.vector.clockGhz);

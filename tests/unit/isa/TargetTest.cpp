@@ -143,6 +143,7 @@ TEST(BuiltinTargets, Trn1MatchesNeuronCoreV2Figures) {
   EXPECT_DOUBLE_EQ(t.dma.hbmGBps, 820.0 / 2);
   EXPECT_EQ(t.dma.hbmBytes, 32 * kGiB);
   EXPECT_DOUBLE_EQ(t.dma.fixedLatencyNs, 1300.0);
+  EXPECT_FALSE(t.tensor.accumulateOntoNonMatmulDefined); // TARGETS.md, nc_matmul: undefined on v2/v3
 }
 
 TEST(BuiltinTargets, Trn2MatchesNeuronCoreV3Figures) {
@@ -166,6 +167,16 @@ TEST(BuiltinTargets, Trn2MatchesNeuronCoreV3Figures) {
   EXPECT_DOUBLE_EQ(t.dma.engines * t.dma.bytesPerNsPerEngine, 368.0);
   EXPECT_DOUBLE_EQ(t.dma.bytesPerNs(), 2900.0 / 8);
   EXPECT_EQ(t.dma.hbmBytes, 96 * kGiB);
+  EXPECT_FALSE(t.tensor.accumulateOntoNonMatmulDefined); // TARGETS.md, nc_matmul: undefined on v2/v3
+}
+
+// A design where accumulating onto PSUM that memset wrote is defined: the field reads either way.
+TEST_F(TargetFileTest, AccumulateOntoNonMatmulCanBeDefined) {
+  const std::string text = readText(builtin("trn2"));
+  const fs::path file = folder_ / "defined.toml";
+  writeText(file, replaceLine(text, "accumulate_onto_non_matmul =", "accumulate_onto_non_matmul = \"defined\" # mine"));
+  EXPECT_TRUE(Target::load(file).tensor.accumulateOntoNonMatmulDefined);
+  EXPECT_FALSE(Target::load(builtin("trn2")).tensor.accumulateOntoNonMatmulDefined);
 }
 
 class EachBuiltinTarget : public ::testing::TestWithParam<std::string> {};
@@ -400,6 +411,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadFileCase{"ContractionExceedsPartitions", "max_contraction =", "max_contraction = 256",
                     "tensor_engine.max_contraction: 256 exceeds memory.partitions", "max_contraction = 256"},
         BadFileCase{"RowsExceedPartitions", "partitions =", "partitions = 64", "tensor_engine.rows", "rows ="},
+        BadFileCase{"AccumulateOntoNonMatmulNotAWord", "accumulate_onto_non_matmul =",
+                    "accumulate_onto_non_matmul = \"sometimes\"",
+                    "tensor_engine.accumulate_onto_non_matmul: expected \"undefined\" or \"defined\", got string "
+                    "\"sometimes\"",
+                    "accumulate_onto_non_matmul = \"sometimes\""},
+        BadFileCase{"AccumulateOntoNonMatmulMissing", "accumulate_onto_non_matmul =", "",
+                    "tensor_engine.accumulate_onto_non_matmul: missing field", "[tensor_engine]"},
         BadFileCase{"UnknownField", "psum_banks =", "psum_banks = 8\npsum_bankz = 8",
                     "memory.psum_bankz: unknown field", "psum_bankz"}),
     [](const ::testing::TestParamInfo<BadFileCase> &info) { return info.param.label; });

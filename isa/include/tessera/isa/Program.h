@@ -58,6 +58,7 @@ enum class Opcode : uint8_t {
   TensorReduce, ///< dst[p, 0] = reduce_<alu>(src0[p, :]) over the free dimensions
   TensorCopy,   ///< dst = src0, with conversion
   Memset,       ///< dst = imm
+  Print,        ///< reads src0 and logs its values with the simulated time (tsr::device_print); dst unused
 };
 std::string_view name(Opcode op);
 
@@ -81,6 +82,7 @@ struct Instruction {
   bool accumulate = false;         ///< Matmul: add into dst instead of overwriting it (not the first of a group)
   float imm = 0.0f;                ///< Memset value; Activation scale
   float bias = 0.0f;               ///< Activation bias
+  uint32_t text = 0;               ///< Print: its name, an index into Program::texts
   AccessPattern dst, src0, src1;
 
   uint32_t waitBegin = 0, waitCount = 0;     ///< range in Program::waits
@@ -117,12 +119,18 @@ struct Program {
   std::vector<uint32_t> signals;     ///< semaphore ids
   uint32_t semaphores = 0;           ///< number of semaphores used
   std::vector<SourceLoc> locations;  ///< [0] is "unknown"
+  std::vector<std::string> texts;    ///< names of Print instructions (Instruction::text)
 
   std::span<const SemWait> waitsOf(const Instruction &i) const { return {waits.data() + i.waitBegin, i.waitCount}; }
   std::span<const uint32_t> signalsOf(const Instruction &i) const {
     return {signals.data() + i.signalBegin, i.signalCount};
   }
   size_t instructionCount() const;
+  /// The name a Print instruction carries ("" when `i.text` is out of range).
+  std::string_view textOf(const Instruction &i) const { return i.text < texts.size() ? texts[i.text] : ""; }
 };
+
+/// Whether `op` writes its dst operand (every opcode but Print).
+inline bool writesDst(Opcode op) { return op != Opcode::Print; }
 
 } // namespace tessera::isa

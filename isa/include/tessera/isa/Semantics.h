@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
 namespace tessera::isa {
 
@@ -20,7 +21,12 @@ struct Memories {
   std::span<std::byte *const> hbm; ///< one base pointer per Program::tensors entry
 };
 
-/// Performs `inst` on `mem`. Operands are assumed in bounds (the simulator checks before calling).
+/// Performs `inst` on `mem`. Operands are assumed in bounds (the simulator checks before calling). A Print
+/// changes nothing: the simulator reads its values with readValues().
 void execute(const Instruction &inst, const Memories &mem);
+
+/// The values of every element of `ap` decoded to FP32, partition by partition, each partition's free
+/// dimensions row-major: `ap.partitions * ap.freeElements()` floats. `ap` must lie in bounds.
+std::vector<float> readValues(const AccessPattern &ap, const Memories &mem);
 
 } // namespace tessera::isa

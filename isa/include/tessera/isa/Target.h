@@ -25,6 +25,10 @@ struct TensorEngineSpec : EngineSpec {
   unsigned maxMovingFree = 0;          ///< N: moving free size (one PSUM bank of FP32)
   double peakBf16Tflops = 0;           ///< published peak, for the roofline and "% of peak"
   double peakFp32Tflops = 0;
+  /// Whether a matmul may accumulate onto PSUM that a non-matmul instruction (memset, a copy, a DMA) wrote
+  /// (`accumulate_onto_non_matmul = "defined"`); on NeuronCore v2/v3 it is undefined, and the simulator's
+  /// kernel-bug checks report it.
+  bool accumulateOntoNonMatmulDefined = false;
 };
 
 /// DMA engines and the HBM they reach.
