@@ -5,6 +5,7 @@
 //
 //===------------------------------------------------------------------------------------------------------===//
 
+#include "ErrorCollector.h"
 #include "tessera/compiler/Compiler.h"
 #include "tessera/compiler/Dialect/Nc/NcDialect.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
@@ -52,24 +53,6 @@ std::string targetReference(const isa::Target &target) {
   return target.file.string();
 }
 
-/// Turns the first error MLIR reports into a tessera::Error at its location.
-class ErrorCollector {
-public:
-  explicit ErrorCollector(MLIRContext &ctx)
-      : handler_(&ctx, [this](Diagnostic &d) {
-          if (d.getSeverity() == DiagnosticSeverity::Error && !error_)
-            error_ = Error(d.str(), sourceOf(d.getLocation()));
-          return success();
-        }) {}
-  [[noreturn]] void raise(const char *stage) {
-    if (error_) throw *error_;
-    throw Error(fmt::format("the compiler's {} stage failed without a message", stage));
-  }
-
-private:
-  ScopedDiagnosticHandler handler_;
-  std::optional<Error> error_;
-};
 
 void addStages(OpPassManager &pm, unsigned loopBuffers) {
   pm.addPass(createVerifyTargetPass());
@@ -129,7 +112,7 @@ static OwningOpRef<ModuleOp> importKernel(MLIRContext &ctx, ErrorCollector &erro
 std::string importToText(const tsr::graph::KernelGraph &kernel, const isa::Target &target) {
   MLIRContext ctx;
   ctx.disableMultithreading();
-  ErrorCollector errors(ctx);
+  ErrorCollector errors(ctx, "the compiler");
   return print(*importKernel(ctx, errors, kernel, target));
 }
 
@@ -165,7 +148,7 @@ CompileResult compile(const tsr::graph::KernelGraph &kernel, const isa::Target &
                       const CompileOptions &options) {
   MLIRContext ctx;
   ctx.disableMultithreading(); // one kernel at a time; 2-core CI machines gain nothing from threads here
-  ErrorCollector errors(ctx);
+  ErrorCollector errors(ctx, "the compiler");
   OwningOpRef<ModuleOp> module = importKernel(ctx, errors, kernel, target);
   return runStages(ctx, errors, *module, /*fromTile=*/true, options);
 }
@@ -175,7 +158,7 @@ CompileResult compileFile(const std::string &path, const CompileOptions &options
   registerDialects(registry);
   MLIRContext ctx(registry);
   ctx.disableMultithreading();
-  ErrorCollector errors(ctx);
+  ErrorCollector errors(ctx, "the compiler");
   llvm::SourceMgr sources;
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
   if (!buffer) throw Error(fmt::format("cannot read '{}': {}", path, buffer.getError().message()));

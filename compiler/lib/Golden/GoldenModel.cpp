@@ -9,6 +9,7 @@
 //
 //===------------------------------------------------------------------------------------------------------===//
 
+#include "../ErrorCollector.h"
 #include "tessera/compiler/Golden.h"
 
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
@@ -55,24 +56,6 @@ std::unique_ptr<Pass> createConvertLinalgToLoopsPass();
 namespace tessera::compiler {
 namespace {
 
-/// Turns the first error MLIR reports into a tessera::Error at its location.
-class ErrorCollector {
-public:
-  explicit ErrorCollector(MLIRContext &ctx)
-      : handler_(&ctx, [this](Diagnostic &d) {
-          if (d.getSeverity() == DiagnosticSeverity::Error && !error_)
-            error_ = Error("golden model: " + d.str(), sourceOf(d.getLocation()));
-          return success();
-        }) {}
-  [[noreturn]] void raise(const char *stage) {
-    if (error_) throw *error_;
-    throw Error(fmt::format("the golden model's {} stage failed without a message", stage));
-  }
-
-private:
-  ScopedDiagnosticHandler handler_;
-  std::optional<Error> error_;
-};
 
 /// Whether the golden model lowers element type `t` (a new DType must be added here: -Wswitch says so).
 bool hasHostForm(isa::DType t) {
@@ -180,7 +163,7 @@ void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<st
 
   MLIRContext ctx;
   ctx.disableMultithreading(); // one kernel at a time; 2-core CI machines gain nothing from threads here
-  ErrorCollector errors(ctx);
+  ErrorCollector errors(ctx, "the golden model", "golden model: ");
   OwningOpRef<ModuleOp> module = toLinalg(ctx, errors, kernel);
   toLlvm(ctx, errors, *module);
   registerBuiltinDialectTranslation(ctx);
@@ -214,7 +197,7 @@ void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<st
 std::string goldenToText(const tsr::graph::KernelGraph &kernel, GoldenStage stage) {
   MLIRContext ctx;
   ctx.disableMultithreading();
-  ErrorCollector errors(ctx);
+  ErrorCollector errors(ctx, "the golden model", "golden model: ");
   OwningOpRef<ModuleOp> module = toLinalg(ctx, errors, kernel);
   if (stage == GoldenStage::Llvm) toLlvm(ctx, errors, *module);
   return print(*module);

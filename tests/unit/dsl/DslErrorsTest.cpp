@@ -692,6 +692,7 @@ TEST(DslErrors, TileUsedAfterItsLoopEnded) {
   int line = 0;
   auto kernel = tsr::KernelInfo{
       .name = "escape",
+      .summary = "keeps a tile after its loop",
       .signature = [](const tsr::Params &) {
         return std::vector<tsr::TensorSpec>{tsr::input("x", {256, 64}, tsr::f32), tsr::output("y", {128, 64}, tsr::f32)};
       },
