@@ -1,15 +1,16 @@
 // tessera: the command line.
 //   tessera list                      kernels and their shape parameters
 //   tessera targets                   the machines that can be simulated
-//   tessera run KERNEL [--target T] [--shape K=V,...] [--seed N] [--no-golden] [--json]
+//   tessera run KERNEL [--target T] [--shape K=V,...] [--seed N] [--no-golden] [--json] [--trace FILE.json]
 //   tessera compile KERNEL [--target T] [--shape ...] --emit tile|tile-allocated|nc
-//   tessera sim FILE.mlir [--seed N] [--timing-only] [--json]
+//   tessera sim FILE.mlir [--seed N] [--timing-only] [--json] [--trace FILE.json]
 //   tessera systolic --rows R --cols C --dataflow ws|os|is --gemm M,N,K [--model pe|fold] [--animate] [--svg F]
 // Exit status: 0 all well; 1 a check failed (numerics, a kernel bug found); 2 bad usage or input.
 
 #include "tessera/Driver.h"
 #include "tessera/Report.h"
 #include "tessera/SystolicCommand.h"
+#include "tessera/Trace.h"
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -154,6 +155,9 @@ int cmdRun(const std::vector<std::string> &args) {
       "no-golden", po::bool_switch(&noGolden), "check against the kernel's reference alone, not the golden model");
   bool noChecks = false;
   desc.add_options()("no-checks", po::bool_switch(&noChecks), "skip the race and uninitialised-read checks (faster)");
+  std::string tracePath;
+  desc.add_options()("trace", po::value(&tracePath)->value_name("FILE.json"),
+                     "write the run's timeline as a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
   po::positional_options_description pos;
   pos.add("kernel", 1);
   parse(args, desc, pos);
@@ -161,7 +165,10 @@ int cmdRun(const std::vector<std::string> &args) {
   request.timingOnly = timingOnly;
   request.checks = !noChecks;
   request.golden = !noGolden;
+  if (!tracePath.empty()) checkTraceWritable(tracePath); // a path that cannot be written fails before the run
+  request.recordTimeline = !tracePath.empty();
   RunReport report = runKernel(request);
+  if (!tracePath.empty()) writeTrace(toTrace(report), tracePath);
   if (opts.json) fmt::print("{}\n", toJson(report).dump(2));
   else fmt::print("{}", toText(report));
   return report.ok ? kOk : kCheckFailed;
@@ -211,12 +218,17 @@ int cmdSim(const std::vector<std::string> &args) {
       "timing-only", po::bool_switch(&timingOnly), "simulate time alone: compute no values")(
       "no-checks", po::bool_switch(&noChecks), "skip the race and uninitialised-read checks")(
       "json", po::bool_switch(&json), "print one JSON object");
+  std::string tracePath;
+  desc.add_options()("trace", po::value(&tracePath)->value_name("FILE.json"),
+                     "write the run's timeline as a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
   po::positional_options_description pos;
   pos.add("file", 1);
   parse(args, desc, pos);
   compiler::CompileOptions options;
   options.loopBuffers = std::max(1u, loopBuffers);
-  RunReport report = simulateFile(file, seed, options, timingOnly, !noChecks);
+  if (!tracePath.empty()) checkTraceWritable(tracePath);
+  RunReport report = simulateFile(file, seed, options, timingOnly, !noChecks, !tracePath.empty());
+  if (!tracePath.empty()) writeTrace(toTrace(report), tracePath);
   if (json) fmt::print("{}\n", toJson(report).dump(2));
   else fmt::print("{}", toText(report));
   return kOk;

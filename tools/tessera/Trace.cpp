@@ -1,0 +1,410 @@
+// A run's timeline as Chrome trace events (the JSON format of chrome://tracing, which ui.perfetto.dev reads):
+//   - "M" metadata: the process ("matmul on trn2") and one named, ordered track (tid) per stream: tensor, vector,
+//     scalar, gpsimd, then dma0, dma1, ...;
+//   - "X" complete slices: one per instruction, named by its opcode, from its start to its end, with its operands,
+//     source line, cycles (DMA: bytes and ns) and index as args; before it, on the same track, a "wait sem S >= N"
+//     slice from its issue to its start when it waited, naming the semaphore whose signal came last;
+//   - "C" counters: SBUF and PSUM bytes per partition holding live data, and the HBM bandwidth the DMA queues use.
+// Times are microseconds (the format's unit), rounded to the simulator's picosecond.
+
+#include "tessera/Trace.h"
+
+#include "tessera/isa/Cost.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+
+namespace tessera::driver {
+namespace {
+
+using json = nlohmann::ordered_json; // keys in the order written: name, cat, ph, pid, tid, ts, dur, args
+
+constexpr int kPid = 1;
+/// The HBM bandwidth counter averages over about this many windows of the run (a display choice).
+constexpr double kBandwidthWindows = 256;
+
+/// Nanoseconds to the picosecond the simulator resolves.
+int64_t picoseconds(double ns) { return std::llround(ns * 1000.0); }
+/// Picoseconds to the format's microseconds.
+double microseconds(int64_t ps) { return static_cast<double>(ps) / 1e6; }
+
+/// Bytes a DMA streams through the shared bandwidth (as the simulator's DmaQueue counts them): its HBM side, the
+/// source when both are, or its destination when neither is.
+uint64_t transferBytes(const isa::Instruction &inst) {
+  const isa::AccessPattern &hbmSide = inst.src0.space == isa::MemSpace::Hbm ? inst.src0 : inst.dst;
+  return static_cast<uint64_t>(hbmSide.bytes());
+}
+
+/// An operand is in use when it touches any partition (Memset's src0, Print's dst, a missing bias do not).
+bool inUse(const isa::AccessPattern &ap) { return ap.partitions != 0; }
+
+bool rowMajorDense(const isa::AccessPattern &ap) {
+  int64_t expected = 1;
+  for (int d = ap.freeRank - 1; d >= 0; --d) {
+    if (ap.sizes[d] != 1 && ap.strides[d] != expected) return false;
+    expected *= ap.sizes[d];
+  }
+  return true;
+}
+
+/// "sbuf[0:128] @1024 128x512 bf16" (partitions, byte address in each, partitions x free sizes, dtype);
+/// "hbm a_t[256:384, 0:128] bf16" (rows and columns of a matrix); otherwise "hbm x +8192 128x512 bf16 row 1024"
+/// (element offset, shape, elements between rows). Strides that are not row-major follow as "strides [..]".
+std::string describe(const isa::Program &program, const isa::AccessPattern &ap) {
+  std::string sizes = fmt::format("{}", ap.partitions);
+  for (unsigned d = 0; d < ap.freeRank; ++d) sizes += fmt::format("x{}", ap.sizes[d]);
+  std::string strides;
+  if (!rowMajorDense(ap)) {
+    strides = " strides [";
+    for (unsigned d = 0; d < ap.freeRank; ++d) strides += fmt::format("{}{}", d ? "," : "", ap.strides[d]);
+    strides += "]";
+  }
+  const std::string_view dtype = isa::name(ap.dtype);
+  if (ap.space != isa::MemSpace::Hbm)
+    return fmt::format("{}[{}:{}] @{} {} {}{}", isa::name(ap.space), ap.partitionStart,
+                       ap.partitionStart + ap.partitions, ap.offset, sizes, dtype, strides);
+  const bool known = ap.tensor >= 0 && static_cast<size_t>(ap.tensor) < program.tensors.size();
+  const std::string tensor = known ? program.tensors[ap.tensor].name : fmt::format("tensor{}", ap.tensor);
+  if (known && program.tensors[ap.tensor].shape.size() == 2 && ap.partitionStride > 0 &&
+      ap.partitionStride == program.tensors[ap.tensor].shape[1] && ap.freeRank == 1 && ap.strides[0] == 1) {
+    const int64_t row = ap.offset / ap.partitionStride, column = ap.offset % ap.partitionStride;
+    return fmt::format("hbm {}[{}:{}, {}:{}] {}", tensor, row, row + ap.partitions, column, column + ap.sizes[0],
+                       dtype);
+  }
+  return fmt::format("hbm {} +{} {} {} row {}{}", tensor, ap.offset, sizes, dtype, ap.partitionStride, strides);
+}
+
+std::string describeWaits(const isa::Program &program, const isa::Instruction &inst) {
+  std::string text;
+  for (const isa::SemWait &w : program.waitsOf(inst))
+    text += fmt::format("{}sem {} >= {}", text.empty() ? "" : ", ", w.sem, w.count);
+  return text;
+}
+
+std::string describeSignals(const isa::Program &program, const isa::Instruction &inst) {
+  std::string text;
+  for (uint32_t sem : program.signalsOf(inst)) text += fmt::format("{}sem {}", text.empty() ? "" : ", ", sem);
+  return text;
+}
+
+std::string sourceOf(const isa::Program &program, const isa::Instruction &inst) {
+  return inst.loc < program.locations.size() ? program.locations[inst.loc].str() : std::string{};
+}
+
+const isa::Instruction &instructionOf(const isa::Program &program, const sim::InstructionEvent &e) {
+  return program.streams[e.stream].instructions[e.index];
+}
+
+/// A counter sample: from `ns` on, the counter holds `value`.
+struct Sample {
+  double ns = 0;
+  double value = 0;
+};
+
+/// Bytes per partition of `space` holding live data over time, as steps from 0. Addresses are cut into segments
+/// at every operand's byte-extent bounds; a segment is live from the start of an instruction that writes it to
+/// the end of the last instruction that reads it before the next write (a value nothing reads: while it is
+/// written). A segment live in any partition counts.
+std::vector<Sample> liveBytes(const isa::Program &program, const std::vector<sim::InstructionEvent> &timeline,
+                              isa::MemSpace space) {
+  struct Access {
+    double startNs, endNs;
+    int64_t first, last; // byte extent within a partition
+    bool write;
+  };
+  std::vector<Access> accesses;
+  for (const sim::InstructionEvent &e : timeline) {
+    const isa::Instruction &inst = instructionOf(program, e);
+    const auto add = [&](const isa::AccessPattern &ap, bool write) {
+      if (!inUse(ap) || ap.space != space) return;
+      const auto [first, last] = ap.byteExtent();
+      accesses.push_back({e.startNs, e.endNs, first, last, write});
+    };
+    // Reads before the write of the same instruction, so an in-place update keeps its bytes live throughout.
+    add(inst.src0, false);
+    add(inst.src1, false);
+    if (inst.op == isa::Opcode::Matmul && inst.accumulate) add(inst.dst, false);
+    if (isa::writesDst(inst.op)) add(inst.dst, true);
+  }
+  std::stable_sort(accesses.begin(), accesses.end(),
+                   [](const Access &a, const Access &b) { return a.startNs < b.startNs; });
+
+  std::vector<int64_t> bounds;
+  for (const Access &a : accesses) bounds.push_back(a.first), bounds.push_back(a.last);
+  std::ranges::sort(bounds);
+  bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+
+  // Per segment: the live interval now open, if any. Closed intervals become +bytes / -bytes steps.
+  struct Live {
+    bool open = false;
+    double from = 0, to = 0;
+  };
+  std::vector<Live> live(bounds.empty() ? 0 : bounds.size() - 1);
+  std::vector<std::pair<double, int64_t>> deltas;
+  const auto close = [&](size_t s) {
+    const int64_t bytes = bounds[s + 1] - bounds[s];
+    deltas.push_back({live[s].from, bytes});
+    deltas.push_back({live[s].to, -bytes});
+    live[s].open = false;
+  };
+  for (const Access &a : accesses) {
+    const size_t begin = std::ranges::lower_bound(bounds, a.first) - bounds.begin();
+    const size_t end = std::ranges::lower_bound(bounds, a.last) - bounds.begin();
+    for (size_t s = begin; s < end; ++s) {
+      Live &l = live[s];
+      if (!a.write) {
+        if (l.open) l.to = std::max(l.to, a.endNs); // a read of bytes nothing wrote is not live data
+        continue;
+      }
+      if (l.open && a.startNs < l.to) { // written while still being read (an in-place update): one interval
+        l.to = std::max(l.to, a.endNs);
+        continue;
+      }
+      if (l.open) close(s);
+      l = {.open = true, .from = a.startNs, .to = a.endNs};
+    }
+  }
+  for (size_t s = 0; s < live.size(); ++s)
+    if (live[s].open) close(s);
+
+  std::ranges::sort(deltas, {}, &std::pair<double, int64_t>::first);
+  std::vector<Sample> steps = {{0, 0}};
+  int64_t bytes = 0;
+  for (size_t i = 0; i < deltas.size();) {
+    const double ns = deltas[i].first;
+    for (; i < deltas.size() && deltas[i].first == ns; ++i) bytes += deltas[i].second;
+    if (steps.back().ns == ns) steps.back().value = static_cast<double>(bytes);
+    else steps.push_back({ns, static_cast<double>(bytes)});
+  }
+  return steps;
+}
+
+/// The smallest of 1, 2, 5 x 10^k not below `x`.
+double roundUpNicely(double x) {
+  const double decade = std::pow(10.0, std::floor(std::log10(x)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * decade >= x) return m * decade;
+  return 10.0 * decade;
+}
+
+/// Bytes per ns moved by the DMA queues, averaged over fixed windows (one sample at each window's start, and 0 at
+/// the end). The simulator's bandwidth server streams a transfer's bytes at the full rate in the `bytes / rate`
+/// before its completion less the fixed latency (sim/lib/memory/Hbm.h); that is where they are counted.
+std::vector<Sample> hbmBandwidth(const isa::Program &program, const isa::Target &target,
+                                 const sim::SimResult &sim) {
+  std::vector<Sample> samples = {{0, 0}};
+  const double rate = target.dma.bytesPerNs();
+  if (sim.timeNs <= 0 || rate <= 0) return samples;
+  const double window = roundUpNicely(sim.timeNs / kBandwidthWindows);
+  const auto windows = static_cast<size_t>(std::ceil(sim.timeNs / window));
+  std::vector<double> bytes(windows, 0.0);
+  for (const sim::InstructionEvent &e : sim.timeline) {
+    if (program.streams[e.stream].engine != isa::Engine::Dma) continue;
+    const auto moved = static_cast<double>(transferBytes(instructionOf(program, e)));
+    const double to = std::max(e.startNs, e.endNs - target.dma.fixedLatencyNs);
+    const double from = std::max(e.startNs, to - moved / rate);
+    if (to <= from) continue;
+    for (auto w = static_cast<size_t>(from / window); w < windows && w * window < to; ++w) {
+      const double overlap = std::min(to, (w + 1) * window) - std::max(from, w * window);
+      if (overlap > 0) bytes[w] += moved * overlap / (to - from);
+    }
+  }
+  samples.clear();
+  // To 0.01 B/ns: the simulator rounds each transfer to a picosecond, which is no change of rate worth a sample.
+  for (size_t w = 0; w < windows; ++w) samples.push_back({w * window, std::round(bytes[w] / window * 100) / 100});
+  samples.push_back({sim.timeNs, 0});
+  return samples;
+}
+
+/// A counter's samples, a sample equal to the one before left out (a counter holds its value until the next),
+/// whole values written as integers.
+json counterEvents(const std::string &name, const std::string &series, const std::vector<Sample> &samples) {
+  json events = json::array();
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const Sample &s = samples[i];
+    if (i > 0 && i + 1 < samples.size() && s.value == samples[i - 1].value) continue;
+    json value = s.value;
+    if (s.value == std::floor(s.value) && std::abs(s.value) < 1e15) value = static_cast<int64_t>(s.value);
+    events.push_back({{"name", name},
+                      {"ph", "C"},
+                      {"pid", kPid},
+                      {"ts", microseconds(picoseconds(s.ns))},
+                      {"args", {{series, std::move(value)}}}});
+  }
+  return events;
+}
+
+json completeSlice(std::string name, std::string_view category, int tid, double fromNs, double toNs, json args) {
+  const int64_t from = picoseconds(fromNs), to = picoseconds(toNs);
+  return {{"name", std::move(name)},
+          {"cat", category},
+          {"ph", "X"},
+          {"pid", kPid},
+          {"tid", tid},
+          {"ts", microseconds(from)},
+          {"dur", microseconds(std::max<int64_t>(to - from, 0))},
+          {"args", std::move(args)}};
+}
+
+json metadata(std::string_view name, int tid, json args) {
+  return {{"name", name}, {"ph", "M"}, {"pid", kPid}, {"tid", tid}, {"args", std::move(args)}};
+}
+
+/// The instruction's args: index, source line, operands, what it computes, and its cost.
+json instructionArgs(const isa::Program &program, const isa::Target &target, const isa::Stream &stream,
+                     const sim::InstructionEvent &e) {
+  const isa::Instruction &inst = stream.instructions[e.index];
+  json args = {{"index", e.index}};
+  if (std::string source = sourceOf(program, inst); !source.empty()) args["source"] = source;
+  if (inUse(inst.dst)) args["dst"] = describe(program, inst.dst);
+  if (inUse(inst.src0)) args["src0"] = describe(program, inst.src0);
+  if (inUse(inst.src1)) args["src1"] = describe(program, inst.src1);
+  switch (inst.op) {
+  case isa::Opcode::TensorTensor:
+  case isa::Opcode::TensorReduce: args["alu"] = isa::name(inst.alu); break;
+  case isa::Opcode::Activation: args["func"] = isa::name(inst.func); break;
+  case isa::Opcode::Matmul: args["accumulate"] = inst.accumulate; break;
+  case isa::Opcode::Print: args["text"] = program.textOf(inst); break;
+  default: break;
+  }
+  if (stream.engine == isa::Engine::Dma) {
+    args["bytes"] = transferBytes(inst);
+    args["ns"] = static_cast<double>(picoseconds(e.endNs) - picoseconds(e.startNs)) / 1000.0;
+  } else {
+    args["cycles"] = isa::engineCycles(inst, stream.engine, target);
+    args["clock_ghz"] = isa::clockGhz(stream.engine, target);
+  }
+  if (inst.waitCount) args["waits"] = describeWaits(program, inst);
+  if (inst.signalCount) args["signals"] = describeSignals(program, inst);
+  return args;
+}
+
+[[noreturn]] void cannotWrite(const std::string &path, int error) {
+  throw InputError(fmt::format("cannot write trace '{}': {}", path, std::strerror(error)), {},
+                   "--trace needs a file in a folder you can write to");
+}
+
+} // namespace
+
+json toTrace(const RunReport &report) {
+  const isa::Program &program = *report.program;
+  const sim::SimResult &sim = report.sim;
+  json events = json::array();
+  events.push_back(metadata("process_name", 0, {{"name", fmt::format("{} on {}", report.kernel, report.target.name)}}));
+
+  // Tracks: the compute engines in the ISA's order, then the DMA queues by number; tid = position + 1.
+  std::vector<uint32_t> order(program.streams.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::ranges::stable_sort(order, [&](uint32_t a, uint32_t b) {
+    const isa::Stream &x = program.streams[a], &y = program.streams[b];
+    return std::pair(x.engine, x.queue) < std::pair(y.engine, y.queue);
+  });
+  std::vector<int> tidOf(program.streams.size());
+  for (size_t rank = 0; rank < order.size(); ++rank) {
+    const int tid = static_cast<int>(rank) + 1;
+    tidOf[order[rank]] = tid;
+    events.push_back(metadata("thread_name", tid, {{"name", program.streams[order[rank]].label()}}));
+    events.push_back(metadata("thread_sort_index", tid, {{"sort_index", tid}}));
+  }
+
+  // Which instruction gave each semaphore its n-th signal: the timeline is in completion order, and an
+  // instruction signals as it completes.
+  std::vector<std::vector<uint32_t>> signalledBy(program.semaphores);
+  for (uint32_t i = 0; i < sim.timeline.size(); ++i)
+    for (uint32_t sem : program.signalsOf(instructionOf(program, sim.timeline[i])))
+      if (sem < signalledBy.size()) signalledBy[sem].push_back(i);
+
+  // Slices, track by track in program order.
+  std::vector<uint32_t> byTrack(sim.timeline.size());
+  std::iota(byTrack.begin(), byTrack.end(), 0u);
+  std::ranges::sort(byTrack, [&](uint32_t a, uint32_t b) {
+    const sim::InstructionEvent &x = sim.timeline[a], &y = sim.timeline[b];
+    return std::pair(tidOf[x.stream], x.index) < std::pair(tidOf[y.stream], y.index);
+  });
+  for (uint32_t i : byTrack) {
+    const sim::InstructionEvent &e = sim.timeline[i];
+    const isa::Stream &stream = program.streams[e.stream];
+    const isa::Instruction &inst = stream.instructions[e.index];
+    const int tid = tidOf[e.stream];
+    if (picoseconds(e.startNs) > picoseconds(e.issueNs)) {
+      // The wait that held it longest: the one whose count was reached last.
+      const isa::SemWait *last = nullptr;
+      const sim::InstructionEvent *releaser = nullptr;
+      for (const isa::SemWait &w : program.waitsOf(inst)) {
+        if (w.count == 0 || w.sem >= signalledBy.size() || w.count > signalledBy[w.sem].size()) continue;
+        const sim::InstructionEvent &by = sim.timeline[signalledBy[w.sem][w.count - 1]];
+        if (!releaser || by.endNs >= releaser->endNs) last = &w, releaser = &by;
+      }
+      json args = {{"index", e.index}, {"waits", describeWaits(program, inst)}};
+      if (releaser) {
+        const isa::Stream &from = program.streams[releaser->stream];
+        const isa::Instruction &signaller = from.instructions[releaser->index];
+        std::string source = sourceOf(program, signaller);
+        args["released_by"] = fmt::format("{} #{} {}{}{}", from.label(), releaser->index, isa::name(signaller.op),
+                                          source.empty() ? "" : " at ", source);
+      }
+      events.push_back(completeSlice(last ? fmt::format("wait sem {} >= {}", last->sem, last->count) : "wait",
+                                     "wait", tid, e.issueNs, e.startNs, std::move(args)));
+    }
+    events.push_back(completeSlice(std::string(isa::name(inst.op)), isa::name(stream.engine), tid, e.startNs,
+                                   e.endNs, instructionArgs(program, report.target, stream, e)));
+  }
+
+  const auto addCounter = [&](const std::string &name, const std::string &series, const std::vector<Sample> &at) {
+    for (json &c : counterEvents(name, series, at)) events.push_back(std::move(c));
+  };
+  addCounter("SBUF live data", "bytes/partition", liveBytes(program, sim.timeline, isa::MemSpace::Sbuf));
+  addCounter("PSUM live data", "bytes/partition", liveBytes(program, sim.timeline, isa::MemSpace::Psum));
+  addCounter("HBM bandwidth", "B/ns", hbmBandwidth(program, report.target, sim));
+
+  return {{"traceEvents", std::move(events)},
+          {"displayTimeUnit", "ns"},
+          {"otherData",
+           {{"kernel", report.kernel},
+            {"target", report.target.name},
+            {"time_ns", sim.timeNs},
+            {"instructions", sim.timeline.size()}}}};
+}
+
+void checkTraceWritable(const std::string &path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) cannotWrite(path, EISDIR);
+  const std::string tmp = path + ".tmp";
+  std::FILE *file = std::fopen(tmp.c_str(), "wb");
+  if (!file) cannotWrite(path, errno);
+  std::fclose(file);
+  std::remove(tmp.c_str());
+}
+
+void writeTrace(const json &trace, const std::string &path) {
+  // One event per line: readable, and diff- and grep-friendly.
+  std::string text = "{\"traceEvents\": [\n";
+  const json &events = trace.at("traceEvents");
+  for (size_t i = 0; i < events.size(); ++i) text += events[i].dump() + (i + 1 < events.size() ? ",\n" : "\n");
+  text += "]";
+  for (const auto &[key, value] : trace.items())
+    if (key != "traceEvents") text += fmt::format(",\n{}: {}", json(key).dump(), value.dump());
+  text += "}\n";
+
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) cannotWrite(path, EISDIR);
+  const std::string tmp = path + ".tmp";
+  std::FILE *file = std::fopen(tmp.c_str(), "wb");
+  if (!file) cannotWrite(path, errno);
+  bool ok = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  int error = ok ? 0 : errno;
+  if (std::fclose(file) != 0 && ok) ok = false, error = errno;
+  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false, error = errno;
+  if (ok) return;
+  std::remove(tmp.c_str());
+  cannotWrite(path, error ? error : EIO);
+}
+
+} // namespace tessera::driver
