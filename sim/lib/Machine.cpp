@@ -69,6 +69,7 @@ void Machine::run() {
 void Machine::throwDeadlock() const {
   std::string blocked;
   SourceLoc firstLocation;
+  KernelBug bug{.kind = BugKind::Deadlock, .timeNs = nanoseconds(sc_core::sc_time_stamp())};
   for (const auto &engine : engines_) {
     if (engine->finished())
       continue;
@@ -81,17 +82,20 @@ void Machine::throwDeadlock() const {
     const isa::SemWait *wait = engine->blockedOn();
     if (!wait) {
       blocked += fmt::format("\n  {}{} is stuck", describeInstruction(stream, engine->position()), at);
+      bug.instructions.push_back(bugInstruction(program_, stream, engine->position(), "is stuck"));
       continue;
     }
-    blocked += fmt::format("\n  {}{} waits for semaphore {} to reach {}; it stands at {}",
-                           describeInstruction(stream, engine->position()), at, wait->sem, wait->count,
-                           semaphores_.count(wait->sem));
+    const std::string waits = fmt::format("waits for semaphore {} to reach {}; it stands at {}", wait->sem,
+                                          wait->count, semaphores_.count(wait->sem));
+    blocked += fmt::format("\n  {}{} {}", describeInstruction(stream, engine->position()), at, waits);
+    bug.instructions.push_back(bugInstruction(program_, stream, engine->position(), waits));
   }
-  throw Error(fmt::format("deadlock in kernel '{}' at {} ns: no blocked stream can proceed{}", program_.kernel,
-                          nanoseconds(sc_core::sc_time_stamp()), blocked),
-              firstLocation,
-              "every semaphore wait needs enough signals from instructions that can run before it; a count above the "
-              "number of signals, or a cycle of waits, never resolves");
+  throw KernelBugError(std::move(bug),
+                       fmt::format("deadlock in kernel '{}' at {} ns: no blocked stream can proceed{}", program_.kernel,
+                                   nanoseconds(sc_core::sc_time_stamp()), blocked),
+                       firstLocation,
+                       "every semaphore wait needs enough signals from instructions that can run before it; a count "
+                       "above the number of signals, or a cycle of waits, never resolves");
 }
 
 SimResult Machine::results() const {
@@ -112,6 +116,7 @@ SimResult Machine::results() const {
                               .waitNs = nanoseconds(engine->waited())});
   }
   result.timeNs = nanoseconds(end);
+  result.prints = env_.prints;
   return result;
 }
 

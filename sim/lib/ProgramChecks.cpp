@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <systemc>
+
 #include <set>
 
 namespace tessera::sim {
@@ -16,9 +18,9 @@ using isa::Instruction;
 using isa::MemSpace;
 using isa::Opcode;
 
-/// Which operands an instruction reads besides dst.
+/// Which operands an instruction uses: dst (every opcode but Print writes it) and the sources it reads.
 struct OperandUse {
-  bool src0 = false, src1 = false;
+  bool src0 = false, src1 = false, dst = true;
 };
 
 OperandUse operandsOf(const Instruction &inst) {
@@ -30,6 +32,7 @@ OperandUse operandsOf(const Instruction &inst) {
   case Opcode::DmaCopy:
   case Opcode::TensorReduce:
   case Opcode::TensorCopy: return {true, false};
+  case Opcode::Print: return {.src0 = true, .src1 = false, .dst = false};
   }
   return {};
 }
@@ -45,7 +48,7 @@ public:
     checkEngine();
     checkSemaphores();
     const OperandUse use = operandsOf(inst_);
-    const int64_t dst = checkOperand("dst", inst_.dst);
+    const int64_t dst = use.dst ? checkOperand("dst", inst_.dst) : 0;
     const int64_t src0 = use.src0 ? checkOperand("src0", inst_.src0) : 0;
     const int64_t src1 = use.src1 ? checkOperand("src1", inst_.src1) : 0;
     checkShapes(dst, src0, src1);
@@ -75,6 +78,36 @@ private:
     for (uint32_t sem : program_.signalsOf(inst_))
       if (sem >= program_.semaphores) [[unlikely]]
         reportSemaphore("signals", sem);
+  }
+
+  /// An operand outside its memory: a KernelBugError naming the instruction, the operand's range and the time.
+  [[noreturn, gnu::cold, gnu::noinline]] void failOutOfBounds(const char *operand, const AccessPattern &ap,
+                                                              const std::string &what, const std::string &hint) const {
+    KernelBug bug;
+    bug.kind = BugKind::OutOfBounds;
+    bug.timeNs = static_cast<double>(sc_core::sc_time_stamp().value()) / 1000.0;
+    const bool writes = std::string_view(operand) == "dst";
+    bug.instructions.push_back(
+        bugInstruction(program_, stream_, index_, fmt::format("{} {}", writes ? "writes" : "reads", operand)));
+    const auto [first, last] = ap.byteExtent();
+    bug.region.memory = std::string(isa::name(ap.space));
+    if (ap.space == MemSpace::Hbm) {
+      bug.region.tensor = ap.tensor >= 0 && static_cast<size_t>(ap.tensor) < program_.tensors.size()
+                              ? program_.tensors[ap.tensor].name
+                              : std::string{};
+      bug.region.p0 = 0;
+      bug.region.p1 = 1;
+    } else {
+      bug.region.p0 = ap.partitionStart;
+      bug.region.p1 = ap.partitionStart + ap.partitions;
+    }
+    bug.region.b0 = first;
+    bug.region.b1 = last;
+    const double timeNs = bug.timeNs;
+    throw KernelBugError(std::move(bug),
+                         fmt::format("out of bounds in kernel '{}' at {} ns: {}: {}", program_.kernel, timeNs,
+                                     describeInstruction(stream_, index_), what),
+                         locationOf(program_, inst_), hint);
   }
 
   [[noreturn, gnu::cold, gnu::noinline]] void reportRange(const char *what, uint32_t begin, uint32_t count,
@@ -117,9 +150,10 @@ private:
   [[noreturn, gnu::cold, gnu::noinline]] void reportHbmBytes(const char *operand, const AccessPattern &ap,
                                                              int64_t first, int64_t last) const {
     const isa::TensorInfo &tensor = program_.tensors[ap.tensor];
-    fail(fmt::format("operand {} touches bytes [{}, {}) of HBM tensor '{}', which holds {} bytes", operand, first,
-                     last, tensor.name, tensor.bytes()),
-         "check the tile's offset and shape against the tensor's shape");
+    failOutOfBounds(operand, ap,
+                    fmt::format("operand {} touches bytes [{}, {}) of HBM tensor '{}', which holds {} bytes", operand,
+                                first, last, tensor.name, tensor.bytes()),
+                    "check the tile's offset and shape against the tensor's shape");
   }
 
   void checkOnChip(const char *operand, const AccessPattern &ap) const {
@@ -134,17 +168,20 @@ private:
 
   [[noreturn, gnu::cold, gnu::noinline]] void reportPartitions(const char *operand, const AccessPattern &ap) const {
     const std::string_view memory = isa::name(ap.space);
-    fail(fmt::format("operand {} touches {} partitions [{}, {}) but {} has {}", operand, memory, ap.partitionStart,
-                     uint64_t{ap.partitionStart} + ap.partitions, memory, target_.partitions),
-         "a tile spans at most the target's partitions");
+    failOutOfBounds(operand, ap,
+                    fmt::format("operand {} touches {} partitions [{}, {}) but {} has {}", operand, memory,
+                                ap.partitionStart, uint64_t{ap.partitionStart} + ap.partitions, memory,
+                                target_.partitions),
+                    "a tile spans at most the target's partitions");
   }
 
   [[noreturn, gnu::cold, gnu::noinline]] void reportOnChipBytes(const char *operand, const AccessPattern &ap,
                                                                 int64_t first, int64_t last,
                                                                 uint64_t partitionBytes) const {
-    fail(fmt::format("operand {} touches bytes [{}, {}) of each {} partition, which holds {} bytes", operand, first,
-                     last, isa::name(ap.space), partitionBytes),
-         "check the tile's address and size against the target's memory");
+    failOutOfBounds(operand, ap,
+                    fmt::format("operand {} touches bytes [{}, {}) of each {} partition, which holds {} bytes",
+                                operand, first, last, isa::name(ap.space), partitionBytes),
+                    "check the tile's address and size against the target's memory");
   }
 
   /// `dst`, `src0`, `src1`: elements per partition of each operand checked (0 when unused).
@@ -183,7 +220,8 @@ private:
                          "dst {} x {} (M x N)",
                          s0.partitions, src0, s1.partitions, src1, d.partitions, dst));
       return;
-    case Opcode::Memset: return;
+    case Opcode::Memset:
+    case Opcode::Print: return;
     }
   }
 
@@ -211,6 +249,17 @@ std::string describeInstruction(const isa::Stream &stream, size_t index) {
 
 SourceLoc locationOf(const isa::Program &program, const isa::Instruction &inst) {
   return inst.loc < program.locations.size() ? program.locations[inst.loc] : SourceLoc{};
+}
+
+BugInstruction bugInstruction(const isa::Program &program, const isa::Stream &stream, size_t index,
+                              std::string action) {
+  const isa::Instruction &inst = stream.instructions[index];
+  return {.stream = stream.label(),
+          .engine = stream.engine,
+          .index = static_cast<uint32_t>(index),
+          .op = inst.op,
+          .loc = locationOf(program, inst),
+          .action = std::move(action)};
 }
 
 void prepareHbm(const isa::Program &program, HbmImage &hbm, bool withStorage) {

@@ -6,6 +6,7 @@
 
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Target.h"
+#include "tessera/sim/KernelBug.h"
 #include "tessera/sim/Simulator.h"
 
 #include <string>
@@ -38,5 +39,9 @@ std::string describeInstruction(const isa::Stream &stream, size_t index);
 
 /// The instruction's kernel source location (unknown when the program has none).
 SourceLoc locationOf(const isa::Program &program, const isa::Instruction &inst);
+
+/// Instruction `index` of `stream` as a kernel-bug report names it, doing `action` ("reads src0", ...).
+BugInstruction bugInstruction(const isa::Program &program, const isa::Stream &stream, size_t index,
+                              std::string action);
 
 } // namespace tessera::sim

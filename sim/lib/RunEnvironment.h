@@ -29,6 +29,8 @@ struct RunEnvironment {
   std::exception_ptr failure;  ///< set by the first thread that fails; the run then stops and rethrows it
   /// Where engines append an InstructionEvent as each instruction retires; null unless SimOptions::recordTimeline.
   std::vector<InstructionEvent> *timeline = nullptr;
+  /// What Print instructions logged (tsr::device_print), in simulated-time order.
+  std::vector<DevicePrint> prints = {};
 };
 
 } // namespace tessera::sim

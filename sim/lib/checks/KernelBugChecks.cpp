@@ -15,9 +15,10 @@ using isa::AccessPattern;
 using isa::Instruction;
 using isa::Opcode;
 
-/// Which operands an instruction reads (dst aside, which each instruction writes).
+/// Which operands an instruction reads, and whether it writes dst (every opcode but Print does).
 struct Reads {
   bool src0 = false, src1 = false, dst = false;
+  bool writes = true;
 };
 
 Reads readsOf(const Instruction &inst) {
@@ -29,6 +30,7 @@ Reads readsOf(const Instruction &inst) {
   case Opcode::DmaCopy:
   case Opcode::TensorReduce:
   case Opcode::TensorCopy: return {.src0 = true};
+  case Opcode::Print: return {.src0 = true, .writes = false};
   }
   return {};
 }
@@ -38,7 +40,8 @@ double nowNs() { return static_cast<double>(sc_core::sc_time_stamp().value()) / 
 } // namespace
 
 KernelBugChecks::KernelBugChecks(const isa::Program &program, const isa::Target &target)
-    : program_(program), order_(program), history_(program), written_(program, target) {}
+    : program_(program), target_(target), order_(program), history_(program), written_(program, target),
+      nonMatmulPsum_(target.tensor.accumulateOntoNonMatmulDefined ? nullptr : std::make_unique<NonMatmulPsum>()) {}
 
 void KernelBugChecks::start(uint32_t s, size_t index) {
   const Instruction &inst = program_.streams[s].instructions[index];
@@ -47,21 +50,31 @@ void KernelBugChecks::start(uint32_t s, size_t index) {
   // Ids first: making an entry may move the others.
   const uint32_t src0 = reads.src0 ? history_.entryOf(inst.src0) : 0;
   const uint32_t src1 = reads.src1 ? history_.entryOf(inst.src1) : 0;
-  const uint32_t dst = history_.entryOf(inst.dst);
+  const uint32_t dst = reads.writes ? history_.entryOf(inst.dst) : 0;
   if (reads.src0)
     checkRead(s, index, "src0", inst.src0, src0);
   if (reads.src1)
     checkRead(s, index, "src1", inst.src1, src1);
   if (reads.dst)
     checkRead(s, index, "dst", inst.dst, dst);
-  checkWrite(s, index, inst.dst, dst);
+  if (reads.writes)
+    checkWrite(s, index, inst.dst, dst);
 
   const Access self{.stream = s, .index = static_cast<uint32_t>(index)};
+  if (nonMatmulPsum_ && reads.writes && inst.dst.space == isa::MemSpace::Psum) {
+    const Region &written = history_.region(dst);
+    const bool matmul = inst.op == Opcode::Matmul;
+    if (matmul && inst.accumulate)
+      if (const NonMatmulPsum::Rectangle *init = nonMatmulPsum_->find(written)) [[unlikely]]
+        reportAccumulation(s, index, written, *init);
+    nonMatmulPsum_->write(written, self, matmul);
+  }
   if (reads.src0)
     history_.recordRead(src0, self);
   if (reads.src1)
     history_.recordRead(src1, self);
-  history_.recordWrite(dst, self);
+  if (reads.writes)
+    history_.recordWrite(dst, self);
 }
 
 void KernelBugChecks::checkRead(uint32_t s, size_t index, const char *operand, const AccessPattern &ap,
@@ -121,20 +134,39 @@ std::string describeRegion(const isa::Program &program, const Region &r) {
                      r.b0, r.b1);
 }
 
+/// A checks Region as a report's BugRegion.
+BugRegion bugRegion(const isa::Program &program, const Region &r) {
+  BugRegion region{.p0 = r.p0, .p1 = r.p1, .b0 = r.b0, .b1 = r.b1};
+  if (r.memory >= kFirstHbmMemory) {
+    region.memory = "hbm";
+    region.tensor = program.tensors[r.memory - kFirstHbmMemory].name;
+  } else {
+    region.memory = r.memory == kSbufMemory ? "sbuf" : "psum";
+  }
+  return region;
+}
+
 } // namespace
 
 void KernelBugChecks::reportRace(uint32_t s, size_t index, const char *operand, bool writes, uint32_t id,
                                  uint32_t other, Access earlier, bool earlierWrites) const {
   const Region overlap = history_.region(id).intersection(history_.region(other));
   const char *kind = writes ? (earlierWrites ? "write after write" : "write after read") : "read after write";
-  throw Error(fmt::format("race in kernel '{}' at {} ns ({}): {} {} {} ({}), which {} {}, and no semaphore orders "
-                          "the two",
-                          program_.kernel, nowNs(), kind, instructionAt(program_, s, index),
-                          writes ? "writes" : "reads", describeRegion(program_, overlap), operand,
-                          instructionAt(program_, earlier.stream, earlier.index), earlierWrites ? "writes" : "reads"),
-              locationOf(program_, program_.streams[s].instructions[index]),
-              "make one of the two wait for a semaphore that the other signals, directly or through a chain of "
-              "semaphores across streams");
+  KernelBug bug{.kind = BugKind::Race, .detail = kind, .timeNs = nowNs(), .region = bugRegion(program_, overlap)};
+  bug.instructions.push_back(bugInstruction(program_, program_.streams[s], index,
+                                            fmt::format("{} {}", writes ? "writes" : "reads", operand)));
+  bug.instructions.push_back(bugInstruction(program_, program_.streams[earlier.stream], earlier.index,
+                                            earlierWrites ? "writes" : "reads"));
+  throw KernelBugError(std::move(bug),
+                       fmt::format("race in kernel '{}' at {} ns ({}): {} {} {} ({}), which {} {}, and no semaphore "
+                                   "orders the two",
+                                   program_.kernel, nowNs(), kind, instructionAt(program_, s, index),
+                                   writes ? "writes" : "reads", describeRegion(program_, overlap), operand,
+                                   instructionAt(program_, earlier.stream, earlier.index),
+                                   earlierWrites ? "writes" : "reads"),
+                       locationOf(program_, program_.streams[s].instructions[index]),
+                       "make one of the two wait for a semaphore that the other signals, directly or through a chain "
+                       "of semaphores across streams");
 }
 
 void KernelBugChecks::reportUninitialised(uint32_t s, size_t index, const char *operand, const AccessPattern &ap,
@@ -146,12 +178,35 @@ void KernelBugChecks::reportUninitialised(uint32_t s, size_t index, const char *
     place = fmt::format("{} partition {} bytes [{}, {})", memory == kSbufMemory ? "sbuf" : "psum", hole.row,
                         hole.first, hole.last);
   const bool output = memory >= kFirstHbmMemory;
-  throw Error(fmt::format("uninitialised read in kernel '{}' at {} ns: {} reads {} ({}), which no instruction has "
-                          "written{}",
-                          program_.kernel, nowNs(), instructionAt(program_, s, index), place, operand,
-                          output ? " (an output tensor starts unwritten)" : ""),
-              locationOf(program_, program_.streams[s].instructions[index]),
-              "write the bytes before reading them, and make the reader wait for a semaphore the writer signals");
+  KernelBug bug{.kind = BugKind::UninitialisedRead, .timeNs = nowNs(), .region = bugRegion(program_, where)};
+  bug.instructions.push_back(bugInstruction(program_, program_.streams[s], index, fmt::format("reads {}", operand)));
+  throw KernelBugError(std::move(bug),
+                       fmt::format("uninitialised read in kernel '{}' at {} ns: {} reads {} ({}), which no "
+                                   "instruction has written{}",
+                                   program_.kernel, nowNs(), instructionAt(program_, s, index), place, operand,
+                                   output ? " (an output tensor starts unwritten)" : ""),
+                       locationOf(program_, program_.streams[s].instructions[index]),
+                       "write the bytes before reading them, and make the reader wait for a semaphore the writer "
+                       "signals");
+}
+
+void KernelBugChecks::reportAccumulation(uint32_t s, size_t index, const Region &region,
+                                         const NonMatmulPsum::Rectangle &init) const {
+  const Region overlap = region.intersection(init.region);
+  KernelBug bug{.kind = BugKind::AccumulateOntoNonMatmul, .timeNs = nowNs(), .region = bugRegion(program_, overlap)};
+  bug.instructions.push_back(bugInstruction(program_, program_.streams[s], index, "accumulates into dst"));
+  bug.instructions.push_back(
+      bugInstruction(program_, program_.streams[init.writer.stream], init.writer.index, "writes"));
+  throw KernelBugError(
+      std::move(bug),
+      fmt::format("accumulate onto non-matmul data in kernel '{}' at {} ns: {} accumulates into {} (dst), which {} "
+                  "wrote; on {} (NeuronCore-{}) a matmul accumulating onto PSUM that a non-matmul instruction "
+                  "wrote is undefined",
+                  program_.kernel, nowNs(), instructionAt(program_, s, index), describeRegion(program_, overlap),
+                  instructionAt(program_, init.writer.stream, init.writer.index), target_.name, target_.generation),
+      locationOf(program_, program_.streams[s].instructions[index]),
+      "start the accumulation group with a matmul that overwrites (accumulate = false) instead of filling the PSUM "
+      "tile first (tensor_engine.accumulate_onto_non_matmul in the target file)");
 }
 
 } // namespace tessera::sim

@@ -4,12 +4,15 @@
 /// - a race: two instructions of different streams (engines or DMA queues) touch overlapping bytes of SBUF, PSUM
 ///   or an HBM tensor, at least one of them writes, and no chain of semaphores orders them (HappensBefore.h);
 /// - an uninitialised read: an instruction reads SBUF or PSUM bytes, or bytes of an HBM output tensor, that no
-///   instruction has written (WrittenBytes.h).
-/// The first problem stops the run with an Error naming both instructions (stream, index, opcode, kernel source
-/// line), the memory and byte range, and the simulated time. Checks never change simulated time.
+///   instruction has written (WrittenBytes.h);
+/// - on targets where it is undefined (tensor_engine.accumulate_onto_non_matmul), a matmul accumulating onto
+///   PSUM bytes that a non-matmul instruction wrote last (NonMatmulPsum.h).
+/// The first problem stops the run with a KernelBugError naming both instructions (stream, index, opcode, kernel
+/// source line), the memory and byte range, and the simulated time. Checks never change simulated time.
 
 #include "checks/AccessHistory.h"
 #include "checks/HappensBefore.h"
+#include "checks/NonMatmulPsum.h"
 #include "checks/WrittenBytes.h"
 
 #include "tessera/isa/Program.h"
@@ -17,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace tessera::sim {
 
@@ -43,11 +47,16 @@ private:
   [[noreturn, gnu::cold, gnu::noinline]] void reportUninitialised(uint32_t s, size_t index, const char *operand,
                                                                   const isa::AccessPattern &ap,
                                                                   const WrittenBytes::Hole &hole) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void reportAccumulation(uint32_t s, size_t index, const Region &region,
+                                                                 const NonMatmulPsum::Rectangle &init) const;
 
   const isa::Program &program_;
+  const isa::Target &target_;
   HappensBefore order_;
   AccessHistory history_;
   WrittenBytes written_;
+  /// Null when the target defines accumulation onto non-matmul PSUM (nothing to check).
+  std::unique_ptr<NonMatmulPsum> nonMatmulPsum_;
 };
 
 } // namespace tessera::sim

@@ -15,6 +15,8 @@ public:
 private:
   /// Computes the result (at the start of the instruction), then holds the engine for its cycles.
   void perform(const isa::Instruction &inst) override;
+  /// A Print: appends the tile's values, the time and the place to the run's print log.
+  void logPrint(const isa::Instruction &inst);
 
   double psPerCycle_ = 0;
 };

@@ -5,6 +5,7 @@
 
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Target.h"
+#include "tessera/sim/KernelBug.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -43,6 +44,18 @@ struct StreamStats {
   double waitNs = 0;           ///< time spent blocked on semaphores
 };
 
+/// What one Print instruction (tsr::device_print) logged: a tile's values at a point of simulated time.
+struct DevicePrint {
+  std::string name;            ///< the name the kernel gave it
+  double timeNs = 0;           ///< when it ran: its producer had completed, later writers had not started
+  std::string stream;          ///< the engine that ran it ("vector", ...)
+  uint32_t index = 0;          ///< the instruction's index in that stream
+  SourceLoc loc;               ///< the kernel source line of the device_print call
+  isa::DType dtype = isa::DType::F32; ///< the tile's element type (values are decoded to FP32)
+  std::vector<int64_t> shape;  ///< [partitions, elements per partition]
+  std::vector<float> values = {}; ///< row-major, shape[0] x shape[1]; empty in a timing-only run
+};
+
 /// The outcome of one simulation.
 struct SimResult {
   double timeNs = 0;           ///< when the last instruction completed
@@ -51,6 +64,7 @@ struct SimResult {
   uint64_t hbmBytes = 0;       ///< bytes moved between HBM and the core
   std::vector<StreamStats> streams;
   std::vector<InstructionEvent> timeline; ///< in completion order; empty unless SimOptions::recordTimeline
+  std::vector<DevicePrint> prints;        ///< what Print instructions logged, in simulated-time order
 };
 
 /// The contents of every HBM tensor of a program, in Program::tensors order, in the tensors' own dtypes.
@@ -58,8 +72,9 @@ using HbmImage = std::vector<std::vector<std::byte>>;
 
 /// Simulates `program` on `target`. `hbm` holds the inputs on entry and the outputs on return; missing or empty
 /// buffers are made zero-filled, except in timing-only runs, which leave them empty.
-/// Throws tessera::Error when the program cannot run (deadlock, an operand outside its memory) or, with
-/// SimOptions::checks, at the first race or uninitialised read.
+/// Throws tessera::Error when the program cannot run, a KernelBugError (KernelBug.h) for a bug in the kernel:
+/// deadlock, an operand outside its memory, and with SimOptions::checks the first race, uninitialised read, or
+/// (on targets where it is undefined) matmul accumulating onto PSUM that a non-matmul instruction wrote.
 SimResult simulate(const isa::Program &program, const isa::Target &target, HbmImage &hbm,
                    const SimOptions &options = {});
 
