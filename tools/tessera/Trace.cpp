@@ -2,8 +2,9 @@
 //   - "M" metadata: the process ("matmul on trn2") and one named, ordered track (tid) per stream: tensor, vector,
 //     scalar, gpsimd, then dma0, dma1, ...;
 //   - "X" complete slices: one per instruction, named by its opcode, from its start to its end, with its operands,
-//     source line, cycles (DMA: bytes and ns) and index as args; before it, on the same track, a "wait sem S >= N"
-//     slice from its issue to its start when it waited, naming the semaphore whose signal came last;
+//     source line, cycles (DMA: bytes, ns, and the ns it queued for bandwidth) and index as args; before it, on
+//     the same track, a "wait sem S >= N" slice from its issue to its start when it waited, naming the semaphore
+//     whose signal came last and the instruction that sent it;
 //   - "C" counters: SBUF and PSUM bytes per partition holding live data, and the HBM bandwidth the DMA queues use.
 // Times are microseconds (the format's unit), rounded to the simulator's picosecond.
 
@@ -275,8 +276,13 @@ json instructionArgs(const isa::Program &program, const isa::Target &target, con
   default: break;
   }
   if (stream.engine == isa::Engine::Dma) {
-    args["bytes"] = transferBytes(inst);
-    args["ns"] = static_cast<double>(picoseconds(e.endNs) - picoseconds(e.startNs)) / 1000.0;
+    // Its time on the queue: waiting for the bandwidth the queues share, streaming, then the fixed latency.
+    const uint64_t bytes = transferBytes(inst);
+    const double ns = static_cast<double>(picoseconds(e.endNs) - picoseconds(e.startNs)) / 1000.0;
+    const double streaming = static_cast<double>(bytes) / target.dma.bytesPerNs();
+    args["bytes"] = bytes;
+    args["ns"] = ns;
+    args["queued_ns"] = std::max(0.0, std::round((ns - streaming - target.dma.fixedLatencyNs) * 1000.0) / 1000.0);
   } else {
     args["cycles"] = isa::engineCycles(inst, stream.engine, target);
     args["clock_ghz"] = isa::clockGhz(stream.engine, target);
@@ -294,6 +300,7 @@ json instructionArgs(const isa::Program &program, const isa::Target &target, con
 } // namespace
 
 json toTrace(const RunReport &report) {
+  if (!report.program) throw Error("internal error: a trace needs the run's program (RunReport::program)");
   const isa::Program &program = *report.program;
   const sim::SimResult &sim = report.sim;
   json events = json::array();
