@@ -3,6 +3,9 @@
 
 # DSL and compiler units, plus end-to-end checks through the driver (they link the kernels).
 tessera_unit_tests(compiler-tests "dsl;compiler;e2e" TesseraDriver TesseraKernels)
+# HtmlReportTest decodes headless Chromium's screenshot of a report.
+find_package(PNG REQUIRED)
+target_link_libraries(compiler-tests PRIVATE PNG::PNG)
 
 # lit + FileCheck: one test file per pass in compiler/test/.
 set(LIT_PY /usr/lib/llvm-19/build/utils/lit/lit.py)
@@ -25,3 +28,10 @@ foreach(run ${e2e_runs})
   add_test(NAME "run/${kernel}/${target}/${shape}" COMMAND tessera run ${kernel} --target ${target} --shape ${shape} --json)
   set_tests_properties("run/${kernel}/${target}/${shape}" PROPERTIES LABELS e2e)
 endforeach()
+
+# tessera run --report: the file is written; an unwritable path exits 2 naming it, and leaves nothing behind.
+add_test(NAME report/written COMMAND sh -c "rm -f \"$1\" && $0 run add --shape M=128,N=128 --report \"$1\" >/dev/null && grep -q '<section id=timeline>' \"$1\" && [ ! -e \"$1.tmp\" ]"
+         $<TARGET_FILE:tessera> ${CMAKE_CURRENT_BINARY_DIR}/report-add.html)
+add_test(NAME report/unwritable COMMAND sh -c "out=$($0 run add --report \"$1\" 2>&1); status=$?; echo \"$out\"; [ $status -eq 2 ] && echo \"$out\" | grep -qF \"$1\" && [ ! -e \"$1\" ] && [ ! -e \"$1.tmp\" ]"
+         $<TARGET_FILE:tessera> ${CMAKE_CURRENT_BINARY_DIR}/no-such-folder/report.html)
+set_tests_properties(report/written report/unwritable PROPERTIES LABELS e2e)

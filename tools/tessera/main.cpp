@@ -8,6 +8,7 @@
 // Exit status: 0 all well; 1 a check failed (numerics, a kernel bug found); 2 bad usage or input.
 
 #include "tessera/Driver.h"
+#include "tessera/HtmlReport.h"
 #include "tessera/Report.h"
 #include "tessera/SystolicCommand.h"
 #include "tessera/Trace.h"
@@ -20,6 +21,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
 
@@ -158,6 +160,9 @@ int cmdRun(const std::vector<std::string> &args) {
   std::string tracePath;
   desc.add_options()("trace", po::value(&tracePath)->value_name("FILE.json"),
                      "write the run's timeline as a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
+  std::string reportPath;
+  desc.add_options()("report", po::value(&reportPath)->value_name("FILE.html"),
+                     "write an HTML report: summary, engine use, timeline, roofline, memory, stalls");
   po::positional_options_description pos;
   pos.add("kernel", 1);
   parse(args, desc, pos);
@@ -167,8 +172,12 @@ int cmdRun(const std::vector<std::string> &args) {
   request.golden = !noGolden;
   if (!tracePath.empty()) checkTraceWritable(tracePath); // a path that cannot be written fails before the run
   request.recordTimeline = !tracePath.empty();
+  std::optional<AtomicFile> html; // opened before the run, so a path that cannot be written fails at once
+  if (!reportPath.empty()) html.emplace(reportPath);
+  request.recordTimeline = request.recordTimeline || html;
   RunReport report = runKernel(request);
   if (!tracePath.empty()) writeTrace(toTrace(report), tracePath);
+  if (html) html->commit(toHtml(report));
   if (opts.json) fmt::print("{}\n", toJson(report).dump(2));
   else fmt::print("{}", toText(report));
   return report.ok ? kOk : kCheckFailed;
@@ -218,6 +227,9 @@ int cmdSim(const std::vector<std::string> &args) {
       "timing-only", po::bool_switch(&timingOnly), "simulate time alone: compute no values")(
       "no-checks", po::bool_switch(&noChecks), "skip the race and uninitialised-read checks")(
       "json", po::bool_switch(&json), "print one JSON object");
+  std::string reportPath;
+  desc.add_options()("report", po::value(&reportPath)->value_name("FILE.html"),
+                     "write an HTML report: summary, engine use, timeline, roofline, memory, stalls");
   std::string tracePath;
   desc.add_options()("trace", po::value(&tracePath)->value_name("FILE.json"),
                      "write the run's timeline as a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
@@ -227,7 +239,11 @@ int cmdSim(const std::vector<std::string> &args) {
   compiler::CompileOptions options;
   options.loopBuffers = std::max(1u, loopBuffers);
   if (!tracePath.empty()) checkTraceWritable(tracePath);
-  RunReport report = simulateFile(file, seed, options, timingOnly, !noChecks, !tracePath.empty());
+  std::optional<AtomicFile> html; // opened before the run, so a path that cannot be written fails at once
+  if (!reportPath.empty()) html.emplace(reportPath);
+  RunReport report = simulateFile(file, seed, options, timingOnly, !noChecks,
+                                    html.has_value() || !tracePath.empty());
+  if (html) html->commit(toHtml(report));
   if (!tracePath.empty()) writeTrace(toTrace(report), tracePath);
   if (json) fmt::print("{}\n", toJson(report).dump(2));
   else fmt::print("{}", toText(report));
