@@ -147,6 +147,11 @@ double niceStep(double span, int parts) {
 
 std::string trimNumber(double v) { return fmt::format("{:.6g}", v); }
 
+/// A percentage with the digits that matter: 66, 4.2, 0.14.
+std::string percent(double pct) {
+  return fmt::format("{:.{}f}", pct, pct >= 10 ? 0 : pct >= 1 ? 1 : 2);
+}
+
 /// A power of ten as an axis label: 0.01, 0.1, 1, 10, 100, 1k, 10k, 100k, 1M...
 std::string decadeLabel(int k) {
   if (k < 0) return fmt::format("{:.{}f}", std::pow(10.0, k), -k);
@@ -628,9 +633,9 @@ void roofline(Page &p) {
     // Three short lines beside the point: right of it when they fit, else left.
     const bool right = px + 215 < W - R;
     put(h, "<text class=kptl x={0:.1f} y={1:.1f} text-anchor={2}>{3}<tspan class=kptd x={0:.1f} dy=15>{4:.1f} FLOP/B, "
-           "{5:.2f} TFLOP/s</tspan><tspan class=kptd x={0:.1f} dy=15>{6:.0f}% of peak</tspan></text>",
+           "{5:.2f} TFLOP/s</tspan><tspan class=kptd x={0:.1f} dy=15>{6}% of peak</tspan></text>",
         right ? px + 12 : px - 12, std::min(py + 4, H - B - 36), right ? "start" : "end", esc(r.kernel), ai, achieved,
-        100 * achieved / peak);
+        percent(100 * achieved / peak));
   }
   h += "</svg>";
   if (!hasPoint) h += "<p class=muted>No FLOPs or no HBM traffic: the kernel has no point on this plot.</p>";
