@@ -35,3 +35,10 @@ add_test(NAME report/written COMMAND sh -c "rm -f \"$1\" && $0 run add --shape M
 add_test(NAME report/unwritable COMMAND sh -c "out=$($0 run add --report \"$1\" 2>&1); status=$?; echo \"$out\"; [ $status -eq 2 ] && echo \"$out\" | grep -qF \"$1\" && [ ! -e \"$1\" ] && [ ! -e \"$1.tmp\" ]"
          $<TARGET_FILE:tessera> ${CMAKE_CURRENT_BINARY_DIR}/no-such-folder/report.html)
 set_tests_properties(report/written report/unwritable PROPERTIES LABELS e2e)
+
+# The deliberately broken examples (kernels/examples/bug_*.cpp): `tessera run` stops each with its kernel-bug
+# report and exits 1 (a check failed), not 0 or 2; with --json the report is the error object's "bug".
+foreach(kernel bug_uninit bug_race bug_deadlock bug_oob bug_psum_accumulate)
+  add_test(NAME "run/${kernel}/exits-1" COMMAND sh -c "$0 run $1 >/dev/null 2>&1; [ $? -eq 1 ]" $<TARGET_FILE:tessera> ${kernel})
+  set_tests_properties("run/${kernel}/exits-1" PROPERTIES LABELS e2e)
+endforeach()

@@ -1,6 +1,7 @@
 #include "tessera/dsl/Ops.h"
 #include "tessera/dsl/TileSize.h"
 
+#include "Recording.h"
 #include "Tracer.h"
 
 #include <fmt/format.h>
@@ -12,13 +13,15 @@ using detail::toLoc;
 using detail::Tracer;
 using tessera::isa::MemSpace;
 
-namespace {
+namespace detail {
 
-[[noreturn]] void fail(const Loc &loc, std::string message, std::string hint = {}) {
+void fail(const Loc &loc, std::string message, std::string hint) {
   throw Error(std::move(message), toLoc(loc), std::move(hint));
 }
 
 std::string shapeStr(const Shape &s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
+
+namespace {
 
 /// Checks a new tile's shape against the language's limits.
 void checkTileShape(const char *op, const Shape &shape, const Loc &loc) {
@@ -31,7 +34,9 @@ void checkTileShape(const char *op, const Shape &shape, const Loc &loc) {
          "split the first dimension into tiles of at most 128 rows");
 }
 
-Tile newTile(const char *op, Shape shape, DType dtype, MemSpace space, const Loc &loc) {
+} // namespace
+
+Tile newTile(const char *op, Shape shape, DType dtype, MemSpace space, const Loc &loc, int64_t offset) {
   checkTileShape(op, shape, loc);
   if (space == MemSpace::Psum) {
     int64_t bytes = shape[1] * tessera::isa::byteSize(dtype);
@@ -46,6 +51,7 @@ Tile newTile(const char *op, Shape shape, DType dtype, MemSpace space, const Loc
   b.dtype = dtype;
   b.space = space;
   b.loc = toLoc(loc);
+  b.offset = offset;
   return Tile(Tracer::current(loc).allocate(std::move(b)));
 }
 
@@ -61,6 +67,12 @@ graph::Op makeOp(graph::OpKind kind, int dst, std::vector<int> srcs) {
   op.srcs = std::move(srcs);
   return op;
 }
+
+} // namespace detail
+
+using namespace detail;
+
+namespace {
 
 /// An elementwise binary op with [P, 1] broadcasting on either side.
 Tile binary(const char *op, tessera::isa::AluOp alu, const Operand &a, const Operand &b, const Loc &loc) {
@@ -109,6 +121,12 @@ Tile full(DType dtype, Shape shape, float value, Loc loc) {
   o.value = value;
   record(std::move(o), loc);
   return t;
+}
+
+Tile ndarray(DType dtype, Shape shape, MemSpace space, Loc loc) {
+  if (space == MemSpace::Hbm)
+    fail(loc, "ndarray: tiles live in SBUF or PSUM; HBM tensors are the kernel's arguments");
+  return newTile("ndarray", std::move(shape), dtype, space, loc);
 }
 
 Tile load(const HbmTile &src, Loc loc) {
@@ -175,7 +193,7 @@ MatmulExpr::~MatmulExpr() {
                                     "accumulate it with `acc += tsr::matmul(...)` or keep it: `Tile t = ...`"));
 }
 
-void MatmulExpr::record(Tile dst, bool accumulate) {
+void MatmulExpr::record(Tile dst, bool accumulate, bool isaLevel) {
   consumed_ = true;
   Tracer::current(loc_).checkAlive(dst.buffer(), loc_);
   Shape expected{stationary_.shape()[1], moving_.shape()[1]};
@@ -188,7 +206,8 @@ void MatmulExpr::record(Tile dst, bool accumulate) {
                            shapeStr(dst.shape())));
   graph::Op o = makeOp(graph::OpKind::Matmul, dst.buffer(), {stationary_.buffer(), moving_.buffer()});
   o.accumulate = accumulate;
-  tsr::record(std::move(o), loc_);
+  o.isaLevel = isaLevel;
+  detail::record(std::move(o), loc_);
 }
 
 MatmulExpr::operator Tile() && {
@@ -224,5 +243,12 @@ Tile exp(const Operand &x, Loc loc) {
 
 Tile sum(const Operand &x, Loc loc) { return reduce("sum", tessera::isa::AluOp::Add, x, loc); }
 Tile max(const Operand &x, Loc loc) { return reduce("max", tessera::isa::AluOp::Max, x, loc); }
+
+void device_print(const std::string &name, const Operand &tile, Loc loc) {
+  Tile t = tile.tile("device_print", "tile");
+  graph::Op o = makeOp(graph::OpKind::Print, -1, {t.buffer()});
+  o.text = name;
+  record(std::move(o), loc);
+}
 
 } // namespace tsr

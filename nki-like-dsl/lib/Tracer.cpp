@@ -36,7 +36,10 @@ int Tracer::allocate(graph::Buffer buffer) {
   return id;
 }
 
-void Tracer::append(graph::Op op) { blocks_.back()->stmts.emplace_back(std::move(op)); }
+void Tracer::append(graph::Op op) {
+  op.manual = manualDepth_ > 0;
+  blocks_.back()->stmts.emplace_back(std::move(op));
+}
 
 int Tracer::openLoop(int64_t tripCount, const std::source_location &loc) {
   int id = graph_.loops++;

@@ -25,8 +25,14 @@ public:
   graph::KernelGraph &graph() { return graph_; }
   /// Creates a buffer in the current block.
   int allocate(graph::Buffer buffer);
-  /// Appends an op to the current block.
+  /// Appends an op to the current block (marked manual inside a manual_sync scope).
   void append(graph::Op op);
+  /// A tsr::isa::manual_sync scope opens and closes; scopes nest.
+  void enterManual() { ++manualDepth_; }
+  void leaveManual() { --manualDepth_; }
+  bool inManualScope() const { return manualDepth_ > 0; }
+  /// A new semaphore id (tsr::isa::Semaphore).
+  int newSemaphore() { return graph_.semaphores++; }
   /// Opens a loop in the current block; the following ops go into its body.
   int openLoop(int64_t tripCount, const std::source_location &loc);
   /// Closes the innermost loop, which must be `id`.
@@ -50,6 +56,7 @@ private:
   std::vector<int64_t> tripCounts_;
   std::vector<int> bufferLoop_; ///< per buffer: the innermost loop open when it was created, or -1
   std::vector<tessera::Error> deferred_;
+  int manualDepth_ = 0;
 };
 
 } // namespace tsr::detail

@@ -6,7 +6,45 @@ namespace tessera::driver {
 
 namespace {
 double peakTflops(const isa::Target &t) { return t.tensor.peakBf16Tflops; }
+
+/// At most this many partitions and elements per partition of each device_print in the text report (--json has
+/// them all).
+constexpr int64_t kPrintRows = 8, kPrintColumns = 8;
+
+/// "  x at 1362.5 ns on vector (kernels/k.cpp:12): [128, 4] f32" and the first rows and columns.
+std::string printToText(const sim::DevicePrint &p) {
+  std::string s = fmt::format("  {} at {:.3f} ns on {}{}: [{}, {}] {}\n", p.name, p.timeNs, p.stream,
+                              p.loc.known() ? fmt::format(" ({})", p.loc.str()) : std::string{}, p.shape[0],
+                              p.shape[1], isa::name(p.dtype));
+  if (p.values.empty()) return s + "    (no values: timing-only run)\n";
+  const int64_t rows = p.shape[0], cols = p.shape[1];
+  for (int64_t r = 0; r < std::min(rows, kPrintRows); ++r) {
+    s += fmt::format("    [{:>3}]", r);
+    for (int64_t c = 0; c < std::min(cols, kPrintColumns); ++c) s += fmt::format(" {:>11.5g}", p.values[r * cols + c]);
+    s += cols > kPrintColumns ? fmt::format("  ... ({} more)\n", cols - kPrintColumns) : "\n";
+  }
+  if (rows > kPrintRows) s += fmt::format("    ... ({} more partitions)\n", rows - kPrintRows);
+  return s;
+}
 } // namespace
+
+nlohmann::json toJson(const sim::DevicePrint &p) {
+  nlohmann::json rows = nlohmann::json::array();
+  const int64_t cols = p.shape.size() == 2 ? p.shape[1] : 0;
+  for (size_t r = 0; cols > 0 && r * cols < p.values.size(); ++r)
+    rows.push_back(std::vector<float>(p.values.begin() + r * cols, p.values.begin() + (r + 1) * cols));
+  nlohmann::json j = {{"name", p.name}, {"time_ns", p.timeNs}, {"stream", p.stream}, {"index", p.index},
+                      {"shape", p.shape}, {"dtype", std::string(isa::name(p.dtype))}, {"values", rows}};
+  if (p.loc.known()) j["file"] = p.loc.file, j["line"] = p.loc.line;
+  return j;
+}
+
+std::string printsToText(const std::vector<sim::DevicePrint> &prints) {
+  if (prints.empty()) return {};
+  std::string s = fmt::format("device_print ({}; in simulated-time order)\n", prints.size());
+  for (const sim::DevicePrint &p : prints) s += printToText(p);
+  return s;
+}
 
 nlohmann::json toJson(const RunReport &r) {
   nlohmann::json j;
@@ -50,6 +88,9 @@ nlohmann::json toJson(const RunReport &r) {
     streams.push_back({{"name", s.name}, {"instructions", s.instructions}, {"busy_us", s.busyNs / 1000.0},
                        {"wait_us", s.waitNs / 1000.0}});
   j["streams"] = streams;
+  nlohmann::json prints = nlohmann::json::array();
+  for (const sim::DevicePrint &p : r.sim.prints) prints.push_back(toJson(p));
+  j["prints"] = prints;
   j["ok"] = r.ok;
   return j;
 }
@@ -99,7 +140,27 @@ std::string toText(const RunReport &r) {
     line("  checked against {}", against);
     line("  verdict: {}", r.ok ? "ok" : "FAILED: outputs differ from the reference");
   }
+  if (!r.sim.prints.empty()) s += "\n" + printsToText(r.sim.prints);
   return s;
+}
+
+nlohmann::json toJson(const sim::KernelBug &bug) {
+  nlohmann::json instructions = nlohmann::json::array();
+  for (const sim::BugInstruction &i : bug.instructions) {
+    nlohmann::json inst = {{"stream", i.stream}, {"engine", std::string(isa::name(i.engine))}, {"index", i.index},
+                           {"opcode", std::string(isa::name(i.op))}, {"action", i.action}};
+    if (i.loc.known()) inst["file"] = i.loc.file, inst["line"] = i.loc.line;
+    instructions.push_back(inst);
+  }
+  nlohmann::json j = {{"kind", std::string(sim::name(bug.kind))}, {"time_ns", bug.timeNs}, {"instructions", instructions}};
+  if (!bug.detail.empty()) j["detail"] = bug.detail;
+  if (bug.region.known()) {
+    nlohmann::json region = {{"memory", bug.region.memory}, {"bytes", {bug.region.b0, bug.region.b1}}};
+    if (bug.region.memory == "hbm") region["tensor"] = bug.region.tensor;
+    else region["partitions"] = {bug.region.p0, bug.region.p1};
+    j["region"] = region;
+  }
+  return j;
 }
 
 nlohmann::json toJson(const isa::Target &t) {

@@ -88,6 +88,10 @@ isa::Program toProgram(ModuleOp module) {
     }
     isa::Instruction inst = nc::toInstruction(&op);
     inst.loc = locations.index(op.getLoc());
+    if (auto print = llvm::dyn_cast<nc::PrintOp>(op)) {
+      inst.text = static_cast<uint32_t>(p.texts.size());
+      p.texts.push_back(print.getLabel().str());
+    }
     inst.waitBegin = static_cast<uint32_t>(p.waits.size());
     if (auto waits = op.getAttrOfType<DenseI64ArrayAttr>("waits"))
       for (size_t k = 0; k + 1 < waits.size(); k += 2) {

@@ -15,6 +15,8 @@
 //                               left to right as the DSL does (an f32 accumulator when dst is narrower)
 //   tile.copy                   linalg.generic with arith.extf / arith.truncf
 //   tile.memset                 linalg.fill with the value rounded to the tile's type
+//   tile.print, tile.wait,      nothing: printing belongs to the simulator, and host code runs in program order
+//   tile.signal
 //
 // Max and min propagate NaN and keep the DSL's choice between equal operands (cmpf + select, not
 // arith.maximumf). fp8 (f8E4M3FN, f8E5M2) has no LLVM type in LLVM 19: fp8 tensors and tiles are stored as their
@@ -296,6 +298,7 @@ private:
     if (auto o = dyn_cast<tile::ReduceOp>(op)) return reduce(o);
     if (auto o = dyn_cast<tile::CopyOp>(op)) return copy(o);
     if (auto o = dyn_cast<tile::MemsetOp>(op)) return memset(o);
+    if (llvm::isa<tile::PrintOp, tile::WaitOp, tile::SignalOp>(op)) return success(); // erased by the caller
     return op->emitOpError("has no host lowering");
   }
 

@@ -78,7 +78,13 @@ private:
     const graph::Buffer &buf = g_.buffers[a.buffer];
     MemRefType type = tile::tileType(b_.getContext(), buf.shape, nc::toMlir(b_.getContext(), buf.dtype),
                                      toTile(buf.space));
-    auto op = b_.create<tile::AllocOp>(loc(buf.loc), type, b_.getStringAttr(buf.name), IntegerAttr(), IntegerAttr());
+    IntegerAttr offset, bufs;
+    if (buf.offset >= 0) { // placed by the kernel (tsr::isa::sbuf_tile_at)
+      offset = b_.getI64IntegerAttr(buf.offset);
+      bufs = b_.getI64IntegerAttr(1);
+    }
+    auto op = b_.create<tile::AllocOp>(loc(buf.loc), type, b_.getStringAttr(buf.name), offset, bufs,
+                                       buf.offset >= 0 ? b_.getUnitAttr() : UnitAttr());
     buffers_[a.buffer] = op.getResult();
   }
 
@@ -93,36 +99,41 @@ private:
   }
 
   void stmt(const graph::Op &op) {
+    Operation *created = create(op);
+    if (op.isaLevel) created->setAttr(tile::kIsaAttr, b_.getUnitAttr());
+    if (op.manual) created->setAttr(tile::kManualAttr, b_.getUnitAttr());
+  }
+
+  Operation *create(const graph::Op &op) {
     Location l = loc(op.loc);
     auto src = [&](int i) { return buffers_.at(op.srcs[i]); };
     Value dst = op.dst >= 0 ? buffers_.at(op.dst) : Value();
     switch (op.kind) {
     case graph::OpKind::Load:
-      b_.create<tile::LoadOp>(l, fn_.getArgument(op.hbm.tensor), indices(op.hbm), dst);
-      return;
+      return b_.create<tile::LoadOp>(l, fn_.getArgument(op.hbm.tensor), indices(op.hbm), dst);
     case graph::OpKind::Store:
-      b_.create<tile::StoreOp>(l, src(0), fn_.getArgument(op.hbm.tensor), indices(op.hbm));
-      return;
+      return b_.create<tile::StoreOp>(l, src(0), fn_.getArgument(op.hbm.tensor), indices(op.hbm));
     case graph::OpKind::Matmul:
-      b_.create<tile::MatmulOp>(l, src(0), src(1), dst, op.accumulate);
-      return;
+      return b_.create<tile::MatmulOp>(l, src(0), src(1), dst, op.accumulate);
     case graph::OpKind::Binary:
-      b_.create<tile::BinaryOp>(l, toTile(op.alu), src(0), src(1), dst);
-      return;
+      return b_.create<tile::BinaryOp>(l, toTile(op.alu), src(0), src(1), dst);
     case graph::OpKind::Activation:
-      b_.create<tile::ActivationOp>(l, tile::FuncAttr::get(b_.getContext(), toTile(op.func)), src(0), dst,
-                                    b_.getF32FloatAttr(op.value));
-      return;
+      return b_.create<tile::ActivationOp>(l, tile::FuncAttr::get(b_.getContext(), toTile(op.func)), src(0), dst,
+                                           b_.getF32FloatAttr(op.value));
     case graph::OpKind::Reduce:
-      b_.create<tile::ReduceOp>(l, toTile(op.alu), src(0), dst);
-      return;
+      return b_.create<tile::ReduceOp>(l, toTile(op.alu), src(0), dst);
     case graph::OpKind::Copy:
-      b_.create<tile::CopyOp>(l, src(0), dst);
-      return;
+      return b_.create<tile::CopyOp>(l, src(0), dst);
     case graph::OpKind::Memset:
-      b_.create<tile::MemsetOp>(l, dst, b_.getF32FloatAttr(op.value));
-      return;
+      return b_.create<tile::MemsetOp>(l, dst, b_.getF32FloatAttr(op.value));
+    case graph::OpKind::Print:
+      return b_.create<tile::PrintOp>(l, b_.getStringAttr(op.text), src(0));
+    case graph::OpKind::Wait:
+      return b_.create<tile::WaitOp>(l, b_.getI64IntegerAttr(op.semaphore), index(op.count));
+    case graph::OpKind::Signal:
+      return b_.create<tile::SignalOp>(l, b_.getI64IntegerAttr(op.semaphore));
     }
+    llvm_unreachable("every graph::OpKind is imported");
   }
 
   OpBuilder &b_;

@@ -6,7 +6,8 @@
 // allocated inside a loop body gets `bufs` rotating copies (iteration i uses copy i mod bufs), so the DMA of
 // iteration i+1 can overlap the compute of iteration i; when that does not fit, fewer copies are tried, down
 // to one. PSUM tiles take whole banks: a matmul accumulation group lives in one bank (TARGETS.md, nc_matmul).
-// Peak use per partition is recorded on the function (tile.sbuf_peak, tile.psum_peak).
+// Peak use per partition is recorded on the function (tile.sbuf_peak, tile.psum_peak). A `fixed` tile (placed by
+// the kernel, tsr::isa::sbuf_tile_at) keeps its offset and one copy, and takes no room from the stack.
 // Test: compiler/test/Transforms/allocate-memory.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
@@ -56,6 +57,7 @@ public:
   tile::AllocOp run(Block &block, bool inLoop) {
     for (Operation &op : block) {
       if (auto alloc = dyn_cast<tile::AllocOp>(op)) {
+        if (alloc.getFixed()) continue;
         if (!place(alloc, inLoop)) return alloc;
         continue;
       }

@@ -9,6 +9,10 @@
 // reaches the producer's ordinal. A dependency already implied (by the stream's order, or transitively by a chain
 // of earlier waits, tracked with a vector clock per stream) gets no wait, so removing any wait this pass inserts
 // leaves some dependency unordered.
+// Instructions marked nc.manual (a tsr::isa::manual_sync scope) get no waits: the kernel's own semaphores order
+// them. They still count as producers, so instructions after the scope wait for them (they may gain signals),
+// and the kernel's own waits are not used to prove a dependency implied (at worst a redundant wait). The pass
+// numbers its semaphores after the highest one the kernel's instructions already use.
 // Test: compiler/test/Transforms/insert-semaphores.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
@@ -122,6 +126,15 @@ struct InsertSemaphoresPass : PassWrapper<InsertSemaphoresPass, OperationPass<Mo
     for (Operation &op : fn.getBody().front())
       if (op.getDialect() && llvm::isa<nc::NcDialect>(op.getDialect())) insts.push_back(&op);
 
+    // 0. The kernel's own semaphores (manual_sync scopes) keep their numbers; ours come after them.
+    int64_t firstSemaphore = 0;
+    for (Operation *op : insts) {
+      if (auto waits = op->getAttrOfType<DenseI64ArrayAttr>("waits"))
+        for (int64_t k = 0; k < waits.size(); k += 2) firstSemaphore = std::max(firstSemaphore, waits[k] + 1);
+      if (auto signals = op->getAttrOfType<DenseI64ArrayAttr>("signals"))
+        for (int64_t sem : signals.asArrayRef()) firstSemaphore = std::max(firstSemaphore, sem + 1);
+    }
+
     // 1. Dependencies between streams, from overlapping accesses in program order.
     Tracker tracker;
     std::vector<unsigned> stream(insts.size());
@@ -130,11 +143,11 @@ struct InsertSemaphoresPass : PassWrapper<InsertSemaphoresPass, OperationPass<Mo
       stream[i] = streamOf(op);
       nc::Operands operands = nc::operandsOf(op);
       llvm::SmallVector<int64_t, 8> deps;
-      Region written = regionOf(operands.write);
       for (nc::AccessPatternAttr read : operands.reads) tracker.conflicts(regionOf(read), false, deps);
-      tracker.conflicts(written, true, deps);
+      if (operands.write) tracker.conflicts(regionOf(operands.write), true, deps);
       for (nc::AccessPatternAttr read : operands.reads) tracker.recordRead(regionOf(read), stream[i], i);
-      tracker.recordWrite(written, i);
+      if (operands.write) tracker.recordWrite(regionOf(operands.write), i);
+      if (op->hasAttr(nc::kManualAttr)) continue; // ordered by the kernel's own semaphores
       std::set<int64_t> unique(deps.begin(), deps.end());
       for (int64_t d : unique)
         if (stream[d] != stream[i]) producers[i].push_back(d);
@@ -184,11 +197,15 @@ struct InsertSemaphoresPass : PassWrapper<InsertSemaphoresPass, OperationPass<Mo
     for (size_t p = 0; p < insts.size(); ++p) {
       llvm::SmallVector<int64_t, 2> signals;
       for (unsigned to : consumers[p]) {
-        auto [it, _] = semaphoreOf.try_emplace({stream[p], to}, static_cast<int64_t>(semaphoreOf.size()));
+        auto [it, _] =
+            semaphoreOf.try_emplace({stream[p], to}, firstSemaphore + static_cast<int64_t>(semaphoreOf.size()));
         ordinal[{static_cast<int64_t>(p), to}] = ++signalled[it->second];
         signals.push_back(it->second);
       }
-      if (!signals.empty()) insts[p]->setAttr("signals", b.getDenseI64ArrayAttr(signals));
+      if (signals.empty()) continue;
+      if (auto own = insts[p]->getAttrOfType<DenseI64ArrayAttr>("signals"))
+        signals.insert(signals.begin(), own.asArrayRef().begin(), own.asArrayRef().end());
+      insts[p]->setAttr("signals", b.getDenseI64ArrayAttr(signals));
     }
     for (auto [i, op] : llvm::enumerate(insts)) {
       std::map<int64_t, int64_t> need; // semaphore -> count
@@ -198,7 +215,10 @@ struct InsertSemaphoresPass : PassWrapper<InsertSemaphoresPass, OperationPass<Mo
       }
       llvm::SmallVector<int64_t> waits;
       for (auto [sem, count] : need) waits.append({sem, count});
-      if (!waits.empty()) op->setAttr("waits", b.getDenseI64ArrayAttr(waits));
+      if (waits.empty()) continue;
+      if (auto own = op->getAttrOfType<DenseI64ArrayAttr>("waits"))
+        waits.insert(waits.begin(), own.asArrayRef().begin(), own.asArrayRef().end());
+      op->setAttr("waits", b.getDenseI64ArrayAttr(waits));
     }
   }
 };

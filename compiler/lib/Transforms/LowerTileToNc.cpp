@@ -7,7 +7,13 @@
 //    the target's cost model);
 //  - a PSUM tile that was zero-filled and is then accumulated into by matmuls needs no memset: its first
 //    matmul starts the accumulation group (overwrites) instead. On NeuronCore v2/v3 accumulating onto a
-//    memset-initialised bank is undefined (TARGETS.md), so this is also what makes the kernel correct.
+//    memset-initialised bank is undefined (TARGETS.md), so this is also what makes the kernel correct; when
+//    something read the zeros first (so the memset was emitted), the first matmul still starts the group;
+//  - ops the kernel wrote at the tsr::isa level (tile.isa, tile.manual) become exactly one instruction each, as
+//    written: no fill dropped, no accumulation rewritten. Ops of a manual_sync scope (tile.manual) give
+//    instructions marked nc.manual; tile.wait makes the next of them wait for a semaphore, tile.signal makes
+//    the previous one signal it;
+//  - tile.print becomes nc.print, a reader of the tile on the least busy engine that can reach it.
 // Test: compiler/test/Transforms/lower-tile-to-nc.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
@@ -58,6 +64,7 @@ struct Buffer {
   int64_t offset = 0, bufs = 1, copyBytes = 0;
   int64_t instance = -1;        ///< how many times the alloc has run, minus one
   bool zeroPending = false;     ///< zero-filled, memset not emitted yet
+  bool zeroFilled = false;      ///< holds the zeros of a memset that nothing has overwritten since
   std::optional<Location> memsetLoc;
 
   int64_t address() const { return offset + (instance % bufs) * copyBytes; }
@@ -78,13 +85,27 @@ public:
   Lowering(const isa::Target &t, OpBuilder &b) : target_(t), b_(b) {}
 
   LogicalResult block(Block &block) {
-    for (Operation &op : block)
-      if (failed(operation(&op))) return failure();
+    for (Operation &op : block) {
+      current_ = &op;
+      if (failed(operation(&op)) || error_) return failure();
+    }
     return success();
+  }
+
+  /// After the last op: a tile.wait that no instruction followed is an error.
+  LogicalResult finish() {
+    if (pendingWaits_.empty()) return success();
+    return emitError(pendingWaits_.front().loc)
+           << "tile.wait: no instruction of its manual_sync scope follows it to wait";
   }
 
 private:
   int64_t value(Value v) { return ints_.lookup(v); }
+
+  /// Whether the op being lowered becomes exactly one instruction, as written (tsr::isa level).
+  bool verbatim() const { return current_->hasAttr(tile::kIsaAttr) || manual(); }
+  /// Whether the op being lowered comes from a manual_sync scope.
+  bool manual() const { return current_->hasAttr(tile::kManualAttr); }
 
   LogicalResult operation(Operation *op) {
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
@@ -136,6 +157,27 @@ private:
           return emit(o.getLoc(), i, leastBusy({isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd}, i));
         })
         .Case([&](tile::MemsetOp o) { return memset(o); })
+        .Case([&](tile::PrintOp o) {
+          isa::Instruction i;
+          i.op = isa::Opcode::Print;
+          i.src0 = read(o.getSrc()).pattern();
+          return emit(o.getLoc(), i, leastBusy({isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd}, i),
+                      o.getLabel());
+        })
+        .Case([&](tile::WaitOp o) -> LogicalResult {
+          const int64_t count = value(o.getCount());
+          if (count < 1)
+            return o.emitOpError() << "waits for semaphore " << o.getSemaphoreAttr().getInt() << " to reach "
+                                   << count << "; a wait is for a count of at least 1";
+          pendingWaits_.push_back({o.getSemaphoreAttr().getInt(), count, o.getLoc()});
+          return success();
+        })
+        .Case([&](tile::SignalOp o) -> LogicalResult {
+          if (!lastEmitted_ || !lastEmitted_->hasAttr(nc::kManualAttr))
+            return o.emitOpError("follows no instruction of its manual_sync scope: nothing to signal when done");
+          append(lastEmitted_, "signals", {o.getSemaphoreAttr().getInt()});
+          return success();
+        })
         .Default([&](Operation *o) { return o->emitOpError("cannot be lowered to NeuronCore instructions"); });
   }
 
@@ -165,6 +207,7 @@ private:
     }
     ++b.instance;
     b.zeroPending = false; // a zero fill nobody read is dropped with the old copy
+    b.zeroFilled = false;
     return success();
   }
 
@@ -178,12 +221,22 @@ private:
   Buffer &written(Value v, Operation *) {
     Buffer &b = buffers_.find(v)->second;
     b.zeroPending = false;
+    b.zeroFilled = false;
     return b;
   }
 
   void flushZero(Buffer &b) {
     if (!b.zeroPending) return;
+    if (manual()) {
+      // The fill would be an instruction the kernel's semaphores know nothing of, racing with this one.
+      error_ = true;
+      current_->emitOpError() << "reads a zero-filled PSUM tile (created at " << *b.memsetLoc
+                              << ") whose fill the compiler has not emitted yet; in a manual_sync scope, fill it "
+                                 "with tsr::isa::memset and order the two with a semaphore";
+      return;
+    }
     b.zeroPending = false;
+    b.zeroFilled = true;
     isa::Instruction i;
     i.op = isa::Opcode::Memset;
     i.imm = 0.0f;
@@ -200,7 +253,7 @@ private:
   LogicalResult memset(tile::MemsetOp o) {
     Buffer &b = written(o.getDst(), o);
     float value = o.getValue().convertToFloat();
-    if (b.space == isa::MemSpace::Psum && value == 0.0f) {
+    if (b.space == isa::MemSpace::Psum && value == 0.0f && !verbatim()) {
       b.zeroPending = true; // the first accumulating matmul will start the group instead
       b.memsetLoc = o.getLoc();
       return success();
@@ -209,7 +262,9 @@ private:
     i.op = isa::Opcode::Memset;
     i.imm = value;
     i.dst = b.pattern();
-    return emit(o.getLoc(), i, memsetEngine(b, i));
+    LogicalResult emitted = emit(o.getLoc(), i, memsetEngine(b, i));
+    b.zeroFilled = value == 0.0f;
+    return emitted;
   }
 
   LogicalResult matmul(tile::MatmulOp o) {
@@ -218,8 +273,15 @@ private:
     i.src0 = read(o.getStationary()).pattern();
     i.src1 = read(o.getMoving()).pattern();
     Buffer &acc = buffers_.find(o.getAcc())->second;
-    i.accumulate = o.getAccumulate() && !acc.zeroPending;
+    if (verbatim()) {
+      if (o.getAccumulate()) flushZero(acc); // accumulate exactly onto what the tile holds
+      i.accumulate = o.getAccumulate();
+    } else {
+      // Accumulating onto zeros is the same as starting the group, which is defined on every target.
+      i.accumulate = o.getAccumulate() && !acc.zeroPending && !acc.zeroFilled;
+    }
     acc.zeroPending = false;
+    acc.zeroFilled = false;
     i.dst = acc.pattern();
     return emit(o.getLoc(), i, isa::Engine::Tensor);
   }
@@ -261,13 +323,37 @@ private:
     return best;
   }
 
-  LogicalResult emit(Location loc, const isa::Instruction &i, isa::Engine engine) {
+  LogicalResult emit(Location loc, const isa::Instruction &i, isa::Engine engine, StringRef text = {}) {
     unsigned queue = 0;
     if (engine == isa::Engine::Dma) queue = nextQueue_++ % target_.dma.queues;
     else busyNs_[static_cast<int>(engine)] += isa::engineCycles(i, engine, target_) / isa::clockGhz(engine, target_);
-    nc::build(b_, loc, i, engine, queue);
+    Operation *created = nc::build(b_, loc, i, engine, queue, text);
+    lastEmitted_ = created;
+    if (!manual()) {
+      if (pendingWaits_.empty()) return success();
+      return emitError(pendingWaits_.front().loc)
+             << "tile.wait: the next instruction is not in its manual_sync scope";
+    }
+    created->setAttr(nc::kManualAttr, b_.getUnitAttr());
+    llvm::SmallVector<int64_t> waits;
+    for (const PendingWait &w : pendingWaits_) waits.append({w.semaphore, w.count});
+    pendingWaits_.clear();
+    if (!waits.empty()) append(created, "waits", waits);
     return success();
   }
+
+  /// Appends `values` to the i64 array attribute `name` of `op`.
+  void append(Operation *op, StringRef name, ArrayRef<int64_t> values) {
+    llvm::SmallVector<int64_t> all;
+    if (auto existing = op->getAttrOfType<DenseI64ArrayAttr>(name)) all.assign(existing.asArrayRef().begin(), existing.asArrayRef().end());
+    all.append(values.begin(), values.end());
+    op->setAttr(name, b_.getDenseI64ArrayAttr(all));
+  }
+
+  struct PendingWait {
+    int64_t semaphore, count;
+    Location loc;
+  };
 
   const isa::Target &target_;
   OpBuilder &b_;
@@ -275,6 +361,10 @@ private:
   DenseMap<Value, Buffer> buffers_;
   std::array<double, 5> busyNs_{};
   unsigned nextQueue_ = 0;
+  Operation *current_ = nullptr;     ///< the tile op being lowered
+  Operation *lastEmitted_ = nullptr; ///< the last nc op built
+  llvm::SmallVector<PendingWait> pendingWaits_; ///< tile.waits for the next instruction
+  bool error_ = false;               ///< an error was emitted where no LogicalResult could carry it
 };
 
 struct LowerTileToNcPass : PassWrapper<LowerTileToNcPass, OperationPass<ModuleOp>> {
@@ -299,7 +389,7 @@ struct LowerTileToNcPass : PassWrapper<LowerTileToNcPass, OperationPass<ModuleOp
     OpBuilder b(fn.getContext());
     b.setInsertionPointToEnd(newBody.get());
     Lowering lowering(target, b);
-    if (failed(lowering.block(body))) return failure();
+    if (failed(lowering.block(body)) || failed(lowering.finish())) return failure();
     b.create<func::ReturnOp>(fn.getLoc());
     for (auto [from, to] : llvm::zip(body.getArguments(), newBody->getArguments())) from.replaceAllUsesWith(to);
     fn.getBody().push_back(newBody.release());

@@ -359,3 +359,32 @@ func.func @matmul_dst_free() {
   nc.matmul #dst, #st, #mv {engine = "tensor"}
   return
 }
+
+// -----
+
+// A device print reads a tile, writes nothing, and may carry a kernel's own semaphores (nc.manual).
+#t = #nc.ap<"psum", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>
+// CHECK-LABEL: func.func @print
+// CHECK: nc.print "acc" #nc.ap<"psum", f32, {{.*}}> {engine = "vector", nc.manual, signals = array<i64: 1>, waits = array<i64: 0, 1>}
+func.func @print() {
+  nc.print "acc" #t {engine = "vector", nc.manual, waits = array<i64: 0, 1>, signals = array<i64: 1>}
+  return
+}
+
+// -----
+
+#h = #nc.ap<"hbm", f32, tensor = 0, partitions = [0, 128], pstride = 512, offset = 0, dims = [512], strides = [1]>
+func.func @print_on_dma() {
+  // expected-error@+1 {{'nc.print' op cannot run on the dma engine}}
+  nc.print "h" #h {engine = "dma"}
+  return
+}
+
+// -----
+
+#t = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>
+func.func @print_on_tensor() {
+  // expected-error@+1 {{'nc.print' op cannot run on the tensor engine}}
+  nc.print "t" #t {engine = "tensor"}
+  return
+}

@@ -424,3 +424,45 @@ func.func @unknown_space() {
   %0 = tile.alloc : memref<128x4xf32, #tile.space<vmem>>
   return
 }
+
+// -----
+
+// The tsr::isa level: device prints, a tile placed by the kernel, and the semaphore ops of a manual_sync scope.
+// CHECK-LABEL: func.func @isa_level
+// CHECK: tile.alloc {bufs = 1 : i64, fixed, name = "scratch", offset = 221184 : i64}
+// CHECK: tile.print "x", %{{.*}} : memref<128x512xf32, #tile.space<sbuf>>
+// CHECK: tile.memset %{{.*}}, 1.000000e+00 {tile.isa} :
+// CHECK: tile.wait 0, %{{.*}} {tile.manual}
+// CHECK: tile.signal 1 {tile.manual}
+func.func @isa_level(%n: index) {
+  %x = tile.alloc {name = "scratch", offset = 221184 : i64, bufs = 1 : i64, fixed} : memref<128x512xf32, #tile.space<sbuf>>
+  tile.print "x", %x : memref<128x512xf32, #tile.space<sbuf>>
+  tile.memset %x, 1.0 {tile.isa} : memref<128x512xf32, #tile.space<sbuf>>
+  tile.wait 0, %n {tile.manual}
+  tile.signal 1 {tile.manual}
+  return
+}
+
+// -----
+
+func.func @print_hbm(%a: memref<128x512xf32>) {
+  // expected-error@+1 {{src must be an on-chip tile (sbuf or psum)}}
+  tile.print "a", %a : memref<128x512xf32>
+  return
+}
+
+// -----
+
+func.func @wait_outside_manual_sync(%n: index) {
+  // expected-error@+1 {{'tile.wait' op belongs to a manual_sync scope: mark it tile.manual}}
+  tile.wait 0, %n
+  return
+}
+
+// -----
+
+func.func @signal_negative() {
+  // expected-error@+1 {{names semaphore -1; semaphores are numbered from 0}}
+  tile.signal -1 {tile.manual}
+  return
+}

@@ -252,3 +252,23 @@ module attributes {tessera.target = "trn2"} {
     return
   }
 }
+
+// -----
+
+// Device prints and a manual_sync scope's semaphore ops have no host code: host code runs in program order.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @prints_and_semaphores
+  // CHECK-NOT: tile.
+  // CHECK: linalg.fill
+  // CHECK-NOT: tile.
+  // CHECK: return
+  func.func @prints_and_semaphores() {
+    %c1 = arith.constant 1 : index
+    %t = tile.alloc : memref<128x4xf32, #tile.space<sbuf>>
+    tile.wait 0, %c1 {tile.manual}
+    tile.memset %t, 1.0 {tile.manual} : memref<128x4xf32, #tile.space<sbuf>>
+    tile.signal 0 {tile.manual}
+    tile.print "t", %t : memref<128x4xf32, #tile.space<sbuf>>
+    return
+  }
+}

@@ -249,3 +249,19 @@ module {
     return
   }
 }
+
+// -----
+
+// A tile the kernel placed itself (tsr::isa::sbuf_tile_at) keeps its offset, even past the end of SBUF (the
+// simulator checks accesses), and takes no room: the next tile still starts at 0.
+// CHECK-LABEL: func.func @fixed
+// CHECK-SAME: tile.sbuf_peak = 2048 : i64
+// CHECK: tile.alloc {bufs = 1 : i64, fixed, name = "scratch", offset = 221184 : i64}
+// CHECK: tile.alloc {bufs = 1 : i64, name = "t", offset = 0 : i64}
+module attributes {tessera.target = "trn2"} {
+  func.func @fixed() {
+    %s = tile.alloc {name = "scratch", offset = 221184 : i64, bufs = 1 : i64, fixed} : memref<128x512xf32, #tile.space<sbuf>>
+    %t = tile.alloc {name = "t"} : memref<128x512xf32, #tile.space<sbuf>>
+    return
+  }
+}

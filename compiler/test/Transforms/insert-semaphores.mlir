@@ -255,3 +255,24 @@ func.func @transitive_chain() {
   nc.activation "exp" #z, #x {engine = "scalar", scale = 1.0 : f32}
   return
 }
+
+// -----
+
+#t = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>
+#e = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 4096, dims = [512], strides = [1]>
+#hx = #nc.ap<"hbm", f32, tensor = 0, partitions = [0, 128], pstride = 512, offset = 0, dims = [512], strides = [1]>
+#hy = #nc.ap<"hbm", f32, tensor = 1, partitions = [0, 128], pstride = 512, offset = 0, dims = [512], strides = [1]>
+
+// A manual_sync scope (nc.manual): its instructions get no waits, not even where their own are missing (the
+// exp reads the load's bytes unordered: the simulator reports that). The store after the scope is synchronised
+// with the exp: it waits on a semaphore numbered after the kernel's own (0 and 1), and the exp's own signal stays.
+// CHECK-LABEL: func.func @manual_scope
+// CHECK-NEXT: nc.dma_copy {{.*}} {engine = "dma", nc.manual}{{$}}
+// CHECK-NEXT: nc.activation "exp" {{.*}} {engine = "scalar", nc.manual, scale = 1.000000e+00 : f32, signals = array<i64: 1, 2>, waits = array<i64: 0, 1>}
+// CHECK-NEXT: nc.dma_copy {{.*}} {engine = "dma", queue = 1 : i64, waits = array<i64: 2, 1>}
+func.func @manual_scope() {
+  nc.dma_copy #t, #hx {engine = "dma", nc.manual}
+  nc.activation "exp" #e, #t {engine = "scalar", nc.manual, scale = 1.0 : f32, waits = array<i64: 0, 1>, signals = array<i64: 1>}
+  nc.dma_copy #hy, #e {engine = "dma", queue = 1 : i64}
+  return
+}

@@ -280,3 +280,144 @@ module {
     return
   }
 }
+
+// -----
+
+// A zero-filled accumulator that something reads before the matmuls: the memset is emitted, and the first matmul
+// still starts the accumulation group (accumulating onto zeros is the same, and onto memset data is undefined
+// on NeuronCore v2/v3).
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @zeros_read_first
+  // CHECK: nc.memset #nc.ap<"psum", {{.*}}>, 0.000000e+00 {engine = "vector"}
+  // CHECK-NEXT: nc.tensor_copy
+  // CHECK-NEXT: nc.matmul {{.*}} {engine = "tensor"}{{$}}
+  // CHECK-NEXT: nc.matmul {{.*}} {accumulate, engine = "tensor"}
+  func.func @zeros_read_first() {
+    %acc = tile.alloc {name = "acc", offset = 0 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<psum>>
+    %s = tile.alloc {name = "s", offset = 0 : i64, bufs = 1 : i64} : memref<128x128xbf16, #tile.space<sbuf>>
+    %m = tile.alloc {name = "m", offset = 256 : i64, bufs = 1 : i64} : memref<128x512xbf16, #tile.space<sbuf>>
+    %o = tile.alloc {name = "o", offset = 2048 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<sbuf>>
+    tile.memset %s, 1.0 : memref<128x128xbf16, #tile.space<sbuf>>
+    tile.memset %m, 1.0 : memref<128x512xbf16, #tile.space<sbuf>>
+    tile.memset %acc, 0.0 : memref<128x512xf32, #tile.space<psum>>
+    tile.copy %acc, %o : memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32, #tile.space<sbuf>>
+    tile.matmul %s, %m, %acc {accumulate} : memref<128x128xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
+    tile.matmul %s, %m, %acc {accumulate} : memref<128x128xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
+    return
+  }
+}
+
+// -----
+
+// The tsr::isa level lowers as written: the zero fill is kept and the matmul accumulates onto it (the simulator
+// reports that on trn2). A device print reads a tile on the least busy engine that reaches it.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @isa_level
+  // CHECK: nc.memset #nc.ap<"sbuf", {{.*}}>, 1.000000e+00
+  // CHECK-NEXT: nc.memset #nc.ap<"sbuf", {{.*}}>, 1.000000e+00
+  // CHECK-NEXT: nc.memset #nc.ap<"psum", {{.*}}>, 0.000000e+00 {engine = "vector"}
+  // CHECK-NEXT: nc.matmul {{.*}} {accumulate, engine = "tensor"}
+  // CHECK-NEXT: nc.print "acc" #nc.ap<"psum", f32, {{.*}} offset = 0, dims = [512], strides = [1]> {engine = "{{vector|scalar}}"}
+  // CHECK-NEXT: nc.print "s" #nc.ap<"sbuf", bf16, {{.*}}> {engine = "{{vector|scalar|gpsimd}}"}
+  func.func @isa_level() {
+    %acc = tile.alloc {name = "acc", offset = 0 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<psum>>
+    %s = tile.alloc {name = "s", offset = 0 : i64, bufs = 1 : i64} : memref<128x128xbf16, #tile.space<sbuf>>
+    %m = tile.alloc {name = "m", offset = 256 : i64, bufs = 1 : i64} : memref<128x512xbf16, #tile.space<sbuf>>
+    tile.memset %s, 1.0 : memref<128x128xbf16, #tile.space<sbuf>>
+    tile.memset %m, 1.0 : memref<128x512xbf16, #tile.space<sbuf>>
+    tile.memset %acc, 0.0 {tile.isa} : memref<128x512xf32, #tile.space<psum>>
+    tile.matmul %s, %m, %acc {accumulate, tile.isa} : memref<128x128xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
+    tile.print "acc", %acc : memref<128x512xf32, #tile.space<psum>>
+    tile.print "s", %s : memref<128x128xbf16, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// A manual_sync scope: its instructions carry nc.manual; tile.wait makes the next one wait (the count may
+// depend on the loop), tile.signal makes the previous one signal.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @manual
+  // CHECK: nc.dma_copy {{.*}} {engine = "dma", nc.manual, signals = array<i64: 0>}
+  // CHECK-NEXT: nc.activation "exp" {{.*}} {engine = "scalar", nc.manual, scale = 1.000000e+00 : f32, waits = array<i64: 0, 1>}
+  // CHECK-NEXT: nc.dma_copy {{.*}} {engine = "dma", nc.manual, queue = 1 : i64, signals = array<i64: 0>}
+  // CHECK-NEXT: nc.activation "exp" {{.*}} {engine = "scalar", nc.manual, scale = 1.000000e+00 : f32, waits = array<i64: 0, 2>}
+  func.func @manual(%x: memref<256x512xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c128 = arith.constant 128 : index
+    scf.for %i = %c0 to %c2 step %c1 {
+      %t = tile.alloc {name = "t", offset = 0 : i64, bufs = 2 : i64} : memref<128x512xf32, #tile.space<sbuf>>
+      %e = tile.alloc {name = "e", offset = 4096 : i64, bufs = 2 : i64} : memref<128x512xf32, #tile.space<sbuf>>
+      %row = arith.muli %i, %c128 : index
+      tile.load %x[%row, %c0], %t {tile.manual} : memref<256x512xf32>, memref<128x512xf32, #tile.space<sbuf>>
+      tile.signal 0 {tile.manual}
+      %n = arith.addi %i, %c1 : index
+      tile.wait 0, %n {tile.manual}
+      tile.activation exp %t, %e {tile.manual} : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "trn2"} {
+  func.func @signal_first() {
+    // expected-error@+1 {{'tile.signal' op follows no instruction of its manual_sync scope: nothing to signal when done}}
+    tile.signal 0 {tile.manual}
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "trn2"} {
+  func.func @wait_last() {
+    %c1 = arith.constant 1 : index
+    // expected-error@+1 {{tile.wait: no instruction of its manual_sync scope follows it to wait}}
+    tile.wait 0, %c1 {tile.manual}
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "trn2"} {
+  func.func @wait_zero() {
+    %c0 = arith.constant 0 : index
+    // expected-error@+1 {{'tile.wait' op waits for semaphore 3 to reach 0; a wait is for a count of at least 1}}
+    tile.wait 3, %c0 {tile.manual}
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "trn2"} {
+  func.func @wait_then_automatic() {
+    %t = tile.alloc {name = "t", offset = 0 : i64, bufs = 1 : i64} : memref<128x4xf32, #tile.space<sbuf>>
+    %c1 = arith.constant 1 : index
+    // expected-error@+1 {{tile.wait: the next instruction is not in its manual_sync scope}}
+    tile.wait 0, %c1 {tile.manual}
+    tile.memset %t, 1.0 : memref<128x4xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// In a manual_sync scope, a DSL zero fill the compiler has not emitted yet cannot be read: the fill would be an
+// instruction the kernel's semaphores know nothing of.
+module attributes {tessera.target = "trn2"} {
+  func.func @manual_reads_pending_zeros() {
+    %acc = tile.alloc {name = "acc", offset = 0 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<psum>>
+    %o = tile.alloc {name = "o", offset = 0 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<sbuf>>
+    tile.memset %acc, 0.0 : memref<128x512xf32, #tile.space<psum>>
+    // expected-error@+1 {{reads a zero-filled PSUM tile}}
+    tile.copy %acc, %o {tile.manual} : memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32, #tile.space<sbuf>>
+    return
+  }
+}

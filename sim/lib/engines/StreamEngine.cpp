@@ -46,8 +46,9 @@ void StreamEngine::run() {
   } catch (const sc_core::sc_unwind_exception &) {
     throw; // SystemC is killing or resetting this thread: let it.
   } catch (const std::exception &) {
-    if (!env_.failure)
-      env_.failure = std::current_exception();
+    if (env_.failure)
+      return; // another engine failed first in this delta cycle and has stopped the run
+    env_.failure = std::current_exception();
     sc_core::sc_stop();
   }
 }

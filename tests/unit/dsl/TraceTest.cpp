@@ -34,6 +34,9 @@ std::string kindOf(const graph::Stmt &s) {
   case OpKind::Reduce: return "reduce";
   case OpKind::Copy: return "copy";
   case OpKind::Memset: return "memset";
+  case OpKind::Print: return "print";
+  case OpKind::Wait: return "wait";
+  case OpKind::Signal: return "signal";
   }
   return "?";
 }

@@ -96,7 +96,8 @@ Operands operandsOf(Operation *op) {
       .Case([&](ActivationOp o) { r = {{o.getSrc()}, o.getDst()}; })
       .Case([&](TensorReduceOp o) { r = {{o.getSrc()}, o.getDst()}; })
       .Case([&](TensorCopyOp o) { r = {{o.getSrc()}, o.getDst()}; })
-      .Case([&](MemsetOp o) { r = {{}, o.getDst()}; });
+      .Case([&](MemsetOp o) { r = {{}, o.getDst()}; })
+      .Case([&](PrintOp o) { r = {{o.getSrc()}, {}}; });
   return r;
 }
 
@@ -125,7 +126,7 @@ LogicalResult verifyInstruction(Operation *op, std::initializer_list<isa::Engine
     return op->emitOpError() << "has negative DMA queue " << queue.getInt();
   Operands operands = operandsOf(op);
   llvm::SmallVector<AccessPatternAttr, 4> all(operands.reads.begin(), operands.reads.end());
-  all.push_back(operands.write);
+  if (operands.write) all.push_back(operands.write);
   for (AccessPatternAttr ap : all) {
     if (!parseSpace(ap.getSpace())) return op->emitOpError() << "unknown memory space '" << ap.getSpace() << "'";
     if (!toIsa(ap.getDtype())) return op->emitOpError() << "unsupported element type " << ap.getDtype();
@@ -177,6 +178,12 @@ LogicalResult TensorCopyOp::verify() {
 LogicalResult MemsetOp::verify() {
   return verifyInstruction(*this, {isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd});
 }
+LogicalResult PrintOp::verify() {
+  if (failed(verifyInstruction(*this, {isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd})))
+    return failure();
+  if (getSrc().getSpace() == StringRef(isa::name(isa::MemSpace::Hbm))) return emitOpError("prints on-chip tiles only");
+  return success();
+}
 
 #define GET_OP_CLASSES
 #include "tessera/compiler/Dialect/Nc/NcOps.cpp.inc"
@@ -193,7 +200,8 @@ isa::AluOp parseAlu(StringRef s) {
 isa::ActFunc parseFunc(StringRef s) { return s == StringRef(isa::name(isa::ActFunc::Exp)) ? isa::ActFunc::Exp : isa::ActFunc::Identity; }
 } // namespace
 
-Operation *build(OpBuilder &b, Location loc, const isa::Instruction &inst, isa::Engine engine, unsigned queue) {
+Operation *build(OpBuilder &b, Location loc, const isa::Instruction &inst, isa::Engine engine, unsigned queue,
+                 StringRef text) {
   MLIRContext *ctx = b.getContext();
   auto ap = [&](const isa::AccessPattern &p) { return toAttr(ctx, p); };
   StringAttr e = b.getStringAttr(isa::name(engine));
@@ -218,6 +226,8 @@ Operation *build(OpBuilder &b, Location loc, const isa::Instruction &inst, isa::
     return b.create<TensorCopyOp>(loc, ap(inst.dst), ap(inst.src0), e, q, nullptr, nullptr);
   case isa::Opcode::Memset:
     return b.create<MemsetOp>(loc, ap(inst.dst), b.getF32FloatAttr(inst.imm), e, q, nullptr, nullptr);
+  case isa::Opcode::Print:
+    return b.create<PrintOp>(loc, b.getStringAttr(text), ap(inst.src0), e, q, nullptr, nullptr);
   }
   return nullptr;
 }
@@ -266,6 +276,10 @@ isa::Instruction toInstruction(Operation *op) {
         inst.op = isa::Opcode::Memset;
         inst.imm = o.getValue().convertToFloat();
         inst.dst = toIsa(o.getDst());
+      })
+      .Case([&](PrintOp o) {
+        inst.op = isa::Opcode::Print;
+        inst.src0 = toIsa(o.getSrc());
       });
   return inst;
 }

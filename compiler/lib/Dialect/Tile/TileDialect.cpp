@@ -135,5 +135,19 @@ LogicalResult CopyOp::verify() {
 
 LogicalResult MemsetOp::verify() { return checkTile(*this, getDst(), "dst"); }
 
+LogicalResult PrintOp::verify() { return checkTile(*this, getSrc(), "src"); }
+
+/// tile.wait and tile.signal exist only in a manual_sync scope, and name a semaphore id.
+static LogicalResult verifySemaphoreOp(Operation *op, int64_t semaphore) {
+  if (!op->hasAttr(kManualAttr))
+    return op->emitOpError() << "belongs to a manual_sync scope: mark it " << kManualAttr
+                             << " (outside one the compiler synchronises the engines itself)";
+  if (semaphore < 0) return op->emitOpError() << "names semaphore " << semaphore << "; semaphores are numbered from 0";
+  return success();
+}
+
+LogicalResult WaitOp::verify() { return verifySemaphoreOp(*this, getSemaphoreAttr().getInt()); }
+LogicalResult SignalOp::verify() { return verifySemaphoreOp(*this, getSemaphoreAttr().getInt()); }
+
 #define GET_OP_CLASSES
 #include "tessera/compiler/Dialect/Tile/TileOps.cpp.inc"

@@ -45,6 +45,7 @@ struct Buffer {
   DType dtype = DType::F32;
   MemSpace space = MemSpace::Sbuf;
   SourceLoc loc;
+  int64_t offset = -1;          ///< >= 0: placed by the kernel at this byte of each partition (tsr::isa::sbuf_tile_at)
 };
 
 /// A rectangular window of an HBM tensor: per dimension an element offset (affine in the loops) and a size.
@@ -54,7 +55,12 @@ struct HbmWindow {
   std::vector<int64_t> sizes;
 };
 
-enum class OpKind { Load, Store, Matmul, Binary, Activation, Reduce, Copy, Memset };
+enum class OpKind {
+  Load, Store, Matmul, Binary, Activation, Reduce, Copy, Memset,
+  Print,  ///< log srcs[0]'s values at this point of simulated time (tsr::device_print)
+  Wait,   ///< the next op waits until `semaphore` reaches `count` (tsr::isa::wait, manual_sync only)
+  Signal, ///< the previous op signals `semaphore` when done (tsr::isa::signal, manual_sync only)
+};
 
 /// One tile operation. Which fields matter depends on `kind`.
 struct Op {
@@ -66,6 +72,15 @@ struct Op {
   ActFunc func = ActFunc::Identity; ///< Activation
   bool accumulate = false;      ///< Matmul: add into dst
   float value = 0;              ///< Memset value; Activation scale
+  std::string text;             ///< Print: the name it logs under
+  int semaphore = -1;           ///< Wait, Signal
+  IndexExpr count;              ///< Wait: the count to reach (affine in the loops)
+  /// Recorded by a tsr::isa:: call: lowered to exactly this one instruction (no memset dropped or folded into
+  /// the first matmul of an accumulation group).
+  bool isaLevel = false;
+  /// Recorded inside a tsr::isa::manual_sync scope: the compiler adds no semaphore waits to it (the kernel's own
+  /// Wait and Signal ops order it), and lowers it to exactly one instruction.
+  bool manual = false;
   SourceLoc loc;
 };
 
@@ -96,7 +111,8 @@ struct KernelGraph {
   std::vector<TensorArg> tensors;
   std::vector<Buffer> buffers;
   Block body;
-  int loops = 0; ///< number of loops (ids are 0..loops-1)
+  int loops = 0;      ///< number of loops (ids are 0..loops-1)
+  int semaphores = 0; ///< semaphores the kernel made with tsr::isa::Semaphore (ids are 0..semaphores-1)
 };
 
 } // namespace tsr::graph

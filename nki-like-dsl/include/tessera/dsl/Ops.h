@@ -31,6 +31,13 @@ template <DType T> Tile psum(Shape shape, Loc loc = Loc::current()) { return psu
 /// A new SBUF tile filled with `value`.
 Tile full(DType dtype, Shape shape, float value, Loc loc = Loc::current());
 template <DType T> Tile zeros(Shape shape, Loc loc = Loc::current()) { return full(T, std::move(shape), 0.0f, loc); }
+/// A new tile whose contents are undefined until something writes it (NKI: nl.ndarray). Reading it first is a
+/// kernel bug, which the simulator reports as an uninitialised read.
+Tile ndarray(DType dtype, Shape shape, tessera::isa::MemSpace space = tessera::isa::MemSpace::Sbuf,
+             Loc loc = Loc::current());
+template <DType T> Tile ndarray(Shape shape, Loc loc = Loc::current()) {
+  return ndarray(T, std::move(shape), tessera::isa::MemSpace::Sbuf, loc);
+}
 
 // ---- Data movement -----------------------------------------------------------------------------------------
 
@@ -43,6 +50,11 @@ Tile copy(const Operand &src, DType dtype, Loc loc = Loc::current());
 template <DType T> Tile copy(const Operand &src, Loc loc = Loc::current()) { return copy(src, T, loc); }
 
 // ---- Tensor engine -----------------------------------------------------------------------------------------
+
+class MatmulExpr;
+namespace isa {
+void nc_matmul(const Tile &dst, const Operand &stationary, const Operand &moving, bool accumulate, Loc loc);
+}
 
 /// A pending matmul `stationary.T @ moving`: contraction over the partition dimension of both operands, as
 /// NKI's nc_matmul. Consume it with `acc += matmul(...)` (accumulate into a PSUM tile) or `Tile t = matmul(...)`
@@ -58,7 +70,8 @@ public:
 
 private:
   friend Tile &operator+=(Tile &acc, MatmulExpr &&m);
-  void record(Tile dst, bool accumulate);
+  friend void isa::nc_matmul(const Tile &, const Operand &, const Operand &, bool, Loc);
+  void record(Tile dst, bool accumulate, bool isaLevel = false);
   Tile stationary_, moving_;
   Loc loc_;
   bool consumed_ = false;
@@ -90,5 +103,13 @@ Tile exp(const Operand &x, Loc loc = Loc::current());
 /// Row reductions over the free dimension: [P, F] -> [P, 1], in FP32.
 Tile sum(const Operand &x, Loc loc = Loc::current());
 Tile max(const Operand &x, Loc loc = Loc::current());
+
+// ---- Debugging ---------------------------------------------------------------------------------------------
+
+/// Prints `tile`'s values, under `name`, at this point of the kernel's simulated time (NKI: nl.device_print).
+/// The simulator logs them with the time, the engine and this line (`tessera run` prints the log after the
+/// report; --json gives it as "prints"). It costs no engine time, but like any reader it waits for the tile's
+/// producer, and later writers of the tile wait for it. The golden model ignores it.
+void device_print(const std::string &name, const Operand &tile, Loc loc = Loc::current());
 
 } // namespace tsr

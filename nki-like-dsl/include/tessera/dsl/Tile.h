@@ -15,6 +15,7 @@ namespace tsr {
 
 using Shape = std::vector<int64_t>;
 using tessera::isa::DType;
+using tessera::isa::MemSpace;
 
 /// An on-chip tile (a buffer in SBUF or PSUM) produced by a DSL operation.
 class Tile {

@@ -38,6 +38,8 @@ def Nc_AccessPatternAttr : AttrDef<Nc_Dialect, "AccessPattern"> {
 
 // Every instruction: the engine that runs it ("tensor", "vector", "scalar", "gpsimd", "dma"), its DMA queue,
 // the (semaphore, count) pairs it waits for before starting, and the semaphores it increments when done.
+// An instruction from a tsr::isa::manual_sync scope carries the unit attribute `nc.manual`: its waits are the
+// kernel's own, and nc-insert-semaphores adds none to it.
 class Nc_Op<string mnemonic, dag operands, string format> : Op<Nc_Dialect, mnemonic> {
   let arguments = !con(operands, (ins StrAttr:$engine, DefaultValuedAttr<I64Attr, "0">:$queue,
                                       OptionalAttr<DenseI64ArrayAttr>:$waits,
@@ -83,6 +85,11 @@ def Nc_TensorCopyOp : Nc_Op<"tensor_copy", (ins Nc_AccessPatternAttr:$dst, Nc_Ac
 def Nc_MemsetOp : Nc_Op<"memset", (ins Nc_AccessPatternAttr:$dst, F32Attr:$value),
                         "qualified($dst) `,` $value"> {
   let summary = "dst = value (memset)";
+}
+
+def Nc_PrintOp : Nc_Op<"print", (ins StrAttr:$label, Nc_AccessPatternAttr:$src),
+                       "$label qualified($src)"> {
+  let summary = "log src's values with the simulated time (tsr::device_print); writes nothing, costs nothing";
 }
 
 #endif // TESSERA_NC_TD

@@ -20,6 +20,9 @@
 
 namespace tessera::nc {
 
+/// The unit attribute of an instruction from a tsr::isa::manual_sync scope: nc-insert-semaphores adds no waits.
+inline constexpr llvm::StringLiteral kManualAttr = "nc.manual";
+
 /// The element type an isa::DType is in MLIR, and back (nullopt for a type with no isa equivalent).
 mlir::Type toMlir(mlir::MLIRContext *ctx, isa::DType t);
 std::optional<isa::DType> toIsa(mlir::Type t);
@@ -31,13 +34,14 @@ isa::AccessPattern toIsa(AccessPatternAttr attr);
 /// The stream an op runs on: "tensor"/"vector"/"scalar"/"gpsimd", or "dma" with its queue.
 std::optional<isa::Engine> engineOf(mlir::Operation *op);
 
-/// Builds the nc op for `inst` on `engine` (DMA: on `queue`). Waits and signals are not set here.
+/// Builds the nc op for `inst` on `engine` (DMA: on `queue`). Waits and signals are not set here. A Print's
+/// label is `text`.
 mlir::Operation *build(mlir::OpBuilder &b, mlir::Location loc, const isa::Instruction &inst, isa::Engine engine,
-                       unsigned queue);
-/// The isa::Instruction an nc op stands for (without its waits, signals and location).
+                       unsigned queue, llvm::StringRef text = {});
+/// The isa::Instruction an nc op stands for (without its waits, signals, location and Print label).
 isa::Instruction toInstruction(mlir::Operation *op);
 
-/// Every access pattern `op` reads and the one it writes.
+/// Every access pattern `op` reads and the one it writes (null for nc.print, which writes nothing).
 struct Operands {
   llvm::SmallVector<AccessPatternAttr, 3> reads;
   AccessPatternAttr write;

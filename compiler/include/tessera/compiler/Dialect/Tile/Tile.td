@@ -4,6 +4,11 @@
 // memrefs in #tile.space<sbuf> or #tile.space<psum>, loops are scf.for with constant bounds, and tile offsets
 // are index arithmetic. Ops write their last operand (buffer semantics, as in NKI).
 //
+// Two discardable attributes mark ops the kernel wrote at the tsr::isa level:
+//   tile.isa     lower to exactly this one instruction (no zero fill dropped, no accumulation rewritten);
+//   tile.manual  recorded in a tsr::isa::manual_sync scope: exactly one instruction, and the compiler adds no
+//                semaphore waits to it (tile.wait / tile.signal order it instead).
+//
 //===----------------------------------------------------------------------------------------------------===//
 
 #ifndef TESSERA_TILE_TD
@@ -46,9 +51,12 @@ def Tile_AllocOp : Tile_Op<"alloc"> {
   let summary = "an on-chip tile buffer, live until the end of its block";
   let description = [{
     `offset` (bytes within each partition) and `bufs` (rotating copies, one per loop iteration in flight) are
-    set by the memory allocation pass.
+    set by the memory allocation pass, except for a `fixed` tile, which the kernel placed itself
+    (tsr::isa::sbuf_tile_at): it keeps its `offset`, has one copy, and is not checked against the target's
+    memory (the simulator checks every access at run time).
   }];
-  let arguments = (ins OptionalAttr<StrAttr>:$name, OptionalAttr<I64Attr>:$offset, OptionalAttr<I64Attr>:$bufs);
+  let arguments = (ins OptionalAttr<StrAttr>:$name, OptionalAttr<I64Attr>:$offset, OptionalAttr<I64Attr>:$bufs,
+                       UnitAttr:$fixed);
   let results = (outs AnyStaticShapeMemRef:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
   let hasVerifier = 1;
@@ -109,6 +117,38 @@ def Tile_MemsetOp : Tile_Op<"memset"> {
   let summary = "dst = value";
   let arguments = (ins AnyStaticShapeMemRef:$dst, F32Attr:$value);
   let assemblyFormat = "$dst `,` $value attr-dict `:` type($dst)";
+  let hasVerifier = 1;
+}
+
+def Tile_PrintOp : Tile_Op<"print"> {
+  let summary = "log a tile's values at this point of the kernel's time (tsr::device_print)";
+  let description = [{
+    Reads `src`; the simulator logs its values under `label` with the simulated time. The golden model drops it.
+  }];
+  let arguments = (ins StrAttr:$label, AnyStaticShapeMemRef:$src);
+  let assemblyFormat = "$label `,` $src attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
+def Tile_WaitOp : Tile_Op<"wait"> {
+  let summary = "the next op waits until a kernel semaphore reaches `count` (tsr::isa::wait)";
+  let description = [{
+    Only in a manual_sync scope (it carries tile.manual): the next op, which must be tile.manual too, becomes an
+    instruction that waits for semaphore `semaphore` to have been signalled `count` times (at least 1).
+  }];
+  let arguments = (ins I64Attr:$semaphore, Index:$count);
+  let assemblyFormat = "$semaphore `,` $count attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_SignalOp : Tile_Op<"signal"> {
+  let summary = "the previous op signals a kernel semaphore when done (tsr::isa::signal)";
+  let description = [{
+    Only in a manual_sync scope (it carries tile.manual): the instruction of the previous op, which must be
+    tile.manual too, adds one to semaphore `semaphore` when it completes.
+  }];
+  let arguments = (ins I64Attr:$semaphore);
+  let assemblyFormat = "$semaphore attr-dict";
   let hasVerifier = 1;
 }
 

@@ -30,5 +30,9 @@ inline constexpr llvm::StringLiteral kTensorNameAttr = "tile.name";
 inline constexpr llvm::StringLiteral kOutputAttr = "tile.output";
 /// The module attribute naming the target a module was compiled for.
 inline constexpr llvm::StringLiteral kTargetAttr = "tessera.target";
+/// Unit attributes of ops the kernel wrote at the tsr::isa level (see Tile.td): lowered to exactly one
+/// instruction; in a manual_sync scope, with no automatic semaphore waits.
+inline constexpr llvm::StringLiteral kIsaAttr = "tile.isa";
+inline constexpr llvm::StringLiteral kManualAttr = "tile.manual";
 
 } // namespace tessera::tile

@@ -1,0 +1,76 @@
+#include "tessera/dsl/Isa.h"
+
+#include "Recording.h"
+#include "Tracer.h"
+
+#include <fmt/format.h>
+
+namespace tsr::isa {
+
+using detail::fail;
+using detail::Tracer;
+using tessera::isa::MemSpace;
+
+void memset(const Tile &dst, float value, Loc loc) {
+  Tracer::current(loc).checkAlive(dst.buffer(), loc);
+  graph::Op o = detail::makeOp(graph::OpKind::Memset, dst.buffer(), {});
+  o.value = value;
+  o.isaLevel = true;
+  detail::record(std::move(o), loc);
+}
+
+void nc_matmul(const Tile &dst, const Operand &stationary, const Operand &moving, bool accumulate, Loc loc) {
+  MatmulExpr m = tsr::matmul(stationary, moving, loc);
+  m.record(dst, accumulate, /*isaLevel=*/true);
+}
+
+Tile sbuf_tile_at(DType dtype, int64_t offset, Shape shape, Loc loc) {
+  if (offset < 0 || offset % 4 != 0)
+    fail(loc, fmt::format("sbuf_tile_at: offset {} must be a non-negative multiple of 4 bytes", offset));
+  return detail::newTile("sbuf_tile_at", std::move(shape), dtype, MemSpace::Sbuf, loc, offset);
+}
+
+manual_sync::manual_sync(Loc loc) : loc_(loc) { Tracer::current(loc).enterManual(); }
+
+manual_sync::~manual_sync() { Tracer::current(loc_).leaveManual(); }
+
+Semaphore::Semaphore(Loc loc) : id_(Tracer::current(loc).newSemaphore()) {}
+
+namespace {
+
+/// A semaphore op, which only a manual_sync scope may hold.
+graph::Op semaphoreOp(const char *call, graph::OpKind kind, const Semaphore &semaphore, const Loc &loc) {
+  Tracer &tracer = Tracer::current(loc);
+  if (!tracer.inManualScope())
+    fail(loc, fmt::format("tsr::isa::{} outside a tsr::isa::manual_sync scope", call),
+         "the compiler synchronises the engines itself; open a `tsr::isa::manual_sync sync;` scope to do it by hand");
+  if (semaphore.id() < 0 || semaphore.id() >= tracer.graph().semaphores)
+    fail(loc, fmt::format("tsr::isa::{}: a semaphore from another kernel", call));
+  graph::Op o = detail::makeOp(kind, -1, {});
+  o.semaphore = semaphore.id();
+  return o;
+}
+
+} // namespace
+
+void signal(const Semaphore &semaphore, Loc loc) {
+  detail::record(semaphoreOp("signal", graph::OpKind::Signal, semaphore, loc), loc);
+}
+
+void wait(const Semaphore &semaphore, const Index &count, Loc loc) {
+  graph::Op o = semaphoreOp("wait", graph::OpKind::Wait, semaphore, loc);
+  Tracer &tracer = Tracer::current(loc);
+  int64_t lowest = count.expr().constant;
+  for (auto [loop, coeff] : count.expr().terms) {
+    if (!tracer.isOpen(loop))
+      fail(loc, "tsr::isa::wait: the count uses the index of a loop that has ended");
+    lowest += std::min<int64_t>(0, coeff * (tracer.tripCount(loop) - 1));
+  }
+  if (lowest < 1)
+    fail(loc, fmt::format("tsr::isa::wait: the count can be {}; a wait is for a count of at least 1", lowest),
+         "semaphores start at 0 and each signal adds 1: wait for the number of signals that must have happened");
+  o.count = count.expr();
+  detail::record(std::move(o), loc);
+}
+
+} // namespace tsr::isa
