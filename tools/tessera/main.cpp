@@ -115,6 +115,8 @@ int cmdList(const std::vector<std::string> &args) {
   desc.add_options()("json", po::bool_switch(&json), "print JSON");
   parse(args, desc);
   nlohmann::json out = nlohmann::json::array();
+  size_t width = 10; // the longest name (bug_psum_accumulate) sets the column
+  for (const tsr::KernelInfo *k : tsr::Registry::instance().all()) width = std::max(width, k->name.size());
   for (const tsr::KernelInfo *k : tsr::Registry::instance().all()) {
     if (json) {
       nlohmann::json params = nlohmann::json::object();
@@ -124,7 +126,7 @@ int cmdList(const std::vector<std::string> &args) {
     }
     std::string params;
     for (auto &[name, value] : k->params) params += fmt::format("{}{}={}", params.empty() ? "" : ",", name, value);
-    fmt::print("{:<10} {:<24} {}\n", k->name, params, k->summary);
+    fmt::print("{:<{}} {:<24} {}\n", k->name, width, params, k->summary);
   }
   if (json) fmt::print("{}\n", out.dump(2));
   return kOk;
@@ -268,6 +270,7 @@ int fail(const Error &e, int status, bool json) {
   if (json) {
     nlohmann::json j = {{"ok", false}, {"error", e.message()}};
     if (e.where().known()) j["file"] = e.where().file, j["line"] = e.where().line;
+    if (const auto *bug = dynamic_cast<const sim::KernelBugError *>(&e)) j["bug"] = toJson(bug->bug());
     fmt::print("{}\n", j.dump(2));
   }
   return status;
