@@ -9,10 +9,12 @@
 // reaches the producer's ordinal. A dependency already implied (by the stream's order, or transitively by a chain
 // of earlier waits, tracked with a vector clock per stream) gets no wait, so removing any wait this pass inserts
 // leaves some dependency unordered.
-// Instructions marked nc.manual (a tsr::isa::manual_sync scope) get no waits: the kernel's own semaphores order
-// them. They still count as producers, so instructions after the scope wait for them (they may gain signals),
-// and the kernel's own waits are not used to prove a dependency implied (at worst a redundant wait). The pass
-// numbers its semaphores after the highest one the kernel's instructions already use.
+// Instructions marked nc.manual (a tsr::isa::manual_sync scope) get no waits for each other: the kernel's own
+// semaphores order them. Across the scope's edge the pass still synchronises: a manual instruction waits for
+// the automatic instructions it depends on (data produced before the scope), and automatic instructions wait
+// for the manual ones (which may gain signals). The kernel's own waits are not used to prove a dependency
+// implied (at worst a redundant wait). The pass numbers its semaphores after the highest one the kernel's
+// instructions already use.
 // Test: compiler/test/Transforms/insert-semaphores.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
@@ -147,10 +149,13 @@ struct InsertSemaphoresPass : PassWrapper<InsertSemaphoresPass, OperationPass<Mo
       if (operands.write) tracker.conflicts(regionOf(operands.write), true, deps);
       for (nc::AccessPatternAttr read : operands.reads) tracker.recordRead(regionOf(read), stream[i], i);
       if (operands.write) tracker.recordWrite(regionOf(operands.write), i);
-      if (op->hasAttr(nc::kManualAttr)) continue; // ordered by the kernel's own semaphores
+      const bool manual = op->hasAttr(nc::kManualAttr);
       std::set<int64_t> unique(deps.begin(), deps.end());
-      for (int64_t d : unique)
-        if (stream[d] != stream[i]) producers[i].push_back(d);
+      for (int64_t d : unique) {
+        if (stream[d] == stream[i]) continue;
+        if (manual && insts[d]->hasAttr(nc::kManualAttr)) continue; // the kernel's own semaphores order the two
+        producers[i].push_back(d);
+      }
     }
 
     // 2. Which dependencies need a wait: walk in program order with a vector clock per stream (how far into each

@@ -276,3 +276,24 @@ func.func @manual_scope() {
   nc.dma_copy #hy, #e {engine = "dma", queue = 1 : i64}
   return
 }
+
+// -----
+
+#t = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>
+#e = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 4096, dims = [512], strides = [1]>
+#o = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 8192, dims = [512], strides = [1]>
+#hx = #nc.ap<"hbm", f32, tensor = 0, partitions = [0, 128], pstride = 512, offset = 0, dims = [512], strides = [1]>
+
+// Data produced before a manual_sync scope: the scope's first reader waits for the automatic load (on a
+// semaphore numbered after the kernel's own semaphore 0, after its own waits); the second manual reader relies
+// on the kernel's semaphore and the first's order.
+// CHECK-LABEL: func.func @into_manual_scope
+// CHECK-NEXT: nc.dma_copy {{.*}} {engine = "dma", signals = array<i64: 1>}
+// CHECK-NEXT: nc.activation "exp" {{.*}} {engine = "scalar", nc.manual, scale = 1.000000e+00 : f32, signals = array<i64: 0>, waits = array<i64: 1, 1>}
+// CHECK-NEXT: nc.tensor_copy {{.*}} {engine = "vector", nc.manual, waits = array<i64: 0, 1>}{{$}}
+func.func @into_manual_scope() {
+  nc.dma_copy #t, #hx {engine = "dma"}
+  nc.activation "exp" #e, #t {engine = "scalar", nc.manual, scale = 1.0 : f32, signals = array<i64: 0>}
+  nc.tensor_copy #o, #e {engine = "vector", nc.manual, waits = array<i64: 0, 1>}
+  return
+}

@@ -36,10 +36,11 @@ template <DType T> Tile sbuf_tile_at(int64_t offset, Shape shape, Loc loc = Loc:
   return sbuf_tile_at(T, offset, std::move(shape), loc);
 }
 
-/// Until it is destroyed (the end of its C++ scope), the compiler inserts no semaphore waits before the
-/// instructions recorded here: the kernel orders them with Semaphore, signal and wait. (Instructions after the
-/// scope are still synchronised with those inside: the compiler may add signals to them.) Every call inside the
-/// scope becomes exactly one instruction, so `signal` and `wait` attach to a known one.
+/// Until it is destroyed (the end of its C++ scope), the compiler inserts no semaphores between the instructions
+/// recorded here: the kernel orders them with Semaphore, signal and wait. Across the scope's edge the compiler
+/// still synchronises: an instruction here waits for what was computed before the scope, and instructions after
+/// it wait for the ones here. Every call inside the scope becomes exactly one instruction, so `signal` and
+/// `wait` attach to a known one.
 class manual_sync {
 public:
   explicit manual_sync(Loc loc = Loc::current());

@@ -38,8 +38,9 @@ def Nc_AccessPatternAttr : AttrDef<Nc_Dialect, "AccessPattern"> {
 
 // Every instruction: the engine that runs it ("tensor", "vector", "scalar", "gpsimd", "dma"), its DMA queue,
 // the (semaphore, count) pairs it waits for before starting, and the semaphores it increments when done.
-// An instruction from a tsr::isa::manual_sync scope carries the unit attribute `nc.manual`: its waits are the
-// kernel's own, and nc-insert-semaphores adds none to it.
+// An instruction from a tsr::isa::manual_sync scope carries the unit attribute `nc.manual`: the kernel's own
+// waits order it after the other instructions of such scopes, and nc-insert-semaphores only adds waits for
+// instructions outside them.
 class Nc_Op<string mnemonic, dag operands, string format> : Op<Nc_Dialect, mnemonic> {
   let arguments = !con(operands, (ins StrAttr:$engine, DefaultValuedAttr<I64Attr, "0">:$queue,
                                       OptionalAttr<DenseI64ArrayAttr>:$waits,

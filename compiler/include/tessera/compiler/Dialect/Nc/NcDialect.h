@@ -20,7 +20,8 @@
 
 namespace tessera::nc {
 
-/// The unit attribute of an instruction from a tsr::isa::manual_sync scope: nc-insert-semaphores adds no waits.
+/// The unit attribute of an instruction from a tsr::isa::manual_sync scope: nc-insert-semaphores orders it only
+/// after instructions outside such scopes; the kernel's own semaphores order it after the others.
 inline constexpr llvm::StringLiteral kManualAttr = "nc.manual";
 
 /// The element type an isa::DType is in MLIR, and back (nullopt for a type with no isa equivalent).

@@ -6,8 +6,8 @@
 //
 // Two discardable attributes mark ops the kernel wrote at the tsr::isa level:
 //   tile.isa     lower to exactly this one instruction (no zero fill dropped, no accumulation rewritten);
-//   tile.manual  recorded in a tsr::isa::manual_sync scope: exactly one instruction, and the compiler adds no
-//                semaphore waits to it (tile.wait / tile.signal order it instead).
+//   tile.manual  recorded in a tsr::isa::manual_sync scope: exactly one instruction, which the compiler orders
+//                only after instructions outside such scopes (tile.wait / tile.signal order the rest).
 //
 //===----------------------------------------------------------------------------------------------------===//
 
