@@ -1,7 +1,8 @@
 // bug_deadlock: deliberately broken. With explicit synchronisation (tsr::isa::manual_sync), the exp waits for
 // the wrong semaphore: `computed`, which only the exp itself signals, instead of `loaded`. Nothing can ever
 // signal it, the store waits for the exp, and the simulator reports a deadlock listing each blocked engine, the
-// semaphore and count it waits for, and the lines of this file.
+// semaphore and count it waits for, and the lines of this file. The tile printed before (tsr::device_print)
+// shows with the report: what ran before the kernel got stuck.
 // The fix: isa::wait(loaded, 1) before the exp.
 //
 // The "[bug_deadlock: ...]" comments mark the lines the report names (tests/unit/e2e/BugExamplesTest.cpp).
@@ -28,6 +29,8 @@ const Registration registration{{
       isa::Semaphore loaded, computed;
       Tile t = load(x.tile(0, 0, {128, n}));
       isa::signal(loaded);
+      isa::wait(loaded, 1);
+      device_print("t", t);   // [bug_deadlock: print] the load arrived: this runs, the exp never does
       isa::wait(computed, 1); // BUG: should be isa::wait(loaded, 1)
       Tile e = exp(t);        // [bug_deadlock: exp] waits for `computed`, which only it signals
       isa::signal(computed);

@@ -59,8 +59,14 @@ void Machine::run() {
   if (engines_.empty())
     return;
   sc_core::sc_start();
-  if (env_.failure)
-    std::rethrow_exception(env_.failure);
+  if (env_.failure) {
+    try {
+      std::rethrow_exception(env_.failure);
+    } catch (KernelBugError &e) {
+      e.bug().prints = env_.prints; // what the kernel printed before it went wrong
+      throw;
+    }
+  }
   const bool allFinished = std::ranges::all_of(engines_, [](const auto &e) { return e->finished(); });
   if (!allFinished)
     throwDeadlock();
@@ -69,7 +75,7 @@ void Machine::run() {
 void Machine::throwDeadlock() const {
   std::string blocked;
   SourceLoc firstLocation;
-  KernelBug bug{.kind = BugKind::Deadlock, .timeNs = nanoseconds(sc_core::sc_time_stamp())};
+  KernelBug bug{.kind = BugKind::Deadlock, .timeNs = nanoseconds(sc_core::sc_time_stamp()), .prints = env_.prints};
   for (const auto &engine : engines_) {
     if (engine->finished())
       continue;

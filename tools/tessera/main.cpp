@@ -266,11 +266,22 @@ void printUsage(std::FILE *out) {
 
 /// Reports an error; with --json also as a JSON object on stdout, so a program reading stdout sees it.
 int fail(const Error &e, int status, bool json) {
+  const auto *bug = dynamic_cast<const sim::KernelBugError *>(&e);
+  // What the kernel printed (device_print) before the bug stopped it: on stdout, like a report's log.
+  if (bug && !json) {
+    fmt::print("{}", printsToText(bug->bug().prints));
+    std::fflush(stdout); // before the error on stderr
+  }
   fmt::print(stderr, "tessera: {}\n", e.what());
   if (json) {
     nlohmann::json j = {{"ok", false}, {"error", e.message()}};
     if (e.where().known()) j["file"] = e.where().file, j["line"] = e.where().line;
-    if (const auto *bug = dynamic_cast<const sim::KernelBugError *>(&e)) j["bug"] = toJson(bug->bug());
+    if (bug) {
+      j["bug"] = toJson(bug->bug());
+      nlohmann::json prints = nlohmann::json::array();
+      for (const sim::DevicePrint &p : bug->bug().prints) prints.push_back(toJson(p));
+      j["prints"] = prints;
+    }
     fmt::print("{}\n", j.dump(2));
   }
   return status;

@@ -131,6 +131,12 @@ TEST_P(OnTarget, BugDeadlockReportsEveryBlockedInstruction) {
   expectInstruction(s->bug.instructions[1], "bug_deadlock", "store", Opcode::DmaCopy, {Engine::Dma});
   EXPECT_EQ(s->bug.instructions[1].action, "waits for semaphore 1 to reach 1; it stands at 0");
   EXPECT_NEAR(s->bug.timeNs, dmaNs(target(), 128 * 512 * 4), kPs);
+  // The device_print before the stuck exp ran, once the load had arrived: the report carries its log.
+  ASSERT_EQ(s->bug.prints.size(), 1u);
+  EXPECT_EQ(s->bug.prints[0].name, "t");
+  EXPECT_EQ(s->bug.prints[0].loc.line, markedLine("bug_deadlock", "print"));
+  EXPECT_EQ(s->bug.prints[0].values.size(), 128u * 512u);
+  EXPECT_NEAR(s->bug.prints[0].timeNs, s->bug.timeNs, kPs);
 }
 
 // The hand-placed tile starts 221184 bytes into each partition, past what kernels may use on trn1 and trn2.

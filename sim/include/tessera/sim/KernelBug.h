@@ -6,6 +6,7 @@
 
 #include "tessera/isa/Error.h"
 #include "tessera/isa/Program.h"
+#include "tessera/sim/DevicePrint.h"
 
 #include <cstdint>
 #include <string>
@@ -67,6 +68,7 @@ struct KernelBug {
   std::vector<BugInstruction> instructions = {};
   BugRegion region = {};    ///< where the two overlap (race), the bytes read (uninitialised), the bytes outside
                        ///< (out of bounds), the PSUM accumulated onto
+  std::vector<DevicePrint> prints = {}; ///< what device_print logged before the bug stopped the run
 };
 
 /// The Error the simulator throws for a kernel bug.
@@ -75,6 +77,7 @@ public:
   KernelBugError(KernelBug bug, std::string message, SourceLoc where, std::string hint)
       : Error(std::move(message), std::move(where), std::move(hint)), bug_(std::move(bug)) {}
   const KernelBug &bug() const { return bug_; }
+  KernelBug &bug() { return bug_; }
 
 private:
   KernelBug bug_;

@@ -5,6 +5,7 @@
 
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Target.h"
+#include "tessera/sim/DevicePrint.h"
 #include "tessera/sim/KernelBug.h"
 
 #include <cstddef>
@@ -42,18 +43,6 @@ struct StreamStats {
   uint64_t instructions = 0;
   double busyNs = 0;           ///< time spent executing (DMA queues: time with a transfer in flight)
   double waitNs = 0;           ///< time spent blocked on semaphores
-};
-
-/// What one Print instruction (tsr::device_print) logged: a tile's values at a point of simulated time.
-struct DevicePrint {
-  std::string name;            ///< the name the kernel gave it
-  double timeNs = 0;           ///< when it ran: its producer had completed, later writers had not started
-  std::string stream;          ///< the engine that ran it ("vector", ...)
-  uint32_t index = 0;          ///< the instruction's index in that stream
-  SourceLoc loc;               ///< the kernel source line of the device_print call
-  isa::DType dtype = isa::DType::F32; ///< the tile's element type (values are decoded to FP32)
-  std::vector<int64_t> shape;  ///< [partitions, elements per partition]
-  std::vector<float> values = {}; ///< row-major, shape[0] x shape[1]; empty in a timing-only run
 };
 
 /// The outcome of one simulation.
