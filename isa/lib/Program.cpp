@@ -132,4 +132,18 @@ size_t Program::instructionCount() const {
   return count;
 }
 
+OperandUse operandUse(const Instruction &inst) {
+  switch (inst.op) {
+  case Opcode::Memset: return {};
+  case Opcode::Matmul: return {.src0 = true, .src1 = true, .readsDst = inst.accumulate};
+  case Opcode::TensorTensor: return {.src0 = true, .src1 = true};
+  case Opcode::Activation: return {.src0 = true, .src1 = inst.src1.partitions != 0}; // src1: an optional bias
+  case Opcode::DmaCopy:
+  case Opcode::TensorReduce:
+  case Opcode::TensorCopy: return {.src0 = true};
+  case Opcode::Print: return {.src0 = true, .writesDst = false};
+  }
+  return {};
+}
+
 } // namespace tessera::isa

@@ -10,9 +10,7 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <iterator>
 #include <map>
 
@@ -25,25 +23,6 @@ using isa::Opcode;
 
 // ---------------------------------------------------------------------------------------------------------------
 // What each instruction touches, and how it is coloured.
-
-/// The operands an instruction reads (dst aside, which every instruction writes); the simulator's rule.
-struct Reads {
-  bool src0 = false, src1 = false, dst = false;
-};
-
-Reads readsOf(const isa::Instruction &inst) {
-  switch (inst.op) {
-  case Opcode::Memset: return {};
-  case Opcode::Matmul: return {.src0 = true, .src1 = true, .dst = inst.accumulate};
-  case Opcode::TensorTensor: return {.src0 = true, .src1 = true};
-  case Opcode::Activation: return {.src0 = true, .src1 = inst.src1.partitions != 0};
-  case Opcode::DmaCopy:
-  case Opcode::TensorReduce:
-  case Opcode::TensorCopy:
-  case Opcode::Print: return {.src0 = true};
-  }
-  return {};
-}
 
 /// Timeline colours: one per opcode, DMAs split by direction, and semaphore waits.
 struct Style {
@@ -770,96 +749,6 @@ footer{margin-top:26px;color:var(--muted);font-size:12px;border-top:1px solid va
 
 // -------------------------------------------------------------------------------------------------------------------
 
-LiveBytes liveBytesOverTime(const isa::Program &program, const std::vector<sim::InstructionEvent> &timeline) {
-  LiveBytes out;
-  // Per memory: the address segments that no access boundary splits, so each is live or not as a whole.
-  struct Memory {
-    std::vector<int64_t> cuts;                 // segment boundaries, sorted
-    std::vector<double> born, lastUse;         // per segment: current value's write start (-1: none), last use end
-    std::vector<uint64_t> readBy;              // per segment: the event (1-based) that last read it
-    std::vector<std::pair<double, int64_t>> deltas;
-  } mems[2];
-  auto memOf = [&](MemSpace s) -> Memory * {
-    return s == MemSpace::Sbuf ? &mems[0] : s == MemSpace::Psum ? &mems[1] : nullptr;
-  };
-  auto operands = [](const isa::Instruction &inst, auto &&visit) {
-    const Reads reads = readsOf(inst);
-    if (reads.src0) visit(inst.src0, false);
-    if (reads.src1) visit(inst.src1, false);
-    if (reads.dst) visit(inst.dst, false);
-    if (isa::writesDst(inst.op)) visit(inst.dst, true);
-  };
-  for (const sim::InstructionEvent &e : timeline)
-    operands(program.streams[e.stream].instructions[e.index], [&](const isa::AccessPattern &ap, bool) {
-      if (Memory *m = memOf(ap.space); m && ap.partitions > 0) {
-        auto [lo, hi] = ap.byteExtent();
-        m->cuts.push_back(lo), m->cuts.push_back(hi);
-      }
-    });
-  for (Memory &m : mems) {
-    std::sort(m.cuts.begin(), m.cuts.end());
-    m.cuts.erase(std::unique(m.cuts.begin(), m.cuts.end()), m.cuts.end());
-    const size_t segments = m.cuts.empty() ? 0 : m.cuts.size() - 1;
-    m.born.assign(segments, -1), m.lastUse.assign(segments, 0), m.readBy.assign(segments, 0);
-  }
-  auto close = [](Memory &m, size_t seg) {
-    if (m.born[seg] < 0) return;
-    const int64_t size = m.cuts[seg + 1] - m.cuts[seg];
-    m.deltas.emplace_back(m.born[seg], size), m.deltas.emplace_back(std::max(m.lastUse[seg], m.born[seg]), -size);
-    m.born[seg] = -1;
-  };
-
-  // Walk instructions in start order: a value's readers start after its writer (semaphores order them), and its
-  // next writer starts after they end.
-  std::vector<size_t> order(timeline.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return timeline[a].startNs < timeline[b].startNs; });
-  for (size_t k = 0; k < order.size(); ++k) {
-    const sim::InstructionEvent &e = timeline[order[k]];
-    const isa::Instruction &inst = program.streams[e.stream].instructions[e.index];
-    const uint64_t serial = k + 1;
-    operands(inst, [&](const isa::AccessPattern &ap, bool write) {
-      Memory *m = memOf(ap.space);
-      if (!m || ap.partitions == 0) return;
-      auto [lo, hi] = ap.byteExtent();
-      const size_t first = std::lower_bound(m->cuts.begin(), m->cuts.end(), lo) - m->cuts.begin();
-      const size_t last = std::lower_bound(m->cuts.begin(), m->cuts.end(), hi) - m->cuts.begin();
-      for (size_t seg = first; seg < last; ++seg) {
-        if (!write) {
-          m->readBy[seg] = serial;
-          if (m->born[seg] >= 0) m->lastUse[seg] = std::max(m->lastUse[seg], e.endNs);
-          continue;
-        }
-        // Writing what this instruction also reads (in place, or a matmul accumulating) keeps the value alive.
-        if (m->readBy[seg] == serial && m->born[seg] >= 0) {
-          m->lastUse[seg] = std::max(m->lastUse[seg], e.endNs);
-          continue;
-        }
-        close(*m, seg);
-        m->born[seg] = e.startNs, m->lastUse[seg] = e.endNs;
-      }
-    });
-  }
-  for (int i = 0; i < 2; ++i) {
-    Memory &m = mems[i];
-    for (size_t seg = 0; seg < m.born.size(); ++seg) close(m, seg);
-    // Frees before allocations at the same instant, so a buffer handed over does not count twice.
-    std::sort(m.deltas.begin(), m.deltas.end());
-    auto &steps = i == 0 ? out.sbuf : out.psum;
-    int64_t &peak = i == 0 ? out.sbufPeak : out.psumPeak;
-    int64_t level = 0;
-    steps.emplace_back(0.0, 0);
-    for (const auto &[t, d] : m.deltas) {
-      level += d;
-      if (steps.back().first == t) steps.back().second = level;
-      else steps.emplace_back(t, level);
-      peak = std::max(peak, level);
-    }
-  }
-  return out;
-}
-
 std::vector<Stall> stallReasons(const isa::Program &program, const sim::SimResult &result) {
   const std::vector<int32_t> producers = bindingProducers(program, result.timeline);
   std::map<std::pair<uint32_t, int32_t>, double> waited;
@@ -908,35 +797,5 @@ std::string toHtml(const RunReport &report) {
 }
 
 // -------------------------------------------------------------------------------------------------------------------
-
-AtomicFile::AtomicFile(std::filesystem::path path) : path_(std::move(path)), tmp_(path_.string() + ".tmp") {
-  file_ = std::fopen(tmp_.c_str(), "wb");
-  if (!file_)
-    throw InputError(fmt::format("cannot write '{}': {}", path_.string(), std::strerror(errno)), {},
-                     "check that the folder exists and is writable");
-}
-
-AtomicFile::~AtomicFile() {
-  if (!file_) return;
-  std::fclose(file_);
-  std::error_code ignored;
-  std::filesystem::remove(tmp_, ignored);
-}
-
-void AtomicFile::commit(std::string_view text) {
-  if (!file_) throw Error(fmt::format("'{}' was already written", path_.string()));
-  const bool written = std::fwrite(text.data(), 1, text.size(), file_) == text.size();
-  const int writeErrno = errno;
-  const bool closed = std::fclose(file_) == 0;
-  file_ = nullptr;
-  std::error_code ec;
-  if (written && closed) std::filesystem::rename(tmp_, path_, ec);
-  if (!written || !closed || ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp_, ignored);
-    throw InputError(fmt::format("cannot write '{}': {}", path_.string(),
-                                 ec ? ec.message() : std::string(std::strerror(writeErrno))));
-  }
-}
 
 } // namespace tessera::driver

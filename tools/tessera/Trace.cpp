@@ -10,16 +10,14 @@
 
 #include "tessera/Trace.h"
 
+#include "tessera/LiveMemory.h"
+
 #include "tessera/isa/Cost.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <numeric>
 
 namespace tessera::driver {
@@ -109,82 +107,12 @@ struct Sample {
   double value = 0;
 };
 
-/// Bytes per partition of `space` holding live data over time, as steps from 0. Addresses are cut into segments
-/// at every operand's byte-extent bounds; a segment is live from the start of an instruction that writes it to
-/// the end of the last instruction that reads it before the next write (a value nothing reads: while it is
-/// written). A segment live in any partition counts.
-std::vector<Sample> liveBytes(const isa::Program &program, const std::vector<sim::InstructionEvent> &timeline,
-                              isa::MemSpace space) {
-  struct Access {
-    double startNs, endNs;
-    int64_t first, last; // byte extent within a partition
-    bool write;
-  };
-  std::vector<Access> accesses;
-  for (const sim::InstructionEvent &e : timeline) {
-    const isa::Instruction &inst = instructionOf(program, e);
-    const auto add = [&](const isa::AccessPattern &ap, bool write) {
-      if (!inUse(ap) || ap.space != space) return;
-      const auto [first, last] = ap.byteExtent();
-      accesses.push_back({e.startNs, e.endNs, first, last, write});
-    };
-    // Reads before the write of the same instruction, so an in-place update keeps its bytes live throughout.
-    add(inst.src0, false);
-    add(inst.src1, false);
-    if (inst.op == isa::Opcode::Matmul && inst.accumulate) add(inst.dst, false);
-    if (isa::writesDst(inst.op)) add(inst.dst, true);
-  }
-  std::stable_sort(accesses.begin(), accesses.end(),
-                   [](const Access &a, const Access &b) { return a.startNs < b.startNs; });
-
-  std::vector<int64_t> bounds;
-  for (const Access &a : accesses) bounds.push_back(a.first), bounds.push_back(a.last);
-  std::ranges::sort(bounds);
-  bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
-
-  // Per segment: the live interval now open, if any. Closed intervals become +bytes / -bytes steps.
-  struct Live {
-    bool open = false;
-    double from = 0, to = 0;
-  };
-  std::vector<Live> live(bounds.empty() ? 0 : bounds.size() - 1);
-  std::vector<std::pair<double, int64_t>> deltas;
-  const auto close = [&](size_t s) {
-    const int64_t bytes = bounds[s + 1] - bounds[s];
-    deltas.push_back({live[s].from, bytes});
-    deltas.push_back({live[s].to, -bytes});
-    live[s].open = false;
-  };
-  for (const Access &a : accesses) {
-    const size_t begin = std::ranges::lower_bound(bounds, a.first) - bounds.begin();
-    const size_t end = std::ranges::lower_bound(bounds, a.last) - bounds.begin();
-    for (size_t s = begin; s < end; ++s) {
-      Live &l = live[s];
-      if (!a.write) {
-        if (l.open) l.to = std::max(l.to, a.endNs); // a read of bytes nothing wrote is not live data
-        continue;
-      }
-      if (l.open && a.startNs < l.to) { // written while still being read (an in-place update): one interval
-        l.to = std::max(l.to, a.endNs);
-        continue;
-      }
-      if (l.open) close(s);
-      l = {.open = true, .from = a.startNs, .to = a.endNs};
-    }
-  }
-  for (size_t s = 0; s < live.size(); ++s)
-    if (live[s].open) close(s);
-
-  std::ranges::sort(deltas, {}, &std::pair<double, int64_t>::first);
-  std::vector<Sample> steps = {{0, 0}};
-  int64_t bytes = 0;
-  for (size_t i = 0; i < deltas.size();) {
-    const double ns = deltas[i].first;
-    for (; i < deltas.size() && deltas[i].first == ns; ++i) bytes += deltas[i].second;
-    if (steps.back().ns == ns) steps.back().value = static_cast<double>(bytes);
-    else steps.push_back({ns, static_cast<double>(bytes)});
-  }
-  return steps;
+/// Live-byte steps as counter samples.
+std::vector<Sample> samplesOf(const std::vector<std::pair<double, int64_t>> &steps) {
+  std::vector<Sample> samples;
+  samples.reserve(steps.size());
+  for (auto [ns, bytes] : steps) samples.push_back({ns, static_cast<double>(bytes)});
+  return samples;
 }
 
 /// The smallest of 1, 2, 5 x 10^k not below `x`.
@@ -292,10 +220,6 @@ json instructionArgs(const isa::Program &program, const isa::Target &target, con
   return args;
 }
 
-[[noreturn]] void cannotWrite(const std::string &path, int error) {
-  throw InputError(fmt::format("cannot write trace '{}': {}", path, std::strerror(error)), {},
-                   "--trace needs a file in a folder you can write to");
-}
 
 } // namespace
 
@@ -367,8 +291,9 @@ json toTrace(const RunReport &report) {
   const auto addCounter = [&](const std::string &name, const std::string &series, const std::vector<Sample> &at) {
     for (json &c : counterEvents(name, series, at)) events.push_back(std::move(c));
   };
-  addCounter("SBUF live data", "bytes/partition", liveBytes(program, sim.timeline, isa::MemSpace::Sbuf));
-  addCounter("PSUM live data", "bytes/partition", liveBytes(program, sim.timeline, isa::MemSpace::Psum));
+  const LiveBytes live = liveBytesOverTime(program, sim.timeline);
+  addCounter("SBUF live data", "bytes/partition", samplesOf(live.sbuf));
+  addCounter("PSUM live data", "bytes/partition", samplesOf(live.psum));
   addCounter("HBM bandwidth", "B/ns", hbmBandwidth(program, report.target, sim));
 
   return {{"traceEvents", std::move(events)},
@@ -380,17 +305,7 @@ json toTrace(const RunReport &report) {
             {"instructions", sim.timeline.size()}}}};
 }
 
-void checkTraceWritable(const std::string &path) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) cannotWrite(path, EISDIR);
-  const std::string tmp = path + ".tmp";
-  std::FILE *file = std::fopen(tmp.c_str(), "wb");
-  if (!file) cannotWrite(path, errno);
-  std::fclose(file);
-  std::remove(tmp.c_str());
-}
-
-void writeTrace(const json &trace, const std::string &path) {
+std::string traceText(const json &trace) {
   // One event per line: readable, and diff- and grep-friendly.
   std::string text = "{\"traceEvents\": [\n";
   const json &events = trace.at("traceEvents");
@@ -399,19 +314,7 @@ void writeTrace(const json &trace, const std::string &path) {
   for (const auto &[key, value] : trace.items())
     if (key != "traceEvents") text += fmt::format(",\n{}: {}", json(key).dump(), value.dump());
   text += "}\n";
-
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) cannotWrite(path, EISDIR);
-  const std::string tmp = path + ".tmp";
-  std::FILE *file = std::fopen(tmp.c_str(), "wb");
-  if (!file) cannotWrite(path, errno);
-  bool ok = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  int error = ok ? 0 : errno;
-  if (std::fclose(file) != 0 && ok) ok = false, error = errno;
-  if (ok && std::rename(tmp.c_str(), path.c_str()) != 0) ok = false, error = errno;
-  if (ok) return;
-  std::remove(tmp.c_str());
-  cannotWrite(path, error ? error : EIO);
+  return text;
 }
 
 } // namespace tessera::driver

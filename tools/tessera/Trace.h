@@ -20,12 +20,7 @@ namespace tessera::driver {
 /// tracks and no slices.
 nlohmann::ordered_json toTrace(const RunReport &report);
 
-/// Fails now, with the InputError writeTrace() would give, when `path` cannot be written (its folder is missing
-/// or read-only): so a bad --trace stops before the run rather than after it. Leaves nothing behind.
-void checkTraceWritable(const std::string &path);
-
-/// Writes `trace` to `path` atomically: to `path`.tmp, then renamed over `path`. On failure nothing is left at
-/// either name and an InputError names the path and the reason.
-void writeTrace(const nlohmann::ordered_json &trace, const std::string &path);
+/// The text of `trace`: one event per line (readable, diff- and grep-friendly). Write it with an AtomicFile.
+std::string traceText(const nlohmann::ordered_json &trace);
 
 } // namespace tessera::driver

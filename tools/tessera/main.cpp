@@ -7,6 +7,7 @@
 //   tessera systolic --rows R --cols C --dataflow ws|os|is --gemm M,N,K [--model pe|fold] [--animate] [--svg F]
 // Exit status: 0 all well; 1 a check failed (numerics, a kernel bug found); 2 bad usage or input.
 
+#include "tessera/AtomicFile.h"
 #include "tessera/Driver.h"
 #include "tessera/HtmlReport.h"
 #include "tessera/Report.h"
@@ -172,13 +173,12 @@ int cmdRun(const std::vector<std::string> &args) {
   request.timingOnly = timingOnly;
   request.checks = !noChecks;
   request.golden = !noGolden;
-  if (!tracePath.empty()) checkTraceWritable(tracePath); // a path that cannot be written fails before the run
-  request.recordTimeline = !tracePath.empty();
-  std::optional<AtomicFile> html; // opened before the run, so a path that cannot be written fails at once
-  if (!reportPath.empty()) html.emplace(reportPath);
-  request.recordTimeline = request.recordTimeline || html;
+  std::optional<AtomicFile> trace, html; // opened before the run, so a path that cannot be written fails at once
+  if (!tracePath.empty()) trace.emplace(tracePath, "trace");
+  if (!reportPath.empty()) html.emplace(reportPath, "report");
+  request.recordTimeline = trace || html;
   RunReport report = runKernel(request);
-  if (!tracePath.empty()) writeTrace(toTrace(report), tracePath);
+  if (trace) trace->commit(traceText(toTrace(report)));
   if (html) html->commit(toHtml(report));
   if (opts.json) fmt::print("{}\n", toJson(report).dump(2));
   else fmt::print("{}", toText(report));
@@ -240,13 +240,12 @@ int cmdSim(const std::vector<std::string> &args) {
   parse(args, desc, pos);
   compiler::CompileOptions options;
   options.loopBuffers = std::max(1u, loopBuffers);
-  if (!tracePath.empty()) checkTraceWritable(tracePath);
-  std::optional<AtomicFile> html; // opened before the run, so a path that cannot be written fails at once
-  if (!reportPath.empty()) html.emplace(reportPath);
-  RunReport report = simulateFile(file, seed, options, timingOnly, !noChecks,
-                                    html.has_value() || !tracePath.empty());
+  std::optional<AtomicFile> trace, html; // opened before the run, so a path that cannot be written fails at once
+  if (!tracePath.empty()) trace.emplace(tracePath, "trace");
+  if (!reportPath.empty()) html.emplace(reportPath, "report");
+  RunReport report = simulateFile(file, seed, options, timingOnly, !noChecks, trace || html);
+  if (trace) trace->commit(traceText(toTrace(report)));
   if (html) html->commit(toHtml(report));
-  if (!tracePath.empty()) writeTrace(toTrace(report), tracePath);
   if (json) fmt::print("{}\n", toJson(report).dump(2));
   else fmt::print("{}", toText(report));
   return kOk;

@@ -15,26 +15,6 @@ using isa::AccessPattern;
 using isa::Instruction;
 using isa::Opcode;
 
-/// Which operands an instruction reads, and whether it writes dst (every opcode but Print does).
-struct Reads {
-  bool src0 = false, src1 = false, dst = false;
-  bool writes = true;
-};
-
-Reads readsOf(const Instruction &inst) {
-  switch (inst.op) {
-  case Opcode::Memset: return {};
-  case Opcode::Matmul: return {.src0 = true, .src1 = true, .dst = inst.accumulate};
-  case Opcode::TensorTensor: return {.src0 = true, .src1 = true};
-  case Opcode::Activation: return {.src0 = true, .src1 = inst.src1.partitions != 0}; // src1: optional bias
-  case Opcode::DmaCopy:
-  case Opcode::TensorReduce:
-  case Opcode::TensorCopy: return {.src0 = true};
-  case Opcode::Print: return {.src0 = true, .writes = false};
-  }
-  return {};
-}
-
 double nowNs() { return static_cast<double>(sc_core::sc_time_stamp().value()) / 1000.0; }
 
 } // namespace
@@ -46,22 +26,22 @@ KernelBugChecks::KernelBugChecks(const isa::Program &program, const isa::Target 
 void KernelBugChecks::start(uint32_t s, size_t index) {
   const Instruction &inst = program_.streams[s].instructions[index];
   order_.start(s, index, inst);
-  const Reads reads = readsOf(inst);
+  const isa::OperandUse use = isa::operandUse(inst);
   // Ids first: making an entry may move the others.
-  const uint32_t src0 = reads.src0 ? history_.entryOf(inst.src0) : 0;
-  const uint32_t src1 = reads.src1 ? history_.entryOf(inst.src1) : 0;
-  const uint32_t dst = reads.writes ? history_.entryOf(inst.dst) : 0;
-  if (reads.src0)
+  const uint32_t src0 = use.src0 ? history_.entryOf(inst.src0) : 0;
+  const uint32_t src1 = use.src1 ? history_.entryOf(inst.src1) : 0;
+  const uint32_t dst = use.writesDst ? history_.entryOf(inst.dst) : 0;
+  if (use.src0)
     checkRead(s, index, "src0", inst.src0, src0);
-  if (reads.src1)
+  if (use.src1)
     checkRead(s, index, "src1", inst.src1, src1);
-  if (reads.dst)
+  if (use.readsDst)
     checkRead(s, index, "dst", inst.dst, dst);
-  if (reads.writes)
+  if (use.writesDst)
     checkWrite(s, index, inst.dst, dst);
 
   const Access self{.stream = s, .index = static_cast<uint32_t>(index)};
-  if (nonMatmulPsum_ && reads.writes && inst.dst.space == isa::MemSpace::Psum) {
+  if (nonMatmulPsum_ && use.writesDst && inst.dst.space == isa::MemSpace::Psum) {
     const Region &written = history_.region(dst);
     const bool matmul = inst.op == Opcode::Matmul;
     if (matmul && inst.accumulate)
@@ -69,11 +49,11 @@ void KernelBugChecks::start(uint32_t s, size_t index) {
         reportAccumulation(s, index, written, *init);
     nonMatmulPsum_->write(written, self, matmul);
   }
-  if (reads.src0)
+  if (use.src0)
     history_.recordRead(src0, self);
-  if (reads.src1)
+  if (use.src1)
     history_.recordRead(src1, self);
-  if (reads.writes)
+  if (use.writesDst)
     history_.recordWrite(dst, self);
 }
 

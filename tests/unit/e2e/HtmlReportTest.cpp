@@ -2,6 +2,7 @@
 // are the run's, the analyses (live memory, stall reasons) give what hand-worked examples say, long runs stay small,
 // the file appears whole or not at all, and headless Chromium draws something that is not blank.
 
+#include "tessera/AtomicFile.h"
 #include "tessera/HtmlReport.h"
 
 #include <fmt/format.h>

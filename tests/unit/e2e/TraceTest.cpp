@@ -4,6 +4,7 @@
 // lines; and it is written whole or not at all.
 
 #include "tessera/Driver.h"
+#include "tessera/AtomicFile.h"
 #include "tessera/Trace.h"
 
 #include <gtest/gtest.h>
@@ -226,8 +227,7 @@ TEST(Trace, WrittenWholeAndReadBack) {
   const std::string path = (dir / "matmul.json").string();
   std::ofstream(path) << "an older file";
   const nlohmann::ordered_json trace = toTrace(matmulRun());
-  checkTraceWritable(path);
-  writeTrace(trace, path);
+  AtomicFile(path, "trace").commit(traceText(trace));
   std::ifstream in(path);
   const json back = json::parse(in);
   EXPECT_EQ(back, json::parse(trace.dump()));
@@ -241,12 +241,11 @@ TEST(Trace, AnUnwritablePathIsAnInputErrorNamingItAndLeavesNothing) {
   const nlohmann::ordered_json trace = toTrace(matmulRun());
   for (const std::string &path : {missing, dir.string()}) { // a missing folder; a folder, not a file
     try {
-      checkTraceWritable(path);
-      ADD_FAILURE() << "checkTraceWritable accepted " << path;
+      AtomicFile file(path, "trace");
+      ADD_FAILURE() << "AtomicFile accepted " << path;
     } catch (const InputError &e) {
-      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("cannot write trace '" + path + "'"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(writeTrace(trace, path), InputError) << path;
     EXPECT_FALSE(std::filesystem::exists(path + ".tmp")) << path;
   }
   EXPECT_FALSE(std::filesystem::exists(missing));
