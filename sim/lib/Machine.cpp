@@ -44,6 +44,7 @@ Machine::Machine(sc_core::sc_module_name name, const isa::Program &program, cons
            .hbm = hbm_,
            .checks = checks_.get(),
            .failure = nullptr} {
+  if (options.progress) env_.progress = &options.progress;
   if (options.recordTimeline) {
     timeline_.reserve(program.instructionCount()); // no allocation while it runs
     env_.timeline = &timeline_;

@@ -31,6 +31,9 @@ struct RunEnvironment {
   std::vector<InstructionEvent> *timeline = nullptr;
   /// What Print instructions logged (tsr::device_print), in simulated-time order.
   std::vector<DevicePrint> prints = {};
+  /// SimOptions::progress (empty: no reports), and the instructions retired by every engine so far.
+  const std::function<void(double, uint64_t, uint64_t)> *progress = nullptr;
+  uint64_t retired = 0;
 };
 
 } // namespace tessera::sim

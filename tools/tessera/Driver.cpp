@@ -64,9 +64,7 @@ RunReport runKernel(const RunRequest &request) {
   report.timingOnly = request.timingOnly;
   if (request.timingOnly) {
     sim::HbmImage empty; // timing alone needs no data: the simulator skips every value computation
-    const sim::SimOptions options{
-        .computeValues = false, .checks = request.checks, .recordTimeline = request.recordTimeline};
-    report.sim = sim::simulate(program, report.target, empty, options);
+    report.sim = sim::simulate(program, report.target, empty, request.simOptions());
     report.ok = true;
     return report;
   }
@@ -77,8 +75,7 @@ RunReport runKernel(const RunRequest &request) {
     if (program.tensors[i].isOutput) expected.emplace_back(program.tensors[i].elements());
     else inputs.push_back(decodeTensor(program, hbm, i));
   }
-  report.sim = sim::simulate(program, report.target, hbm,
-                             {.checks = request.checks, .recordTimeline = request.recordTimeline});
+  report.sim = sim::simulate(program, report.target, hbm, request.simOptions());
 
   // 5. The references, from the same (rounded) inputs: the golden model (the kernel's tile module lowered to
   //    LLVM and JIT-compiled for this CPU, so every kernel has one) and the kernel's hand-written reference, if
@@ -116,11 +113,14 @@ RunReport runKernel(const RunRequest &request) {
   return report;
 }
 
-RunReport simulateFile(const std::string &path, uint64_t seed, const compiler::CompileOptions &options,
-                       bool timingOnly, bool checks, bool recordTimeline) {
+sim::SimOptions RunRequest::simOptions() const {
+  return {.computeValues = !timingOnly, .checks = checks, .recordTimeline = recordTimeline, .progress = progress};
+}
+
+RunReport simulateFile(const std::string &path, const RunRequest &request) {
   compiler::CompileResult compiled;
   try {
-    compiled = compiler::compileFile(path, options);
+    compiled = compiler::compileFile(path, request.compile);
   } catch (const Error &e) {
     throw InputError(e);
   }
@@ -132,10 +132,9 @@ RunReport simulateFile(const std::string &path, uint64_t seed, const compiler::C
   report.instructions = program.instructionCount();
   report.sbufPeakBytes = compiled.sbufPeakBytes;
   report.psumPeakBytes = compiled.psumPeakBytes;
-  report.timingOnly = timingOnly; // either way there is no reference to check outputs against
-  sim::HbmImage hbm = timingOnly ? sim::HbmImage{} : makeInputs(program, seed);
-  report.sim = sim::simulate(program, report.target, hbm,
-                             {.computeValues = !timingOnly, .checks = checks, .recordTimeline = recordTimeline});
+  report.timingOnly = request.timingOnly; // either way there is no reference to check outputs against
+  sim::HbmImage hbm = request.timingOnly ? sim::HbmImage{} : makeInputs(program, request.seed);
+  report.sim = sim::simulate(program, report.target, hbm, request.simOptions());
   report.ok = true;
   return report;
 }

@@ -9,6 +9,7 @@
 #include "tessera/sim/Simulator.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -37,7 +38,12 @@ struct RunRequest {
   bool golden = true;
   /// Record when every instruction ran (RunReport::sim.timeline), for `--trace` and the HTML report.
   bool recordTimeline = false;
+  /// Told how the simulation advances (a progress bar); see sim::SimOptions::progress.
+  std::function<void(double, uint64_t, uint64_t)> progress;
   compiler::CompileOptions compile;
+
+  /// The simulator's options for this request.
+  sim::SimOptions simOptions() const;
 };
 
 /// What a run found.
@@ -84,9 +90,8 @@ tsr::graph::KernelGraph traceKernel(const tsr::KernelInfo &kernel, const std::ma
 RunReport runKernel(const RunRequest &request);
 
 /// Simulates a kernel saved as MLIR (`tessera compile --emit nc` output, or a tile-level module) with random
-/// inputs from `seed`: time and engine use, no reference to check against. Problems with the file are
-/// InputErrors.
-RunReport simulateFile(const std::string &path, uint64_t seed, const compiler::CompileOptions &options,
-                       bool timingOnly, bool checks = true, bool recordTimeline = false);
+/// inputs from `request.seed`: time and engine use, no reference to check against (`request.kernel`, `target`,
+/// `shape` and `golden` do not apply: the file says what runs where). Problems with the file are InputErrors.
+RunReport simulateFile(const std::string &path, const RunRequest &request = {});
 
 } // namespace tessera::driver

@@ -10,6 +10,7 @@
 #include "tessera/AtomicFile.h"
 #include "tessera/Driver.h"
 #include "tessera/HtmlReport.h"
+#include "tessera/ProgressBar.h"
 #include "tessera/Report.h"
 #include "tessera/SystolicCommand.h"
 #include "tessera/Trace.h"
@@ -150,22 +151,59 @@ int cmdTargets(const std::vector<std::string> &args) {
   return kOk;
 }
 
+/// What a simulating command writes besides its report on stdout: `--trace` and `--report` files.
+struct RunOutputs {
+  std::string tracePath, reportPath;
+  std::optional<AtomicFile> trace, html;
+
+  void add(po::options_description &desc) {
+    desc.add_options()("trace", po::value(&tracePath)->value_name("FILE.json"),
+                       "write the run's timeline as a Chrome/Perfetto trace (open it in ui.perfetto.dev)")(
+        "report", po::value(&reportPath)->value_name("FILE.html"),
+        "write an HTML report: summary, engine use, timeline, roofline, memory, stalls");
+  }
+  /// Opens the files before the run, so that a path that cannot be written fails at once. Returns whether the
+  /// run must record its timeline.
+  bool open() {
+    if (!tracePath.empty()) trace.emplace(tracePath, "trace");
+    if (!reportPath.empty()) html.emplace(reportPath, "report");
+    return trace || html;
+  }
+  void write(const RunReport &report) {
+    if (trace) trace->commit(traceText(toTrace(report)));
+    if (html) html->commit(toHtml(report));
+  }
+};
+
+/// Runs `simulate` with a progress bar on a terminal (never with --json), then writes the outputs and prints the
+/// report.
+RunReport simulateAndReport(RunRequest request, RunOutputs &outputs, bool json,
+                            const std::function<RunReport(const RunRequest &)> &simulate) {
+  request.recordTimeline = outputs.open();
+  RunReport report;
+  {
+    ProgressBar bar(stderr, !json && ProgressBar::isTerminal(stderr));
+    request.progress = bar.callback();
+    report = simulate(request);
+  }
+  outputs.write(report);
+  if (json) fmt::print("{}\n", toJson(report).dump(2));
+  else fmt::print("{}", toText(report));
+  return report;
+}
+
 int cmdRun(const std::vector<std::string> &args) {
   KernelOptions opts;
   po::options_description desc("tessera run KERNEL");
   opts.add(desc);
-  bool timingOnly = false, noGolden = false;
+  bool timingOnly = false, noGolden = false, noChecks = false;
   desc.add_options()("seed", po::value(&opts.seed)->default_value(0), "seed of the random inputs")(
-      "timing-only", po::bool_switch(&timingOnly), "simulate time alone: compute no values, check nothing")(
-      "no-golden", po::bool_switch(&noGolden), "check against the kernel's reference alone, not the golden model");
-  bool noChecks = false;
-  desc.add_options()("no-checks", po::bool_switch(&noChecks), "skip the race and uninitialised-read checks (faster)");
-  std::string tracePath;
-  desc.add_options()("trace", po::value(&tracePath)->value_name("FILE.json"),
-                     "write the run's timeline as a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
-  std::string reportPath;
-  desc.add_options()("report", po::value(&reportPath)->value_name("FILE.html"),
-                     "write an HTML report: summary, engine use, timeline, roofline, memory, stalls");
+      "timing-only", po::bool_switch(&timingOnly),
+      "simulate time alone: compute no values, compare no outputs (race checks still run)")(
+      "no-golden", po::bool_switch(&noGolden), "check against the kernel's reference alone, not the golden model")(
+      "no-checks", po::bool_switch(&noChecks), "skip the race and uninitialised-read checks (faster)");
+  RunOutputs outputs;
+  outputs.add(desc);
   po::positional_options_description pos;
   pos.add("kernel", 1);
   parse(args, desc, pos);
@@ -173,15 +211,7 @@ int cmdRun(const std::vector<std::string> &args) {
   request.timingOnly = timingOnly;
   request.checks = !noChecks;
   request.golden = !noGolden;
-  std::optional<AtomicFile> trace, html; // opened before the run, so a path that cannot be written fails at once
-  if (!tracePath.empty()) trace.emplace(tracePath, "trace");
-  if (!reportPath.empty()) html.emplace(reportPath, "report");
-  request.recordTimeline = trace || html;
-  RunReport report = runKernel(request);
-  if (trace) trace->commit(traceText(toTrace(report)));
-  if (html) html->commit(toHtml(report));
-  if (opts.json) fmt::print("{}\n", toJson(report).dump(2));
-  else fmt::print("{}", toText(report));
+  RunReport report = simulateAndReport(request, outputs, opts.json, runKernel);
   return report.ok ? kOk : kCheckFailed;
 }
 
@@ -219,35 +249,24 @@ int cmdCompile(const std::vector<std::string> &args) {
 
 int cmdSim(const std::vector<std::string> &args) {
   std::string file;
-  uint64_t seed = 0;
+  RunRequest request;
   unsigned loopBuffers = 4;
-  bool json = false, timingOnly = false, noChecks = false;
+  bool json = false, noChecks = false;
   po::options_description desc("tessera sim FILE.mlir");
   desc.add_options()("file", po::value(&file)->required(), "an nc-level (or tile-level) module")(
-      "seed", po::value(&seed)->default_value(0), "seed of the random inputs")(
+      "seed", po::value(&request.seed)->default_value(0), "seed of the random inputs")(
       "loop-buffers", po::value(&loopBuffers)->default_value(loopBuffers), "for a tile-level module")(
-      "timing-only", po::bool_switch(&timingOnly), "simulate time alone: compute no values")(
+      "timing-only", po::bool_switch(&request.timingOnly), "simulate time alone: compute no values")(
       "no-checks", po::bool_switch(&noChecks), "skip the race and uninitialised-read checks")(
       "json", po::bool_switch(&json), "print one JSON object");
-  std::string reportPath;
-  desc.add_options()("report", po::value(&reportPath)->value_name("FILE.html"),
-                     "write an HTML report: summary, engine use, timeline, roofline, memory, stalls");
-  std::string tracePath;
-  desc.add_options()("trace", po::value(&tracePath)->value_name("FILE.json"),
-                     "write the run's timeline as a Chrome/Perfetto trace (open it in ui.perfetto.dev)");
+  RunOutputs outputs;
+  outputs.add(desc);
   po::positional_options_description pos;
   pos.add("file", 1);
   parse(args, desc, pos);
-  compiler::CompileOptions options;
-  options.loopBuffers = std::max(1u, loopBuffers);
-  std::optional<AtomicFile> trace, html; // opened before the run, so a path that cannot be written fails at once
-  if (!tracePath.empty()) trace.emplace(tracePath, "trace");
-  if (!reportPath.empty()) html.emplace(reportPath, "report");
-  RunReport report = simulateFile(file, seed, options, timingOnly, !noChecks, trace || html);
-  if (trace) trace->commit(traceText(toTrace(report)));
-  if (html) html->commit(toHtml(report));
-  if (json) fmt::print("{}\n", toJson(report).dump(2));
-  else fmt::print("{}", toText(report));
+  request.compile.loopBuffers = std::max(1u, loopBuffers);
+  request.checks = !noChecks;
+  simulateAndReport(request, outputs, json, [&](const RunRequest &r) { return simulateFile(file, r); });
   return kOk;
 }
 

@@ -40,6 +40,9 @@ void StreamEngine::run() {
       }
       flops_ += isa::flops(inst);
       hbmBytes_ += isa::hbmBytes(inst);
+      if (env_.progress && ++env_.retired % SimOptions::kProgressInterval == 0)
+        (*env_.progress)(static_cast<double>(sc_core::sc_time_stamp().value()) / 1000.0, env_.retired,
+                         env_.program.instructionCount());
     }
     lastCompletion_ = sc_core::sc_time_stamp();
     finished_ = true;

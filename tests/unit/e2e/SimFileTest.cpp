@@ -41,7 +41,7 @@ Saved compileAndSave(const std::string &kernel, const std::map<std::string, int6
 TEST(SimFile, NcModuleSimulatesLikeTheKernel) {
   for (std::string kernel : {"matmul", "softmax", "add"}) {
     Saved s = compileAndSave(kernel, {});
-    RunReport fromFile = simulateFile(s.ncFile, 0, {}, false);
+    RunReport fromFile = simulateFile(s.ncFile);
     EXPECT_EQ(fromFile.kernel, kernel);
     EXPECT_EQ(fromFile.target.name, "trn2");
     EXPECT_EQ(fromFile.sim.timeNs, s.direct.sim.timeNs) << kernel;
@@ -55,9 +55,9 @@ TEST(SimFile, NcModuleSimulatesLikeTheKernel) {
 
 TEST(SimFile, TileModuleIsCompiledFirst) {
   Saved s = compileAndSave("matmul_tiled", {{"M", 256}, {"N", 512}, {"K", 256}});
-  RunReport fromFile = simulateFile(s.tileFile, 0, {}, false);
+  RunReport fromFile = simulateFile(s.tileFile);
   EXPECT_EQ(fromFile.sim.timeNs, s.direct.sim.timeNs);
-  RunReport timing = simulateFile(s.tileFile, 0, {}, true);
+  RunReport timing = simulateFile(s.tileFile, {.timingOnly = true});
   EXPECT_EQ(timing.sim.timeNs, s.direct.sim.timeNs);
   std::filesystem::remove(s.ncFile);
   std::filesystem::remove(s.tileFile);
@@ -66,16 +66,16 @@ TEST(SimFile, TileModuleIsCompiledFirst) {
 TEST(SimFile, BadFilesAreInputErrors) {
   std::string broken = writeTemp("broken", "module {\n  func.func @k() {\n    nc.frobnicate\n  }\n}\n");
   try {
-    simulateFile(broken, 0, {}, false);
+    simulateFile(broken);
     FAIL() << "expected an error";
   } catch (const InputError &e) {
     EXPECT_EQ(e.where().line, 3u) << e.what();
     EXPECT_NE(e.where().file.find("broken"), std::string::npos);
   }
   std::filesystem::remove(broken);
-  EXPECT_THROW(simulateFile("/nonexistent/kernel.mlir", 0, {}, false), InputError);
+  EXPECT_THROW(simulateFile("/nonexistent/kernel.mlir"), InputError);
   std::string noTarget = writeTemp("no-target", "module {\n  func.func @k() {\n    return\n  }\n}\n");
-  EXPECT_THROW(simulateFile(noTarget, 0, {}, false), InputError);
+  EXPECT_THROW(simulateFile(noTarget), InputError);
   std::filesystem::remove(noTarget);
 }
 

@@ -1,0 +1,87 @@
+// The progress bar of long simulations: the simulator reports progress every kProgressInterval retired
+// instructions, and the bar draws it (only where asked to, only after its delay) and clears its line at the end.
+
+#include "tessera/Driver.h"
+#include "tessera/ProgressBar.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+namespace {
+
+using namespace tessera;
+using namespace tessera::driver;
+
+std::string contentsOf(std::FILE *file) {
+  std::fflush(file);
+  std::rewind(file);
+  std::string text;
+  for (int c; (c = std::fgetc(file)) != EOF;) text += static_cast<char>(c);
+  return text;
+}
+
+RunRequest bigEnough() {
+  // matmul_tiled at this shape retires over 12 000 instructions: several progress reports.
+  return {.kernel = "matmul_tiled", .target = "trn2", .shape = {{"M", 4096}, {"N", 4096}, {"K", 2048}},
+          .timingOnly = true};
+}
+
+TEST(Progress, TheSimulatorReportsRetiredInstructionsAndTime) {
+  RunRequest request = bigEnough();
+  std::vector<std::pair<double, uint64_t>> reports;
+  uint64_t totalSeen = 0;
+  request.progress = [&](double ns, uint64_t retired, uint64_t total) {
+    reports.emplace_back(ns, retired);
+    totalSeen = total;
+  };
+  RunReport r = runKernel(request);
+  ASSERT_GE(r.instructions, 2 * sim::SimOptions::kProgressInterval);
+  ASSERT_EQ(reports.size(), r.instructions / sim::SimOptions::kProgressInterval);
+  EXPECT_EQ(totalSeen, r.instructions);
+  for (size_t i = 0; i < reports.size(); ++i) {
+    EXPECT_EQ(reports[i].second, (i + 1) * sim::SimOptions::kProgressInterval);
+    EXPECT_LE(reports[i].first, r.sim.timeNs);
+    if (i) EXPECT_GE(reports[i].first, reports[i - 1].first);
+  }
+  // Progress reports change nothing about the run.
+  RunReport quiet = runKernel(bigEnough());
+  EXPECT_EQ(quiet.sim.timeNs, r.sim.timeNs);
+}
+
+TEST(Progress, TheBarDrawsSimulatedTimeAndInstructionsThenClearsItsLine) {
+  std::FILE *out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  RunReport r;
+  {
+    ProgressBar bar(out, /*enabled=*/true, std::chrono::milliseconds(0));
+    RunRequest request = bigEnough();
+    request.progress = bar.callback();
+    r = runKernel(request);
+  }
+  const std::string text = contentsOf(out);
+  EXPECT_NE(text.find("simulating ["), std::string::npos) << text;
+  const std::string first =
+      " us simulated, " + std::to_string(sim::SimOptions::kProgressInterval) + " of " + std::to_string(r.instructions);
+  EXPECT_NE(text.find(first + " instructions"), std::string::npos) << text;
+  EXPECT_EQ(text.substr(text.size() - 4), "\r\033[K"); // the report then starts on a clean line
+  std::fclose(out);
+}
+
+TEST(Progress, NothingIsDrawnWhenDisabledOrBeforeTheDelay) {
+  std::FILE *out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  {
+    ProgressBar off(out, /*enabled=*/false, std::chrono::milliseconds(0));
+    EXPECT_FALSE(off.callback()) << "a disabled bar costs the simulator nothing";
+    ProgressBar later(out, /*enabled=*/true, std::chrono::hours(1));
+    RunRequest request = bigEnough();
+    request.progress = later.callback();
+    runKernel(request);
+  }
+  EXPECT_EQ(contentsOf(out), "");
+  std::fclose(out);
+}
+
+} // namespace
