@@ -69,7 +69,8 @@ RunReport runKernel(const RunRequest &request) {
     return report;
   }
   sim::HbmImage hbm = makeInputs(program, request.seed);
-  const sim::HbmImage inputImage = hbm; // the golden model starts from the same bytes (outputs NaN)
+  std::optional<sim::HbmImage> golden; // the golden model starts from the same bytes (outputs NaN)
+  if (request.golden) golden = hbm;
   std::vector<tsr::HostTensor> inputs, expected;
   for (size_t i = 0; i < program.tensors.size(); ++i) {
     if (program.tensors[i].isOutput) expected.emplace_back(program.tensors[i].elements());
@@ -80,10 +81,8 @@ RunReport runKernel(const RunRequest &request) {
   // 5. The references, from the same (rounded) inputs: the golden model (the kernel's tile module lowered to
   //    LLVM and JIT-compiled for this CPU, so every kernel has one) and the kernel's hand-written reference, if
   //    it has one. Every output must match both.
-  std::optional<sim::HbmImage> golden;
-  if (request.golden) {
+  if (golden) {
     try {
-      golden = inputImage;
       compiler::runGolden(graph, *golden);
     } catch (const compiler::GoldenUnsupported &e) {
       golden.reset();
