@@ -124,7 +124,7 @@ static CompileResult runStages(MLIRContext &ctx, ErrorCollector &errors, ModuleO
   tilePm.addPass(createVerifyTargetPass());
   tilePm.addPass(createAllocateMemoryPass(options.loopBuffers));
   PassManager ncPm(&ctx);
-  ncPm.addPass(createLowerTileToNcPass());
+  ncPm.addPass(createLowerTileToNcPass(options.maxInstructions));
   ncPm.addPass(createInsertSemaphoresPass());
   if (options.printIrAfterAll)
     for (PassManager *pm : {&tilePm, &ncPm})

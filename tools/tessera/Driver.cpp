@@ -12,9 +12,100 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
 #include <optional>
+#include <unistd.h>
 
 namespace tessera::driver {
+
+namespace {
+
+constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+uint64_t satMul(uint64_t a, uint64_t b) {
+  uint64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? kMax : r;
+}
+uint64_t satAdd(uint64_t a, uint64_t b) {
+  uint64_t r;
+  return __builtin_add_overflow(a, b, &r) ? kMax : r;
+}
+/// Elements of a shape, saturating (a shape from a file or a large --shape may overflow int64).
+uint64_t elementsOf(const std::vector<int64_t> &shape) {
+  uint64_t n = 1;
+  for (int64_t d : shape) n = satMul(n, d < 0 ? 0 : static_cast<uint64_t>(d));
+  return n;
+}
+std::string gib(uint64_t bytes) { return fmt::format("{:.3g} GiB", double(bytes) / double(1ull << 30)); }
+
+/// Compiles with `run`, turning the unroller's instruction-limit error into a LimitError.
+template <typename F> compiler::CompileResult compileWithin(const RunRequest &request, F run) {
+  try {
+    return run(request.compileOptions());
+  } catch (const Error &e) {
+    if (e.message().find(compiler::kInstructionLimitMessage) == std::string::npos) throw;
+    throw LimitError(e.message(), e.where(),
+                     fmt::format("the limits: --max-instructions {} and --max-memory-gib {:.3g} (at {} bytes per "
+                                 "instruction while compiling); raise them or use smaller shapes",
+                                 request.maxInstructions, double(request.maxMemoryBytes) / double(1ull << 30),
+                                 RunRequest::kCompileBytesPerInstruction));
+  }
+}
+
+/// Stops a program that is over the instruction or memory limit before anything large is allocated.
+void checkLimits(const isa::Program &program, const isa::Target &target, const RunRequest &request) {
+  const uint64_t instructions = program.instructionCount();
+  if (request.maxInstructions != 0 && instructions > request.maxInstructions)
+    throw LimitError(fmt::format("the program has {} instructions, more than the limit of {}", instructions,
+                                 request.maxInstructions),
+                     {}, "raise --max-instructions, or use smaller shapes");
+  const uint64_t bytes = estimateHostBytes(program, target, request);
+  if (request.maxMemoryBytes != 0 && bytes > request.maxMemoryBytes)
+    throw LimitError(fmt::format("the run would need about {} of host memory, more than the limit of {}", gib(bytes),
+                                 gib(request.maxMemoryBytes)),
+                     {}, "raise --max-memory-gib, use smaller shapes, or --timing-only (no tensor data)");
+}
+
+} // namespace
+
+TimeoutError::TimeoutError(double timeoutSeconds, double simulatedNs, uint64_t retired, uint64_t total)
+    : LimitError(fmt::format("stopped by --timeout ({} s): {} of {} instructions retired, {:.3f} us simulated so far",
+                             timeoutSeconds, retired, total, simulatedNs / 1000.0)),
+      timeoutSeconds(timeoutSeconds), simulatedNs(simulatedNs), retired(retired), total(total) {}
+
+uint64_t defaultMaxMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || pageSize <= 0) return 8ull << 30;
+  return satMul(static_cast<uint64_t>(pages), static_cast<uint64_t>(pageSize)) / 2;
+}
+
+uint64_t estimateHostBytes(const isa::Program &program, const isa::Target &target, const RunRequest &request) {
+  uint64_t tensorBytes = 0, elements = 0;
+  for (const isa::TensorInfo &t : program.tensors) {
+    const uint64_t n = elementsOf(t.shape);
+    elements = satAdd(elements, n);
+    tensorBytes = satAdd(tensorBytes, satMul(n, isa::byteSize(t.dtype)));
+  }
+  uint64_t bytes = satMul(program.instructionCount(), sizeof(isa::Instruction));
+  if (request.recordTimeline) bytes = satAdd(bytes, satMul(program.instructionCount(), sizeof(sim::InstructionEvent)));
+  if (request.timingOnly) return bytes;
+  // The HBM image, the golden model's copy and the input image it starts from; the host tensors (FP32) of the
+  // inputs, the expected outputs and the decoded outputs.
+  bytes = satAdd(bytes, satMul(tensorBytes, request.golden ? 3 : 1));
+  bytes = satAdd(bytes, satMul(elements, 4 * 2));
+  const uint64_t onChip = satMul(target.partitions, satAdd(target.sbufBytesPerPartition, target.psumBytesPerPartition));
+  return satAdd(bytes, satMul(onChip, request.checks ? 2 : 1));
+}
+
+compiler::CompileOptions RunRequest::compileOptions() const {
+  compiler::CompileOptions options = compile;
+  options.maxInstructions = maxInstructions;
+  if (maxMemoryBytes != 0) {
+    const uint64_t byMemory = std::max<uint64_t>(1, maxMemoryBytes / kCompileBytesPerInstruction);
+    options.maxInstructions = options.maxInstructions == 0 ? byMemory : std::min(options.maxInstructions, byMemory);
+  }
+  return options;
+}
 
 const tsr::KernelInfo &findKernel(const std::string &name) {
   if (const tsr::KernelInfo *k = tsr::Registry::instance().find(name)) return *k;
@@ -35,7 +126,17 @@ tsr::graph::KernelGraph traceKernel(const tsr::KernelInfo &kernel, const std::ma
                                     tsr::Params &params) {
   try {
     params = kernel.resolve(shape);
-    kernel.signature(params); // shape requirements: a failure here is bad input, not a kernel bug
+    // shape requirements: a failure here is bad input, not a kernel bug
+    for (const tsr::TensorSpec &t : kernel.signature(params)) {
+      int64_t elements = 1;
+      for (int64_t d : t.shape)
+        if (__builtin_mul_overflow(elements, d, &elements) || elements > (int64_t{1} << 60))
+          throw InputError(fmt::format("tensor '{}' of kernel '{}' would have more than 2^60 elements", t.name,
+                                       kernel.name),
+                           {}, "use smaller --shape values");
+    }
+  } catch (const InputError &) {
+    throw;
   } catch (const Error &e) {
     throw InputError(e);
   }
@@ -52,13 +153,31 @@ RunReport runKernel(const RunRequest &request) {
   // 2. Trace: the DSL body runs once and records a kernel graph (loops kept, not unrolled).
   tsr::graph::KernelGraph graph = traceKernel(kernel, request.shape, report.params);
 
+  // Tensors too large for host memory stop here, before the compiler unrolls anything.
+  if (!request.timingOnly && request.maxMemoryBytes != 0) {
+    uint64_t elements = 0;
+    for (const tsr::TensorSpec &t : kernel.signature(report.params)) {
+      std::vector<int64_t> shape(t.shape.begin(), t.shape.end());
+      elements = satAdd(elements, elementsOf(shape));
+    }
+    const uint64_t bytes = satMul(elements, 4 * 3); // at least the image, its copy and the host tensors
+    if (bytes > request.maxMemoryBytes)
+      throw LimitError(fmt::format("the tensors of kernel '{}' need about {} of host memory, more than the limit "
+                                   "of {}",
+                                   kernel.name, gib(bytes), gib(request.maxMemoryBytes)),
+                       {}, "raise --max-memory-gib, use smaller shapes, or --timing-only (no tensor data)");
+  }
+
   // 3. Compile to per-engine instruction streams with resolved addresses and semaphores.
-  compiler::CompileResult compiled = compiler::compile(graph, report.target, request.compile);
+  compiler::CompileResult compiled = compileWithin(request, [&](const compiler::CompileOptions &options) {
+    return compiler::compile(graph, report.target, options);
+  });
   report.program = std::make_shared<const isa::Program>(std::move(compiled.program));
   const isa::Program &program = *report.program;
   report.instructions = program.instructionCount();
   report.sbufPeakBytes = compiled.sbufPeakBytes;
   report.psumPeakBytes = compiled.psumPeakBytes;
+  checkLimits(program, report.target, request);
 
   // 4. Simulate with random inputs: every instruction computes its values and advances its engine's time.
   report.timingOnly = request.timingOnly;
@@ -113,13 +232,26 @@ RunReport runKernel(const RunRequest &request) {
 }
 
 sim::SimOptions RunRequest::simOptions() const {
-  return {.computeValues = !timingOnly, .checks = checks, .recordTimeline = recordTimeline, .progress = progress};
+  sim::SimOptions options{
+      .computeValues = !timingOnly, .checks = checks, .recordTimeline = recordTimeline, .progress = progress};
+  if (deadline)
+    // Thrown on the simulation thread, the simulator stops the run and rethrows it from sim::simulate.
+    options.progress = [progress = progress, deadline = *deadline, timeout = timeoutSeconds](
+                           double simulatedNs, uint64_t retired, uint64_t total) {
+      if (progress) progress(simulatedNs, retired, total);
+      if (std::chrono::steady_clock::now() >= deadline) throw TimeoutError(timeout, simulatedNs, retired, total);
+    };
+  return options;
 }
 
 RunReport simulateFile(const std::string &path, const RunRequest &request) {
   compiler::CompileResult compiled;
   try {
-    compiled = compiler::compileFile(path, request.compile);
+    compiled = compileWithin(request, [&](const compiler::CompileOptions &options) {
+      return compiler::compileFile(path, options);
+    });
+  } catch (const LimitError &) {
+    throw;
   } catch (const Error &e) {
     throw InputError(e);
   }
@@ -131,6 +263,7 @@ RunReport simulateFile(const std::string &path, const RunRequest &request) {
   report.instructions = program.instructionCount();
   report.sbufPeakBytes = compiled.sbufPeakBytes;
   report.psumPeakBytes = compiled.psumPeakBytes;
+  checkLimits(program, report.target, request);
   report.timingOnly = request.timingOnly; // either way there is no reference to check outputs against
   sim::HbmImage hbm = request.timingOnly ? sim::HbmImage{} : makeInputs(program, request.seed);
   report.sim = sim::simulate(program, report.target, hbm, request.simOptions());

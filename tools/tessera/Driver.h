@@ -8,10 +8,12 @@
 #include "tessera/isa/Target.h"
 #include "tessera/sim/Simulator.h"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,6 +26,26 @@ public:
   using Error::Error;
   explicit InputError(const Error &e) : Error(e) {}
 };
+
+/// A resource limit stopped the run (--max-instructions, --max-memory-gib, --timeout): the CLI exits with
+/// status 3.
+class LimitError : public Error {
+public:
+  using Error::Error;
+};
+
+/// --timeout ended the simulation at an instruction boundary; what it had done by then is the partial report.
+class TimeoutError : public LimitError {
+public:
+  TimeoutError(double timeoutSeconds, double simulatedNs, uint64_t retired, uint64_t total);
+  double timeoutSeconds = 0;
+  double simulatedNs = 0;  ///< simulated time reached when it stopped
+  uint64_t retired = 0;    ///< instructions retired by then
+  uint64_t total = 0;      ///< instructions in the program
+};
+
+/// Half of the machine's physical memory: the default of RunRequest::maxMemoryBytes (`--max-memory-gib`).
+uint64_t defaultMaxMemoryBytes();
 
 /// What to run.
 struct RunRequest {
@@ -41,9 +63,25 @@ struct RunRequest {
   /// Told how the simulation advances (a progress bar); see sim::SimOptions::progress.
   std::function<void(double, uint64_t, uint64_t)> progress;
   compiler::CompileOptions compile;
+  /// The most instructions the simulated program may have (`--max-instructions`): the unroller stops at it (or
+  /// earlier, at maxMemoryBytes / kCompileBytesPerInstruction), and a compiled or loaded program above it is not
+  /// simulated. 0: no limit. Overrides compile.maxInstructions.
+  uint64_t maxInstructions = compiler::CompileOptions::kDefaultMaxInstructions;
+  /// Host memory the run may use (`--max-memory-gib`), estimated before anything large is allocated: the HBM
+  /// image and its copies, SBUF/PSUM storage, the program and the timeline (estimateHostBytes). 0: no limit.
+  uint64_t maxMemoryBytes = defaultMaxMemoryBytes();
+  /// Wall-clock deadline (`--timeout`): the simulation stops at the next progress report after it (every
+  /// SimOptions::kProgressInterval instructions) with a TimeoutError. Unset: none.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  double timeoutSeconds = 0; ///< what the deadline was set from, for the message
 
   /// The simulator's options for this request.
   sim::SimOptions simOptions() const;
+  /// compile, with the unroller's instruction limit from maxInstructions and maxMemoryBytes.
+  compiler::CompileOptions compileOptions() const;
+  /// Host bytes the compiler may need per unrolled instruction (MLIR ops, measured at about 1.1 KiB, plus the
+  /// program), used to cap the unroller by maxMemoryBytes.
+  static constexpr uint64_t kCompileBytesPerInstruction = 2048;
 };
 
 /// What a run found.
@@ -85,6 +123,11 @@ isa::Target loadTarget(const std::string &nameOrPath);
 /// Resolves shape overrides and traces the kernel. Bad shapes are InputErrors; DSL misuse is a tessera::Error.
 tsr::graph::KernelGraph traceKernel(const tsr::KernelInfo &kernel, const std::map<std::string, int64_t> &shape,
                                     tsr::Params &params);
+
+/// Host memory a run of `program` needs beyond the compiler's: the HBM image and its copies (input image, golden
+/// image, host tensors) unless timing-only, SBUF and PSUM storage (doubled for the checks' shadow state), the
+/// program and the timeline. An estimate, saturating instead of overflowing.
+uint64_t estimateHostBytes(const isa::Program &program, const isa::Target &target, const RunRequest &request);
 
 /// Traces, compiles, simulates and checks one kernel.
 RunReport runKernel(const RunRequest &request);

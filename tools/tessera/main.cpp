@@ -5,7 +5,8 @@
 //   tessera compile KERNEL [--target T] [--shape ...] --emit tile|tile-allocated|nc
 //   tessera sim FILE.mlir [--seed N] [--timing-only] [--json] [--trace FILE.json]
 //   tessera systolic --rows R --cols C --dataflow ws|os|is --gemm M,N,K [--model pe|fold] [--animate] [--svg F]
-// Exit status: 0 all well; 1 a check failed (numerics, a kernel bug found); 2 bad usage or input.
+// Exit status: 0 all well; 1 a check failed (numerics, a kernel bug found); 2 bad usage or input; 3 a resource
+// limit stopped the run (--max-instructions, --max-memory-gib, --timeout).
 
 #include "tessera/AtomicFile.h"
 #include "tessera/Driver.h"
@@ -18,7 +19,12 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -33,7 +39,34 @@ using namespace tessera::driver;
 
 namespace {
 
-constexpr int kOk = 0, kCheckFailed = 1, kBadInput = 2;
+constexpr int kOk = 0, kCheckFailed = 1, kBadInput = 2, kLimit = 3;
+
+/// A non-negative integer option value (boost would wrap "-1" round to 2^64-1), at least `minimum`.
+uint64_t parseCount(const std::string &option, const std::string &text, uint64_t minimum = 0) {
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < minimum)
+    throw InputError(fmt::format("--{}: expected an integer >= {} (at most {}), got '{}'", option, minimum,
+                                 std::numeric_limits<uint64_t>::max(), text));
+  return v;
+}
+
+/// --loop-buffers: 1 to 65536 rotating copies.
+unsigned parseLoopBuffers(const std::string &text) {
+  const uint64_t v = parseCount("loop-buffers", text, 1);
+  if (v > 65536) throw InputError(fmt::format("--loop-buffers: expected at most 65536 copies, got {}", v));
+  return static_cast<unsigned>(v);
+}
+
+/// A positive, finite number option value.
+double parsePositive(const std::string &option, const std::string &text) {
+  char *end = nullptr;
+  errno = 0;
+  const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+  if (text.empty() || errno != 0 || end != text.c_str() + text.size() || !std::isfinite(v) || v <= 0)
+    throw InputError(fmt::format("--{}: expected a positive number, got '{}'", option, text));
+  return v;
+}
 
 /// Parses "M=1024,N=512" into parameter overrides.
 std::map<std::string, int64_t> parseShape(const std::string &text) {
@@ -57,11 +90,45 @@ std::map<std::string, int64_t> parseShape(const std::string &text) {
   return shape;
 }
 
+/// The resource limits of `run` and `sim` (and the instruction limit of `compile`).
+struct LimitOptions {
+  std::string maxInstructions = std::to_string(compiler::CompileOptions::kDefaultMaxInstructions);
+  std::string maxMemoryGib, timeout;
+
+  void add(po::options_description &desc, bool simulates = true) {
+    desc.add_options()("max-instructions", po::value(&maxInstructions)->default_value(maxInstructions),
+                       "stop (exit 3) when the program would have more instructions (0 = no limit)");
+    if (!simulates) return;
+    desc.add_options()("max-memory-gib", po::value(&maxMemoryGib)->value_name("GIB"),
+                       fmt::format("stop (exit 3) when the run would need more host memory (default: half of this "
+                                   "machine's, {:.1f})",
+                                   double(defaultMaxMemoryBytes()) / double(1ull << 30))
+                           .c_str())(
+        "timeout", po::value(&timeout)->value_name("SECONDS"),
+        "stop the simulation after this much wall-clock time, print what it did so far, exit 3");
+  }
+  void apply(RunRequest &r) const {
+    r.maxInstructions = parseCount("max-instructions", maxInstructions);
+    if (!maxMemoryGib.empty()) {
+      const double limit = parsePositive("max-memory-gib", maxMemoryGib);
+      r.maxMemoryBytes = limit >= 1e9 ? 0 : static_cast<uint64_t>(limit * double(1ull << 30));
+      if (r.maxMemoryBytes == 0) r.maxMemoryBytes = 1;
+    }
+    if (!timeout.empty()) {
+      r.timeoutSeconds = parsePositive("timeout", timeout);
+      r.deadline = std::chrono::steady_clock::now() +
+                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::duration<double>(std::min(r.timeoutSeconds, 1e9)));
+    }
+    r.compile.maxInstructions = r.compileOptions().maxInstructions;
+  }
+};
+
 /// Options that `run` and `compile` share.
 struct KernelOptions {
   std::string kernel, target = "trn2", shape;
-  uint64_t seed = 0;
-  unsigned loopBuffers = 4;
+  std::string seed = "0";
+  std::string loopBuffers = "4";
   bool noPipeline = false;
   bool json = false;
 
@@ -79,9 +146,8 @@ struct KernelOptions {
     r.kernel = kernel;
     r.target = target;
     r.shape = parseShape(shape);
-    r.seed = seed;
-    r.compile.loopBuffers = noPipeline ? 1 : loopBuffers;
-    if (r.compile.loopBuffers == 0) throw InputError("--loop-buffers must be at least 1");
+    r.seed = parseCount("seed", seed);
+    r.compile.loopBuffers = noPipeline ? 1 : parseLoopBuffers(loopBuffers);
     return r;
   }
 };
@@ -197,7 +263,9 @@ int cmdRun(const std::vector<std::string> &args) {
   po::options_description desc("tessera run KERNEL");
   opts.add(desc);
   bool timingOnly = false, noGolden = false, noChecks = false;
-  desc.add_options()("seed", po::value(&opts.seed)->default_value(0), "seed of the random inputs")(
+  LimitOptions limits;
+  limits.add(desc);
+  desc.add_options()("seed", po::value(&opts.seed)->default_value(opts.seed), "seed of the random inputs")(
       "timing-only", po::bool_switch(&timingOnly),
       "simulate time alone: compute no values, compare no outputs (race checks still run)")(
       "no-golden", po::bool_switch(&noGolden), "check against the kernel's reference alone, not the golden model")(
@@ -211,6 +279,7 @@ int cmdRun(const std::vector<std::string> &args) {
   request.timingOnly = timingOnly;
   request.checks = !noChecks;
   request.golden = !noGolden;
+  limits.apply(request);
   RunReport report = simulateAndReport(request, outputs, opts.json, runKernel);
   return report.ok ? kOk : kCheckFailed;
 }
@@ -221,6 +290,8 @@ int cmdCompile(const std::vector<std::string> &args) {
   bool printAfterAll = false, locations = false;
   po::options_description desc("tessera compile KERNEL");
   opts.add(desc);
+  LimitOptions limits;
+  limits.add(desc, /*simulates=*/false);
   desc.add_options()("emit", po::value(&emit)->required(), "stage to print: tile (as imported), tile-allocated, nc")(
       "print-ir-after-all", po::bool_switch(&printAfterAll), "print the module after every pass (stderr)")(
       "locations", po::bool_switch(&locations), "print each op's kernel source line (keep them for tessera sim)");
@@ -230,6 +301,7 @@ int cmdCompile(const std::vector<std::string> &args) {
   if (emit != "tile" && emit != "tile-allocated" && emit != "nc")
     throw InputError(fmt::format("--emit: unknown stage '{}'", emit), {}, "stages: tile, tile-allocated, nc");
   RunRequest r = opts.request();
+  limits.apply(r);
   const tsr::KernelInfo &kernel = findKernel(r.kernel);
   isa::Target target = loadTarget(r.target);
   tsr::Params params;
@@ -242,7 +314,13 @@ int cmdCompile(const std::vector<std::string> &args) {
   r.compile.keepNcIr = emit == "nc";
   r.compile.printIrAfterAll = printAfterAll;
   r.compile.printLocations = locations;
-  compiler::CompileResult result = compiler::compile(graph, target, r.compile);
+  compiler::CompileResult result;
+  try {
+    result = compiler::compile(graph, target, r.compile);
+  } catch (const Error &e) {
+    if (e.message().find(compiler::kInstructionLimitMessage) == std::string::npos) throw;
+    throw LimitError(e.message(), e.where(), "raise --max-instructions, or use smaller shapes");
+  }
   fmt::print("{}", emit == "nc" ? result.ncIr : result.tileIr);
   return kOk;
 }
@@ -250,11 +328,13 @@ int cmdCompile(const std::vector<std::string> &args) {
 int cmdSim(const std::vector<std::string> &args) {
   std::string file;
   RunRequest request;
-  unsigned loopBuffers = 4;
+  std::string loopBuffers = "4", seed = "0";
   bool json = false, noChecks = false;
   po::options_description desc("tessera sim FILE.mlir");
+  LimitOptions limits;
+  limits.add(desc);
   desc.add_options()("file", po::value(&file)->required(), "an nc-level (or tile-level) module")(
-      "seed", po::value(&request.seed)->default_value(0), "seed of the random inputs")(
+      "seed", po::value(&seed)->default_value(seed), "seed of the random inputs")(
       "loop-buffers", po::value(&loopBuffers)->default_value(loopBuffers), "for a tile-level module")(
       "timing-only", po::bool_switch(&request.timingOnly), "simulate time alone: compute no values")(
       "no-checks", po::bool_switch(&noChecks), "skip the race and uninitialised-read checks")(
@@ -264,8 +344,10 @@ int cmdSim(const std::vector<std::string> &args) {
   po::positional_options_description pos;
   pos.add("file", 1);
   parse(args, desc, pos);
-  request.compile.loopBuffers = std::max(1u, loopBuffers);
+  request.seed = parseCount("seed", seed);
+  request.compile.loopBuffers = parseLoopBuffers(loopBuffers);
   request.checks = !noChecks;
+  limits.apply(request);
   simulateAndReport(request, outputs, json, [&](const RunRequest &r) { return simulateFile(file, r); });
   return kOk;
 }
@@ -330,6 +412,24 @@ int main(int argc, char **argv) {
     return kOk;
   } catch (const InputError &e) {
     return fail(e, kBadInput, json);
+  } catch (const TimeoutError &e) {
+    // The partial report: how far the simulation got before the deadline.
+    if (json) {
+      nlohmann::json j = {{"ok", false},           {"error", e.message()},     {"stopped_by", "timeout"},
+                          {"time_us", e.simulatedNs / 1000.0}, {"instructions_retired", e.retired},
+                          {"instructions", e.total}};
+      fmt::print("{}\n", j.dump(2));
+    } else {
+      fmt::print("stopped by --timeout after {} s (partial report)\n\n"
+                 "  simulated time so far {:>12.3f} us\n"
+                 "  instructions retired  {:>12} of {}\n",
+                 e.timeoutSeconds, e.simulatedNs / 1000.0, e.retired, e.total);
+      std::fflush(stdout);
+    }
+    fmt::print(stderr, "tessera: {}\n", e.what());
+    return kLimit;
+  } catch (const LimitError &e) {
+    return fail(e, kLimit, json);
   } catch (const Error &e) {
     return fail(e, kCheckFailed, json);
   } catch (const std::exception &e) {

@@ -20,6 +20,7 @@
 
 #include "tessera/compiler/Dialect/Nc/NcDialect.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
+#include "tessera/compiler/Compiler.h"
 #include "tessera/compiler/Passes.h"
 #include "tessera/isa/Cost.h"
 
@@ -82,7 +83,8 @@ struct Buffer {
 
 class Lowering {
 public:
-  Lowering(const isa::Target &t, OpBuilder &b) : target_(t), b_(b) {}
+  Lowering(const isa::Target &t, OpBuilder &b, uint64_t maxInstructions = 0)
+      : target_(t), b_(b), maxInstructions_(maxInstructions) {}
 
   LogicalResult block(Block &block) {
     for (Operation &op : block) {
@@ -324,6 +326,9 @@ private:
   }
 
   LogicalResult emit(Location loc, const isa::Instruction &i, isa::Engine engine, StringRef text = {}) {
+    if (maxInstructions_ != 0 && ++emitted_ > maxInstructions_)
+      return emitError(loc) << kInstructionLimitMessage << ": the kernel unrolls to more than " << maxInstructions_
+                            << " instructions";
     unsigned queue = 0;
     if (engine == isa::Engine::Dma) queue = nextQueue_++ % target_.dma.queues;
     else busyNs_[static_cast<int>(engine)] += isa::engineCycles(i, engine, target_) / isa::clockGhz(engine, target_);
@@ -365,10 +370,14 @@ private:
   Operation *lastEmitted_ = nullptr; ///< the last nc op built
   llvm::SmallVector<PendingWait> pendingWaits_; ///< tile.waits for the next instruction
   bool error_ = false;               ///< an error was emitted where no LogicalResult could carry it
+  uint64_t maxInstructions_ = 0;     ///< 0: no limit
+  uint64_t emitted_ = 0;
 };
 
 struct LowerTileToNcPass : PassWrapper<LowerTileToNcPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerTileToNcPass)
+  explicit LowerTileToNcPass(uint64_t maxInstructions = 0) : maxInstructions(maxInstructions) {}
+  uint64_t maxInstructions = 0;
   StringRef getName() const override { return "LowerTileToNc"; }
   StringRef getArgument() const override { return "lower-tile-to-nc"; }
   StringRef getDescription() const override { return "Unroll, resolve addresses and assign engines: tile -> nc"; }
@@ -388,7 +397,7 @@ struct LowerTileToNcPass : PassWrapper<LowerTileToNcPass, OperationPass<ModuleOp
     for (BlockArgument a : body.getArguments()) newBody->addArgument(a.getType(), a.getLoc());
     OpBuilder b(fn.getContext());
     b.setInsertionPointToEnd(newBody.get());
-    Lowering lowering(target, b);
+    Lowering lowering(target, b, maxInstructions);
     if (failed(lowering.block(body)) || failed(lowering.finish())) return failure();
     b.create<func::ReturnOp>(fn.getLoc());
     for (auto [from, to] : llvm::zip(body.getArguments(), newBody->getArguments())) from.replaceAllUsesWith(to);
@@ -401,6 +410,8 @@ struct LowerTileToNcPass : PassWrapper<LowerTileToNcPass, OperationPass<ModuleOp
 
 } // namespace
 
-std::unique_ptr<Pass> createLowerTileToNcPass() { return std::make_unique<LowerTileToNcPass>(); }
+std::unique_ptr<Pass> createLowerTileToNcPass(uint64_t maxInstructions) {
+  return std::make_unique<LowerTileToNcPass>(maxInstructions);
+}
 
 } // namespace tessera::compiler

@@ -11,5 +11,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   tessera::compiler::registerDialects(registry);
   tessera::compiler::registerPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "Tessera optimizer driver\n", registry));
+  // A file that does not parse or verify, or a pass that rejects it, is bad input: exit 2, like `tessera`.
+  return mlir::failed(mlir::MlirOptMain(argc, argv, "Tessera optimizer driver\n", registry)) ? 2 : 0;
 }

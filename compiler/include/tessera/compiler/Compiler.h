@@ -7,6 +7,7 @@
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Target.h"
 
+#include <cstdint>
 #include <string>
 
 namespace tessera::compiler {
@@ -22,7 +23,14 @@ struct CompileOptions {
   bool keepNcIr = false;
   /// Print each op's kernel source location (`loc(...)`), so a saved module keeps them for `tessera sim`.
   bool printLocations = false;
+  /// The most instructions the unroller (lower-tile-to-nc) may emit; past it compiling stops with an error
+  /// naming the limit, before the module grows further (about 1 KiB of host memory per instruction). 0: none.
+  uint64_t maxInstructions = kDefaultMaxInstructions;
+  static constexpr uint64_t kDefaultMaxInstructions = 50'000'000;
 };
+
+/// The words that start the message of a compile stopped by CompileOptions::maxInstructions.
+inline constexpr const char *kInstructionLimitMessage = "instruction limit exceeded";
 
 /// What compiling gives.
 struct CompileResult {

@@ -28,7 +28,7 @@ int64_t tileCopyBytes(mlir::MemRefType t, const isa::Target &target);
 /// tile -> nc: unrolls the loops, resolves every address, assigns each op an engine (and DMA queue), and turns
 /// a zero-filled PSUM tile's first accumulating matmul into the one that starts the accumulation group.
 /// Test: compiler/test/Transforms/lower-tile-to-nc.mlir
-std::unique_ptr<mlir::Pass> createLowerTileToNcPass();
+std::unique_ptr<mlir::Pass> createLowerTileToNcPass(uint64_t maxInstructions = 0); ///< 0: no instruction limit
 
 /// nc: makes every instruction wait for the instructions on other engines it depends on (read after write,
 /// write after read, write after write on overlapping bytes), with one counting semaphore per ordered pair of
