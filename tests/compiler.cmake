@@ -42,3 +42,13 @@ foreach(kernel bug_uninit bug_race bug_deadlock bug_oob bug_psum_accumulate)
   add_test(NAME "run/${kernel}/exits-1" COMMAND sh -c "$0 run $1 >/dev/null 2>&1; [ $? -eq 1 ]" $<TARGET_FILE:tessera> ${kernel})
   set_tests_properties("run/${kernel}/exits-1" PROPERTIES LABELS e2e)
 endforeach()
+
+# Differential testing (tests/differential/): random valid kernels run on the simulator and on the golden model.
+# compiler-tests runs a fixed batch of seeds (tests/unit/e2e/DifferentialTest.cpp; TESSERA_DIFF_SEEDS=A..B runs
+# others); tessera-difftest --seeds A..B runs longer batches and prints each failure minimised.
+add_library(TesseraDifftest STATIC ${CMAKE_CURRENT_SOURCE_DIR}/differential/RandomKernel.cpp)
+target_include_directories(TesseraDifftest PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/differential)
+target_link_libraries(TesseraDifftest PUBLIC TesseraDriver fmt::fmt)
+target_link_libraries(compiler-tests PRIVATE TesseraDifftest)
+add_executable(tessera-difftest ${CMAKE_CURRENT_SOURCE_DIR}/differential/main.cpp)
+target_link_libraries(tessera-difftest PRIVATE TesseraDifftest)
