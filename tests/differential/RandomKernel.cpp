@@ -143,6 +143,7 @@ KernelSpec generate(uint64_t seed) {
   s.colLoop = s.colBlocks > 1 ? chance(0.85) : chance(0.3);
   s.kLoop = s.kBlocks > 1 ? chance(0.85) : chance(0.3);
   s.colsOuter = chance(0.3);
+  s.loopBuffers = pick(1u, 2u, 4u, 4u);
   if (s.rowLoop && s.rowBlocks > 1 && chance(0.25)) s.rowSplit = between(1, s.rowBlocks - 1);
   s.outDtype = dtype();
   s.columnDtype = chance(0.8) ? tsr::f32 : tsr::bf16;
@@ -290,6 +291,7 @@ std::string KernelSpec::str() const {
   o << fmt::format("// seed {}: {} kernel, tiles [{}, {}]{}, {}x{} blocks{}\n", seed, matmul ? "matmul" : "elementwise",
                    pb, fb, matmul ? fmt::format(", k tile {} x {} blocks", kb, kBlocks) : "", rowBlocks, colBlocks,
                    colsOuter ? ", columns outer" : "");
+  if (loopBuffers != 4) o << fmt::format("// compiled with loopBuffers = {}\n", loopBuffers);
   if (matmul)
     o << fmt::format("a_t: {}[{}, {}], b: {}[{}, {}]\n", dt(aDtype), K, rows(), dt(bDtype), K, cols());
   for (size_t i = 0; i < inputs.size(); ++i) o << fmt::format("x{}: {}[{}, {}]\n", i, dt(inputs[i]), rows(), cols());
@@ -334,7 +336,7 @@ std::string KernelSpec::cpp() const {
   o << fmt::format("s.rowBlocks = {}; s.colBlocks = {}; s.kBlocks = {};\n", rowBlocks, colBlocks, kBlocks);
   o << fmt::format("s.rowLoop = {}; s.colLoop = {}; s.kLoop = {}; s.colsOuter = {}; s.rowSplit = {};\n", rowLoop,
                    colLoop, kLoop, colsOuter, rowSplit);
-  o << fmt::format("s.aDtype = {}; s.bDtype = {};\n", d(aDtype), d(bDtype));
+  o << fmt::format("s.loopBuffers = {}; s.aDtype = {}; s.bDtype = {};\n", loopBuffers, d(aDtype), d(bDtype));
   o << "s.inputs = {";
   for (size_t i = 0; i < inputs.size(); ++i) o << (i ? ", " : "") << d(inputs[i]);
   o << "};\n";
@@ -363,15 +365,17 @@ Outcome run(const KernelSpec &spec, const std::string &targetName, uint64_t data
     };
     r.ops = count(graph.body);
     isa::Target target = driver::loadTarget(targetName);
-    compiler::CompileResult compiled = compiler::compile(graph, target);
+    compiler::CompileOptions options;
+    options.loopBuffers = spec.loopBuffers;
+    compiler::CompileResult compiled = compiler::compile(graph, target, options);
     const isa::Program &program = compiled.program;
     r.instructions = program.instructionCount();
     sim::HbmImage hbm = driver::makeInputs(program, dataSeed);
     sim::HbmImage golden = hbm;
-    sim::SimOptions options;
-    options.computeValues = true;
-    options.checks = true;
-    sim::simulate(program, target, hbm, options);
+    sim::SimOptions simOptions;
+    simOptions.computeValues = true;
+    simOptions.checks = true;
+    sim::simulate(program, target, hbm, simOptions);
     compiler::runGolden(graph, golden);
     r.ok = true;
     for (size_t i = 0; i < program.tensors.size(); ++i) {
@@ -479,6 +483,7 @@ std::vector<KernelSpec> shrinks(const KernelSpec &s) {
   if (s.colLoop) variant([](KernelSpec &v) { v.colLoop = false; });
   if (s.kLoop) variant([](KernelSpec &v) { v.kLoop = false; });
   if (s.colsOuter) variant([](KernelSpec &v) { v.colsOuter = false; });
+  if (s.loopBuffers != 4) variant([](KernelSpec &v) { v.loopBuffers = 4; });
   if (s.fb > 1) variant([](KernelSpec &v) { v.fb = (v.fb + 1) / 2; });
   if (s.pb > 1) variant([](KernelSpec &v) { v.pb = (v.pb + 1) / 2; });
   if (s.kb > 1 && s.matmul) variant([](KernelSpec &v) { v.kb = (v.kb + 1) / 2; });

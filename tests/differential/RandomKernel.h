@@ -41,6 +41,7 @@ struct KernelSpec {
   /// When > 0 (and rowLoop), the row loop is written as two loops, affine_range(0, rowSplit) and
   /// affine_range(rowSplit, rowBlocks).
   int rowSplit = 0;
+  unsigned loopBuffers = 4;           ///< compiler::CompileOptions::loopBuffers (rotating copies per loop tile)
   tsr::DType aDtype = tsr::f32, bDtype = tsr::f32; ///< a matmul kernel's a_t and b
   std::vector<tsr::DType> inputs;     ///< dtypes of the elementwise inputs, [rows, cols] each
   tsr::DType outDtype = tsr::f32;     ///< the main output's dtype
