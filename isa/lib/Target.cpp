@@ -346,7 +346,9 @@ std::map<std::string, fs::path> targetFilesByName() {
 Target Target::load(const fs::path &file) {
   std::error_code error;
   if (!fs::is_regular_file(file, error))
-    throw Error("cannot open target file: no such file", SourceLoc{file.string()},
+    throw Error(fs::exists(file, error) ? "cannot open target file: not a regular file (a folder?)"
+                                        : "cannot open target file: no such file",
+                SourceLoc{file.string()},
                 "pass a target name (such as trn2) or the path of an existing .toml target file");
   std::ifstream in(file, std::ios::binary);
   if (!in)
