@@ -208,5 +208,20 @@ TEST(Error, IsARuntimeError) {
   FAIL() << "not caught as std::runtime_error";
 }
 
+TEST(Program, TextOfViewsTheStoredName) {
+  // Regression (found building tests/fuzz with clang, -Wreturn-stack-address): textOf returned a view of a
+  // std::string temporary copied from the name, which dangled once it returned.
+  isa::Program program;
+  program.texts = {"a Print name longer than the small-string buffer"};
+  isa::Instruction print;
+  print.op = isa::Opcode::Print;
+  print.text = 0;
+  const std::string_view text = program.textOf(print);
+  EXPECT_EQ(text.data(), program.texts[0].data());
+  EXPECT_EQ(text, "a Print name longer than the small-string buffer");
+  print.text = 1;
+  EXPECT_EQ(program.textOf(print), "");
+}
+
 } // namespace
 } // namespace tessera

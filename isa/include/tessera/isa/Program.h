@@ -127,7 +127,10 @@ struct Program {
   }
   size_t instructionCount() const;
   /// The name a Print instruction carries ("" when `i.text` is out of range).
-  std::string_view textOf(const Instruction &i) const { return i.text < texts.size() ? texts[i.text] : ""; }
+  /// (Both arms are string_views: `cond ? texts[i] : ""` would be a std::string temporary, and the view dangle.)
+  std::string_view textOf(const Instruction &i) const {
+    return i.text < texts.size() ? std::string_view(texts[i.text]) : std::string_view();
+  }
 };
 
 /// Whether `op` writes its dst operand (every opcode but Print).
