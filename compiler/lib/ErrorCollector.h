@@ -3,6 +3,7 @@
 /// Internal to the compiler: turns the first error MLIR reports while a context is in use into a tessera::Error
 /// at the kernel's source line, so callers outside the compiler never see MLIR diagnostics.
 
+#include "tessera/compiler/Compiler.h"
 #include "tessera/compiler/ToProgram.h"
 #include "tessera/isa/Error.h"
 
@@ -29,6 +30,8 @@ public:
 
   /// Throws the first error collected, or one saying that `stage` failed without a message.
   [[noreturn]] void raise(const char *stage) {
+    if (error_ && error_->message().find(kInstructionLimitMessage) != std::string::npos)
+      throw InstructionLimitError(error_->message(), error_->where());
     if (error_) throw *error_;
     throw Error(fmt::format("{}'s {} stage failed without a message", who_, stage));
   }

@@ -42,8 +42,7 @@ std::string gib(uint64_t bytes) { return fmt::format("{:.3g} GiB", double(bytes)
 template <typename F> compiler::CompileResult compileWithin(const RunRequest &request, F run) {
   try {
     return run(request.compileOptions());
-  } catch (const Error &e) {
-    if (e.message().find(compiler::kInstructionLimitMessage) == std::string::npos) throw;
+  } catch (const compiler::InstructionLimitError &e) {
     throw LimitError(e.message(), e.where(),
                      fmt::format("the limits: --max-instructions {} and --max-memory-gib {:.3g} (at {} bytes per "
                                  "instruction while compiling); raise them or use smaller shapes",

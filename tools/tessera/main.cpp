@@ -317,8 +317,7 @@ int cmdCompile(const std::vector<std::string> &args) {
   compiler::CompileResult result;
   try {
     result = compiler::compile(graph, target, r.compile);
-  } catch (const Error &e) {
-    if (e.message().find(compiler::kInstructionLimitMessage) == std::string::npos) throw;
+  } catch (const compiler::InstructionLimitError &e) {
     throw LimitError(e.message(), e.where(), "raise --max-instructions, or use smaller shapes");
   }
   fmt::print("{}", emit == "nc" ? result.ncIr : result.tileIr);

@@ -32,6 +32,12 @@ struct CompileOptions {
 /// The words that start the message of a compile stopped by CompileOptions::maxInstructions.
 inline constexpr const char *kInstructionLimitMessage = "instruction limit exceeded";
 
+/// What compile() and compileFile() throw when CompileOptions::maxInstructions stops the unroller.
+class InstructionLimitError : public Error {
+public:
+  using Error::Error;
+};
+
 /// What compiling gives.
 struct CompileResult {
   std::string tileIr;   ///< the tile stage, when asked for

@@ -133,9 +133,6 @@ struct Program {
   }
 };
 
-/// Whether `op` writes its dst operand (every opcode but Print).
-inline bool writesDst(Opcode op) { return op != Opcode::Print; }
-
 /// Which operands an instruction reads, and whether it writes dst: the one rule that the simulator's checks and
 /// the trace and report's memory accounting share.
 struct OperandUse {
