@@ -45,17 +45,9 @@ isa::MemSpace toIsa(tile::MemorySpace s) {
   return isa::MemSpace::Sbuf;
 }
 
-isa::AluOp toIsa(tile::Alu a) {
-  switch (a) {
-  case tile::Alu::add: return isa::AluOp::Add;
-  case tile::Alu::subtract: return isa::AluOp::Subtract;
-  case tile::Alu::multiply: return isa::AluOp::Multiply;
-  case tile::Alu::max: return isa::AluOp::Max;
-  case tile::Alu::min: return isa::AluOp::Min;
-  case tile::Alu::divide: return isa::AluOp::Divide;
-  }
-  return isa::AluOp::Add;
-}
+isa::AluOp toIsa(tile::Alu a) { return *isa::parseAluOp(tile::stringifyAlu(a)); }
+
+isa::ActFunc toIsa(tile::Func f) { return *isa::parseActFunc(tile::stringifyFunc(f)); }
 
 /// A tile allocation while the kernel is walked.
 struct Buffer {
@@ -137,7 +129,7 @@ private:
         .Case([&](tile::ActivationOp o) {
           isa::Instruction i;
           i.op = isa::Opcode::Activation;
-          i.func = o.getFunc() == tile::Func::exp ? isa::ActFunc::Exp : isa::ActFunc::Identity;
+          i.func = toIsa(o.getFunc());
           i.imm = o.getScale().convertToFloat();
           i.src0 = read(o.getSrc()).pattern();
           i.dst = written(o.getDst(), o).pattern();
