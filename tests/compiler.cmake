@@ -52,3 +52,12 @@ target_link_libraries(TesseraDifftest PUBLIC TesseraDriver fmt::fmt)
 target_link_libraries(compiler-tests PRIVATE TesseraDifftest)
 add_executable(tessera-difftest ${CMAKE_CURRENT_SOURCE_DIR}/differential/main.cpp)
 target_link_libraries(tessera-difftest PRIVATE TesseraDifftest)
+
+# tessera isa: the reference in docs/isa/README.md is exactly what the definitions print (regenerate it with
+# `build/tools/tessera isa --markdown > docs/isa/README.md`); every target lists; an unknown instruction is bad input.
+add_test(NAME isa/docs-up-to-date COMMAND sh -c "$0 isa --markdown | diff -u \"$1\" - && echo up to date"
+         $<TARGET_FILE:tessera> ${PROJECT_SOURCE_DIR}/docs/isa/README.md)
+add_test(NAME isa/json COMMAND sh -c "$0 isa --target trn1 --json | grep -q '\"nki\": \"nki.isa.nc_matmul\"'"
+         $<TARGET_FILE:tessera>)
+add_test(NAME isa/unknown COMMAND sh -c "$0 isa no_such_op 2>&1; [ $? -eq 2 ]" $<TARGET_FILE:tessera>)
+set_tests_properties(isa/docs-up-to-date isa/json isa/unknown PROPERTIES LABELS e2e)

@@ -296,6 +296,11 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.cost.minInitiationCycles = cost.integer("min_initiation_cycles", 0);
   target.cost.twoInputFactor = cost.integer("two_input_factor", 1);
   target.cost.gpsimdStartupCycles = cost.integer("gpsimd_startup_cycles", 0);
+  // Every [cost] coefficient by name, for the ISA reference (`tessera isa`).
+  if (const toml::table *costTable = root["cost"].as_table())
+    for (const auto &[key, node] : *costTable)
+      if (std::optional<double> value = node.value<double>())
+        target.costCoefficients.emplace_back(std::string(key.str()), *value);
 
   for (const TableReader *table : {&header, &memory, &tensor, &vector, &scalar, &gpsimd, &dma, &cost})
     table->rejectUnknownFields();

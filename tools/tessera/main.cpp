@@ -4,6 +4,7 @@
 //   tessera run KERNEL [--target T] [--shape K=V,...] [--seed N] [--no-golden] [--json] [--trace FILE.json]
 //   tessera compile KERNEL [--target T] [--shape ...] --emit tile|tile-allocated|nc
 //   tessera sim FILE.mlir [--seed N] [--timing-only] [--json] [--trace FILE.json]
+//   tessera isa [INSTRUCTION] [--target T] [--json] [--markdown]
 //   tessera systolic --rows R --cols C --dataflow ws|os|is --gemm M,N,K [--model pe|fold] [--animate] [--svg F]
 // Exit status: 0 all well; 1 a check failed (numerics, a kernel bug found); 2 bad usage or input; 3 a resource
 // limit stopped the run (--max-instructions, --max-memory-gib, --timeout).
@@ -11,6 +12,7 @@
 #include "tessera/AtomicFile.h"
 #include "tessera/Driver.h"
 #include "tessera/HtmlReport.h"
+#include "tessera/IsaReference.h"
 #include "tessera/ProgressBar.h"
 #include "tessera/Report.h"
 #include "tessera/SystolicCommand.h"
@@ -217,6 +219,30 @@ int cmdTargets(const std::vector<std::string> &args) {
   return kOk;
 }
 
+int cmdIsa(const std::vector<std::string> &args) {
+  bool json = false, markdown = false;
+  std::string target = "trn2", only;
+  po::options_description desc("tessera isa [INSTRUCTION]");
+  desc.add_options()("target", po::value(&target)->value_name("T"), "the target whose limits and costs to show")(
+      "json", po::bool_switch(&json), "print JSON")(
+      "markdown", po::bool_switch(&markdown), "print the whole reference for the built-in targets (docs/isa/README.md)")(
+      "instruction", po::value(&only), "show only this instruction (by name or NKI name)");
+  po::positional_options_description pos;
+  pos.add("instruction", 1);
+  parse(args, desc, pos);
+  if (markdown) {
+    std::vector<isa::Target> builtin;
+    for (const isa::Target &t : isa::Target::all())
+      if (t.file.parent_path() == isa::Target::builtinDirectory()) builtin.push_back(t);
+    fmt::print("{}", isaReferenceMarkdown(builtin));
+    return kOk;
+  }
+  const isa::Target t = loadTarget(target);
+  if (json) fmt::print("{}\n", isaReferenceJson(t, only).dump(2));
+  else fmt::print("{}", isaReferenceText(t, only));
+  return kOk;
+}
+
 /// What a simulating command writes besides its report on stdout: `--trace` and `--report` files.
 struct RunOutputs {
   std::string tracePath, reportPath;
@@ -359,6 +385,7 @@ void printUsage(std::FILE *out) {
              "  run KERNEL               compile, simulate and check a kernel: time, engines, numerics\n"
              "  compile KERNEL --emit S  print a compiler stage (tile, tile-allocated, nc)\n"
              "  sim FILE.mlir            simulate a saved module (the output of compile --emit nc)\n"
+             "  isa [INSTRUCTION]        the instruction set: operands, engines, limits, cost formulas\n"
              "  systolic --gemm M,N,K    one GEMM on a systolic array, PE by PE: cycles, utilisation, SRAM/DRAM traffic\n\n"
              "`tessera <command> --help` lists a command's options. --json gives machine-readable output.\n");
 }
@@ -397,7 +424,7 @@ int main(int argc, char **argv) {
   }
   static const std::map<std::string, std::function<int(const std::vector<std::string> &)>> commands = {
       {"list", cmdList}, {"targets", cmdTargets}, {"run", cmdRun}, {"compile", cmdCompile}, {"sim", cmdSim},
-      {"systolic", runSystolicCommand}};
+      {"systolic", runSystolicCommand}, {"isa", cmdIsa}};
   auto it = commands.find(args[0]);
   if (it == commands.end()) {
     fmt::print(stderr, "tessera: unknown command '{}'\n\n", args[0]);

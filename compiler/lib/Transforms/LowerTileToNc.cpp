@@ -23,6 +23,7 @@
 #include "tessera/compiler/Compiler.h"
 #include "tessera/compiler/Passes.h"
 #include "tessera/isa/Cost.h"
+#include "tessera/isa/InstructionSet.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -151,6 +152,7 @@ private:
           return emit(o.getLoc(), i, leastBusy({isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd}, i));
         })
         .Case([&](tile::MemsetOp o) { return memset(o); })
+        .Case([&](tile::InstOp o) { return instruction(o); })
         .Case([&](tile::PrintOp o) {
           isa::Instruction i;
           i.op = isa::Opcode::Print;
@@ -259,6 +261,28 @@ private:
     LogicalResult emitted = emit(o.getLoc(), i, memsetEngine(b, i));
     b.zeroFilled = value == 0.0f;
     return emitted;
+  }
+
+  /// A tsr::isa instruction: exactly one, on the engine the kernel chose or the definition's preferred one. Its
+  /// sources are read (a pending zero fill happens first) before its destinations are written.
+  LogicalResult instruction(tile::InstOp o) {
+    llvm::SmallPtrSet<Value, 4> outputs{o.getDst(), o.getDst2()};
+    isa::Instruction i = tile::instructionOf(o, [&](Value tile) {
+      return outputs.contains(tile) ? buffers_.find(tile)->second.pattern() : read(tile).pattern();
+    });
+    const isa::OperandUse use = isa::operandUse(i);
+    if (o.getDst()) {
+      if (use.readsDst) (void)read(o.getDst());
+      (void)written(o.getDst(), o);
+    }
+    if (o.getDst2()) (void)written(o.getDst2(), o);
+    isa::Engine engine = isa::definition(i.op).preferredEngine;
+    if (auto chosen = o.getEngine())
+      for (isa::Engine e : {isa::Engine::Tensor, isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd})
+        if (*chosen == llvm::StringRef(isa::name(e))) engine = e;
+    if (std::string problem = isa::verifyInstruction(i, engine, &target_); !problem.empty())
+      return o.emitOpError() << problem;
+    return emit(o.getLoc(), i, engine);
   }
 
   LogicalResult matmul(tile::MatmulOp o) {

@@ -72,7 +72,8 @@ std::span<const InstructionDef> instructionSet();
 bool generationAtLeast(const Target &target, std::string_view since);
 
 /// The checks every instruction shares, then its own: engine allowed, generation, operand presence, then
-/// def.verify. "" when `inst` may run on `engine` (nullopt: any of its engines) of `target` (null: any).
+/// def.verify. "" when `inst` may run on `engine` (nullopt: any of its engines) of `target` (null: any); else
+/// the problem in one sentence, without the instruction's name (the caller says where it is).
 std::string verifyInstruction(const Instruction &inst, std::optional<Engine> engine, const Target *target);
 
 } // namespace tessera::isa

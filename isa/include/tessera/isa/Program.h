@@ -49,6 +49,8 @@ struct AccessPattern {
   /// A dense [partitions x n] pattern at `offset`: the common case.
   static AccessPattern dense(MemSpace space, DType dtype, uint32_t partitionStart, uint32_t partitions,
                              int64_t offset, int64_t n);
+
+  bool operator==(const AccessPattern &) const = default;
 };
 
 /// Every NeuronCore instruction the simulator knows. Each has one definition (isa/InstructionSet.h): its
@@ -114,6 +116,8 @@ struct AffinePattern {
   int64_t base = 0;
   int64_t partitionStep = 0;
   std::array<int64_t, AccessPattern::kMaxFreeDims> steps{};
+
+  bool operator==(const AffinePattern &) const = default;
 };
 
 /// Wait until semaphore `sem` has been signalled at least `count` times.
@@ -141,6 +145,9 @@ struct Instruction {
   AffinePattern pattern;            ///< Iota, AffineSelect; RangeSelect uses pattern.base as the range start
   uint32_t text = 0;                ///< Print: its name, an index into Program::texts
   AccessPattern dst, dst2, src0, src1, src2;
+
+  /// Whether two instructions do the same thing: opcode, settings and operands (not waits, signals, location).
+  bool sameWork(const Instruction &other) const;
 
   uint32_t waitBegin = 0, waitCount = 0;     ///< range in Program::waits
   uint32_t signalBegin = 0, signalCount = 0; ///< range in Program::signals

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tessera::isa {
@@ -71,6 +72,8 @@ struct Target {
   EngineSpec vector, scalar, gpsimd;
   DmaSpec dma;
   CostModel cost;
+  /// Every key of the file's [cost] table with its value, by name (the ISA reference prints them).
+  std::vector<std::pair<std::string, double>> costCoefficients;
 
   /// Reads a target file; a missing or ill-typed field is an Error naming the file and field.
   static Target load(const std::filesystem::path &file);

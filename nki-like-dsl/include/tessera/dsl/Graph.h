@@ -11,6 +11,7 @@
 #include "tessera/isa/Program.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -60,6 +61,8 @@ enum class OpKind {
   Print,  ///< log srcs[0]'s values at this point of simulated time (tsr::device_print)
   Wait,   ///< the next op waits until `semaphore` reaches `count` (tsr::isa::wait, manual_sync only)
   Signal, ///< the previous op signals `semaphore` when done (tsr::isa::signal, manual_sync only)
+  Instruction, ///< one instruction of the instruction set, as `settings` says (the tsr::isa calls without an op
+               ///< kind of their own): dst, dst2 and srcs[0..2] fill its operand slots (-1: absent)
 };
 
 /// One tile operation. Which fields matter depends on `kind`.
@@ -75,6 +78,9 @@ struct Op {
   std::string text;             ///< Print: the name it logs under
   int semaphore = -1;           ///< Wait, Signal
   IndexExpr count;              ///< Wait: the count to reach (affine in the loops)
+  int dst2 = -1;                ///< Instruction: the second destination buffer (-1: none)
+  tessera::isa::Instruction settings; ///< Instruction: the opcode and its parameters (operands come from buffers)
+  std::optional<tessera::isa::Engine> engine; ///< Instruction: the engine the kernel chose (NKI's engine=)
   /// Recorded by a tsr::isa:: call: lowered to exactly this one instruction (no memset dropped or folded into
   /// the first matmul of an accumulation group).
   bool isaLevel = false;

@@ -161,4 +161,24 @@ def Tile_SignalOp : Tile_Op<"signal"> {
   let hasVerifier = 1;
 }
 
+def Tile_InstOp : Tile_Op<"inst", [AttrSizedOperandSegments]> {
+  let summary = "one instruction of the instruction set, by name, on whole tiles (a tsr::isa call)";
+  let description = [{
+    The tsr::isa calls that have no op of their own: `opcode` names the instruction's definition
+    (isa/InstructionSet.h), the optional operands fill its slots (dst, dst2, src0, src1, src2: each a whole
+    tile), `params` holds its settings as nc.inst's do, and `engine` the engine the kernel chose (else the
+    definition's preferred one). It always becomes exactly one instruction.
+  }];
+  let arguments = (ins StrAttr:$opcode, Optional<AnyStaticShapeMemRef>:$dst, Optional<AnyStaticShapeMemRef>:$dst2,
+                       Optional<AnyStaticShapeMemRef>:$src0, Optional<AnyStaticShapeMemRef>:$src1,
+                       Optional<AnyStaticShapeMemRef>:$src2, OptionalAttr<DictionaryAttr>:$params,
+                       OptionalAttr<StrAttr>:$engine);
+  let assemblyFormat = [{
+    $opcode (`dst` `(` $dst^ `:` type($dst) `)`)? (`dst2` `(` $dst2^ `:` type($dst2) `)`)?
+    (`src0` `(` $src0^ `:` type($src0) `)`)? (`src1` `(` $src1^ `:` type($src1) `)`)?
+    (`src2` `(` $src2^ `:` type($src2) `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TESSERA_TILE_TD
