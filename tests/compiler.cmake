@@ -19,6 +19,8 @@ set(e2e_runs
   "add trn1 M=128,N=128" "add trn2 M=256,N=1024" "add trn2 M=384,N=4096"
   "matmul trn1 M=128,N=512,K=128" "matmul trn1 M=256,N=1024,K=512" "matmul trn2 M=512,N=512,K=256"
   "matmul trn2 M=128,N=256,K=384" "matmul_tiled trn1 M=256,N=512,K=256" "matmul_tiled trn2 M=384,N=1024,K=128"
+  "matmul_hoisted trn2 M=256,N=1024,K=256" "matmul_blocked_free trn1 M=256,N=1024,K=256"
+  "matmul_blocked trn1 M=256,N=1024,K=256" "matmul_blocked trn2 M=512,N=512,K=384"
   "softmax trn1 R=128,C=64" "softmax trn2 R=256,C=512" "softmax trn2 R=512,C=2048")
 foreach(run ${e2e_runs})
   separate_arguments(parts UNIX_COMMAND "${run}")

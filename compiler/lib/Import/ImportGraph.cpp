@@ -68,6 +68,10 @@ private:
     const graph::Buffer &buf = g_.buffers[a.buffer];
     MemRefType type = tile::tileType(b_.getContext(), buf.shape, nc::toMlir(b_.getContext(), buf.dtype),
                                      toTile(buf.space));
+    if (buf.viewOf >= 0) { // a slice of another tile (Tile::slice)
+      buffers_[a.buffer] = b_.create<tile::ViewOp>(loc(buf.loc), type, buffers_.at(buf.viewOf), index(buf.viewOffset));
+      return;
+    }
     IntegerAttr offset, bufs;
     if (buf.offset >= 0) { // placed by the kernel (tsr::isa::sbuf_tile_at)
       offset = b_.getI64IntegerAttr(buf.offset);

@@ -13,7 +13,8 @@
 //    written: no fill dropped, no accumulation rewritten. Ops of a manual_sync scope (tile.manual) give
 //    instructions marked nc.manual; tile.wait makes the next of them wait for a semaphore, tile.signal makes
 //    the previous one signal it;
-//  - tile.print becomes nc.print, a reader of the tile on the least busy engine that can reach it.
+//  - tile.print becomes nc.print, a reader of the tile on the least busy engine that can reach it;
+//  - tile.view emits nothing: its uses address the window of its source's current copy.
 // Test: compiler/test/Transforms/lower-tile-to-nc.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
@@ -112,6 +113,7 @@ private:
         .Case([&](scf::YieldOp) { return success(); })
         .Case([&](func::ReturnOp) { return success(); })
         .Case([&](tile::AllocOp o) { return alloc(o); })
+        .Case([&](tile::ViewOp o) { return view(o); })
         .Case([&](tile::LoadOp o) { return dma(o, o.getSrc(), o.getIndices(), o.getDst(), true); })
         .Case([&](tile::StoreOp o) { return dma(o, o.getDst(), o.getIndices(), o.getSrc(), false); })
         .Case([&](tile::MatmulOp o) { return matmul(o); })
@@ -204,6 +206,26 @@ private:
     ++b.instance;
     b.zeroPending = false; // a zero fill nobody read is dropped with the old copy
     b.zeroFilled = false;
+    return success();
+  }
+
+  /// A view addresses the window of the copy of its source in use now; the source does not move while the view
+  /// lives (the view is nested in the source's block), so this snapshot stays right.
+  LogicalResult view(tile::ViewOp o) {
+    auto it = buffers_.find(o.getSource());
+    if (it == buffers_.end()) return o.emitOpError("views a tile that has no address yet");
+    Buffer v = it->second;
+    const int64_t first = value(o.getOffset()), size = o.getType().getDimSize(1);
+    if (first < 0 || first + size > v.freeSize)
+      return o.emitOpError() << "window of " << size << " elements at offset " << first << " leaves its source ("
+                             << v.freeSize << " elements)";
+    v.offset = v.address() + first * static_cast<int64_t>(isa::byteSize(v.dtype));
+    v.freeSize = size;
+    v.bufs = 1;
+    v.instance = 0;
+    v.copyBytes = tileCopyBytes(o.getType(), target_);
+    v.zeroPending = v.zeroFilled = false; // sbuf only: zero tracking is for PSUM accumulation groups
+    buffers_[o.getResult()] = v;
     return success();
   }
 

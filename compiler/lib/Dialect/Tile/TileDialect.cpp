@@ -93,6 +93,21 @@ LogicalResult AllocOp::verify() {
   return success();
 }
 
+LogicalResult ViewOp::verify() {
+  if (failed(checkTile(*this, getSource(), "source")) || failed(checkTile(*this, getResult(), "result")))
+    return failure();
+  MemRefType s = typeOf(getSource()), r = typeOf(getResult());
+  if (memorySpaceOf(s) != MemorySpace::sbuf) return emitOpError() << "views sbuf tiles only, got " << s;
+  if (memorySpaceOf(r) != memorySpaceOf(s) || r.getElementType() != s.getElementType() ||
+      r.getDimSize(0) != s.getDimSize(0) || r.getDimSize(1) > s.getDimSize(1))
+    return emitOpError() << "result " << r << " is not a window of the free dimension of " << s;
+  if (auto c = getOffset().getDefiningOp<arith::ConstantIndexOp>())
+    if (c.value() < 0 || c.value() + r.getDimSize(1) > s.getDimSize(1))
+      return emitOpError() << "window of " << r.getDimSize(1) << " elements at offset " << c.value() << " leaves "
+                           << s;
+  return success();
+}
+
 LogicalResult LoadOp::verify() { return checkDma(*this, getSrc(), getIndices(), getDst()); }
 LogicalResult StoreOp::verify() { return checkDma(*this, getDst(), getIndices(), getSrc()); }
 

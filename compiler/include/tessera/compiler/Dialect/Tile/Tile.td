@@ -71,6 +71,19 @@ def Tile_AllocOp : Tile_Op<"alloc"> {
   let hasVerifier = 1;
 }
 
+def Tile_ViewOp : Tile_Op<"view"> {
+  let summary = "a window of an SBUF tile's free dimension, sharing its memory (Tile::slice)";
+  let description = [{
+    The result is the free-dimension elements [offset, offset + result's free size) of every partition of
+    `source`: no memory of its own and no copy. Writes through it change `source`. `offset` is in elements and
+    must keep the window inside `source` (checked here when constant, by the DSL for every loop index).
+  }];
+  let arguments = (ins AnyStaticShapeMemRef:$source, Index:$offset);
+  let results = (outs AnyStaticShapeMemRef:$result);
+  let assemblyFormat = "$source `[` $offset `]` attr-dict `:` type($source) `to` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_LoadOp : Tile_Op<"load"> {
   let summary = "DMA a window of an HBM tensor into a tile";
   let arguments = (ins AnyStaticShapeMemRef:$src, Variadic<Index>:$indices, AnyStaticShapeMemRef:$dst);
