@@ -296,6 +296,7 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.cost.minInitiationCycles = cost.integer("min_initiation_cycles", 0);
   target.cost.twoInputFactor = cost.integer("two_input_factor", 1);
   target.cost.gpsimdStartupCycles = cost.integer("gpsimd_startup_cycles", 0);
+  target.cost.reciprocalCyclesPerElement = cost.integer("reciprocal_cycles_per_element", 1);
   // Every [cost] coefficient by name, for the ISA reference (`tessera isa`).
   if (const toml::table *costTable = root["cost"].as_table())
     for (const auto &[key, node] : *costTable)

@@ -214,6 +214,7 @@ TEST_P(EachBuiltinTarget, DmaAndCostFigures) {
   EXPECT_EQ(t.cost.minInitiationCycles, 64u);
   EXPECT_EQ(t.cost.twoInputFactor, 2u);
   EXPECT_EQ(t.cost.gpsimdStartupCycles, 150u);
+  EXPECT_EQ(t.cost.reciprocalCyclesPerElement, 8u);
 }
 
 TEST_P(EachBuiltinTarget, EveryFigureHasASource) {

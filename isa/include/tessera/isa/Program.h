@@ -134,11 +134,13 @@ struct Instruction {
   AluOp alu1 = AluOp::Bypass;       ///< op1 (tensor_scalar, scalar_tensor_tensor, scans, range_select)
   ActFunc func = ActFunc::Identity; ///< Activation
   bool accumulate = false;          ///< Matmul: add into dst instead of overwriting it (not the first of a group)
-  bool reverse0 = false;            ///< tensor_scalar: operand0 <alu> data instead of data <alu> operand0
+  bool reverse0 = false;            ///< tensor_scalar: operand0 <alu> data instead of data <alu> operand0;
+                                    ///< tensor_copy_predicated: copy where the predicate is zero (reverse_pred)
   bool reverse1 = false;            ///< tensor_scalar: operand1 <alu1> x instead of x <alu1> operand1
   bool negate = false;              ///< tensor_reduce: negate the result
   uint8_t mode = 0;                 ///< per-opcode mode (Matmul: row-tiling/perf mode; Transpose: engine form)
-  float imm = 0.0f;                 ///< Memset value; Activation scale; operand0; select's fill value
+  float imm = 0.0f;                 ///< Memset value; Activation scale; operand0; select's fill value;
+                                    ///< tensor_copy_predicated's scalar source (when src0 is absent)
   float imm1 = 0.0f;                ///< operand1; a scan's initial value
   float bias = 0.0f;                ///< Activation bias (when no bias tile)
   int64_t count0 = 0, count1 = 0;   ///< local_gather: elements per index, valid indices

@@ -52,6 +52,7 @@ struct CostModel {
   unsigned minInitiationCycles = 0;    ///< Vector/Scalar minimum initiation interval
   unsigned twoInputFactor = 0;         ///< tensor_tensor with two SBUF inputs costs this many times N
   unsigned gpsimdStartupCycles = 0;    ///< GpSimd per-instruction start-up
+  unsigned reciprocalCyclesPerElement = 0; ///< Vector-engine reciprocal: max(min II, this x N)
 };
 
 /// One machine.
