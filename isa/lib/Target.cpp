@@ -296,6 +296,11 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.cost.minInitiationCycles = cost.integer("min_initiation_cycles", 0);
   target.cost.twoInputFactor = cost.integer("two_input_factor", 1);
   target.cost.gpsimdStartupCycles = cost.integer("gpsimd_startup_cycles", 0);
+  target.cost.actReadAccumulatorCycles = cost.integer("act_read_accumulator_cycles", 0);
+  target.cost.scanCyclesPerElement = cost.integer("tensor_tensor_scan_cycles_per_element", 1);
+  target.cost.bnAggrCyclesPerTriple = cost.integer("bn_aggr_cycles_per_triple", 1);
+  target.cost.bnStatsMaxElements = cost.integer("bn_stats_max_elements", 1);
+  target.cost.max8MaxElements = cost.integer("max8_max_elements", 8);
 
   for (const TableReader *table : {&header, &memory, &tensor, &vector, &scalar, &gpsimd, &dma, &cost})
     table->rejectUnknownFields();
