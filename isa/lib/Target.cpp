@@ -297,6 +297,12 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.cost.twoInputFactor = cost.integer("two_input_factor", 1);
   target.cost.gpsimdStartupCycles = cost.integer("gpsimd_startup_cycles", 0);
   target.cost.reciprocalCyclesPerElement = cost.integer("reciprocal_cycles_per_element", 1);
+  target.cost.actReadAccumulatorCycles = cost.integer("act_read_accumulator_cycles", 0);
+  target.cost.scanCyclesPerElement = cost.integer("tensor_tensor_scan_cycles_per_element", 1);
+  target.cost.bnAggrCyclesPerTriple = cost.integer("bn_aggr_cycles_per_triple", 1);
+  target.cost.bnStatsMaxElements = cost.integer("bn_stats_max_elements", 1);
+  target.cost.max8MaxElements = cost.integer("max8_max_elements", 8);
+
   // Every [cost] coefficient by name, for the ISA reference (`tessera isa`).
   if (const toml::table *costTable = root["cost"].as_table())
     for (const auto &[key, node] : *costTable)

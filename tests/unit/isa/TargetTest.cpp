@@ -215,6 +215,11 @@ TEST_P(EachBuiltinTarget, DmaAndCostFigures) {
   EXPECT_EQ(t.cost.twoInputFactor, 2u);
   EXPECT_EQ(t.cost.gpsimdStartupCycles, 150u);
   EXPECT_EQ(t.cost.reciprocalCyclesPerElement, 8u);
+  EXPECT_EQ(t.cost.actReadAccumulatorCycles, 64u);
+  EXPECT_EQ(t.cost.scanCyclesPerElement, 2u);
+  EXPECT_EQ(t.cost.bnAggrCyclesPerTriple, 13u);
+  EXPECT_EQ(t.cost.bnStatsMaxElements, 512u);
+  EXPECT_EQ(t.cost.max8MaxElements, 16384u);
 }
 
 TEST_P(EachBuiltinTarget, EveryFigureHasASource) {

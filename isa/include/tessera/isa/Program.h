@@ -67,14 +67,14 @@ enum class Opcode : uint8_t {
   ActivationReduce,     ///< activation, and dst2[p, 0] = reduce_<alu>(dst[p, :])
   TensorReduce,         ///< dst[p, 0] = reduce_<alu>(src0[p, :]) over the free dimensions
   TensorPartitionReduce,///< dst[0, f] = reduce_<alu>(src0[:, f]) across partitions
-  TensorTensorScan,     ///< dst[p, i] = (dst[p, i-1] <alu> src0[p, i]) <alu1> src1[p, i], from an initial value
+  TensorTensorScan,     ///< dst[p, i] = (src0[p, i] <alu> dst[p, i-1]) <alu1> src1[p, i], from an initial value
   TensorCopy,           ///< dst = src0, with conversion
   TensorCopyPredicated, ///< dst = src1 != 0 ? src0 : dst
   Memset,               ///< dst = imm
   Iota,                 ///< dst[p, i...] = pattern(p, i...)
   AffineSelect,         ///< dst = pattern(p, i...) <alu> 0 ? src0 : imm
   RangeSelect,          ///< dst = (i <alu> src1[p]) and (i <alu1> src2[p]) ? src0 : imm; dst2 = row max of dst
-  BnStats,              ///< dst[p, 6 per chunk] = mean and variance statistics of src0[p, :]
+  BnStats,              ///< dst[p, 0:6] = (count, mean, M2) of src0[p, even i], then of src0[p, odd i]
   BnAggr,               ///< dst[p, 0:2] = (mean, variance) aggregated from bn_stats results
   Reciprocal,           ///< dst = 1 / src0
   Max8,                 ///< dst[p, 0:8] = the 8 largest values of src0[p, :], descending

@@ -53,6 +53,12 @@ struct CostModel {
   unsigned twoInputFactor = 0;         ///< tensor_tensor with two SBUF inputs costs this many times N
   unsigned gpsimdStartupCycles = 0;    ///< GpSimd per-instruction start-up
   unsigned reciprocalCyclesPerElement = 0; ///< Vector-engine reciprocal: max(min II, this x N)
+  // Reductions and statistics: their documented coefficients, and the element limits their verify reads.
+  unsigned actReadAccumulatorCycles = 0;  ///< activation_reduce: reading the reduction registers out, after N
+  unsigned scanCyclesPerElement = 0;      ///< tensor_tensor_scan: cycles per element (2N)
+  unsigned bnAggrCyclesPerTriple = 0;     ///< bn_aggr: cycles per (count, mean, M2) triple (13N/3)
+  unsigned bnStatsMaxElements = 0;        ///< bn_stats: most input elements per partition (bn_stats_fmax)
+  unsigned max8MaxElements = 0;           ///< max8, nc_find_index8, nc_match_replace8: most elements per partition
 };
 
 /// One machine.
