@@ -112,8 +112,13 @@ std::string verifyInstruction(const Instruction &inst, std::optional<Engine> eng
     if (!psum.empty())
       return psum;
   }
-  std::string own = def.verify(inst, target);
-  return own.empty() ? own : fmt::format("{}: {}", def.name, own);
+  if (std::string own = def.verify(inst, target); !own.empty())
+    return fmt::format("{}: {}", def.name, own);
+  // After def.verify, which rejects a mode the instruction does not define.
+  if (engine && def.modeEngine && def.modeEngine(inst) != *engine)
+    return fmt::format("{}: mode {} is the {} engine's form, but the instruction is on the {} engine", def.name,
+                       inst.mode, name(def.modeEngine(inst)), name(*engine));
+  return {};
 }
 
 namespace instructions {

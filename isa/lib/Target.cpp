@@ -234,6 +234,12 @@ void checkConsistency(const Target &target, const TableReader &memory, const Tab
                             fmt::format("{} exceeds memory.partitions ({}): the stationary free size becomes the "
                                         "output's partitions",
                                         array.maxStationaryFree, target.partitions));
+  // Row tiles split the PE rows evenly, and nc_matmul's mode byte names at most 4 of them (isa/Modes.h).
+  if (array.maxRowTiles > 4 || (array.maxRowTiles & (array.maxRowTiles - 1)) != 0 ||
+      array.rows % array.maxRowTiles != 0)
+    throw tensor.fieldError("max_row_tiles", fmt::format("expected 1, 2 or 4 tiles that split tensor_engine.rows "
+                                                         "({}) evenly, got {}",
+                                                         array.rows, array.maxRowTiles));
   const uint64_t movingBytes = uint64_t{array.maxMovingFree} * kFp32Bytes;
   if (movingBytes > target.psumBankBytes())
     throw tensor.fieldError("max_moving_free",
@@ -273,13 +279,19 @@ Target fromToml(const toml::table &root, const fs::path &file) {
     throw tensor.fieldError("accumulate_onto_non_matmul",
                             fmt::format("expected \"undefined\" or \"defined\", got string \"{}\"", onto));
   target.tensor.accumulateOntoNonMatmulDefined = onto == "defined";
+  target.tensor.maxRowTiles = tensor.integer("max_row_tiles", 1);
+  target.tensor.fp8DoubleRowSpeedup = tensor.integer("fp8_double_row_speedup", 0);
 
   TableReader vector(root, "vector_engine", file);
   target.vector = readEngine(vector);
+  target.vectorTransposeBlock = vector.integer("transpose_block", 1);
   TableReader scalar(root, "scalar_engine", file);
   target.scalar = readEngine(scalar);
   TableReader gpsimd(root, "gpsimd_engine", file);
   target.gpsimd = readEngine(gpsimd);
+  target.gpsimdPartitionsPerCore = gpsimd.integer("partitions_per_core", 1);
+  target.localGatherMaxIndices = gpsimd.integer("local_gather_max_indices", 1);
+  target.localGatherMaxElementsPerIndex = gpsimd.integer("local_gather_max_elements_per_index", 1);
 
   TableReader dma(root, "dma", file);
   target.dma.engines = dma.integer("engines", 1);
@@ -296,6 +308,10 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.cost.minInitiationCycles = cost.integer("min_initiation_cycles", 0);
   target.cost.twoInputFactor = cost.integer("two_input_factor", 1);
   target.cost.gpsimdStartupCycles = cost.integer("gpsimd_startup_cycles", 0);
+  target.cost.loadStationaryFactor = cost.integer("load_stationary_factor", 1);
+  target.cost.transposeMinCycles = cost.integer("transpose_min_cycles", 0);
+  target.cost.localGatherIndexCycles = cost.integer("local_gather_index_cycles", 0);
+  target.cost.localGatherWordBytes = cost.integer("local_gather_word_bytes", 1);
 
   for (const TableReader *table : {&header, &memory, &tensor, &vector, &scalar, &gpsimd, &dma, &cost})
     table->rejectUnknownFields();
