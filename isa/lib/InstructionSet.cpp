@@ -112,7 +112,13 @@ std::string verifyInstruction(const Instruction &inst, std::optional<Engine> eng
     if (!psum.empty())
       return psum;
   }
-  return def.verify(inst, target);
+  if (std::string own = def.verify(inst, target); !own.empty())
+    return own;
+  // After def.verify, which rejects a mode the instruction does not define.
+  if (engine && def.modeEngine && def.modeEngine(inst) != *engine)
+    return fmt::format("mode {} is the {} engine's form, but the instruction is on the {} engine", inst.mode,
+                       name(def.modeEngine(inst)), name(*engine));
+  return {};
 }
 
 namespace instructions {

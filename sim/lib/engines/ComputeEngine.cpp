@@ -9,6 +9,8 @@ namespace tessera::sim {
 ComputeEngine::ComputeEngine(sc_core::sc_module_name name, const isa::Stream &stream, RunEnvironment &env)
     : StreamEngine(name, stream, env) {
   psPerCycle_ = 1000.0 / isa::clockGhz(stream.engine, env.target); // checkTarget() made it positive
+  if (stream.engine == isa::Engine::Tensor)
+    tensorTiming_.emplace(env.target, psPerCycle_);
 }
 
 void ComputeEngine::perform(const isa::Instruction &inst) {
@@ -17,7 +19,11 @@ void ComputeEngine::perform(const isa::Instruction &inst) {
   if (env_.computeValues)
     isa::execute(inst, env_.memories);
   const uint64_t cycles = isa::engineCycles(inst, stream().engine, env_.target);
-  const auto ps = static_cast<uint64_t>(static_cast<double>(cycles) * psPerCycle_ + 0.5); // nearest ps
+  uint64_t ps = static_cast<uint64_t>(static_cast<double>(cycles) * psPerCycle_ + 0.5); // nearest ps
+  if (tensorTiming_) {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    ps = tensorTiming_->completion(inst, cycles, now, currentWaitPs_) - now;
+  }
   busyPs_ += ps;
   wait(sc_core::sc_time::from_value(ps));
 }

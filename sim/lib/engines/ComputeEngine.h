@@ -2,9 +2,13 @@
 /// \file
 /// A compute engine (Tensor, Vector, Scalar or GpSimd): runs its stream one instruction at a time, each taking
 /// isa::engineCycles() cycles of the engine's clock (loosely timed: one wait per instruction, no clock edges).
-/// The same class models all four kinds; the kind only selects the cost formula and clock.
+/// The same class models all four kinds; the kind selects the cost formula and clock, and the tensor engine adds
+/// what its time depends on across instructions (TensorEngineTiming).
 
 #include "engines/StreamEngine.h"
+#include "engines/TensorEngineTiming.h"
+
+#include <optional>
 
 namespace tessera::sim {
 
@@ -19,6 +23,7 @@ private:
   void logPrint(const isa::Instruction &inst);
 
   double psPerCycle_ = 0;
+  std::optional<TensorEngineTiming> tensorTiming_; ///< the tensor engine's LoadStationary and row tiles
 };
 
 } // namespace tessera::sim

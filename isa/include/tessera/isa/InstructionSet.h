@@ -61,6 +61,9 @@ struct InstructionDef {
   void (*execute)(const Instruction &inst, const Memories &mem);
   /// Cycles on compute engine `engine` at its clock (DMA instructions: 0, the simulator times transfers).
   uint64_t (*cycles)(const Instruction &inst, Engine engine, const Target &target);
+  /// Where `inst.mode` selects an engine form (nc_transpose), the engine that form runs on; null when any of
+  /// `engines` may run every form.
+  Engine (*modeEngine)(const Instruction &inst) = nullptr;
 };
 
 /// The definition of `op`.

@@ -30,6 +30,12 @@ struct TensorEngineSpec : EngineSpec {
   /// (`accumulate_onto_non_matmul = "defined"`); on NeuronCore v2/v3 it is undefined, and the simulator's
   /// kernel-bug checks report it.
   bool accumulateOntoNonMatmulDefined = false;
+  /// Row tiling (nc_matmul tile_position/tile_size): the most equal row tiles the PE rows split into, so that
+  /// small matmuls run side by side (2: 2x64 on NeuronCore-v2; 4: 4x32 from v3; 1: no row tiling).
+  unsigned maxRowTiles = 0;
+  /// FP8 double row mode's throughput gain (nc_matmul perf_mode=double_row, v3 on); 0 where the mode does not
+  /// exist.
+  unsigned fp8DoubleRowSpeedup = 0;
 };
 
 /// DMA engines and the HBM they reach.
@@ -59,6 +65,10 @@ struct CostModel {
   unsigned bnAggrCyclesPerTriple = 0;     ///< bn_aggr: cycles per (count, mean, M2) triple (13N/3)
   unsigned bnStatsMaxElements = 0;        ///< bn_stats: most input elements per partition (bn_stats_fmax)
   unsigned max8MaxElements = 0;           ///< max8, nc_find_index8, nc_match_replace8: most elements per partition
+  unsigned loadStationaryFactor = 0;   ///< LoadStationary moves this many stationary columns per cycle
+  unsigned transposeMinCycles = 0;     ///< tensor-engine transpose: max(P, min(this, F))
+  unsigned localGatherIndexCycles = 0; ///< local_gather: cycles per index beyond its elements
+  unsigned localGatherWordBytes = 0;   ///< local_gather moves elements in words of this many bytes
 };
 
 /// One machine.
@@ -81,6 +91,12 @@ struct Target {
   CostModel cost;
   /// Every key of the file's [cost] table with its value, by name (the ISA reference prints them).
   std::vector<std::pair<std::string, double>> costCoefficients;
+
+  /// Instruction shape limits of the vector and GpSimd engines.
+  unsigned vectorTransposeBlock = 0;  ///< nc_transpose on the vector engine: data up to [this, this]
+  unsigned gpsimdPartitionsPerCore = 0; ///< each GpSimd core reaches this many contiguous partitions (local_gather)
+  unsigned localGatherMaxIndices = 0;   ///< local_gather: valid indices per GpSimd core
+  unsigned localGatherMaxElementsPerIndex = 0; ///< local_gather: num_elem_per_idx, a power of two up to this
 
   /// Reads a target file; a missing or ill-typed field is an Error naming the file and field.
   static Target load(const std::filesystem::path &file);
