@@ -81,7 +81,7 @@ func.func @find_index8_writes_u32() {
 #x = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>
 #col = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 4096, dims = [1], strides = [1]>
 func.func @activation_reduce_needs_reduce_res() {
-  // expected-error@+1 {{'nc.inst' op needs reduce_res (dst2), a [128, 1] tile}}
+  // expected-error@+1 {{'nc.inst' op needs operand dst2}}
   nc.inst "activation_reduce" {dst = #x, src0 = #x, params = {func = "exp"}, engine = "scalar"}
   return
 }

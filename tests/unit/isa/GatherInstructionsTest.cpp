@@ -148,7 +148,7 @@ TEST_P(LocalGather, AnIndexOutOfRangeStopsWithAnError) {
     execute(g.inst, mem.memories());
     FAIL() << "no error";
   } catch (const Error &e) {
-    EXPECT_NE(e.message().find("local_gather: index 61 (partition 5 of index, column 0) reads elements [61, 65) of "
+    EXPECT_NE(e.message().find("index 61 (partition 5 of index, column 0) reads elements [61, 65) of "
                                "src_buffer rows that hold 64"),
               std::string::npos)
         << e.message();
@@ -208,7 +208,7 @@ TEST_P(LocalGather, VerifyRules) {
   EXPECT_NE(verifyInstruction(many, Engine::GpSimd, &t).find("4112 indices per GpSimd core exceed 4096"),
             std::string::npos);
   // Only GpSimd runs it.
-  EXPECT_NE(verifyInstruction(good.inst, Engine::Vector, &t).find("local_gather cannot run on the vector engine"),
+  EXPECT_NE(verifyInstruction(good.inst, Engine::Vector, &t).find("cannot run on the vector engine"),
             std::string::npos);
 }
 

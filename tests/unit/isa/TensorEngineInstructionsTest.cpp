@@ -211,7 +211,7 @@ TEST(Transpose, VerifyRules) {
          i.dst = tile(MemSpace::Psum, DType::BF16, 0, 8, 0, 8);
        },
        Engine::Tensor, &trn2(), "mode 1 is the vector engine's form, but the instruction is on the tensor engine");
-  with("on GpSimd", [](Instruction &) {}, Engine::GpSimd, &trn2(), "transpose cannot run on the gpsimd engine");
+  with("on GpSimd", [](Instruction &) {}, Engine::GpSimd, &trn2(), "cannot run on the gpsimd engine");
   for (const Case &c : cases)
     EXPECT_TRUE(mentions(verifyInstruction(c.inst, c.engine, c.target), c.expected)) << c.label;
   // Without a target only the target-free rules apply.
