@@ -4,6 +4,8 @@
 
 #include "tessera/isa/Cost.h"
 
+#include "tessera/isa/AccessRules.h"
+
 #include <algorithm>
 
 namespace tessera::isa {
@@ -86,8 +88,17 @@ uint64_t engineCycles(const Instruction &inst, Engine engine, const Target &targ
   const uint64_t startup = engine == Engine::GpSimd ? cost.gpsimdStartupCycles : 0;
   if (inst.op == Opcode::Matmul)
     return startup + matmulCycles(inst, cost);
-  const uint64_t streaming = std::max<uint64_t>(cost.minInitiationCycles, streamingCycles(inst, cost));
+  const uint64_t streaming =
+      std::max<uint64_t>(cost.minInitiationCycles, streamingCycles(inst, cost) * stridedAccessFactor(inst, target));
   return startup + cost.accessOverheadCycles + streaming;
+}
+
+uint64_t stridedAccessFactor(const Instruction &inst, const Target &target) {
+  const OperandUse use = operandUse(inst);
+  const bool strided = ((use.writesDst || use.readsDst) && isStridedAccess(inst.dst, target)) ||
+                       (use.src0 && isStridedAccess(inst.src0, target)) ||
+                       (use.src1 && isStridedAccess(inst.src1, target));
+  return strided ? target.cost.stridedAccessFactor : 1;
 }
 
 double clockGhz(Engine engine, const Target &target) {

@@ -14,6 +14,11 @@ namespace tessera::isa {
 /// depends on the bandwidth the queues share, which the simulator models (Target::dma).
 uint64_t engineCycles(const Instruction &inst, Engine engine, const Target &target);
 
+/// What a strided access multiplies an instruction's streaming cycles by: cost.strided_access_factor when an
+/// operand it uses walks its innermost free dimension with a stride over cost.strided_access_bytes (NKI: such a
+/// stride halves the access bandwidth), else 1.
+uint64_t stridedAccessFactor(const Instruction &inst, const Target &target);
+
 /// The clock of the engine running a stream of this kind, in GHz (DMA: 1, costs are in ns).
 double clockGhz(Engine engine, const Target &target);
 
