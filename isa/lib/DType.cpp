@@ -12,15 +12,18 @@ namespace {
 struct DTypeInfo {
   DType type;
   std::string_view name;
-  int mantissaBits; ///< stored fraction bits (the significand has one more)
+  int mantissaBits; ///< stored fraction bits (the significand has one more); -1 for integers
 };
 
-constexpr std::array<DTypeInfo, 5> kDTypes = {{
+constexpr std::array<DTypeInfo, 8> kDTypes = {{
     {DType::F32, "f32", 23},
     {DType::BF16, "bf16", 7},
     {DType::F16, "f16", 10},
     {DType::F8E4M3, "f8e4m3", 3},
     {DType::F8E5M2, "f8e5m2", 2},
+    {DType::I32, "i32", -1},
+    {DType::U32, "u32", -1},
+    {DType::U8, "u8", -1},
 }};
 
 const DTypeInfo *find(DType t) {
@@ -46,7 +49,7 @@ std::optional<DType> parseDType(std::string_view name) {
 
 double unitRoundoff(DType t) {
   const DTypeInfo *info = find(t);
-  return info ? std::ldexp(1.0, -(info->mantissaBits + 1)) : 0.0;
+  return info && info->mantissaBits >= 0 ? std::ldexp(1.0, -(info->mantissaBits + 1)) : 0.0;
 }
 
 } // namespace tessera::isa

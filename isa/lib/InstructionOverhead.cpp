@@ -24,23 +24,25 @@ bool overlaps(const AccessPattern &a, const AccessPattern &b) {
 
 /// Elements per partition the instruction works through: the largest of the operands it uses.
 int64_t workElements(const Instruction &inst) {
-  const OperandUse use = operandUse(inst);
-  int64_t elements = use.writesDst || use.readsDst ? inst.dst.freeElements() : 0;
-  if (use.src0)
-    elements = std::max(elements, inst.src0.freeElements());
-  if (use.src1)
-    elements = std::max(elements, inst.src1.freeElements());
+  int64_t elements = 0;
+  forEachOperand(inst, [&](const char *, const AccessPattern &ap, bool) {
+    elements = std::max(elements, ap.freeElements());
+  });
   return elements;
 }
 
 } // namespace
 
 bool readsOutputOf(const Instruction &inst, const Instruction &producer) {
-  if (!operandUse(producer).writesDst)
-    return false;
-  const OperandUse use = operandUse(inst);
-  return (use.src0 && overlaps(inst.src0, producer.dst)) || (use.src1 && overlaps(inst.src1, producer.dst)) ||
-         (use.readsDst && overlaps(inst.dst, producer.dst));
+  bool reads = false;
+  forEachOperand(producer, [&](const char *, const AccessPattern &written, bool isWrite) {
+    if (!isWrite)
+      return;
+    forEachOperand(inst, [&](const char *, const AccessPattern &read, bool isRead) {
+      reads |= !isRead && overlaps(read, written);
+    });
+  });
+  return reads;
 }
 
 uint64_t staticOverheadCycles(const Instruction &inst, const Instruction *previous, Engine engine,

@@ -16,8 +16,11 @@
 #include "tessera/isa/NumberFormats.h"
 
 #include <array>
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace tessera::isa {
 namespace {
@@ -199,8 +202,40 @@ float f8e4m3ToFloat(uint8_t bits) { return kF8E4M3Values[bits]; }
 uint8_t floatToF8E5M2(float f) { return uint8_t(encodeMinifloat<kF8E5M2Format>(f)); }
 float f8e5m2ToFloat(uint8_t bits) { return kF8E5M2Values[bits]; }
 
+namespace {
+
+/// `f` rounded to the nearest integer (ties to even) and clamped to [lo, hi]; NaN gives 0.
+template <typename Int> Int toInteger(float f) {
+  if (std::isnan(f))
+    return 0;
+  const double lo = static_cast<double>(std::numeric_limits<Int>::min());
+  const double hi = static_cast<double>(std::numeric_limits<Int>::max());
+  const double rounded = std::nearbyint(static_cast<double>(f)); // the default rounding mode: to nearest even
+  return static_cast<Int>(std::clamp(rounded, lo, hi));
+}
+
+template <typename Int> void decodeIntegers(const std::byte *src, float *dst, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    Int value;
+    std::memcpy(&value, src + i * sizeof(Int), sizeof(Int));
+    dst[i] = static_cast<float>(value);
+  }
+}
+
+template <typename Int> void encodeIntegers(const float *src, std::byte *dst, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    const Int value = toInteger<Int>(src[i]);
+    std::memcpy(dst + i * sizeof(Int), &value, sizeof(Int));
+  }
+}
+
+} // namespace
+
 float roundTo(DType t, float f) {
   switch (t) {
+  case DType::I32: return static_cast<float>(toInteger<int32_t>(f));
+  case DType::U32: return static_cast<float>(toInteger<uint32_t>(f));
+  case DType::U8: return static_cast<float>(toInteger<uint8_t>(f));
   case DType::F32: return f;
   case DType::BF16: return bf16ToFloat(floatToBf16(f));
   case DType::F16: return f16ToFloat(floatToF16(f));
@@ -219,6 +254,9 @@ void decode(DType t, const std::byte *src, float *dst, size_t count) {
   case DType::F16: decodeLoop<uint16_t>(src, dst, count, decodeMinifloat<kF16Format>); return;
   case DType::F8E4M3: decodeLoop<uint8_t>(src, dst, count, [](uint8_t b) { return kF8E4M3Values[b]; }); return;
   case DType::F8E5M2: decodeLoop<uint8_t>(src, dst, count, [](uint8_t b) { return kF8E5M2Values[b]; }); return;
+  case DType::I32: return decodeIntegers<int32_t>(src, dst, count);
+  case DType::U32: return decodeIntegers<uint32_t>(src, dst, count);
+  case DType::U8: return decodeIntegers<uint8_t>(src, dst, count);
   }
 }
 
@@ -231,6 +269,9 @@ void encode(DType t, const float *src, std::byte *dst, size_t count) {
   case DType::F16: encodeLoop<uint16_t>(src, dst, count, encodeMinifloat<kF16Format>); return;
   case DType::F8E4M3: encodeLoop<uint8_t>(src, dst, count, encodeMinifloat<kF8E4M3Format>); return;
   case DType::F8E5M2: encodeLoop<uint8_t>(src, dst, count, encodeMinifloat<kF8E5M2Format>); return;
+  case DType::I32: return encodeIntegers<int32_t>(src, dst, count);
+  case DType::U32: return encodeIntegers<uint32_t>(src, dst, count);
+  case DType::U8: return encodeIntegers<uint8_t>(src, dst, count);
   }
 }
 

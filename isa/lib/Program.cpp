@@ -3,6 +3,8 @@
 
 #include "tessera/isa/Program.h"
 
+#include "tessera/isa/InstructionSet.h"
+
 #include <algorithm>
 
 namespace tessera::isa {
@@ -23,40 +25,6 @@ std::string_view name(Engine e) {
   case Engine::Scalar: return "scalar";
   case Engine::GpSimd: return "gpsimd";
   case Engine::Dma: return "dma";
-  }
-  return "unknown";
-}
-
-std::string_view name(Opcode op) {
-  switch (op) {
-  case Opcode::DmaCopy: return "dma_copy";
-  case Opcode::Matmul: return "matmul";
-  case Opcode::TensorTensor: return "tensor_tensor";
-  case Opcode::Activation: return "activation";
-  case Opcode::TensorReduce: return "tensor_reduce";
-  case Opcode::TensorCopy: return "tensor_copy";
-  case Opcode::Memset: return "memset";
-  case Opcode::Print: return "print";
-  }
-  return "unknown";
-}
-
-std::string_view name(AluOp op) {
-  switch (op) {
-  case AluOp::Add: return "add";
-  case AluOp::Subtract: return "subtract";
-  case AluOp::Multiply: return "multiply";
-  case AluOp::Max: return "max";
-  case AluOp::Min: return "min";
-  case AluOp::Divide: return "divide";
-  }
-  return "unknown";
-}
-
-std::string_view name(ActFunc f) {
-  switch (f) {
-  case ActFunc::Identity: return "identity";
-  case ActFunc::Exp: return "exp";
   }
   return "unknown";
 }
@@ -132,18 +100,6 @@ size_t Program::instructionCount() const {
   return count;
 }
 
-OperandUse operandUse(const Instruction &inst) {
-  switch (inst.op) {
-  case Opcode::Memset: return {};
-  case Opcode::Matmul: return {.src0 = true, .src1 = true, .readsDst = inst.accumulate};
-  case Opcode::TensorTensor: return {.src0 = true, .src1 = true};
-  case Opcode::Activation: return {.src0 = true, .src1 = inst.src1.partitions != 0}; // src1: an optional bias
-  case Opcode::DmaCopy:
-  case Opcode::TensorReduce:
-  case Opcode::TensorCopy: return {.src0 = true};
-  case Opcode::Print: return {.src0 = true, .writesDst = false};
-  }
-  return {};
-}
+OperandUse operandUse(const Instruction &inst) { return definition(inst.op).use(inst); }
 
 } // namespace tessera::isa

@@ -3,6 +3,7 @@
 #include "tessera/isa/AccessRules.h"
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/Error.h"
+#include "tessera/isa/InstructionSet.h"
 
 #include <fmt/format.h>
 
@@ -19,25 +20,6 @@ using isa::Instruction;
 using isa::MemSpace;
 using isa::Opcode;
 
-/// Which operands an instruction uses: dst (every opcode but Print writes it) and the sources it reads.
-struct OperandUse {
-  bool src0 = false, src1 = false, dst = true;
-};
-
-OperandUse operandsOf(const Instruction &inst) {
-  switch (inst.op) {
-  case Opcode::Memset: return {false, false};
-  case Opcode::Matmul:
-  case Opcode::TensorTensor: return {true, true};
-  case Opcode::Activation: return {true, inst.src1.partitions != 0}; // src1: an optional [P, 1] bias tile
-  case Opcode::DmaCopy:
-  case Opcode::TensorReduce:
-  case Opcode::TensorCopy: return {true, false};
-  case Opcode::Print: return {.src0 = true, .src1 = false, .dst = false};
-  }
-  return {};
-}
-
 /// Checks one instruction. Engines call this before every instruction, so the passing path is lean: each test is
 /// one comparison, and the messages are built only on failure, in the cold report*() members.
 class InstructionChecker {
@@ -46,26 +28,16 @@ public:
       : program_(program), target_(target), stream_(stream), index_(index), inst_(stream.instructions[index]) {}
 
   void check() const {
-    checkEngine();
     checkSemaphores();
-    const OperandUse use = operandsOf(inst_);
-    const int64_t dst = use.dst ? checkOperand("dst", inst_.dst) : 0;
-    const int64_t src0 = use.src0 ? checkOperand("src0", inst_.src0) : 0;
-    const int64_t src1 = use.src1 ? checkOperand("src1", inst_.src1) : 0;
-    checkShapes(dst, src0, src1);
+    isa::forEachOperand(inst_, [&](const char *slot, const AccessPattern &ap, bool) { checkOperand(slot, ap); });
+    // The instruction's own rules (engine, generation, shapes), from its definition.
+    if (std::string problem = isa::verifyInstruction(inst_, stream_.engine, &target_); !problem.empty()) [[unlikely]]
+      fail(problem);
   }
 
 private:
   [[noreturn, gnu::cold, gnu::noinline]] void fail(const std::string &what, const std::string &hint = {}) const {
     throw Error(fmt::format("{}: {}", describeInstruction(stream_, index_), what), locationOf(program_, inst_), hint);
-  }
-
-  void checkEngine() const {
-    const bool onDmaQueue = stream_.engine == Engine::Dma;
-    if (onDmaQueue != (inst_.op == Opcode::DmaCopy)) [[unlikely]]
-      fail(onDmaQueue ? "a DMA queue runs only dma_copy" : "dma_copy runs only on a DMA queue");
-    if (inst_.op == Opcode::Matmul && stream_.engine != Engine::Tensor) [[unlikely]]
-      fail("matmul runs only on the tensor engine");
   }
 
   void checkSemaphores() const {
@@ -87,7 +59,7 @@ private:
     KernelBug bug;
     bug.kind = BugKind::OutOfBounds;
     bug.timeNs = static_cast<double>(sc_core::sc_time_stamp().value()) / 1000.0;
-    const bool writes = std::string_view(operand) == "dst";
+    const bool writes = std::string_view(operand).starts_with("dst");
     bug.instructions.push_back(
         bugInstruction(program_, stream_, index_, fmt::format("{} {}", writes ? "writes" : "reads", operand)));
     const auto [first, last] = ap.byteExtent();
@@ -121,8 +93,8 @@ private:
     fail(fmt::format("it {} semaphore {} but the program has {}", verb, sem, program_.semaphores));
   }
 
-  /// Checks that `ap` lies inside its memory; returns its elements per partition.
-  int64_t checkOperand(const char *operand, const AccessPattern &ap) const {
+  /// Checks that `ap` lies inside its memory.
+  void checkOperand(const char *operand, const AccessPattern &ap) const {
     if (ap.freeRank > AccessPattern::kMaxFreeDims) [[unlikely]]
       fail(fmt::format("operand {} has {} free dimensions; at most {}", operand, ap.freeRank,
                        AccessPattern::kMaxFreeDims));
@@ -133,7 +105,6 @@ private:
       checkHbm(operand, ap);
     else
       checkOnChip(operand, ap);
-    return elements;
   }
 
   void checkHbm(const char *operand, const AccessPattern &ap) const {
@@ -192,53 +163,6 @@ private:
                     fmt::format("operand {} touches bytes [{}, {}) of each {} partition, which holds {} bytes",
                                 operand, first, last, isa::name(ap.space), partitionBytes),
                     "check the tile's address and size against the target's memory");
-  }
-
-  /// `dst`, `src0`, `src1`: elements per partition of each operand checked (0 when unused).
-  void checkShapes(int64_t dst, int64_t src0, int64_t src1) const {
-    const AccessPattern &d = inst_.dst, &s0 = inst_.src0, &s1 = inst_.src1;
-    switch (inst_.op) {
-    case Opcode::DmaCopy:
-    case Opcode::TensorCopy:
-      if (d.partitions != s0.partitions || dst != src0) [[unlikely]]
-        reportShapes("src0", src0);
-      return;
-    case Opcode::TensorTensor:
-      if (d.partitions != s0.partitions || dst != src0) [[unlikely]]
-        reportShapes("src0", src0);
-      if (d.partitions != s1.partitions || dst != src1) [[unlikely]]
-        reportShapes("src1", src1);
-      return;
-    case Opcode::Activation:
-      if (d.partitions != s0.partitions || dst != src0) [[unlikely]]
-        reportShapes("src0", src0);
-      if (s1.partitions != 0 && (s1.partitions != d.partitions || src1 != 1)) [[unlikely]]
-        fail(fmt::format("bias src1 ({} x {}) must be one element per partition of dst ({} partitions)",
-                         s1.partitions, src1, d.partitions));
-      return;
-    case Opcode::TensorReduce:
-      if (d.partitions != s0.partitions || dst != 1) [[unlikely]]
-        fail(fmt::format("dst ({} x {}) must be one element per partition of src0 ({} partitions)", d.partitions,
-                         dst, s0.partitions));
-      return;
-    case Opcode::Matmul:
-      if (d.space != MemSpace::Psum) [[unlikely]]
-        fail(fmt::format("matmul writes PSUM, not {}", isa::name(d.space)));
-      // stationary src0 [K, M], moving src1 [K, N], dst [M, N]
-      if (s1.partitions != s0.partitions || d.partitions != src0 || dst != src1) [[unlikely]]
-        fail(fmt::format("shapes do not agree: stationary src0 {} x {} (K x M), moving src1 {} x {} (K x N), "
-                         "dst {} x {} (M x N)",
-                         s0.partitions, src0, s1.partitions, src1, d.partitions, dst));
-      return;
-    case Opcode::Memset:
-    case Opcode::Print: return;
-    }
-  }
-
-  [[noreturn, gnu::cold, gnu::noinline]] void reportShapes(const char *source, int64_t sourceElements) const {
-    const AccessPattern &src = source[3] == '0' ? inst_.src0 : inst_.src1;
-    fail(fmt::format("operands dst ({} x {}) and {} ({} x {}) differ in shape", inst_.dst.partitions,
-                     inst_.dst.freeElements(), source, src.partitions, sourceElements));
   }
 
   const isa::Program &program_;

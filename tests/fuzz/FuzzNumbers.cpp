@@ -39,7 +39,7 @@ uint32_t encodeOne(DType t, float x) {
   case DType::F16: return floatToF16(x);
   case DType::F8E4M3: return floatToF8E4M3(x);
   case DType::F8E5M2: return floatToF8E5M2(x);
-  case DType::F32: break;
+  default: break; // F32 and the integer types are not narrow float formats
   }
   return std::bit_cast<uint32_t>(x);
 }
@@ -50,7 +50,7 @@ float decodeOne(DType t, uint32_t bits) {
   case DType::F16: return f16ToFloat(uint16_t(bits));
   case DType::F8E4M3: return f8e4m3ToFloat(uint8_t(bits));
   case DType::F8E5M2: return f8e5m2ToFloat(uint8_t(bits));
-  case DType::F32: break;
+  default: break;
   }
   return std::bit_cast<float>(bits);
 }

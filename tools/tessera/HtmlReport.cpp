@@ -29,12 +29,12 @@ struct Style {
   const char *label;
   const char *colour;
 };
-constexpr std::array<Style, 10> kOpStyles = {{{"matmul", "#4e79a7"},
-                                             {"tensor_tensor", "#f28e2b"},
+constexpr std::array<Style, 10> kOpStyles = {{{"matmul / transpose", "#4e79a7"},
+                                             {"elementwise", "#f28e2b"},
                                              {"activation", "#59a14f"},
-                                             {"tensor_reduce", "#b07aa1"},
-                                             {"tensor_copy", "#76b7b2"},
-                                             {"memset", "#edc948"},
+                                             {"reductions", "#b07aa1"},
+                                             {"copies / gathers", "#76b7b2"},
+                                             {"memset / iota", "#edc948"},
                                              {"dma load (HBM to chip)", "#e15759"},
                                              {"dma store (chip to HBM)", "#ff9da7"},
                                              {"dma on chip", "#9c755f"},
@@ -44,13 +44,32 @@ constexpr int kClasses = kWait + 1;
 
 int classOf(const isa::Instruction &inst) {
   switch (inst.op) {
-  case Opcode::Matmul: return 0;
-  case Opcode::TensorTensor: return 1;
-  case Opcode::Activation: return 2;
-  case Opcode::TensorReduce: return 3;
-  case Opcode::TensorCopy: return 4;
-  case Opcode::Memset: return 5;
-  case Opcode::DmaCopy: return inst.src0.space == MemSpace::Hbm ? 6 : inst.dst.space == MemSpace::Hbm ? 7 : 8;
+  case Opcode::Matmul:
+  case Opcode::Transpose: return 0;
+  case Opcode::TensorTensor:
+  case Opcode::TensorScalar:
+  case Opcode::ScalarTensorTensor:
+  case Opcode::Reciprocal:
+  case Opcode::AffineSelect:
+  case Opcode::RangeSelect:
+  case Opcode::TensorCopyPredicated:
+  case Opcode::MatchReplace8: return 1;
+  case Opcode::Activation:
+  case Opcode::ActivationReduce: return 2;
+  case Opcode::TensorReduce:
+  case Opcode::TensorPartitionReduce:
+  case Opcode::TensorTensorScan:
+  case Opcode::BnStats:
+  case Opcode::BnAggr:
+  case Opcode::Max8:
+  case Opcode::FindIndex8: return 3;
+  case Opcode::TensorCopy:
+  case Opcode::LocalGather: return 4;
+  case Opcode::Memset:
+  case Opcode::Iota: return 5;
+  case Opcode::DmaCopy:
+  case Opcode::DmaTranspose:
+    return inst.src0.space == MemSpace::Hbm ? 6 : inst.dst.space == MemSpace::Hbm ? 7 : 8;
   case Opcode::Print: return 9;
   }
   return 4;

@@ -19,11 +19,7 @@ LiveBytes liveBytesOverTime(const isa::Program &program, const std::vector<sim::
     return s == MemSpace::Sbuf ? &mems[0] : s == MemSpace::Psum ? &mems[1] : nullptr;
   };
   auto operands = [](const isa::Instruction &inst, auto &&visit) {
-    const isa::OperandUse use = isa::operandUse(inst);
-    if (use.src0) visit(inst.src0, false);
-    if (use.src1) visit(inst.src1, false);
-    if (use.readsDst) visit(inst.dst, false);
-    if (use.writesDst) visit(inst.dst, true);
+    isa::forEachOperand(inst, [&](const char *, const isa::AccessPattern &ap, bool write) { visit(ap, write); });
   };
   for (const sim::InstructionEvent &e : timeline)
     operands(program.streams[e.stream].instructions[e.index], [&](const isa::AccessPattern &ap, bool) {

@@ -190,10 +190,20 @@ json instructionArgs(const isa::Program &program, const isa::Target &target, con
   if (inUse(inst.dst)) args["dst"] = describe(program, inst.dst);
   if (inUse(inst.src0)) args["src0"] = describe(program, inst.src0);
   if (inUse(inst.src1)) args["src1"] = describe(program, inst.src1);
+  if (inUse(inst.src2)) args["src2"] = describe(program, inst.src2);
+  if (inUse(inst.dst2)) args["dst2"] = describe(program, inst.dst2);
   switch (inst.op) {
   case isa::Opcode::TensorTensor:
-  case isa::Opcode::TensorReduce: args["alu"] = isa::name(inst.alu); break;
-  case isa::Opcode::Activation: args["func"] = isa::name(inst.func); break;
+  case isa::Opcode::TensorReduce:
+  case isa::Opcode::TensorPartitionReduce: args["alu"] = isa::name(inst.alu); break;
+  case isa::Opcode::TensorScalar:
+  case isa::Opcode::ScalarTensorTensor:
+  case isa::Opcode::TensorTensorScan:
+    args["alu"] = isa::name(inst.alu);
+    args["alu1"] = isa::name(inst.alu1);
+    break;
+  case isa::Opcode::Activation:
+  case isa::Opcode::ActivationReduce: args["func"] = isa::name(inst.func); break;
   case isa::Opcode::Matmul: args["accumulate"] = inst.accumulate; break;
   case isa::Opcode::Print: args["text"] = program.textOf(inst); break;
   default: break;

@@ -22,6 +22,7 @@
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -65,6 +66,9 @@ bool hasHostForm(isa::DType t) {
   case isa::DType::F16:
   case isa::DType::F8E4M3: // stored as i8, converted with integer code (tile-to-linalg)
   case isa::DType::F8E5M2: return true;
+  case isa::DType::I32:
+  case isa::DType::U32:
+  case isa::DType::U8: return false; // integer tiles come only from tsr::isa instructions the model lacks
   }
   return false;
 }
@@ -107,6 +111,7 @@ void toLlvm(MLIRContext &ctx, ErrorCollector &errors, ModuleOp module) {
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(arith::createArithExpandOpsPass({.includeBf16 = true}));
+  pm.addPass(createConvertMathToLibmPass()); // tanh, erf, pow: calls into the host's libm
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());

@@ -103,20 +103,75 @@ public:
   Value f32(float v) { return b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(v)); }
   Value exp(Value x) { return b_.create<math::ExpOp>(loc_, x); }
 
+  /// func(x) in f32, written independently of isa::apply(ActFunc) from the functions' definitions.
+  Value activation(tile::Func func, Value x) {
+    switch (func) {
+    case tile::Func::identity: return x;
+    case tile::Func::exp: return exp(x);
+    case tile::Func::log: return b_.create<math::LogOp>(loc_, x);
+    case tile::Func::tanh: return b_.create<math::TanhOp>(loc_, x);
+    case tile::Func::gelu: // x/2 (1 + erf(x / sqrt 2))
+      return mulF(mulF(f32(0.5f), x),
+                 addF(f32(1.0f), b_.create<math::ErfOp>(loc_, mulF(x, f32(0.70710678118654752f)))));
+    case tile::Func::gelu_apprx_tanh: { // x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+      Value cube = mulF(x, mulF(x, x));
+      Value inner = mulF(f32(0.7978845608028654f), addF(x, mulF(f32(0.044715f), cube)));
+      return mulF(mulF(f32(0.5f), x), addF(f32(1.0f), b_.create<math::TanhOp>(loc_, inner)));
+    }
+    case tile::Func::silu: return mulF(x, sigmoid(x));
+    case tile::Func::sigmoid: return sigmoid(x);
+    case tile::Func::relu: return pick(arith::CmpFPredicate::OGT, x, f32(0.0f));
+    case tile::Func::rsqrt: return b_.create<arith::DivFOp>(loc_, f32(1.0f), b_.create<math::SqrtOp>(loc_, x));
+    case tile::Func::square: return mulF(x, x);
+    case tile::Func::sqrt: return b_.create<math::SqrtOp>(loc_, x);
+    case tile::Func::reciprocal: return b_.create<arith::DivFOp>(loc_, f32(1.0f), x);
+    }
+    return x;
+  }
+
   Value alu(tile::Alu op, Value x, Value y) {
     switch (op) {
-    case tile::Alu::add: return b_.create<arith::AddFOp>(loc_, x, y);
+    case tile::Alu::add: return addF(x, y);
     case tile::Alu::subtract: return b_.create<arith::SubFOp>(loc_, x, y);
-    case tile::Alu::multiply: return b_.create<arith::MulFOp>(loc_, x, y);
+    case tile::Alu::multiply: return mulF(x, y);
     case tile::Alu::divide: return b_.create<arith::DivFOp>(loc_, x, y);
     // NaN-propagating, and y between equal operands: (x > y || isnan(x)) ? x : y.
     case tile::Alu::max: return pick(arith::CmpFPredicate::OGT, x, y);
     case tile::Alu::min: return pick(arith::CmpFPredicate::OLT, x, y);
+    case tile::Alu::bypass: return x;
+    case tile::Alu::power: return b_.create<math::PowFOp>(loc_, x, y);
+    case tile::Alu::abs_max:
+      return pick(arith::CmpFPredicate::OGT, b_.create<math::AbsFOp>(loc_, x), b_.create<math::AbsFOp>(loc_, y));
+    case tile::Alu::is_equal: return truth(arith::CmpFPredicate::OEQ, x, y);
+    case tile::Alu::not_equal: return truth(arith::CmpFPredicate::UNE, x, y);
+    case tile::Alu::is_gt: return truth(arith::CmpFPredicate::OGT, x, y);
+    case tile::Alu::is_ge: return truth(arith::CmpFPredicate::OGE, x, y);
+    case tile::Alu::is_lt: return truth(arith::CmpFPredicate::OLT, x, y);
+    case tile::Alu::is_le: return truth(arith::CmpFPredicate::OLE, x, y);
+    case tile::Alu::logical_and:
+      return b_.create<arith::UIToFPOp>(
+          loc_, b_.getF32Type(),
+          b_.create<arith::AndIOp>(loc_, nonZero(x), nonZero(y)));
+    case tile::Alu::logical_or:
+      return b_.create<arith::UIToFPOp>(
+          loc_, b_.getF32Type(),
+          b_.create<arith::OrIOp>(loc_, nonZero(x), nonZero(y)));
     }
     return x;
   }
 
 private:
+  Value addF(Value x, Value y) { return b_.create<arith::AddFOp>(loc_, x, y); }
+  Value mulF(Value x, Value y) { return b_.create<arith::MulFOp>(loc_, x, y); }
+  Value sigmoid(Value x) {
+    return b_.create<arith::DivFOp>(loc_, f32(1.0f), addF(f32(1.0f), exp(b_.create<arith::NegFOp>(loc_, x))));
+  }
+  /// 1.0 where `x <pred> y`, else 0.0.
+  Value truth(arith::CmpFPredicate pred, Value x, Value y) {
+    return b_.create<arith::UIToFPOp>(loc_, b_.getF32Type(), b_.create<arith::CmpFOp>(loc_, pred, x, y));
+  }
+  Value nonZero(Value x) { return b_.create<arith::CmpFOp>(loc_, arith::CmpFPredicate::UNE, x, f32(0.0f)); }
+
   Value pick(arith::CmpFPredicate better, Value x, Value y) {
     Value wins = b_.create<arith::CmpFOp>(loc_, better, x, y);
     Value nan = b_.create<arith::CmpFOp>(loc_, arith::CmpFPredicate::UNO, x, x);
@@ -375,7 +430,7 @@ private:
             [&](Scalars &s, ValueRange a) {
               Value x = s.toF32(a[0], ts);
               if (scale != 1.0f) x = s.alu(tile::Alu::multiply, x, s.f32(scale));
-              if (func == tile::Func::exp) x = s.exp(x);
+              x = s.activation(func, x);
               return s.fromF32(x, td);
             });
     return success();

@@ -14,19 +14,9 @@ namespace tessera::compiler {
 
 namespace {
 
-tile::Alu toTile(isa::AluOp op) {
-  switch (op) {
-  case isa::AluOp::Add: return tile::Alu::add;
-  case isa::AluOp::Subtract: return tile::Alu::subtract;
-  case isa::AluOp::Multiply: return tile::Alu::multiply;
-  case isa::AluOp::Max: return tile::Alu::max;
-  case isa::AluOp::Min: return tile::Alu::min;
-  case isa::AluOp::Divide: return tile::Alu::divide;
-  }
-  return tile::Alu::add;
-}
+tile::Alu toTile(isa::AluOp op) { return *tile::symbolizeAlu(isa::name(op)); }
 
-tile::Func toTile(isa::ActFunc f) { return f == isa::ActFunc::Exp ? tile::Func::exp : tile::Func::identity; }
+tile::Func toTile(isa::ActFunc f) { return *tile::symbolizeFunc(isa::name(f)); }
 
 tile::MemorySpace toTile(isa::MemSpace s) {
   switch (s) {

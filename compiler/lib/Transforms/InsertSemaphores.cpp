@@ -50,8 +50,7 @@ struct Region {
   bool operator==(const Region &o) const = default;
 };
 
-Region regionOf(nc::AccessPatternAttr attr) {
-  isa::AccessPattern ap = nc::toIsa(attr);
+Region regionOf(const isa::AccessPattern &ap) {
   auto [b0, b1] = ap.byteExtent();
   switch (ap.space) {
   case isa::MemSpace::Hbm: return {ap.tensor, 0, 1, b0, b1};
@@ -145,10 +144,10 @@ struct InsertSemaphoresPass : PassWrapper<InsertSemaphoresPass, OperationPass<Mo
       stream[i] = streamOf(op);
       nc::Operands operands = nc::operandsOf(op);
       llvm::SmallVector<int64_t, 8> deps;
-      for (nc::AccessPatternAttr read : operands.reads) tracker.conflicts(regionOf(read), false, deps);
-      if (operands.write) tracker.conflicts(regionOf(operands.write), true, deps);
-      for (nc::AccessPatternAttr read : operands.reads) tracker.recordRead(regionOf(read), stream[i], i);
-      if (operands.write) tracker.recordWrite(regionOf(operands.write), i);
+      for (const isa::AccessPattern &read : operands.reads) tracker.conflicts(regionOf(read), false, deps);
+      for (const isa::AccessPattern &write : operands.writes) tracker.conflicts(regionOf(write), true, deps);
+      for (const isa::AccessPattern &read : operands.reads) tracker.recordRead(regionOf(read), stream[i], i);
+      for (const isa::AccessPattern &write : operands.writes) tracker.recordWrite(regionOf(write), i);
       const bool manual = op->hasAttr(nc::kManualAttr);
       std::set<int64_t> unique(deps.begin(), deps.end());
       for (int64_t d : unique) {

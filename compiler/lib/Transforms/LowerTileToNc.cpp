@@ -46,17 +46,9 @@ isa::MemSpace toIsa(tile::MemorySpace s) {
   return isa::MemSpace::Sbuf;
 }
 
-isa::AluOp toIsa(tile::Alu a) {
-  switch (a) {
-  case tile::Alu::add: return isa::AluOp::Add;
-  case tile::Alu::subtract: return isa::AluOp::Subtract;
-  case tile::Alu::multiply: return isa::AluOp::Multiply;
-  case tile::Alu::max: return isa::AluOp::Max;
-  case tile::Alu::min: return isa::AluOp::Min;
-  case tile::Alu::divide: return isa::AluOp::Divide;
-  }
-  return isa::AluOp::Add;
-}
+isa::AluOp toIsa(tile::Alu a) { return *isa::parseAluOp(tile::stringifyAlu(a)); }
+
+isa::ActFunc toIsa(tile::Func f) { return *isa::parseActFunc(tile::stringifyFunc(f)); }
 
 /// A tile allocation while the kernel is walked.
 struct Buffer {
@@ -138,7 +130,7 @@ private:
         .Case([&](tile::ActivationOp o) {
           isa::Instruction i;
           i.op = isa::Opcode::Activation;
-          i.func = o.getFunc() == tile::Func::exp ? isa::ActFunc::Exp : isa::ActFunc::Identity;
+          i.func = toIsa(o.getFunc());
           i.imm = o.getScale().convertToFloat();
           i.src0 = read(o.getSrc()).pattern();
           i.dst = written(o.getDst(), o).pattern();
@@ -335,7 +327,7 @@ private:
     else busyNs_[static_cast<int>(engine)] += isa::engineCycles(i, engine, target_) / isa::clockGhz(engine, target_);
     isa::Instruction fitted = i;
     if (engine != isa::Engine::Dma) // a row of 64K elements is walked as two dimensions: sizes are uint16
-      for (isa::AccessPattern *ap : {&fitted.dst, &fitted.src0, &fitted.src1})
+      for (isa::AccessPattern *ap : {&fitted.dst, &fitted.dst2, &fitted.src0, &fitted.src1, &fitted.src2})
         if (ap->partitions != 0 && ap->space != isa::MemSpace::Hbm) isa::splitLongFreeDimension(*ap, target_);
     Operation *created = nc::build(b_, loc, fitted, engine, queue, text);
     lastEmitted_ = created;

@@ -35,11 +35,11 @@ LogicalResult verifyInstruction(Operation *op, const isa::Target &target) {
   std::optional<isa::Engine> engine = nc::engineOf(op);
   if (!engine) return success();
   const isa::Instruction inst = nc::toInstruction(op);
-  const isa::OperandUse use = isa::operandUse(inst);
-  if ((use.writesDst || use.readsDst) && failed(verifyOperand(op, *engine, "dst", inst.dst, target))) return failure();
-  if (use.src0 && failed(verifyOperand(op, *engine, "src0", inst.src0, target))) return failure();
-  if (use.src1 && failed(verifyOperand(op, *engine, "src1", inst.src1, target))) return failure();
-  return success();
+  LogicalResult result = success();
+  isa::forEachOperand(inst, [&](const char *role, const isa::AccessPattern &ap, bool) {
+    if (succeeded(result)) result = verifyOperand(op, *engine, role, ap, target);
+  });
+  return result;
 }
 
 struct VerifyAccessPass : PassWrapper<VerifyAccessPass, OperationPass<ModuleOp>> {

@@ -29,6 +29,7 @@ func.func @dma_and_matmul() {
 #ps = #nc.ap<"psum", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>
 #red = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 4096, dims = [1], strides = [1]>
 #y = #nc.ap<"sbuf", bf16, tensor = -1, partitions = [32, 64], pstride = 0, offset = 8192, dims = [4, 128], strides = [256, 2]>
+#ps64 = #nc.ap<"psum", f32, tensor = -1, partitions = [0, 64], pstride = 0, offset = 0, dims = [512], strides = [1]>
 
 // CHECK-LABEL: func.func @compute
 func.func @compute() {
@@ -42,7 +43,7 @@ func.func @compute() {
   nc.tensor_reduce "add" #red, #x {engine = "gpsimd"}
   // Up to four free dimensions with any strides, on a range of partitions; an explicit default queue is dropped.
   // CHECK: nc.tensor_copy #nc.ap<"sbuf", bf16, tensor = -1, partitions = [32, 64], pstride = 0, offset = 8192, dims = [4, 128], strides = [256, 2]>, {{.*}} {engine = "scalar"}{{$}}
-  nc.tensor_copy #y, #ps {engine = "scalar", queue = 0 : i64}
+  nc.tensor_copy #y, #ps64 {engine = "scalar", queue = 0 : i64}
   // CHECK: nc.memset #nc.ap<"psum", {{.*}}>, 0.000000e+00 {engine = "vector"}
   nc.memset #ps, 0.0 {engine = "vector"}
   // CHECK: nc.memset {{.*}}, -1.500000e+00 {engine = "gpsimd", signals = array<i64: 4>, waits = array<i64: 2, 9>}
@@ -322,7 +323,7 @@ func.func @matmul_contraction_mismatch() {
 #st = #nc.ap<"sbuf", bf16, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [128], strides = [1]>
 #mv = #nc.ap<"sbuf", bf16, tensor = -1, partitions = [0, 128], pstride = 0, offset = 256, dims = [512], strides = [1]>
 func.func @matmul_into_sbuf() {
-  // expected-error@+1 {{'nc.matmul' op writes f32 to psum}}
+  // expected-error@+1 {{'nc.matmul' op dst must be an f32 tile in PSUM}}
   nc.matmul #dst, #st, #mv {engine = "tensor"}
   return
 }
@@ -333,7 +334,7 @@ func.func @matmul_into_sbuf() {
 #st = #nc.ap<"sbuf", bf16, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [128], strides = [1]>
 #mv = #nc.ap<"sbuf", bf16, tensor = -1, partitions = [0, 128], pstride = 0, offset = 256, dims = [512], strides = [1]>
 func.func @matmul_bf16_psum() {
-  // expected-error@+1 {{writes f32 to psum}}
+  // expected-error@+1 {{dst must be an f32 tile in PSUM}}
   nc.matmul #dst, #st, #mv {engine = "tensor"}
   return
 }

@@ -345,7 +345,7 @@ func.func @binary_dst_in_hbm(%d: memref<128x512xf32>) {
 
 func.func @binary_unknown_op() {
   %a = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
-  // expected-error@+1 {{expected string or keyword containing one of the following enum values for attribute 'op' [add, subtract, multiply, max, min, divide]}}
+  // expected-error@+1 {{expected string or keyword containing one of the following enum values for attribute 'op' [add, subtract, multiply, max, min, divide, bypass, power, abs_max, is_equal, not_equal, is_gt, is_ge, is_lt, is_le, logical_and, logical_or]}}
   tile.binary pow %a, %a, %a : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
   return
 }

@@ -217,6 +217,7 @@ func.func @independent() {
 #h0 = #nc.ap<"hbm", f32, tensor = 0, partitions = [0, 128], pstride = 512, offset = 0, dims = [512], strides = [1]>
 #row5 = #nc.ap<"hbm", f32, tensor = 0, partitions = [0, 1], pstride = 512, offset = 2560, dims = [512], strides = [1]>
 #z = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 1], pstride = 0, offset = 8192, dims = [512], strides = [1]>
+#y8 = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 8], pstride = 0, offset = 4096, dims = [128], strides = [1]>
 
 // Overlaps are found by byte range and partition range, not by equal patterns: a read of 8 partitions and
 // 512 bytes inside a written tile, and in HBM, a load of one row of what a store wrote.
@@ -227,7 +228,7 @@ func.func @independent() {
 // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} {engine = "dma", queue = 1 : i64, waits = array<i64: 2, 1>}
 func.func @partial_overlap() {
   nc.memset #x, 2.0 {engine = "vector"}
-  nc.activation "exp" #y, #part {engine = "scalar", scale = 1.0 : f32}
+  nc.activation "exp" #y8, #part {engine = "scalar", scale = 1.0 : f32}
   nc.dma_copy #h0, #y {engine = "dma"}
   nc.dma_copy #z, #row5 {engine = "dma", queue = 1 : i64}
   return

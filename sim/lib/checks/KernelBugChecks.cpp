@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <span>
+
 #include <systemc>
 
 namespace tessera::sim {
@@ -26,35 +29,43 @@ KernelBugChecks::KernelBugChecks(const isa::Program &program, const isa::Target 
 void KernelBugChecks::start(uint32_t s, size_t index) {
   const Instruction &inst = program_.streams[s].instructions[index];
   order_.start(s, index, inst);
-  const isa::OperandUse use = isa::operandUse(inst);
-  // Ids first: making an entry may move the others.
-  const uint32_t src0 = use.src0 ? history_.entryOf(inst.src0) : 0;
-  const uint32_t src1 = use.src1 ? history_.entryOf(inst.src1) : 0;
-  const uint32_t dst = use.writesDst ? history_.entryOf(inst.dst) : 0;
-  if (use.src0)
-    checkRead(s, index, "src0", inst.src0, src0);
-  if (use.src1)
-    checkRead(s, index, "src1", inst.src1, src1);
-  if (use.readsDst)
-    checkRead(s, index, "dst", inst.dst, dst);
-  if (use.writesDst)
-    checkWrite(s, index, inst.dst, dst);
+  // Every operand's history entry first: making an entry may move the others.
+  struct Use {
+    const char *slot;
+    const AccessPattern *ap;
+    bool write;
+    uint32_t id;
+  };
+  std::array<Use, 6> uses;
+  size_t count = 0;
+  isa::forEachOperand(inst, [&](const char *slot, const AccessPattern &ap, bool write) {
+    uses[count++] = {slot, &ap, write, history_.entryOf(ap)};
+  });
+  for (const Use &u : std::span(uses.data(), count)) {
+    if (u.write)
+      checkWrite(s, index, u.slot, *u.ap, u.id);
+    else
+      checkRead(s, index, u.slot, *u.ap, u.id);
+  }
 
   const Access self{.stream = s, .index = static_cast<uint32_t>(index)};
-  if (nonMatmulPsum_ && use.writesDst && inst.dst.space == isa::MemSpace::Psum) {
-    const Region &written = history_.region(dst);
-    const bool matmul = inst.op == Opcode::Matmul;
-    if (matmul && inst.accumulate)
-      if (const NonMatmulPsum::Rectangle *init = nonMatmulPsum_->find(written)) [[unlikely]]
-        reportAccumulation(s, index, written, *init);
-    nonMatmulPsum_->write(written, self, matmul);
+  if (nonMatmulPsum_)
+    for (const Use &u : std::span(uses.data(), count)) {
+      if (!u.write || u.ap->space != isa::MemSpace::Psum)
+        continue;
+      const Region &written = history_.region(u.id);
+      const bool matmul = inst.op == Opcode::Matmul;
+      if (matmul && inst.accumulate)
+        if (const NonMatmulPsum::Rectangle *init = nonMatmulPsum_->find(written)) [[unlikely]]
+          reportAccumulation(s, index, written, *init);
+      nonMatmulPsum_->write(written, self, matmul);
+    }
+  for (const Use &u : std::span(uses.data(), count)) {
+    if (u.write)
+      history_.recordWrite(u.id, self);
+    else if (std::string_view(u.slot) != "dst") // a matmul's accumulation read is covered by its write
+      history_.recordRead(u.id, self);
   }
-  if (use.src0)
-    history_.recordRead(src0, self);
-  if (use.src1)
-    history_.recordRead(src1, self);
-  if (use.writesDst)
-    history_.recordWrite(dst, self);
 }
 
 void KernelBugChecks::checkRead(uint32_t s, size_t index, const char *operand, const AccessPattern &ap,
@@ -72,10 +83,11 @@ void KernelBugChecks::checkRead(uint32_t s, size_t index, const char *operand, c
   history_.setWritten(id);
 }
 
-void KernelBugChecks::checkWrite(uint32_t s, size_t index, const AccessPattern &ap, uint32_t id) {
-  checkAgainst(s, index, "dst", true, id, id);
+void KernelBugChecks::checkWrite(uint32_t s, size_t index, const char *operand, const AccessPattern &ap,
+                                 uint32_t id) {
+  checkAgainst(s, index, operand, true, id, id);
   for (uint32_t other : history_.overlaps(id))
-    checkAgainst(s, index, "dst", true, id, other);
+    checkAgainst(s, index, operand, true, id, other);
   if (history_.written(id))
     return;
   written_.markWritten(ap);

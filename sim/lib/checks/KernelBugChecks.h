@@ -37,7 +37,7 @@ public:
 
 private:
   void checkRead(uint32_t s, size_t index, const char *operand, const isa::AccessPattern &ap, uint32_t id);
-  void checkWrite(uint32_t s, size_t index, const isa::AccessPattern &ap, uint32_t id);
+  void checkWrite(uint32_t s, size_t index, const char *operand, const isa::AccessPattern &ap, uint32_t id);
   /// Checks the access against the last writer (and, for a write, the readers) of entry `other`.
   void checkAgainst(uint32_t s, size_t index, const char *operand, bool writes, uint32_t id, uint32_t other);
 

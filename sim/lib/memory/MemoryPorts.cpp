@@ -7,9 +7,9 @@ namespace {
 
 /// Whether an operand `inst` uses lies in `space`.
 bool uses(const isa::Instruction &inst, isa::MemSpace space) {
-  const isa::OperandUse use = isa::operandUse(inst);
-  return ((use.writesDst || use.readsDst) && inst.dst.space == space) || (use.src0 && inst.src0.space == space) ||
-         (use.src1 && inst.src1.space == space);
+  bool found = false;
+  isa::forEachOperand(inst, [&](const char *, const isa::AccessPattern &ap, bool) { found |= ap.space == space; });
+  return found;
 }
 
 } // namespace

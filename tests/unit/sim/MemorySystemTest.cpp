@@ -234,7 +234,7 @@ TEST(AccessRuleChecks, AnEngineInstructionAtAnUnalignedPartitionIsAnError) {
     FAIL() << "expected an access-rule error";
   } catch (const Error &e) {
     EXPECT_EQ(e.where().str(), "unaligned.cpp:7");
-    EXPECT_NE(e.message().find("stream 'vector', instruction 0 (tensor_copy): operand dst breaks the trn2 access "
+    EXPECT_NE(e.message().find("stream 'vector', instruction 0 (tensor_copy): operand src0 breaks the trn2 access "
                                "rules: it starts at partition 32, but an access of 64 partitions starts at a "
                                "multiple of 64"),
               std::string::npos)

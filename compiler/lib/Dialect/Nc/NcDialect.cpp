@@ -1,5 +1,7 @@
 #include "tessera/compiler/Dialect/Nc/NcDialect.h"
 
+#include "tessera/isa/InstructionSet.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -25,6 +27,79 @@ void NcDialect::initialize() {
 
 namespace tessera::nc {
 
+namespace {
+
+isa::AluOp parseAlu(StringRef s) { return isa::parseAluOp(s).value_or(isa::AluOp::Add); }
+isa::ActFunc parseFunc(StringRef s) { return isa::parseActFunc(s).value_or(isa::ActFunc::Identity); }
+
+/// The fields of `inst` that differ from their defaults, as the `params` dictionary of nc.inst.
+DictionaryAttr paramsOf(OpBuilder &b, const isa::Instruction &inst) {
+  const isa::Instruction defaults;
+  llvm::SmallVector<NamedAttribute> params;
+  auto add = [&](StringRef key, Attribute value) { params.push_back(b.getNamedAttr(key, value)); };
+  if (inst.alu != defaults.alu) add("alu", b.getStringAttr(isa::name(inst.alu)));
+  if (inst.alu1 != defaults.alu1) add("alu1", b.getStringAttr(isa::name(inst.alu1)));
+  if (inst.func != defaults.func) add("func", b.getStringAttr(isa::name(inst.func)));
+  for (auto [key, flag] : {std::pair{"accumulate", inst.accumulate}, std::pair{"reverse0", inst.reverse0},
+                           std::pair{"reverse1", inst.reverse1}, std::pair{"negate", inst.negate}})
+    if (flag) add(key, b.getUnitAttr());
+  if (inst.mode != 0) add("mode", b.getI64IntegerAttr(inst.mode));
+  for (auto [key, value] : {std::pair{"imm", inst.imm}, std::pair{"imm1", inst.imm1}, std::pair{"bias", inst.bias}})
+    if (value != 0.0f) add(key, b.getF32FloatAttr(value));
+  for (auto [key, value] : {std::pair{"count0", inst.count0}, std::pair{"count1", inst.count1}})
+    if (value != 0) add(key, b.getI64IntegerAttr(value));
+  const isa::AffinePattern &p = inst.pattern;
+  llvm::SmallVector<int64_t, 6> pattern{p.base, p.partitionStep};
+  pattern.append(p.steps.begin(), p.steps.end());
+  if (llvm::any_of(pattern, [](int64_t v) { return v != 0; })) add("pattern", b.getDenseI64ArrayAttr(pattern));
+  llvm::sort(params, [](const NamedAttribute &x, const NamedAttribute &y) { return x.getName().strref() < y.getName().strref(); });
+  return b.getDictionaryAttr(params);
+}
+
+/// Reads nc.inst's `params` into `inst`; "" when every entry is known and well-typed, else what is wrong.
+std::string readParams(DictionaryAttr params, isa::Instruction &inst) {
+  if (!params) return {};
+  for (const NamedAttribute &entry : params) {
+    StringRef key = entry.getName().strref();
+    Attribute value = entry.getValue();
+    auto str = llvm::dyn_cast<StringAttr>(value);
+    auto real = llvm::dyn_cast<FloatAttr>(value);
+    auto integer = llvm::dyn_cast<IntegerAttr>(value);
+    auto fail = [&](const char *expected) { return (key + " must be " + expected).str(); };
+    if (key == "alu" || key == "alu1") {
+      std::optional<isa::AluOp> alu = str ? isa::parseAluOp(str.getValue()) : std::nullopt;
+      if (!alu) return fail("an ALU operation name (add, multiply, is_gt, ...)");
+      (key == "alu" ? inst.alu : inst.alu1) = *alu;
+    } else if (key == "func") {
+      std::optional<isa::ActFunc> func = str ? isa::parseActFunc(str.getValue()) : std::nullopt;
+      if (!func) return fail("an activation function name (exp, gelu, ...)");
+      inst.func = *func;
+    } else if (key == "accumulate" || key == "reverse0" || key == "reverse1" || key == "negate") {
+      if (!llvm::isa<UnitAttr>(value)) return fail("a unit attribute");
+      (key == "accumulate" ? inst.accumulate : key == "reverse0" ? inst.reverse0 : key == "reverse1" ? inst.reverse1 : inst.negate) = true;
+    } else if (key == "imm" || key == "imm1" || key == "bias") {
+      if (!real) return fail("an f32 attribute");
+      (key == "imm" ? inst.imm : key == "imm1" ? inst.imm1 : inst.bias) = real.getValue().convertToFloat();
+    } else if (key == "mode" || key == "count0" || key == "count1") {
+      if (!integer) return fail("an integer attribute");
+      if (key == "mode") inst.mode = static_cast<uint8_t>(integer.getInt());
+      else (key == "count0" ? inst.count0 : inst.count1) = integer.getInt();
+    } else if (key == "pattern") {
+      auto array = llvm::dyn_cast<DenseI64ArrayAttr>(value);
+      if (!array || array.size() != 2 + isa::AccessPattern::kMaxFreeDims)
+        return fail("array<i64: base, partition step, 4 free-dimension steps>");
+      inst.pattern.base = array[0];
+      inst.pattern.partitionStep = array[1];
+      for (unsigned d = 0; d < isa::AccessPattern::kMaxFreeDims; ++d) inst.pattern.steps[d] = array[2 + d];
+    } else {
+      return ("unknown parameter '" + key + "'").str();
+    }
+  }
+  return {};
+}
+
+} // namespace
+
 Type toMlir(MLIRContext *ctx, isa::DType t) {
   Builder b(ctx);
   switch (t) {
@@ -33,6 +108,9 @@ Type toMlir(MLIRContext *ctx, isa::DType t) {
   case isa::DType::F16: return b.getF16Type();
   case isa::DType::F8E4M3: return b.getFloat8E4M3FNType();
   case isa::DType::F8E5M2: return b.getFloat8E5M2Type();
+  case isa::DType::I32: return b.getIntegerType(32, /*isSigned=*/true);
+  case isa::DType::U32: return b.getIntegerType(32, /*isSigned=*/false);
+  case isa::DType::U8: return b.getIntegerType(8, /*isSigned=*/false);
   }
   return {};
 }
@@ -43,6 +121,9 @@ std::optional<isa::DType> toIsa(Type t) {
   if (t.isF16()) return isa::DType::F16;
   if (t.isFloat8E4M3FN()) return isa::DType::F8E4M3;
   if (t.isFloat8E5M2()) return isa::DType::F8E5M2;
+  if (t.isSignedInteger(32)) return isa::DType::I32;
+  if (t.isUnsignedInteger(32)) return isa::DType::U32;
+  if (t.isUnsignedInteger(8)) return isa::DType::U8;
   return std::nullopt;
 }
 
@@ -86,18 +167,10 @@ std::optional<isa::Engine> engineOf(Operation *op) {
 
 Operands operandsOf(Operation *op) {
   Operands r;
-  llvm::TypeSwitch<Operation *>(op)
-      .Case([&](DmaCopyOp o) { r = {{o.getSrc()}, o.getDst()}; })
-      .Case([&](MatmulOp o) {
-        r = {{o.getStationary(), o.getMoving()}, o.getDst()};
-        if (o.getAccumulate()) r.reads.push_back(o.getDst());
-      })
-      .Case([&](TensorTensorOp o) { r = {{o.getLhs(), o.getRhs()}, o.getDst()}; })
-      .Case([&](ActivationOp o) { r = {{o.getSrc()}, o.getDst()}; })
-      .Case([&](TensorReduceOp o) { r = {{o.getSrc()}, o.getDst()}; })
-      .Case([&](TensorCopyOp o) { r = {{o.getSrc()}, o.getDst()}; })
-      .Case([&](MemsetOp o) { r = {{}, o.getDst()}; })
-      .Case([&](PrintOp o) { r = {{o.getSrc()}, {}}; });
+  isa::forEachOperand(toInstruction(op), [&](const char *, const isa::AccessPattern &ap, bool write) {
+    if (write) r.writes.push_back(ap);
+    else r.reads.push_back(ap);
+  });
   return r;
 }
 
@@ -105,12 +178,33 @@ Operands operandsOf(Operation *op) {
 
 namespace {
 
-/// Checks what every nc op shares: a known engine among `allowed`, well-formed access patterns, and
-/// (semaphore, count) pairs in `waits`.
-LogicalResult verifyInstruction(Operation *op, std::initializer_list<isa::Engine> allowed) {
+/// Checks what every nc op shares: a known engine among `allowed` (empty: the definition's engines),
+/// well-formed access patterns, (semaphore, count) pairs in `waits`, and the instruction's own rules.
+/// The instruction an nc op stands for (nullopt: an nc.inst naming none).
+std::optional<isa::Opcode> opcodeOf(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<isa::Opcode>>(op)
+      .Case([](DmaCopyOp) { return isa::Opcode::DmaCopy; })
+      .Case([](MatmulOp) { return isa::Opcode::Matmul; })
+      .Case([](TensorTensorOp) { return isa::Opcode::TensorTensor; })
+      .Case([](ActivationOp) { return isa::Opcode::Activation; })
+      .Case([](TensorReduceOp) { return isa::Opcode::TensorReduce; })
+      .Case([](TensorCopyOp) { return isa::Opcode::TensorCopy; })
+      .Case([](MemsetOp) { return isa::Opcode::Memset; })
+      .Case([](PrintOp) { return isa::Opcode::Print; })
+      .Case([](InstOp o) { return isa::parseOpcode(o.getOpcode().str()); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+LogicalResult verifyCommon(Operation *op) {
   std::optional<isa::Engine> engine = engineOf(op);
   if (!engine) return op->emitOpError() << "has unknown engine " << op->getAttr("engine");
-  if (std::find(allowed.begin(), allowed.end(), *engine) == allowed.end())
+  std::optional<isa::Opcode> opcode = opcodeOf(op);
+  if (!opcode) {
+    auto inst = llvm::cast<InstOp>(op);
+    return op->emitOpError() << "names no instruction of the instruction set: '" << inst.getOpcode() << "'";
+  }
+  const isa::InstructionDef &def = isa::definition(*opcode);
+  if (!def.engines.contains(*engine))
     return op->emitOpError() << "cannot run on the " << isa::name(*engine) << " engine";
   if (auto waits = op->getAttrOfType<DenseI64ArrayAttr>("waits")) {
     if (waits.size() % 2) return op->emitOpError("waits must hold (semaphore, count) pairs");
@@ -124,10 +218,9 @@ LogicalResult verifyInstruction(Operation *op, std::initializer_list<isa::Engine
       if (sem < 0) return op->emitOpError() << "signals semaphore " << sem << "; semaphores are numbered from 0";
   if (auto queue = op->getAttrOfType<IntegerAttr>("queue"); queue && queue.getInt() < 0)
     return op->emitOpError() << "has negative DMA queue " << queue.getInt();
-  Operands operands = operandsOf(op);
-  llvm::SmallVector<AccessPatternAttr, 4> all(operands.reads.begin(), operands.reads.end());
-  if (operands.write) all.push_back(operands.write);
-  for (AccessPatternAttr ap : all) {
+  for (const NamedAttribute &named : op->getAttrs()) {
+    auto ap = llvm::dyn_cast<AccessPatternAttr>(named.getValue());
+    if (!ap) continue;
     if (!parseSpace(ap.getSpace())) return op->emitOpError() << "unknown memory space '" << ap.getSpace() << "'";
     if (!toIsa(ap.getDtype())) return op->emitOpError() << "unsupported element type " << ap.getDtype();
     if (ap.getDims().size() != ap.getStrides().size() || ap.getDims().empty() ||
@@ -138,67 +231,39 @@ LogicalResult verifyInstruction(Operation *op, std::initializer_list<isa::Engine
     if (hbm != (ap.getTensor() >= 0)) return op->emitOpError("HBM access patterns (and only they) name a tensor");
     if (*engine != isa::Engine::Dma && hbm) return op->emitOpError("compute engines cannot access HBM");
   }
+  if (auto alu = op->getAttrOfType<StringAttr>("op"); alu && !isa::parseAluOp(alu.getValue()))
+    return op->emitOpError() << "unknown ALU operation '" << alu.getValue() << "'";
+  if (auto func = op->getAttrOfType<StringAttr>("func"); func && !isa::parseActFunc(func.getValue()))
+    return op->emitOpError() << "unknown activation function '" << func.getValue() << "'";
+  if (auto inst = llvm::dyn_cast<InstOp>(op)) {
+    isa::Instruction scratch;
+    if (std::string problem = nc::readParams(inst.getParamsAttr(), scratch); !problem.empty())
+      return op->emitOpError() << "params: " << problem;
+  }
+  // Well-formed: the instruction's own rules, from its definition in the instruction set.
+  const isa::Instruction instruction = toInstruction(op);
+  if (std::string problem = def.verify(instruction, nullptr); !problem.empty()) return op->emitOpError() << problem;
   return success();
-}
-
-int64_t freeElements(nc::AccessPatternAttr ap) {
-  int64_t n = 1;
-  for (int64_t d : ap.getDims()) n *= d;
-  return n;
 }
 
 } // namespace
 
-LogicalResult DmaCopyOp::verify() {
-  if (failed(verifyInstruction(*this, {isa::Engine::Dma}))) return failure();
-  if (getDst().getCount() * freeElements(getDst()) != getSrc().getCount() * freeElements(getSrc()))
-    return emitOpError("source and destination hold different numbers of elements");
-  return success();
-}
-
-LogicalResult MatmulOp::verify() {
-  if (failed(verifyInstruction(*this, {isa::Engine::Tensor}))) return failure();
-  if (getStationary().getCount() != getMoving().getCount())
-    return emitOpError("stationary and moving must share the contraction (partition) dimension");
-  if (getDst().getSpace() != "psum" || !getDst().getDtype().isF32())
-    return emitOpError("writes f32 to psum");
-  if (getDst().getCount() != freeElements(getStationary()) || freeElements(getDst()) != freeElements(getMoving()))
-    return emitOpError("dst must be [stationary free, moving free]");
-  return success();
-}
-
-LogicalResult TensorTensorOp::verify() {
-  return verifyInstruction(*this, {isa::Engine::Vector, isa::Engine::GpSimd});
-}
-LogicalResult ActivationOp::verify() { return verifyInstruction(*this, {isa::Engine::Scalar}); }
-LogicalResult TensorReduceOp::verify() { return verifyInstruction(*this, {isa::Engine::Vector, isa::Engine::GpSimd}); }
-LogicalResult TensorCopyOp::verify() {
-  return verifyInstruction(*this, {isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd});
-}
-LogicalResult MemsetOp::verify() {
-  return verifyInstruction(*this, {isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd});
-}
-LogicalResult PrintOp::verify() {
-  if (failed(verifyInstruction(*this, {isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd})))
-    return failure();
-  if (getSrc().getSpace() == StringRef(isa::name(isa::MemSpace::Hbm))) return emitOpError("prints on-chip tiles only");
-  return success();
-}
+// Every op's rules come from its instruction's definition (isa/InstructionSet.h).
+LogicalResult DmaCopyOp::verify() { return verifyCommon(*this); }
+LogicalResult MatmulOp::verify() { return verifyCommon(*this); }
+LogicalResult TensorTensorOp::verify() { return verifyCommon(*this); }
+LogicalResult ActivationOp::verify() { return verifyCommon(*this); }
+LogicalResult TensorReduceOp::verify() { return verifyCommon(*this); }
+LogicalResult TensorCopyOp::verify() { return verifyCommon(*this); }
+LogicalResult MemsetOp::verify() { return verifyCommon(*this); }
+LogicalResult PrintOp::verify() { return verifyCommon(*this); }
+LogicalResult InstOp::verify() { return verifyCommon(*this); }
 
 #define GET_OP_CLASSES
 #include "tessera/compiler/Dialect/Nc/NcOps.cpp.inc"
 
 namespace tessera::nc {
 
-namespace {
-isa::AluOp parseAlu(StringRef s) {
-  for (auto op : {isa::AluOp::Add, isa::AluOp::Subtract, isa::AluOp::Multiply, isa::AluOp::Max, isa::AluOp::Min,
-                  isa::AluOp::Divide})
-    if (s == StringRef(isa::name(op))) return op;
-  return isa::AluOp::Add;
-}
-isa::ActFunc parseFunc(StringRef s) { return s == StringRef(isa::name(isa::ActFunc::Exp)) ? isa::ActFunc::Exp : isa::ActFunc::Identity; }
-} // namespace
 
 Operation *build(OpBuilder &b, Location loc, const isa::Instruction &inst, isa::Engine engine, unsigned queue,
                  StringRef text) {
@@ -228,8 +293,13 @@ Operation *build(OpBuilder &b, Location loc, const isa::Instruction &inst, isa::
     return b.create<MemsetOp>(loc, ap(inst.dst), b.getF32FloatAttr(inst.imm), e, q, nullptr, nullptr);
   case isa::Opcode::Print:
     return b.create<PrintOp>(loc, b.getStringAttr(text), ap(inst.src0), e, q, nullptr, nullptr);
+  default: break;
   }
-  return nullptr;
+  auto optional = [&](const isa::AccessPattern &p) { return p.partitions == 0 ? AccessPatternAttr() : ap(p); };
+  DictionaryAttr params = paramsOf(b, inst);
+  return b.create<InstOp>(loc, b.getStringAttr(isa::name(inst.op)), optional(inst.dst), optional(inst.dst2),
+                          optional(inst.src0), optional(inst.src1), optional(inst.src2),
+                          params.empty() ? DictionaryAttr() : params, e, q, nullptr, nullptr);
 }
 
 isa::Instruction toInstruction(Operation *op) {
@@ -280,6 +350,14 @@ isa::Instruction toInstruction(Operation *op) {
       .Case([&](PrintOp o) {
         inst.op = isa::Opcode::Print;
         inst.src0 = toIsa(o.getSrc());
+      })
+      .Case([&](InstOp o) {
+        inst.op = isa::parseOpcode(o.getOpcode().str()).value_or(isa::Opcode::TensorCopy);
+        for (auto [attr, field] : {std::pair{o.getDstAttr(), &inst.dst}, std::pair{o.getDst2Attr(), &inst.dst2},
+                                   std::pair{o.getSrc0Attr(), &inst.src0}, std::pair{o.getSrc1Attr(), &inst.src1},
+                                   std::pair{o.getSrc2Attr(), &inst.src2}})
+          if (attr) *field = toIsa(attr);
+        (void)readParams(o.getParamsAttr(), inst); // checked by the verifier
       });
   return inst;
 }

@@ -17,8 +17,8 @@
 
 namespace tessera::isa {
 
-/// Whether `inst` reads bytes that `producer` writes: a source (or an accumulated dst) on chip whose partitions
-/// and bytes overlap the producer's dst.
+/// Whether `inst` reads bytes that `producer` writes: an operand `inst` reads (a source, an accumulated dst) on chip
+/// whose partitions and bytes overlap an operand the producer writes.
 bool readsOutputOf(const Instruction &inst, const Instruction &producer);
 
 /// Static overhead, in cycles of `engine`, of `inst` after `previous` (the instruction before it in the same

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,23 +51,70 @@ struct AccessPattern {
                              int64_t offset, int64_t n);
 };
 
+/// Every NeuronCore instruction the simulator knows. Each has one definition (isa/InstructionSet.h): its
+/// operands, engines, limits, semantics and cost; the enum only names them.
 enum class Opcode : uint8_t {
-  DmaCopy,      ///< dst <- src, with conversion; HBM <-> SBUF/PSUM
-  Matmul,       ///< dst[M,N] (PSUM, f32) (+)= src0[K,M].T @ src1[K,N] (stationary, moving)
-  TensorTensor, ///< dst = src0 <alu> src1, elementwise
-  Activation,   ///< dst = func(src0 * imm + bias), bias = src1 (a [P,1] tile, broadcast) when present, else `bias`
-  TensorReduce, ///< dst[p, 0] = reduce_<alu>(src0[p, :]) over the free dimensions
-  TensorCopy,   ///< dst = src0, with conversion
-  Memset,       ///< dst = imm
-  Print,        ///< reads src0 and logs its values with the simulated time (tsr::device_print); dst unused
+  DmaCopy,              ///< dst <- src0, with conversion; HBM <-> SBUF/PSUM (dma_copy)
+  DmaTranspose,         ///< dst[f, p] <- src0[p, f] on a DMA queue (dma_transpose)
+  Matmul,               ///< dst[M,N] (PSUM, f32) (+)= src0[K,M].T @ src1[K,N] (nc_matmul)
+  Transpose,            ///< dst[F,P] = src0[P,F] on the tensor engine, or in 32x32 blocks on the vector engine
+  TensorTensor,         ///< dst = src0 <alu> src1, elementwise
+  TensorScalar,         ///< dst = (src0 <alu> operand0) <alu1> operand1; operands are immediates or [P,1] tiles
+  ScalarTensorTensor,   ///< dst = (src0 <alu> operand0) <alu1> src2
+  Activation,           ///< dst = func(src0 * imm + bias)
+  ActivationReduce,     ///< activation, and dst2[p, 0] = reduce_<alu>(dst[p, :])
+  TensorReduce,         ///< dst[p, 0] = reduce_<alu>(src0[p, :]) over the free dimensions
+  TensorPartitionReduce,///< dst[0, f] = reduce_<alu>(src0[:, f]) across partitions
+  TensorTensorScan,     ///< dst[p, i] = (dst[p, i-1] <alu> src0[p, i]) <alu1> src1[p, i], from an initial value
+  TensorCopy,           ///< dst = src0, with conversion
+  TensorCopyPredicated, ///< dst = src1 != 0 ? src0 : dst
+  Memset,               ///< dst = imm
+  Iota,                 ///< dst[p, i...] = pattern(p, i...)
+  AffineSelect,         ///< dst = pattern(p, i...) <alu> 0 ? src0 : imm
+  RangeSelect,          ///< dst = (i <alu> src1[p]) and (i <alu1> src2[p]) ? src0 : imm; dst2 = row max of dst
+  BnStats,              ///< dst[p, 6 per chunk] = mean and variance statistics of src0[p, :]
+  BnAggr,               ///< dst[p, 0:2] = (mean, variance) aggregated from bn_stats results
+  Reciprocal,           ///< dst = 1 / src0
+  Max8,                 ///< dst[p, 0:8] = the 8 largest values of src0[p, :], descending
+  FindIndex8,           ///< dst[p, j] = index of the first element of src0[p, :] equal to src1[p, j]
+  MatchReplace8,        ///< dst = src0 with the first match of each src1[p, j] replaced by imm
+  LocalGather,          ///< dst[p, ...] = elements of src0 in p's 16-partition group selected by src1's indices
+  Print,                ///< reads src0 and logs its values with the simulated time (tsr::device_print); dst unused
 };
 std::string_view name(Opcode op);
+/// The inverse of name(Opcode); nullopt for an unknown name.
+std::optional<Opcode> parseOpcode(std::string_view name);
+inline constexpr unsigned kOpcodeCount = static_cast<unsigned>(Opcode::Print) + 1;
 
-enum class AluOp : uint8_t { Add, Subtract, Multiply, Max, Min, Divide };
+/// The ALU operations of the Vector, Scalar and GpSimd engines. Comparisons give 1.0 or 0.0.
+enum class AluOp : uint8_t {
+  Add, Subtract, Multiply, Max, Min, Divide,
+  Bypass,     ///< the left operand, unchanged (an unused second stage of tensor_scalar)
+  Power, AbsMax,
+  IsEqual, NotEqual, IsGt, IsGe, IsLt, IsLe,
+  LogicalAnd, LogicalOr,
+};
 std::string_view name(AluOp op);
+std::optional<AluOp> parseAluOp(std::string_view name);
+/// `a <op> b` in FP32 (Max/Min propagate NaN, as numpy does).
+float apply(AluOp op, float a, float b);
 
-enum class ActFunc : uint8_t { Identity, Exp };
+/// The Scalar engine's activation functions.
+enum class ActFunc : uint8_t {
+  Identity, Exp, Log, Tanh, Gelu, GeluApproxTanh, Silu, Sigmoid, Relu, Rsqrt, Square, Sqrt, Reciprocal,
+};
 std::string_view name(ActFunc f);
+std::optional<ActFunc> parseActFunc(std::string_view name);
+/// f(x) in FP32.
+float apply(ActFunc f, float x);
+
+/// An affine function of an element's position: base + partitionStep * p + sum_d steps[d] * i_d, where i_d are
+/// the free indices of the destination (iota, affine_select), as NKI's iota and affine_select patterns.
+struct AffinePattern {
+  int64_t base = 0;
+  int64_t partitionStep = 0;
+  std::array<int64_t, AccessPattern::kMaxFreeDims> steps{};
+};
 
 /// Wait until semaphore `sem` has been signalled at least `count` times.
 struct SemWait {
@@ -74,16 +122,25 @@ struct SemWait {
   uint32_t count = 0;
 };
 
-/// One engine instruction. Waits happen before it starts; signals (each +1) after it completes.
+/// One engine instruction. Which fields matter depends on the opcode (see its definition in InstructionSet.h);
+/// an absent operand has zero partitions. Waits happen before it starts; signals (each +1) after it completes.
 struct Instruction {
   Opcode op = Opcode::TensorCopy;
-  AluOp alu = AluOp::Add;          ///< TensorTensor, TensorReduce
+  AluOp alu = AluOp::Add;           ///< op0 / the reduction / the comparison
+  AluOp alu1 = AluOp::Bypass;       ///< op1 (tensor_scalar, scalar_tensor_tensor, scans, range_select)
   ActFunc func = ActFunc::Identity; ///< Activation
-  bool accumulate = false;         ///< Matmul: add into dst instead of overwriting it (not the first of a group)
-  float imm = 0.0f;                ///< Memset value; Activation scale
-  float bias = 0.0f;               ///< Activation bias
-  uint32_t text = 0;               ///< Print: its name, an index into Program::texts
-  AccessPattern dst, src0, src1;
+  bool accumulate = false;          ///< Matmul: add into dst instead of overwriting it (not the first of a group)
+  bool reverse0 = false;            ///< tensor_scalar: operand0 <alu> data instead of data <alu> operand0
+  bool reverse1 = false;            ///< tensor_scalar: operand1 <alu1> x instead of x <alu1> operand1
+  bool negate = false;              ///< tensor_reduce: negate the result
+  uint8_t mode = 0;                 ///< per-opcode mode (Matmul: row-tiling/perf mode; Transpose: engine form)
+  float imm = 0.0f;                 ///< Memset value; Activation scale; operand0; select's fill value
+  float imm1 = 0.0f;                ///< operand1; a scan's initial value
+  float bias = 0.0f;                ///< Activation bias (when no bias tile)
+  int64_t count0 = 0, count1 = 0;   ///< local_gather: elements per index, valid indices
+  AffinePattern pattern;            ///< Iota, AffineSelect; RangeSelect uses pattern.base as the range start
+  uint32_t text = 0;                ///< Print: its name, an index into Program::texts
+  AccessPattern dst, dst2, src0, src1, src2;
 
   uint32_t waitBegin = 0, waitCount = 0;     ///< range in Program::waits
   uint32_t signalBegin = 0, signalCount = 0; ///< range in Program::signals
@@ -133,13 +190,25 @@ struct Program {
   }
 };
 
-/// Which operands an instruction reads, and whether it writes dst: the one rule that the simulator's checks and
-/// the trace and report's memory accounting share.
+/// Which operands an instruction reads, and which it writes: the one rule that the compiler's synchronisation,
+/// the simulator's checks and the trace and report's memory accounting share.
 struct OperandUse {
-  bool src0 = false, src1 = false;
-  bool readsDst = false;  ///< a matmul accumulating into dst
+  bool src0 = false, src1 = false, src2 = false;
+  bool readsDst = false;  ///< a matmul accumulating into dst; a predicated copy keeping dst's other elements
   bool writesDst = true;
+  bool writesDst2 = false;
 };
 OperandUse operandUse(const Instruction &inst);
+
+/// Calls `visit(role, pattern, isWrite)` for every operand `inst` uses, reads first; role is "src0", "dst"...
+template <typename Visit> void forEachOperand(const Instruction &inst, Visit &&visit) {
+  const OperandUse use = operandUse(inst);
+  if (use.src0) visit("src0", inst.src0, false);
+  if (use.src1) visit("src1", inst.src1, false);
+  if (use.src2) visit("src2", inst.src2, false);
+  if (use.readsDst) visit("dst", inst.dst, false);
+  if (use.writesDst) visit("dst", inst.dst, true);
+  if (use.writesDst2) visit("dst2", inst.dst2, true);
+}
 
 } // namespace tessera::isa

@@ -93,4 +93,18 @@ def Nc_PrintOp : Nc_Op<"print", (ins StrAttr:$label, Nc_AccessPatternAttr:$src),
   let summary = "log src's values with the simulated time (tsr::device_print); writes nothing, costs nothing";
 }
 
+def Nc_InstOp : Nc_Op<"inst", (ins StrAttr:$opcode, OptionalAttr<Nc_AccessPatternAttr>:$dst,
+                                  OptionalAttr<Nc_AccessPatternAttr>:$dst2, OptionalAttr<Nc_AccessPatternAttr>:$src0,
+                                  OptionalAttr<Nc_AccessPatternAttr>:$src1, OptionalAttr<Nc_AccessPatternAttr>:$src2,
+                                  OptionalAttr<DictionaryAttr>:$params),
+                      "$opcode"> {
+  let summary = "any other instruction of the instruction set, by its NKI name (isa/InstructionSet.h)";
+  let description = [{
+    The instructions without an op of their own above: `opcode` names the definition (tensor_scalar, iota,
+    bn_stats, ...) that says which operands it uses and what `params` mean (isa::Instruction's fields: alu,
+    alu1, func, imm, imm1, bias, reverse0, reverse1, negate, mode, count0, count1, pattern). The verifier is the
+    definition's.
+  }];
+}
+
 #endif // TESSERA_NC_TD

@@ -42,10 +42,10 @@ mlir::Operation *build(mlir::OpBuilder &b, mlir::Location loc, const isa::Instru
 /// The isa::Instruction an nc op stands for (without its waits, signals, location and Print label).
 isa::Instruction toInstruction(mlir::Operation *op);
 
-/// Every access pattern `op` reads and the one it writes (null for nc.print, which writes nothing).
+/// Every access pattern `op` reads and writes, by the instruction's definition (isa::operandUse).
 struct Operands {
-  llvm::SmallVector<AccessPatternAttr, 3> reads;
-  AccessPatternAttr write;
+  llvm::SmallVector<isa::AccessPattern, 4> reads;
+  llvm::SmallVector<isa::AccessPattern, 2> writes;
 };
 Operands operandsOf(mlir::Operation *op);
 

@@ -35,13 +35,22 @@ def Tile_MemorySpaceAttr : EnumAttr<Tile_Dialect, Tile_MemorySpace, "space"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+// The names are isa::AluOp's and isa::ActFunc's (isa/lib/Operators.cpp): conversions go through them.
 def Tile_Alu : I32EnumAttr<"Alu", "an elementwise or reduction operator", [
     I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"subtract", 1>, I32EnumAttrCase<"multiply", 2>,
-    I32EnumAttrCase<"max", 3>, I32EnumAttrCase<"min", 4>, I32EnumAttrCase<"divide", 5>]> {
+    I32EnumAttrCase<"max", 3>, I32EnumAttrCase<"min", 4>, I32EnumAttrCase<"divide", 5>,
+    I32EnumAttrCase<"bypass", 6>, I32EnumAttrCase<"power", 7>, I32EnumAttrCase<"abs_max", 8>,
+    I32EnumAttrCase<"is_equal", 9>, I32EnumAttrCase<"not_equal", 10>, I32EnumAttrCase<"is_gt", 11>,
+    I32EnumAttrCase<"is_ge", 12>, I32EnumAttrCase<"is_lt", 13>, I32EnumAttrCase<"is_le", 14>,
+    I32EnumAttrCase<"logical_and", 15>, I32EnumAttrCase<"logical_or", 16>]> {
   let cppNamespace = "::tessera::tile";
 }
 def Tile_Func : I32EnumAttr<"Func", "an activation function", [
-    I32EnumAttrCase<"identity", 0>, I32EnumAttrCase<"exp", 1>]> {
+    I32EnumAttrCase<"identity", 0>, I32EnumAttrCase<"exp", 1>, I32EnumAttrCase<"log", 2>,
+    I32EnumAttrCase<"tanh", 3>, I32EnumAttrCase<"gelu", 4>, I32EnumAttrCase<"gelu_apprx_tanh", 5>,
+    I32EnumAttrCase<"silu", 6>, I32EnumAttrCase<"sigmoid", 7>, I32EnumAttrCase<"relu", 8>,
+    I32EnumAttrCase<"rsqrt", 9>, I32EnumAttrCase<"square", 10>, I32EnumAttrCase<"sqrt", 11>,
+    I32EnumAttrCase<"reciprocal", 12>]> {
   let cppNamespace = "::tessera::tile";
 }
 

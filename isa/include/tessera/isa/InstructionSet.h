@@ -1,0 +1,78 @@
+#pragma once
+/// \file
+/// The NeuronCore instruction set: one definition per instruction, read by everything that needs to know about
+/// it. The compiler's nc verifier checks instructions with `verify`, the simulator runs `execute` and charges
+/// `cycles`, the race and memory checks ask `use` which operands are read and written, and `tessera isa` and
+/// docs/isa/ print the reference from the same fields. Definitions live in isa/lib/instructions/, grouped by
+/// what they do.
+
+#include "tessera/isa/Program.h"
+#include "tessera/isa/Semantics.h"
+#include "tessera/isa/Target.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace tessera::isa {
+
+/// A set of engines, one bit per Engine.
+class EngineSet {
+public:
+  constexpr EngineSet() = default;
+  constexpr EngineSet(std::initializer_list<Engine> engines) {
+    for (Engine e : engines)
+      bits_ |= bit(e);
+  }
+  constexpr bool contains(Engine e) const { return (bits_ & bit(e)) != 0; }
+  constexpr bool empty() const { return bits_ == 0; }
+
+private:
+  static constexpr uint8_t bit(Engine e) { return uint8_t(1u << static_cast<unsigned>(e)); }
+  uint8_t bits_ = 0;
+};
+
+/// One operand slot of an instruction, for the reference.
+struct OperandDef {
+  std::string_view slot;    ///< the Instruction field: "dst", "dst2", "src0", "src1", "src2"
+  std::string_view nkiName; ///< the name NKI gives it: "data", "operand0", "bias", ...
+  std::string_view doc;     ///< spaces, shape and dtype rules, whether optional
+};
+
+/// Everything about one instruction.
+struct InstructionDef {
+  Opcode op;
+  std::string_view name;     ///< the name in reports, traces and the nc dialect (NKI's, but "matmul")
+  std::string_view nki;      ///< what NKI calls it: "nki.isa.tensor_scalar"
+  std::string_view summary;  ///< what it computes, one line
+  EngineSet engines;         ///< the engines that can run it
+  Engine preferredEngine;    ///< where the compiler puts it unless the kernel says otherwise
+  std::string_view since;    ///< the first NeuronCore generation that has it ("v2", "v3")
+  std::span<const OperandDef> operands;
+  std::string_view limits;   ///< shape and space rules, for the reference
+  std::string_view cost;     ///< the cost formula, naming the target file's [cost] keys
+  /// Which operands it reads and writes.
+  OperandUse (*use)(const Instruction &inst);
+  /// Shape, space and dtype rules: "" when `inst` satisfies them, else what is wrong, in one sentence. With
+  /// `target` also the target's limits (partitions, free sizes, generation).
+  std::string (*verify)(const Instruction &inst, const Target *target);
+  /// The reference semantics: computes in FP32, decoding and encoding operands (Semantics.h).
+  void (*execute)(const Instruction &inst, const Memories &mem);
+  /// Cycles on compute engine `engine` at its clock (DMA instructions: 0, the simulator times transfers).
+  uint64_t (*cycles)(const Instruction &inst, Engine engine, const Target &target);
+};
+
+/// The definition of `op`.
+const InstructionDef &definition(Opcode op);
+/// Every definition, in Opcode order (InstructionSetTest checks that every opcode has one).
+std::span<const InstructionDef> instructionSet();
+
+/// Whether `target`'s generation ("v2", "v3"...) is at least `since`.
+bool generationAtLeast(const Target &target, std::string_view since);
+
+/// The checks every instruction shares, then its own: engine allowed, generation, operand presence, then
+/// def.verify. "" when `inst` may run on `engine` (nullopt: any of its engines) of `target` (null: any).
+std::string verifyInstruction(const Instruction &inst, std::optional<Engine> engine, const Target *target);
+
+} // namespace tessera::isa
