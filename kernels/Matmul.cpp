@@ -1,5 +1,7 @@
 #include "Matmul.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace tessera::kernels {
@@ -13,6 +15,15 @@ std::vector<TensorSpec> matmulSignature(const std::string &kernel, const Params 
           kernel + ": N must be at most 512 or a multiple of 512");
   return {input("a_t", {p["K"], p["M"]}, bf16), input("b", {p["K"], p["N"]}, bf16),
           output("c", {p["M"], p["N"]}, bf16)};
+}
+
+int64_t matmulBlock(const std::string &kernel, const Params &p, const std::string &block, const std::string &dim,
+                    int64_t tile) {
+  const int64_t size = std::min(p[block], p[dim]);
+  require(size % tile == 0 && p[dim] % size == 0,
+          fmt::format("{}: block {}={} must be a multiple of {} that divides {}={}", kernel, block, p[block], tile, dim,
+                      p[dim]));
+  return size;
 }
 
 void matmulReference(const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {

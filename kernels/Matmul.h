@@ -14,6 +14,12 @@ namespace tessera::kernels {
 /// multiple of 512 (the tile sizes of NKI's matmul).
 std::vector<tsr::TensorSpec> matmulSignature(const std::string &kernel, const tsr::Params &p);
 
+/// The size of block `block` (a kernel parameter, in elements) along dimension `dim` (a shape parameter): the
+/// parameter, or the whole dimension when that is smaller. A tsr::Error naming `kernel` unless it is a multiple
+/// of `tile` that divides the dimension.
+int64_t matmulBlock(const std::string &kernel, const tsr::Params &p, const std::string &block, const std::string &dim,
+                    int64_t tile);
+
 /// The plain C++ reference: c = a_t^T @ b, accumulated in double.
 void matmulReference(const tsr::Params &p, const std::vector<tsr::HostTensor> &in, std::vector<tsr::HostTensor> &out);
 

@@ -19,6 +19,8 @@ set(e2e_runs
   "add trn1 M=128,N=128" "add trn2 M=256,N=1024" "add trn2 M=384,N=4096"
   "matmul trn1 M=128,N=512,K=128" "matmul trn1 M=256,N=1024,K=512" "matmul trn2 M=512,N=512,K=256"
   "matmul trn2 M=128,N=256,K=384" "matmul_tiled trn1 M=256,N=512,K=256" "matmul_tiled trn2 M=384,N=1024,K=128"
+  "matmul_hoisted trn2 M=256,N=1024,K=256" "matmul_blocked_free trn1 M=256,N=1024,K=256"
+  "matmul_blocked trn1 M=256,N=1024,K=256" "matmul_blocked trn2 M=512,N=512,K=384"
   "softmax trn1 R=128,C=64" "softmax trn2 R=256,C=512" "softmax trn2 R=512,C=2048")
 foreach(run ${e2e_runs})
   separate_arguments(parts UNIX_COMMAND "${run}")
@@ -52,3 +54,12 @@ target_link_libraries(TesseraDifftest PUBLIC TesseraDriver fmt::fmt)
 target_link_libraries(compiler-tests PRIVATE TesseraDifftest)
 add_executable(tessera-difftest ${CMAKE_CURRENT_SOURCE_DIR}/differential/main.cpp)
 target_link_libraries(tessera-difftest PRIVATE TesseraDifftest)
+
+# tessera isa: the reference in docs/isa/README.md is exactly what the definitions print (regenerate it with
+# `build/tools/tessera isa --markdown > docs/isa/README.md`); every target lists; an unknown instruction is bad input.
+add_test(NAME isa/docs-up-to-date COMMAND sh -c "$0 isa --markdown | diff -u \"$1\" - && echo up to date"
+         $<TARGET_FILE:tessera> ${PROJECT_SOURCE_DIR}/docs/isa/README.md)
+add_test(NAME isa/json COMMAND sh -c "$0 isa --target trn1 --json | grep -q '\"nki\": \"nki.isa.nc_matmul\"'"
+         $<TARGET_FILE:tessera>)
+add_test(NAME isa/unknown COMMAND sh -c "$0 isa no_such_op 2>&1; [ $? -eq 2 ]" $<TARGET_FILE:tessera>)
+set_tests_properties(isa/docs-up-to-date isa/json isa/unknown PROPERTIES LABELS e2e)

@@ -5,6 +5,8 @@
 
 #include "tessera/isa/Cost.h"
 
+#include "tessera/isa/Modes.h"
+
 #include "instructions/Common.h"
 
 #include "tessera/isa/AccessRules.h"
@@ -56,7 +58,9 @@ uint64_t flops(const Instruction &inst) {
   case Opcode::Matmul: {
     const uint64_t contraction = inst.src0.partitions;
     const uint64_t movingFree = instructions::elementsPerPartition(inst.src1);
-    return 2 * contraction * perPartition * movingFree; // one multiply and one add per (k, m, n)
+    const uint64_t all = 2 * contraction * perPartition * movingFree; // one multiply and one add per (k, m, n)
+    // FP8 double row: [K, 2, M] x [K, 2, N] contracts over 2K rows into [M, N], half of what the sizes suggest.
+    return MatmulMode::decode(inst.mode).doubleRow ? all / 2 : all;
   }
   // Data movement, fills and selection compute nothing.
   case Opcode::DmaCopy:

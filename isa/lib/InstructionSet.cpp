@@ -78,14 +78,14 @@ bool generationAtLeast(const Target &target, std::string_view since) {
 std::string verifyInstruction(const Instruction &inst, std::optional<Engine> engine, const Target *target) {
   const InstructionDef &def = definition(inst.op);
   if (engine && !def.engines.contains(*engine))
-    return fmt::format("{} cannot run on the {} engine", def.name, name(*engine));
+    return fmt::format("cannot run on the {} engine", name(*engine));
   if (target && !generationAtLeast(*target, def.since))
-    return fmt::format("{} exists from NeuronCore-{} on; target {} is NeuronCore-{}", def.name, def.since,
-                       target->name, target->generation);
+    return fmt::format("exists from NeuronCore-{} on; target {} is NeuronCore-{}", def.since, target->name,
+                       target->generation);
   const OperandUse use = def.use(inst);
   auto requirePresent = [&](bool used, const char *slot, const AccessPattern &ap) -> std::string {
     if (used && ap.partitions == 0)
-      return fmt::format("{} needs operand {}", def.name, slot);
+      return fmt::format("needs operand {}", slot);
     return {};
   };
   for (const std::string &problem :
@@ -98,7 +98,7 @@ std::string verifyInstruction(const Instruction &inst, std::optional<Engine> eng
     std::string hbm;
     forEachOperand(inst, [&](const char *slot, const AccessPattern &ap, bool) {
       if (hbm.empty() && ap.space == MemSpace::Hbm)
-        hbm = fmt::format("{}: operand {} is in HBM; compute engines reach only SBUF and PSUM", def.name, slot);
+        hbm = fmt::format("operand {} is in HBM; compute engines reach only SBUF and PSUM", slot);
     });
     if (!hbm.empty())
       return hbm;
@@ -107,13 +107,18 @@ std::string verifyInstruction(const Instruction &inst, std::optional<Engine> eng
     std::string psum;
     forEachOperand(inst, [&](const char *slot, const AccessPattern &ap, bool) {
       if (psum.empty() && ap.space == MemSpace::Psum)
-        psum = fmt::format("{}: operand {} is in PSUM, which the GpSimd engine cannot reach", def.name, slot);
+        psum = fmt::format("operand {} is in PSUM, which the GpSimd engine cannot reach", slot);
     });
     if (!psum.empty())
       return psum;
   }
-  std::string own = def.verify(inst, target);
-  return own.empty() ? own : fmt::format("{}: {}", def.name, own);
+  if (std::string own = def.verify(inst, target); !own.empty())
+    return own;
+  // After def.verify, which rejects a mode the instruction does not define.
+  if (engine && def.modeEngine && def.modeEngine(inst) != *engine)
+    return fmt::format("mode {} is the {} engine's form, but the instruction is on the {} engine", inst.mode,
+                       name(def.modeEngine(inst)), name(*engine));
+  return {};
 }
 
 namespace instructions {

@@ -246,6 +246,12 @@ void checkConsistency(const Target &target, const TableReader &memory, const Tab
                             fmt::format("{} exceeds memory.partitions ({}): the stationary free size becomes the "
                                         "output's partitions",
                                         array.maxStationaryFree, target.partitions));
+  // Row tiles split the PE rows evenly, and nc_matmul's mode byte names at most 4 of them (isa/Modes.h).
+  if (array.maxRowTiles > 4 || (array.maxRowTiles & (array.maxRowTiles - 1)) != 0 ||
+      array.rows % array.maxRowTiles != 0)
+    throw tensor.fieldError("max_row_tiles", fmt::format("expected 1, 2 or 4 tiles that split tensor_engine.rows "
+                                                         "({}) evenly, got {}",
+                                                         array.rows, array.maxRowTiles));
   // One matmul writes one PSUM bank on v2/v3; v4 lets the moving free size span all banks (TARGETS.md).
   const uint64_t movingBytes = uint64_t{array.maxMovingFree} * kFp32Bytes;
   if (movingBytes > target.psumBytesPerPartition)
@@ -304,13 +310,19 @@ Target fromToml(const toml::table &root, const fs::path &file) {
     throw tensor.fieldError("accumulate_onto_non_matmul",
                             fmt::format("expected \"undefined\" or \"defined\", got string \"{}\"", onto));
   target.tensor.accumulateOntoNonMatmulDefined = onto == "defined";
+  target.tensor.maxRowTiles = tensor.integer("max_row_tiles", 1);
+  target.tensor.fp8DoubleRowSpeedup = tensor.integer("fp8_double_row_speedup", 0);
 
   TableReader vector(root, "vector_engine", file);
   target.vector = readEngine(vector);
+  target.vectorTransposeBlock = vector.integer("transpose_block", 1);
   TableReader scalar(root, "scalar_engine", file);
   target.scalar = readEngine(scalar);
   TableReader gpsimd(root, "gpsimd_engine", file);
   target.gpsimd = readEngine(gpsimd);
+  target.gpsimdPartitionsPerCore = gpsimd.integer("partitions_per_core", 1);
+  target.localGatherMaxIndices = gpsimd.integer("local_gather_max_indices", 1);
+  target.localGatherMaxElementsPerIndex = gpsimd.integer("local_gather_max_elements_per_index", 1);
 
   TableReader dma(root, "dma", file);
   target.dma.engines = dma.integer("engines", 1);
@@ -338,6 +350,23 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.cost.dependencyCommitCycles = cost.integer("dependency_commit_cycles", 0);
   target.cost.stridedAccessBytes = cost.integer("strided_access_bytes", 1);
   target.cost.stridedAccessFactor = cost.integer("strided_access_factor", 1);
+  target.cost.reciprocalCyclesPerElement = cost.integer("reciprocal_cycles_per_element", 1);
+  target.cost.actReadAccumulatorCycles = cost.integer("act_read_accumulator_cycles", 0);
+  target.cost.scanCyclesPerElement = cost.integer("tensor_tensor_scan_cycles_per_element", 1);
+  target.cost.bnAggrCyclesPerTriple = cost.integer("bn_aggr_cycles_per_triple", 1);
+  target.cost.bnStatsMaxElements = cost.integer("bn_stats_max_elements", 1);
+  target.cost.max8MaxElements = cost.integer("max8_max_elements", 8);
+
+  target.cost.loadStationaryFactor = cost.integer("load_stationary_factor", 1);
+  target.cost.transposeMinCycles = cost.integer("transpose_min_cycles", 0);
+  target.cost.localGatherIndexCycles = cost.integer("local_gather_index_cycles", 0);
+  target.cost.localGatherWordBytes = cost.integer("local_gather_word_bytes", 1);
+
+  // Every [cost] coefficient by name, for the ISA reference (`tessera isa`).
+  if (const toml::table *costTable = root["cost"].as_table())
+    for (const auto &[key, node] : *costTable)
+      if (std::optional<double> value = node.value<double>())
+        target.costCoefficients.emplace_back(std::string(key.str()), *value);
 
   for (const TableReader *table :
        {&header, &memory, &access, &tensor, &vector, &scalar, &gpsimd, &dma, &hbm, &cost})

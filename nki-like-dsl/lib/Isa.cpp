@@ -1,5 +1,6 @@
 #include "tessera/dsl/Isa.h"
 
+#include "IsaCall.h"
 #include "Recording.h"
 #include "Tracer.h"
 
@@ -10,6 +11,36 @@ namespace tsr::isa {
 using detail::fail;
 using detail::Tracer;
 using tessera::isa::MemSpace;
+
+void tensor_copy(const Tile &dst, const Operand &src, std::optional<Engine> engine, Loc loc) {
+  tsr::detail::IsaCall call{.engine = engine, .dst = dst, .src0 = src};
+  call.settings.op = tessera::isa::Opcode::TensorCopy;
+  tsr::detail::recordInstruction(call, loc);
+}
+
+void tensor_tensor(const Tile &dst, const Operand &data1, const Operand &data2, tessera::isa::AluOp op, Loc loc) {
+  tsr::detail::IsaCall call{.dst = dst, .src0 = data1, .src1 = data2};
+  call.settings.op = tessera::isa::Opcode::TensorTensor;
+  call.settings.alu = op;
+  tsr::detail::recordInstruction(call, loc);
+}
+
+void activation(const Tile &dst, tessera::isa::ActFunc func, const Operand &data, const std::optional<Operand> &bias,
+                float scale, Loc loc) {
+  tsr::detail::IsaCall call{.dst = dst, .src0 = data, .src1 = bias};
+  call.settings.op = tessera::isa::Opcode::Activation;
+  call.settings.func = func;
+  call.settings.imm = scale;
+  tsr::detail::recordInstruction(call, loc);
+}
+
+void tensor_reduce(const Tile &dst, tessera::isa::AluOp op, const Operand &data, bool negate, Loc loc) {
+  tsr::detail::IsaCall call{.dst = dst, .src0 = data};
+  call.settings.op = tessera::isa::Opcode::TensorReduce;
+  call.settings.alu = op;
+  call.settings.negate = negate;
+  tsr::detail::recordInstruction(call, loc);
+}
 
 void memset(const Tile &dst, float value, Loc loc) {
   Tracer::current(loc).checkAlive(dst.buffer(), loc);

@@ -6,31 +6,78 @@
 
 namespace tsr {
 
-int64_t Params::operator[](const std::string &name) const {
-  auto it = values_.find(name);
-  if (it == values_.end()) throw Error(fmt::format("shape parameter '{}' is not defined (have: {})", name, str()));
-  return it->second;
-}
+namespace {
 
-std::string Params::str() const {
+thread_local const Params *currentParams = nullptr;
+
+/// Makes `params` what detail::tracedParams() gives while a body runs.
+class ParamsScope {
+public:
+  explicit ParamsScope(const Params &params) : previous_(currentParams) { currentParams = &params; }
+  ~ParamsScope() { currentParams = previous_; }
+  ParamsScope(const ParamsScope &) = delete;
+  ParamsScope &operator=(const ParamsScope &) = delete;
+
+private:
+  const Params *previous_;
+};
+
+std::string joined(const std::map<std::string, int64_t> &values) {
   std::string s;
-  for (auto &[k, v] : values_) s += fmt::format("{}{}={}", s.empty() ? "" : ",", k, v);
+  for (auto &[k, v] : values) s += fmt::format("{}{}={}", s.empty() ? "" : ",", k, v);
   return s;
 }
 
-Params KernelInfo::resolve(const std::map<std::string, int64_t> &overrides) const {
+} // namespace
+
+int64_t Params::operator[](const std::string &name) const {
+  if (auto it = values_.find(name); it != values_.end()) return it->second;
+  if (auto it = kernel_.find(name); it != kernel_.end()) return it->second;
+  std::string have = str();
+  if (!kernel_.empty()) have += (have.empty() ? "" : ",") + kernelStr();
+  throw Error(fmt::format("parameter '{}' is not defined (have: {})", name, have.empty() ? "none" : have));
+}
+
+std::string Params::str() const { return joined(values_); }
+std::string Params::kernelStr() const { return joined(kernel_); }
+
+std::string KernelInfo::describeKernelParams() const {
+  std::string s;
+  for (auto &[k, v] : kernelParams) s += fmt::format("{}{}={}", s.empty() ? "" : ", ", k, v);
+  return s.empty() ? "none" : s;
+}
+
+Params KernelInfo::resolve(const std::map<std::string, int64_t> &shape,
+                           const std::map<std::string, int64_t> &kernel) const {
   std::map<std::string, int64_t> values(params.begin(), params.end());
-  for (auto &[k, v] : overrides) {
+  std::map<std::string, int64_t> kernelValues(kernelParams.begin(), kernelParams.end());
+  for (auto &[k, v] : shape) {
     if (!values.contains(k)) {
       std::string known;
       for (auto &p : params) known += (known.empty() ? "" : ", ") + p.first;
       throw Error(fmt::format("kernel '{}' has no shape parameter '{}' (it has: {})", name, k,
-                              known.empty() ? "none" : known));
+                              known.empty() ? "none" : known),
+                  {}, kernelValues.contains(k) ? fmt::format("'{}' is a kernel parameter: set it with --param", k) : "");
     }
     if (v <= 0) throw Error(fmt::format("shape parameter {}={} must be positive", k, v));
     values[k] = v;
   }
-  return Params(std::move(values));
+  for (auto &[k, v] : kernel) {
+    if (!kernelValues.contains(k))
+      throw Error(fmt::format("kernel '{}' has no kernel parameter '{}' (its kernel parameters: {})", name, k,
+                              describeKernelParams()),
+                  {}, values.contains(k) ? fmt::format("'{}' is a shape parameter: set it with --shape", k) : "");
+    if (v <= 0)
+      throw Error(fmt::format("kernel parameter {}={} must be positive (kernel '{}' has: {})", k, v, name,
+                              describeKernelParams()));
+    kernelValues[k] = v;
+  }
+  return Params(std::move(values), std::move(kernelValues));
+}
+
+const Params &detail::tracedParams() {
+  if (!currentParams) throw Error("kernel parameters are read while no kernel is being traced");
+  return *currentParams;
 }
 
 Registry &Registry::instance() {
@@ -40,6 +87,12 @@ Registry &Registry::instance() {
 
 void Registry::add(KernelInfo info) {
   std::string name = info.name;
+  for (auto &kernelParam : info.kernelParams)
+    for (auto &shapeParam : info.params)
+      if (kernelParam.first == shapeParam.first)
+        throw Error(fmt::format("kernel '{}' declares '{}' both as a shape parameter and as a kernel parameter", name,
+                                kernelParam.first),
+                    info.loc);
   if (kernels_.contains(name))
     throw Error(fmt::format("kernel '{}' is registered twice (first at {})", name, kernels_.at(name).loc.str()),
                 info.loc);
@@ -70,6 +123,7 @@ graph::KernelGraph trace(const KernelInfo &kernel, const Params &params) {
   detail::Tracer tracer(g);
   std::vector<Hbm> args;
   for (size_t i = 0; i < g.tensors.size(); ++i) args.emplace_back(static_cast<int>(i));
+  ParamsScope scope(params);
   kernel.body(args);
   tracer.finish();
   return g;

@@ -227,6 +227,20 @@ Tile multiply(const Operand &a, const Operand &b, Loc loc) { return binary("mult
 Tile divide(const Operand &a, const Operand &b, Loc loc) { return binary("divide", tessera::isa::AluOp::Divide, a, b, loc); }
 Tile maximum(const Operand &a, const Operand &b, Loc loc) { return binary("maximum", tessera::isa::AluOp::Max, a, b, loc); }
 Tile operator+(const Operand &a, const Operand &b) { return add(a, b, a.loc()); }
+
+const Tile &operator+=(const Tile &acc, const Operand &x) {
+  const Loc &loc = x.loc();
+  Tracer::current(loc).checkAlive(acc.buffer(), loc);
+  Tile y = x.tile("+=", "right-hand");
+  const Shape &sa = acc.shape(), &sy = y.shape();
+  if (sa != sy && !(sa[0] == sy[0] && sy[1] == 1))
+    fail(loc, fmt::format("+=: shape mismatch, {} += {}", shapeStr(sa), shapeStr(sy)),
+         "the added tile must have the accumulator's shape, or be [P, 1] (broadcast along the free dimension)");
+  graph::Op o = makeOp(graph::OpKind::Binary, acc.buffer(), {acc.buffer(), y.buffer()});
+  o.alu = tessera::isa::AluOp::Add;
+  record(std::move(o), loc);
+  return acc;
+}
 Tile operator-(const Operand &a, const Operand &b) { return subtract(a, b, a.loc()); }
 Tile operator*(const Operand &a, const Operand &b) { return multiply(a, b, a.loc()); }
 Tile operator/(const Operand &a, const Operand &b) { return divide(a, b, a.loc()); }

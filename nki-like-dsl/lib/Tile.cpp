@@ -34,6 +34,30 @@ std::pair<int64_t, int64_t> range(const graph::IndexExpr &e, const std::source_l
 } // namespace
 
 const Shape &Tile::shape() const { return bufferOf(buffer_).shape; }
+
+Tile Tile::slice(const Index &start, int64_t size, std::source_location loc) const {
+  Tracer &tracer = Tracer::current(loc);
+  tracer.checkAlive(buffer_, loc);
+  const graph::Buffer &base = tracer.graph().buffers[buffer_];
+  const std::string shown = fmt::format("tile '{}' [{}]", base.name, fmt::join(base.shape, ", "));
+  if (base.space != tessera::isa::MemSpace::Sbuf)
+    throw tessera::Error(fmt::format("slice: {} is in {}; only SBUF tiles can be sliced", shown,
+                                     tessera::isa::name(base.space)),
+                         toLoc(loc), "a PSUM tile is one accumulation bank: give each matmul result a PSUM tile of its own");
+  if (size <= 0) throw tessera::Error(fmt::format("slice: size {} of {} must be positive", size, shown), toLoc(loc));
+  auto [lo, hi] = range(start.expr(), loc);
+  if (lo < 0 || hi + size > base.shape[1])
+    throw tessera::Error(fmt::format("slice: {} elements at offsets from {} to {} leave {}", size, lo, hi, shown),
+                         toLoc(loc), "a slice must stay within the free dimension of its tile for every loop index");
+  graph::Buffer view;
+  view.shape = {base.shape[0], size};
+  view.dtype = base.dtype;
+  view.space = base.space;
+  view.loc = toLoc(loc);
+  view.viewOf = base.viewOf >= 0 ? base.viewOf : buffer_;
+  view.viewOffset = base.viewOf >= 0 ? (Index(base.viewOffset) + start).expr() : start.expr();
+  return Tile(tracer.allocate(std::move(view)));
+}
 DType Tile::dtype() const { return bufferOf(buffer_).dtype; }
 tessera::isa::MemSpace Tile::space() const { return bufferOf(buffer_).space; }
 

@@ -122,10 +122,14 @@ isa::Target loadTarget(const std::string &nameOrPath) {
 }
 
 tsr::graph::KernelGraph traceKernel(const tsr::KernelInfo &kernel, const std::map<std::string, int64_t> &shape,
-                                    tsr::Params &params) {
+                                    tsr::Params &params, const std::map<std::string, int64_t> &kernelParams) {
   try {
-    params = kernel.resolve(shape);
-    // shape requirements: a failure here is bad input, not a kernel bug
+    params = kernel.resolve(shape, kernelParams);
+  } catch (const Error &e) {
+    throw InputError(e);
+  }
+  try {
+    // shape and kernel-parameter requirements: a failure here is bad input, not a kernel bug
     for (const tsr::TensorSpec &t : kernel.signature(params)) {
       int64_t elements = 1;
       for (int64_t d : t.shape)
@@ -137,7 +141,11 @@ tsr::graph::KernelGraph traceKernel(const tsr::KernelInfo &kernel, const std::ma
   } catch (const InputError &) {
     throw;
   } catch (const Error &e) {
-    throw InputError(e);
+    if (kernel.kernelParams.empty() || !e.hint().empty()) throw InputError(e);
+    throw InputError(e.message(), e.where(),
+                     fmt::format("kernel '{}' was given the shape {} and the kernel parameters {} (--param; "
+                                 "defaults: {})",
+                                 kernel.name, params.str(), params.kernelStr(), kernel.describeKernelParams()));
   }
   return tsr::trace(kernel, params);
 }
@@ -150,7 +158,7 @@ RunReport runKernel(const RunRequest &request) {
   report.target = loadTarget(request.target);
 
   // 2. Trace: the DSL body runs once and records a kernel graph (loops kept, not unrolled).
-  tsr::graph::KernelGraph graph = traceKernel(kernel, request.shape, report.params);
+  tsr::graph::KernelGraph graph = traceKernel(kernel, request.shape, report.params, request.kernelParams);
 
   // Tensors too large for host memory stop here, before the compiler unrolls anything.
   if (!request.timingOnly && request.maxMemoryBytes != 0) {

@@ -52,6 +52,7 @@ struct RunRequest {
   std::string kernel;
   std::string target = "trn2";
   std::map<std::string, int64_t> shape;   ///< overrides of the kernel's default shape parameters
+  std::map<std::string, int64_t> kernelParams; ///< overrides of its default kernel parameters (`--param`)
   uint64_t seed = 0;
   bool timingOnly = false;                ///< simulate time alone: no values, no reference, no comparison
   bool checks = true;                     ///< the simulator's kernel-bug checks (races, uninitialised reads)
@@ -120,9 +121,10 @@ struct RunReport {
 const tsr::KernelInfo &findKernel(const std::string &name);
 /// Loads a target by name or path; problems are InputErrors.
 isa::Target loadTarget(const std::string &nameOrPath);
-/// Resolves shape overrides and traces the kernel. Bad shapes are InputErrors; DSL misuse is a tessera::Error.
+/// Resolves shape and kernel-parameter overrides (into `params`) and traces the kernel. Bad shapes and bad kernel
+/// parameters are InputErrors; DSL misuse is a tessera::Error.
 tsr::graph::KernelGraph traceKernel(const tsr::KernelInfo &kernel, const std::map<std::string, int64_t> &shape,
-                                    tsr::Params &params);
+                                    tsr::Params &params, const std::map<std::string, int64_t> &kernelParams = {});
 
 /// Host memory a run of `program` needs beyond the compiler's: the HBM image and its copies (input image, golden
 /// image, host tensors) unless timing-only, SBUF and PSUM storage (doubled for the checks' shadow state), the

@@ -245,9 +245,10 @@ void header(Page &p) {
   const RunReport &r = p.r;
   const char *badge = r.timingOnly ? "timing only" : r.checks.empty() ? "simulated" : r.ok ? "ok" : "FAILED";
   put(p.html, "<header><div><h1>{} <span class=muted>on</span> {}</h1><div class=muted>{}</div>"
-              "<div class=muted>shape {}</div></div><div class='badge {}' id=verdict>{}</div></header>\n",
+              "<div class=muted>shape {}{}</div></div><div class='badge {}' id=verdict>{}</div></header>\n",
       esc(r.kernel), esc(r.target.name), esc(r.target.description),
-      r.params.values().empty() ? "as saved" : esc(r.params.str()), verdictClass(r), badge);
+      r.params.values().empty() ? "as saved" : esc(r.params.str()),
+      r.params.kernelValues().empty() ? "" : ", params " + esc(r.params.kernelStr()), verdictClass(r), badge);
 }
 
 void card(std::string &html, std::string_view title, std::string_view id, double value, std::string_view shown,

@@ -51,6 +51,7 @@ nlohmann::json toJson(const RunReport &r) {
   j["kernel"] = r.kernel;
   j["target"] = r.target.name;
   j["shape"] = r.params.values();
+  j["kernel_params"] = r.params.kernelValues();
   j["time_us"] = r.timeUs();
   j["cycles"] = static_cast<uint64_t>(r.cycles());
   j["clock_ghz"] = r.target.tensor.clockGhz;
@@ -100,8 +101,9 @@ std::string toText(const RunReport &r) {
   auto line = [&](std::string_view format, const auto &...args) {
     s += fmt::vformat(format, fmt::make_format_args(args...)) + "\n";
   };
-  line("{} on {} ({})  shape {}", r.kernel, r.target.name, r.target.description,
-       r.params.values().empty() ? "as saved" : r.params.str());
+  line("{} on {} ({})  shape {}{}", r.kernel, r.target.name, r.target.description,
+       r.params.values().empty() ? "as saved" : r.params.str(),
+       r.params.kernelValues().empty() ? "" : "  params " + r.params.kernelStr());
   line("");
   line("  simulated time   {:>12.3f} us   ({:.0f} cycles at {} GHz)", r.timeUs(), r.cycles(), r.target.tensor.clockGhz);
   line("  FLOPs            {:>12}        achieved {:.2f} of {:.1f} peak TFLOP/s ({:.1f}%)", r.sim.flops,

@@ -1,9 +1,11 @@
 // tessera: the command line.
-//   tessera list                      kernels and their shape parameters
+//   tessera list                      kernels, their shape parameters and kernel parameters
 //   tessera targets                   the machines that can be simulated
-//   tessera run KERNEL [--target T] [--shape K=V,...] [--seed N] [--no-golden] [--json] [--trace FILE.json]
-//   tessera compile KERNEL [--target T] [--shape ...] --emit tile|tile-allocated|nc
+//   tessera run KERNEL [--target T] [--shape K=V,...] [--param P=V,...] [--seed N] [--no-golden] [--json]
+//                      [--trace FILE.json]
+//   tessera compile KERNEL [--target T] [--shape ...] [--param ...] --emit tile|tile-allocated|nc
 //   tessera sim FILE.mlir [--seed N] [--timing-only] [--json] [--trace FILE.json]
+//   tessera isa [INSTRUCTION] [--target T] [--json] [--markdown]
 //   tessera systolic --rows R --cols C --dataflow ws|os|is --gemm M,N,K [--model pe|fold] [--animate] [--svg F]
 // Exit status: 0 all well; 1 a check failed (numerics, a kernel bug found); 2 bad usage or input; 3 a resource
 // limit stopped the run (--max-instructions, --max-memory-gib, --timeout).
@@ -11,6 +13,7 @@
 #include "tessera/AtomicFile.h"
 #include "tessera/Driver.h"
 #include "tessera/HtmlReport.h"
+#include "tessera/IsaReference.h"
 #include "tessera/ProgressBar.h"
 #include "tessera/Report.h"
 #include "tessera/SystolicCommand.h"
@@ -68,26 +71,44 @@ double parsePositive(const std::string &option, const std::string &text) {
   return v;
 }
 
-/// Parses "M=1024,N=512" into parameter overrides.
-std::map<std::string, int64_t> parseShape(const std::string &text) {
-  std::map<std::string, int64_t> shape;
+/// Parses "M=1024,N=512" (the value of --`option`) into NAME -> positive integer; `hint` ends each error.
+std::map<std::string, int64_t> parseAssignments(const std::string &option, const std::string &text,
+                                                const std::string &hint) {
+  std::map<std::string, int64_t> values;
   size_t start = 0;
   while (start <= text.size() && !text.empty()) {
     size_t end = text.find(',', start);
     std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
     size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw InputError(fmt::format("--shape: expected NAME=VALUE, got '{}'", item), {}, "e.g. --shape M=1024,N=512");
+      throw InputError(fmt::format("--{}: expected NAME=VALUE, got '{}'", option, item), {}, hint);
     std::string name = item.substr(0, eq), value = item.substr(eq + 1);
     int64_t v = 0;
     auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
     if (ec != std::errc() || ptr != value.data() + value.size() || v <= 0)
-      throw InputError(fmt::format("--shape: {} must be a positive integer, got '{}'", name, value));
-    shape[name] = v;
+      throw InputError(fmt::format("--{}: {} must be a positive integer, got '{}'", option, name, value), {}, hint);
+    values[name] = v;
     if (end == std::string::npos) break;
     start = end + 1;
   }
-  return shape;
+  return values;
+}
+
+/// Parses "M=1024,N=512" into shape overrides.
+std::map<std::string, int64_t> parseShape(const std::string &text) {
+  return parseAssignments("shape", text, "e.g. --shape M=1024,N=512");
+}
+
+/// Parses the values of every --param ("bm=256,bn=512", or one per flag) into kernel-parameter overrides of
+/// `kernel`; an error names the kernel's parameters.
+std::map<std::string, int64_t> parseKernelParams(const std::vector<std::string> &texts, const std::string &kernel) {
+  std::string hint = "e.g. --param bm=256,bn=512";
+  if (const tsr::KernelInfo *k = tsr::Registry::instance().find(kernel))
+    hint = fmt::format("kernel '{}' has the kernel parameters {}", k->name, k->describeKernelParams());
+  std::map<std::string, int64_t> values;
+  for (const std::string &text : texts)
+    for (auto &[name, value] : parseAssignments("param", text, hint)) values[name] = value;
+  return values;
 }
 
 /// The resource limits of `run` and `sim` (and the instruction limit of `compile`).
@@ -127,6 +148,7 @@ struct LimitOptions {
 /// Options that `run` and `compile` share.
 struct KernelOptions {
   std::string kernel, target = "trn2", shape;
+  std::vector<std::string> params;
   std::string seed = "0";
   std::string loopBuffers = "4";
   bool noPipeline = false;
@@ -136,6 +158,8 @@ struct KernelOptions {
     desc.add_options()("kernel", po::value(&kernel)->required(), "kernel name (tessera list)")(
         "target,t", po::value(&target)->default_value(target), "target name or .toml file (tessera targets)")(
         "shape,s", po::value(&shape), "shape parameters, e.g. M=1024,N=1024,K=1024")(
+        "param,p", po::value(&params)->composing()->value_name("NAME=VALUE,..."),
+        "kernel parameters (tessera list), e.g. --param bm=256,bn=512 or --param bm=256 --param bn=512")(
         "loop-buffers", po::value(&loopBuffers)->default_value(loopBuffers),
         "rotating copies of loop-local tiles (1 = no overlap of iterations)")(
         "no-pipeline", po::bool_switch(&noPipeline), "one copy of each loop-local tile (same as --loop-buffers 1)")(
@@ -146,6 +170,7 @@ struct KernelOptions {
     r.kernel = kernel;
     r.target = target;
     r.shape = parseShape(shape);
+    r.kernelParams = parseKernelParams(params, kernel);
     r.seed = parseCount("seed", seed);
     r.compile.loopBuffers = noPipeline ? 1 : parseLoopBuffers(loopBuffers);
     return r;
@@ -183,18 +208,30 @@ int cmdList(const std::vector<std::string> &args) {
   desc.add_options()("json", po::bool_switch(&json), "print JSON");
   parse(args, desc);
   nlohmann::json out = nlohmann::json::array();
-  size_t width = 10; // the longest name (bug_psum_accumulate) sets the column
-  for (const tsr::KernelInfo *k : tsr::Registry::instance().all()) width = std::max(width, k->name.size());
+  auto joined = [](const std::vector<std::pair<std::string, int64_t>> &params) {
+    std::string s;
+    for (auto &[name, value] : params) s += fmt::format("{}{}={}", s.empty() ? "" : ",", name, value);
+    return s;
+  };
+  size_t width = 10, paramsWidth = 0; // the longest name and kernel parameters set the columns
+  for (const tsr::KernelInfo *k : tsr::Registry::instance().all()) {
+    width = std::max(width, k->name.size());
+    paramsWidth = std::max(paramsWidth, joined(k->kernelParams).size());
+  }
   for (const tsr::KernelInfo *k : tsr::Registry::instance().all()) {
     if (json) {
-      nlohmann::json params = nlohmann::json::object();
+      // "params": the shape parameters (--shape); "kernel_params": the kernel parameters (--param).
+      nlohmann::json params = nlohmann::json::object(), kernelParams = nlohmann::json::object();
       for (auto &[name, value] : k->params) params[name] = value;
-      out.push_back({{"name", k->name}, {"summary", k->summary}, {"params", params}});
+      for (auto &[name, value] : k->kernelParams) kernelParams[name] = value;
+      out.push_back(
+          {{"name", k->name}, {"summary", k->summary}, {"params", params}, {"kernel_params", kernelParams}});
       continue;
     }
-    std::string params;
-    for (auto &[name, value] : k->params) params += fmt::format("{}{}={}", params.empty() ? "" : ",", name, value);
-    fmt::print("{:<{}} {:<24} {}\n", k->name, width, params, k->summary);
+    if (paramsWidth == 0) fmt::print("{:<{}} {:<24} {}\n", k->name, width, joined(k->params), k->summary);
+    else
+      fmt::print("{:<{}} {:<24} {:<{}} {}\n", k->name, width, joined(k->params), joined(k->kernelParams),
+                 paramsWidth, k->summary);
   }
   if (json) fmt::print("{}\n", out.dump(2));
   return kOk;
@@ -214,6 +251,30 @@ int cmdTargets(const std::vector<std::string> &args) {
                  t.description);
   }
   if (json) fmt::print("{}\n", out.dump(2));
+  return kOk;
+}
+
+int cmdIsa(const std::vector<std::string> &args) {
+  bool json = false, markdown = false;
+  std::string target = "trn2", only;
+  po::options_description desc("tessera isa [INSTRUCTION]");
+  desc.add_options()("target", po::value(&target)->value_name("T"), "the target whose limits and costs to show")(
+      "json", po::bool_switch(&json), "print JSON")(
+      "markdown", po::bool_switch(&markdown), "print the whole reference for the built-in targets (docs/isa/README.md)")(
+      "instruction", po::value(&only), "show only this instruction (by name or NKI name)");
+  po::positional_options_description pos;
+  pos.add("instruction", 1);
+  parse(args, desc, pos);
+  if (markdown) {
+    std::vector<isa::Target> builtin;
+    for (const isa::Target &t : isa::Target::all())
+      if (t.file.parent_path() == isa::Target::builtinDirectory()) builtin.push_back(t);
+    fmt::print("{}", isaReferenceMarkdown(builtin));
+    return kOk;
+  }
+  const isa::Target t = loadTarget(target);
+  if (json) fmt::print("{}\n", isaReferenceJson(t, only).dump(2));
+  else fmt::print("{}", isaReferenceText(t, only));
   return kOk;
 }
 
@@ -305,7 +366,7 @@ int cmdCompile(const std::vector<std::string> &args) {
   const tsr::KernelInfo &kernel = findKernel(r.kernel);
   isa::Target target = loadTarget(r.target);
   tsr::Params params;
-  tsr::graph::KernelGraph graph = traceKernel(kernel, r.shape, params);
+  tsr::graph::KernelGraph graph = traceKernel(kernel, r.shape, params, r.kernelParams);
   if (emit == "tile") {
     fmt::print("{}", compiler::importToText(graph, target));
     return kOk;
@@ -354,11 +415,12 @@ int cmdSim(const std::vector<std::string> &args) {
 void printUsage(std::FILE *out) {
   fmt::print(out, "usage: tessera <command> [options]\n\n"
              "commands:\n"
-             "  list                     kernels and their shape parameters\n"
+             "  list                     kernels, their shape parameters (--shape) and kernel parameters (--param)\n"
              "  targets                  machines that can be simulated\n"
              "  run KERNEL               compile, simulate and check a kernel: time, engines, numerics\n"
              "  compile KERNEL --emit S  print a compiler stage (tile, tile-allocated, nc)\n"
              "  sim FILE.mlir            simulate a saved module (the output of compile --emit nc)\n"
+             "  isa [INSTRUCTION]        the instruction set: operands, engines, limits, cost formulas\n"
              "  systolic --gemm M,N,K    one GEMM on a systolic array, PE by PE: cycles, utilisation, SRAM/DRAM traffic\n\n"
              "`tessera <command> --help` lists a command's options. --json gives machine-readable output.\n");
 }
@@ -397,7 +459,7 @@ int main(int argc, char **argv) {
   }
   static const std::map<std::string, std::function<int(const std::vector<std::string> &)>> commands = {
       {"list", cmdList}, {"targets", cmdTargets}, {"run", cmdRun}, {"compile", cmdCompile}, {"sim", cmdSim},
-      {"systolic", runSystolicCommand}};
+      {"systolic", runSystolicCommand}, {"isa", cmdIsa}};
   auto it = commands.find(args[0]);
   if (it == commands.end()) {
     fmt::print(stderr, "tessera: unknown command '{}'\n\n", args[0]);

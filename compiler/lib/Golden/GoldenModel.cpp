@@ -16,6 +16,7 @@
 #include "tessera/compiler/ImportGraph.h"
 #include "tessera/compiler/Passes.h"
 #include "tessera/compiler/ToProgram.h"
+#include "tessera/isa/InstructionSet.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -73,6 +74,17 @@ bool hasHostForm(isa::DType t) {
   return false;
 }
 
+/// The first op in `block` (or its loops) recorded as a tile.inst instruction, or null.
+const tsr::graph::Op *firstInstruction(const tsr::graph::Block &block) {
+  for (const tsr::graph::Stmt &stmt : block.stmts) {
+    if (const auto *op = std::get_if<tsr::graph::Op>(&stmt); op && op->kind == tsr::graph::OpKind::Instruction)
+      return op;
+    if (const auto *loop = std::get_if<tsr::graph::Loop>(&stmt))
+      if (const tsr::graph::Op *inner = firstInstruction(loop->body)) return inner;
+  }
+  return nullptr;
+}
+
 void checkSupported(const tsr::graph::KernelGraph &kernel) {
   auto check = [&](isa::DType t, const std::string &what) {
     if (!hasHostForm(t))
@@ -81,6 +93,12 @@ void checkSupported(const tsr::graph::KernelGraph &kernel) {
   };
   for (const tsr::graph::TensorArg &t : kernel.tensors) check(t.dtype, "tensor " + t.name);
   for (const tsr::graph::Buffer &b : kernel.buffers) check(b.dtype, "tile " + b.name);
+  // The model lowers the language-level ops; the engine instructions a kernel records with tsr::isa calls
+  // (tile.inst) are checked against their definitions' reference semantics and the kernel's own reference.
+  if (const tsr::graph::Op *op = firstInstruction(kernel.body))
+    throw GoldenUnsupported(fmt::format("the golden model does not implement tsr::isa::{} (kernel {}, {})",
+                                        isa::definition(op->settings.op).nki.substr(std::string_view("nki.isa.").size()),
+                                        kernel.name, op->loc.str()));
 }
 
 /// The kernel as imported, then lowered by tile-to-linalg.

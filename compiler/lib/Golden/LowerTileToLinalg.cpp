@@ -5,6 +5,7 @@
 // rounded (to nearest even) when stored into a narrower element type.
 //
 //   tile.alloc                  memref.alloc in the default memory space, freed at the end of its block
+//   tile.view                   memref.subview of its source's columns
 //   tile.load / tile.store      memref.subview of the HBM tensor + linalg.copy (not memref.copy: a strided
 //                               memref.copy lowers to a call of the MLIR runtime library's memrefCopy)
 //   tile.matmul                 linalg.fill 0 (unless accumulate), then linalg.generic over (k, m, n):
@@ -299,13 +300,18 @@ public:
     if (types.wasInterrupted()) return failure();
     retypeArguments();
     llvm::SmallVector<tile::AllocOp> allocs;
+    llvm::SmallVector<tile::ViewOp> views;
     llvm::SmallVector<Operation *> ops;
     fn_.walk([&](Operation *op) {
       if (auto a = dyn_cast<tile::AllocOp>(op)) allocs.push_back(a);
+      else if (auto v = dyn_cast<tile::ViewOp>(op)) views.push_back(v);
       else if (llvm::isa<tile::TileDialect>(op->getDialect())) ops.push_back(op);
     });
-    // Allocations first, so that every other op finds its operands' host buffers.
+    // Allocations and views first (a view after what it views), so that every other op finds its operands' host
+    // buffers.
     for (tile::AllocOp a : allocs) alloc(a);
+    for (tile::ViewOp v : views)
+      if (failed(view(v))) return failure();
     for (Operation *op : ops) {
       b_.setInsertionPoint(op);
       if (failed(lower(op))) return failure();
@@ -342,6 +348,28 @@ private:
     b_.create<memref::DeallocOp>(op.getLoc(), host);
     op.getResult().replaceAllUsesWith(host.getResult());
     op->erase();
+  }
+
+  LogicalResult view(tile::ViewOp op) {
+    // Host code has no simulator to catch a window outside its source: every iteration's offset must fit (as
+    // for DMA windows, an offset whose range is unknown is taken as it is).
+    const int64_t size = op.getType().getDimSize(1), sourceSize = dim(op.getSource(), 1);
+    auto range = rangeOf(op.getOffset());
+    if (range && (range->first < 0 || range->second + size > sourceSize))
+      return op.emitOpError() << "window of " << size << " elements at offsets " << range->first << ".."
+                              << range->second << " leaves its source (size " << sourceSize << ")";
+    b_.setInsertionPoint(op);
+    Value source = op.getSource();
+    Type element = logical(source);
+    llvm::SmallVector<OpFoldResult> offsets{b_.getIndexAttr(0), op.getOffset()};
+    llvm::SmallVector<OpFoldResult> sizes{b_.getIndexAttr(op.getType().getDimSize(0)),
+                                          b_.getIndexAttr(op.getType().getDimSize(1))};
+    llvm::SmallVector<OpFoldResult> strides{b_.getIndexAttr(1), b_.getIndexAttr(1)};
+    Value window = b_.create<memref::SubViewOp>(op.getLoc(), source, offsets, sizes, strides);
+    logical_[window] = element;
+    op.getResult().replaceAllUsesWith(window);
+    op->erase();
+    return success();
   }
 
   LogicalResult lower(Operation *op) {

@@ -68,6 +68,10 @@ private:
     const graph::Buffer &buf = g_.buffers[a.buffer];
     MemRefType type = tile::tileType(b_.getContext(), buf.shape, nc::toMlir(b_.getContext(), buf.dtype),
                                      toTile(buf.space));
+    if (buf.viewOf >= 0) { // a slice of another tile (Tile::slice)
+      buffers_[a.buffer] = b_.create<tile::ViewOp>(loc(buf.loc), type, buffers_.at(buf.viewOf), index(buf.viewOffset));
+      return;
+    }
     IntegerAttr offset, bufs;
     if (buf.offset >= 0) { // placed by the kernel (tsr::isa::sbuf_tile_at)
       offset = b_.getI64IntegerAttr(buf.offset);
@@ -122,6 +126,15 @@ private:
       return b_.create<tile::WaitOp>(l, b_.getI64IntegerAttr(op.semaphore), index(op.count));
     case graph::OpKind::Signal:
       return b_.create<tile::SignalOp>(l, b_.getI64IntegerAttr(op.semaphore));
+    case graph::OpKind::Instruction: {
+      auto buffer = [&](int id) { return id >= 0 ? buffers_.at(id) : Value(); };
+      auto source = [&](size_t i) { return i < op.srcs.size() ? buffer(op.srcs[i]) : Value(); };
+      DictionaryAttr params = nc::paramsAttr(b_, op.settings);
+      StringAttr engine = op.engine ? b_.getStringAttr(isa::name(*op.engine)) : StringAttr();
+      return b_.create<tile::InstOp>(l, b_.getStringAttr(isa::name(op.settings.op)), dst, buffer(op.dst2),
+                                     source(0), source(1), source(2), params.empty() ? DictionaryAttr() : params,
+                                     engine);
+    }
     }
     llvm_unreachable("every graph::OpKind is imported");
   }

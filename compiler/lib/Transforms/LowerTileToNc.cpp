@@ -13,7 +13,8 @@
 //    written: no fill dropped, no accumulation rewritten. Ops of a manual_sync scope (tile.manual) give
 //    instructions marked nc.manual; tile.wait makes the next of them wait for a semaphore, tile.signal makes
 //    the previous one signal it;
-//  - tile.print becomes nc.print, a reader of the tile on the least busy engine that can reach it.
+//  - tile.print becomes nc.print, a reader of the tile on the least busy engine that can reach it;
+//  - tile.view emits nothing: its uses address the window of its source's current copy.
 // Test: compiler/test/Transforms/lower-tile-to-nc.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
@@ -24,6 +25,7 @@
 #include "tessera/compiler/Passes.h"
 #include "tessera/isa/AccessRules.h"
 #include "tessera/isa/Cost.h"
+#include "tessera/isa/InstructionSet.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -112,6 +114,7 @@ private:
         .Case([&](scf::YieldOp) { return success(); })
         .Case([&](func::ReturnOp) { return success(); })
         .Case([&](tile::AllocOp o) { return alloc(o); })
+        .Case([&](tile::ViewOp o) { return view(o); })
         .Case([&](tile::LoadOp o) { return dma(o, o.getSrc(), o.getIndices(), o.getDst(), true); })
         .Case([&](tile::StoreOp o) { return dma(o, o.getDst(), o.getIndices(), o.getSrc(), false); })
         .Case([&](tile::MatmulOp o) { return matmul(o); })
@@ -152,6 +155,7 @@ private:
           return emit(o.getLoc(), i, leastBusy({isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd}, i));
         })
         .Case([&](tile::MemsetOp o) { return memset(o); })
+        .Case([&](tile::InstOp o) { return instruction(o); })
         .Case([&](tile::PrintOp o) {
           isa::Instruction i;
           i.op = isa::Opcode::Print;
@@ -203,6 +207,26 @@ private:
     ++b.instance;
     b.zeroPending = false; // a zero fill nobody read is dropped with the old copy
     b.zeroFilled = false;
+    return success();
+  }
+
+  /// A view addresses the window of the copy of its source in use now; the source does not move while the view
+  /// lives (the view is nested in the source's block), so this snapshot stays right.
+  LogicalResult view(tile::ViewOp o) {
+    auto it = buffers_.find(o.getSource());
+    if (it == buffers_.end()) return o.emitOpError("views a tile that has no address yet");
+    Buffer v = it->second;
+    const int64_t first = value(o.getOffset()), size = o.getType().getDimSize(1);
+    if (first < 0 || first + size > v.freeSize)
+      return o.emitOpError() << "window of " << size << " elements at offset " << first << " leaves its source ("
+                             << v.freeSize << " elements)";
+    v.offset = v.address() + first * static_cast<int64_t>(isa::byteSize(v.dtype));
+    v.freeSize = size;
+    v.bufs = 1;
+    v.instance = 0;
+    v.copyBytes = tileCopyBytes(o.getType(), target_);
+    v.zeroPending = v.zeroFilled = false; // sbuf only: zero tracking is for PSUM accumulation groups
+    buffers_[o.getResult()] = v;
     return success();
   }
 
@@ -260,6 +284,28 @@ private:
     LogicalResult emitted = emit(o.getLoc(), i, memsetEngine(b, i));
     b.zeroFilled = value == 0.0f;
     return emitted;
+  }
+
+  /// A tsr::isa instruction: exactly one, on the engine the kernel chose or the definition's preferred one. Its
+  /// sources are read (a pending zero fill happens first) before its destinations are written.
+  LogicalResult instruction(tile::InstOp o) {
+    llvm::SmallPtrSet<Value, 4> outputs{o.getDst(), o.getDst2()};
+    isa::Instruction i = tile::instructionOf(o, [&](Value tile) {
+      return outputs.contains(tile) ? buffers_.find(tile)->second.pattern() : read(tile).pattern();
+    });
+    const isa::OperandUse use = isa::operandUse(i);
+    if (o.getDst()) {
+      if (use.readsDst) (void)read(o.getDst());
+      (void)written(o.getDst(), o);
+    }
+    if (o.getDst2()) (void)written(o.getDst2(), o);
+    isa::Engine engine = isa::definition(i.op).preferredEngine;
+    if (auto chosen = o.getEngine())
+      for (isa::Engine e : {isa::Engine::Tensor, isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd})
+        if (*chosen == llvm::StringRef(isa::name(e))) engine = e;
+    if (std::string problem = isa::verifyInstruction(i, engine, &target_); !problem.empty())
+      return o.emitOpError() << problem;
+    return emit(o.getLoc(), i, engine);
   }
 
   LogicalResult matmul(tile::MatmulOp o) {

@@ -85,6 +85,21 @@ func.func @elementwise() {
 }
 
 // -----
+
+// CHECK-LABEL: func.func @view
+// CHECK-SAME: (%[[J:.*]]: index)
+func.func @view(%j: index) {
+  // CHECK: %[[T:.*]] = tile.alloc
+  %t = tile.alloc : memref<128x2048xbf16, #tile.space<sbuf>>
+  // CHECK: tile.view %[[T]][%[[J]]] : memref<128x2048xbf16, #tile.space<sbuf>> to memref<128x512xbf16, #tile.space<sbuf>>
+  %v = tile.view %t[%j] : memref<128x2048xbf16, #tile.space<sbuf>> to memref<128x512xbf16, #tile.space<sbuf>>
+  %c1536 = arith.constant 1536 : index
+  // CHECK: tile.view %[[T]][%{{.*}}] : {{.*}} to memref<128x512xbf16, #tile.space<sbuf>>
+  %w = tile.view %t[%c1536] : memref<128x2048xbf16, #tile.space<sbuf>> to memref<128x512xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
 // tile.alloc
 
 func.func @alloc_in_hbm() {
@@ -464,5 +479,52 @@ func.func @wait_outside_manual_sync(%n: index) {
 func.func @signal_negative() {
   // expected-error@+1 {{names semaphore -1; semaphores are numbered from 0}}
   tile.signal -1 {tile.manual}
+  return
+}
+
+// -----
+// tile.view
+
+func.func @view_of_psum(%j: index) {
+  %t = tile.alloc : memref<128x512xf32, #tile.space<psum>>
+  // expected-error@+1 {{'tile.view' op views sbuf tiles only, got 'memref<128x512xf32, #tile.space<psum>>'}}
+  %v = tile.view %t[%j] : memref<128x512xf32, #tile.space<psum>> to memref<128x128xf32, #tile.space<psum>>
+  return
+}
+
+// -----
+
+func.func @view_wider_than_source(%j: index) {
+  %t = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{result 'memref<128x1024xbf16, #tile.space<sbuf>>' is not a window of the free dimension of 'memref<128x512xbf16, #tile.space<sbuf>>'}}
+  %v = tile.view %t[%j] : memref<128x512xbf16, #tile.space<sbuf>> to memref<128x1024xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @view_other_partitions(%j: index) {
+  %t = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{is not a window of the free dimension}}
+  %v = tile.view %t[%j] : memref<128x512xbf16, #tile.space<sbuf>> to memref<64x512xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @view_other_type(%j: index) {
+  %t = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{is not a window of the free dimension}}
+  %v = tile.view %t[%j] : memref<128x512xbf16, #tile.space<sbuf>> to memref<128x256xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @view_past_the_end() {
+  %t = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  %c384 = arith.constant 384 : index
+  // expected-error@+1 {{window of 256 elements at offset 384 leaves 'memref<128x512xbf16, #tile.space<sbuf>>'}}
+  %v = tile.view %t[%c384] : memref<128x512xbf16, #tile.space<sbuf>> to memref<128x256xbf16, #tile.space<sbuf>>
   return
 }

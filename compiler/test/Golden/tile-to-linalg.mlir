@@ -272,3 +272,44 @@ module attributes {tessera.target = "trn2"} {
     return
   }
 }
+
+// -----
+
+// A view is a subview of its source's columns (of the host buffer, after the source became one); ops on it read
+// and write the source's memory.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @view
+  // CHECK-NOT: tile.
+  // CHECK: %[[ACC:.*]] = memref.alloc() : memref<128x1024xf32>
+  // CHECK: %[[X:.*]] = memref.alloc() : memref<128x512xf32>
+  // CHECK: %[[V:.*]] = memref.subview %[[ACC]][0, %{{.*}}] [128, 512] [1, 1] : memref<128x1024xf32> to memref<128x512xf32, strided<[1024, 1], offset: ?>>
+  // CHECK: linalg.generic {{.*}} ins(%[[V]], %[[X]] : memref<128x512xf32, strided<[1024, 1], offset: ?>>, memref<128x512xf32>) outs(%[[V]] : memref<128x512xf32, strided<[1024, 1], offset: ?>>)
+  // CHECK:   arith.addf
+  func.func @view(%j: index) {
+    %acc = tile.alloc : memref<128x1024xf32, #tile.space<sbuf>>
+    %x = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+    %v = tile.view %acc[%j] : memref<128x1024xf32, #tile.space<sbuf>> to memref<128x512xf32, #tile.space<sbuf>>
+    tile.binary add %v, %x, %v : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// A view that leaves its source for some iteration is an error here (host code has no simulator to catch it).
+module attributes {tessera.target = "trn2"} {
+  func.func @view_leaves() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c256 = arith.constant 256 : index
+    %t = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+    scf.for %i = %c0 to %c3 step %c1 {
+      %off = arith.muli %i, %c256 : index
+      // expected-error@+1 {{window of 256 elements at offsets 0..512 leaves its source (size 512)}}
+      %v = tile.view %t[%off] : memref<128x512xf32, #tile.space<sbuf>> to memref<128x256xf32, #tile.space<sbuf>>
+      tile.memset %v, 1.0 : memref<128x256xf32, #tile.space<sbuf>>
+    }
+    return
+  }
+}

@@ -421,3 +421,71 @@ module attributes {tessera.target = "trn2"} {
     return
   }
 }
+
+// -----
+
+// A view addresses its source's current copy plus its offset in bytes, and emits nothing itself. The block tile
+// %w (bf16, 2 copies of 2048 bytes at 1024) is loaded once per iteration of %i; its two 512-element halves are the
+// moving operands of two matmuls, and %acc's f32 halves (at 8192, 2048 bytes each) take the PSUM results in
+// place (tensor_tensor with dst = src0).
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @views
+  // CHECK-NOT: tile.
+  // i = 0: copy 0 of %w at 1024.
+  // CHECK: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 1024, dims = [1024], {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 0, {{.*}}>
+  // CHECK: nc.matmul #nc.ap<"psum", {{.*}} offset = 0, {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 0, dims = [128], {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 1024, dims = [512], {{.*}}>
+  // CHECK: nc.tensor_tensor "add" #nc.ap<"sbuf", f32, {{.*}} offset = 8192, dims = [512], {{.*}}>, #nc.ap<"sbuf", f32, {{.*}} offset = 8192, dims = [512], {{.*}}>, #nc.ap<"psum", f32, {{.*}} offset = 0, {{.*}}>
+  // CHECK: nc.matmul #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 0, dims = [128], {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 2048, dims = [512], {{.*}}>
+  // CHECK: nc.tensor_tensor "add" #nc.ap<"sbuf", f32, {{.*}} offset = 10240, dims = [512], {{.*}}>, #nc.ap<"sbuf", f32, {{.*}} offset = 10240, dims = [512], {{.*}}>, #nc.ap<"psum", f32, {{.*}} offset = 2048, {{.*}}>
+  // i = 1: copy 1 of %w, 2048 bytes on; the accumulator has one copy.
+  // CHECK: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 3072, dims = [1024], {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 1024, {{.*}}>
+  // CHECK: nc.matmul #nc.ap<"psum", {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 0, dims = [128], {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 3072, dims = [512], {{.*}}>
+  // CHECK: nc.tensor_tensor "add" #nc.ap<"sbuf", f32, {{.*}} offset = 8192, dims = [512], {{.*}}>
+  // CHECK: nc.matmul #nc.ap<"psum", {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 0, dims = [128], {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 4096, dims = [512], {{.*}}>
+  // CHECK: nc.tensor_tensor "add" #nc.ap<"sbuf", f32, {{.*}} offset = 10240, dims = [512], {{.*}}>
+  // CHECK-NOT: nc.
+  // CHECK: return
+  func.func @views(%b: memref<128x2048xbf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c512 = arith.constant 512 : index
+    %c1024 = arith.constant 1024 : index
+    %s = tile.alloc {name = "s", offset = 0 : i64, bufs = 1 : i64} : memref<128x128xbf16, #tile.space<sbuf>>
+    %acc = tile.alloc {name = "acc", offset = 8192 : i64, bufs = 1 : i64} : memref<128x1024xf32, #tile.space<sbuf>>
+    scf.for %i = %c0 to %c2 step %c1 {
+      %col = arith.muli %i, %c1024 : index
+      %w = tile.alloc {name = "w", offset = 1024 : i64, bufs = 2 : i64} : memref<128x1024xbf16, #tile.space<sbuf>>
+      tile.load %b[%c0, %col], %w : memref<128x2048xbf16>, memref<128x1024xbf16, #tile.space<sbuf>>
+      scf.for %j = %c0 to %c2 step %c1 {
+        %p = tile.alloc {name = "p", offset = 0 : i64, bufs = 2 : i64} : memref<128x512xf32, #tile.space<psum>>
+        %off = arith.muli %j, %c512 : index
+        %half = tile.view %w[%off] : memref<128x1024xbf16, #tile.space<sbuf>> to memref<128x512xbf16, #tile.space<sbuf>>
+        tile.matmul %s, %half, %p : memref<128x128xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
+        %part = tile.view %acc[%off] : memref<128x1024xf32, #tile.space<sbuf>> to memref<128x512xf32, #tile.space<sbuf>>
+        tile.binary add %part, %p, %part : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32, #tile.space<sbuf>>
+      }
+    }
+    return
+  }
+}
+
+// -----
+
+// A view whose offset leaves its source on some iteration is reported when that iteration is unrolled.
+module attributes {tessera.target = "trn2"} {
+  func.func @view_leaves() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c256 = arith.constant 256 : index
+    %t = tile.alloc {name = "t", offset = 0 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<sbuf>>
+    scf.for %i = %c0 to %c3 step %c1 {
+      %off = arith.muli %i, %c256 : index
+      // expected-error@+1 {{window of 256 elements at offset 512 leaves its source (512 elements)}}
+      %v = tile.view %t[%off] : memref<128x512xf32, #tile.space<sbuf>> to memref<128x256xf32, #tile.space<sbuf>>
+      tile.memset %v, 1.0 : memref<128x256xf32, #tile.space<sbuf>>
+    }
+    return
+  }
+}

@@ -1,5 +1,6 @@
 /// \file
-/// The Scalar engine's activation instructions: activation.
+/// The Scalar engine's activation instructions: activation, and activation_reduce, which also reduces each
+/// partition's activated row into one value.
 
 #include "Common.h"
 
@@ -69,6 +70,71 @@ uint64_t activationCycles(const Instruction &inst, Engine engine, const Target &
   return streamingInstructionCycles(inst, elementsPerPartition(inst.src0), engine, target);
 }
 
+// ---- activation_reduce ------------------------------------------------------------------------------------
+
+constexpr OperandDef kActivationReduceOperands[] = {
+    {"dst", "dst", "SBUF or PSUM, same shape as data"},
+    {"src0", "data", "SBUF or PSUM"},
+    {"src1", "bias", "optional [P, 1] tile added after the scale (else the bias immediate)"},
+    {"dst2", "reduce_res", "SBUF or PSUM, [P, 1]: reduce_op over each partition's activated row"},
+};
+
+/// Folds each row of `x` with `op` into `out[row]`, in FP32, left to right.
+void reduceRows(AluOp op, const float *x, uint32_t rows, int64_t rowElements, float *out) {
+  for (uint32_t row = 0; row < rows; ++row) {
+    const float *values = x + static_cast<size_t>(row) * rowElements;
+    float acc = rowElements > 0 ? values[0] : 0.0f;
+    for (int64_t i = 1; i < rowElements; ++i)
+      acc = apply(op, acc, values[i]);
+    out[row] = acc;
+  }
+}
+
+/// The reduction reads the engine's FP32 results, before they are rounded to dst's dtype: the Scalar engine
+/// accumulates the activated values in its 32-bit reduction registers (NKI: one register per partition).
+void activationReduce(const Instruction &inst, const Memories &mem) {
+  const ResolvedPattern src = resolve(inst.src0, mem), dst = resolve(inst.dst, mem);
+  const ResolvedPattern reduced = resolve(inst.dst2, mem);
+  const float *x = activate(inst, mem, src);
+  Scratch &s = scratch();
+  float *sums = rowsOf(s.c, reduced, false);
+  reduceRows(inst.alu, x, src.rows, src.rowElements, sums);
+  scatter(dst, x);
+  scatter(reduced, sums);
+}
+
+OperandUse activationReduceUse(const Instruction &inst) {
+  OperandUse use = readsPresentSources(inst);
+  use.writesDst2 = true;
+  return use;
+}
+
+/// The reductions the Scalar engine's registers can do: NKI allows only add on NeuronCore-v2; from v3 on we also
+/// accept max and min (an assumption: Neuron 2.31's reference restricts only v2, 2.33's says add everywhere).
+bool reduceOpAllowed(AluOp op, const Target *target) {
+  if (op == AluOp::Add)
+    return true;
+  const bool laterThanV2 = !target || generationAtLeast(*target, "v3");
+  return laterThanV2 && (op == AluOp::Max || op == AluOp::Min);
+}
+
+std::string verifyActivationReduce(const Instruction &inst, const Target *target) {
+  if (auto problem = verifyActivation(inst, target); !problem.empty())
+    return problem;
+  if (inst.src0.freeElements() < 1)
+    return "data must have at least one element per partition";
+  if (!reduceOpAllowed(inst.alu, target))
+    return fmt::format("reduce_op {} is not supported{}: use add", name(inst.alu),
+                       target ? fmt::format(" on NeuronCore-{}", target->generation) : std::string());
+  if (!present(inst.dst2))
+    return fmt::format("needs reduce_res (dst2), a [{}, 1] tile", inst.src0.partitions);
+  return requirePerPartition("reduce_res", inst.dst2, inst.src0.partitions);
+}
+
+uint64_t activationReduceCycles(const Instruction &inst, Engine engine, const Target &target) {
+  return activationCycles(inst, engine, target) + target.cost.actReadAccumulatorCycles;
+}
+
 const InstructionDef kDefinitions[] = {
     {.op = Opcode::Activation,
      .name = "activation",
@@ -85,6 +151,21 @@ const InstructionDef kDefinitions[] = {
      .verify = verifyActivation,
      .execute = activation,
      .cycles = activationCycles},
+    {.op = Opcode::ActivationReduce,
+     .name = "activation_reduce",
+     .nki = "nki.isa.activation_reduce",
+     .summary = "dst = func(data * scale + bias); reduce_res[p, 0] = reduce_op(dst[p, :]) over the FP32 results",
+     .engines = {Engine::Scalar},
+     .preferredEngine = Engine::Scalar,
+     .since = "v2",
+     .operands = kActivationReduceOperands,
+     .limits = "as activation; reduce_res is [P, 1]; reduce_op add (NeuronCore-v2), add/max/min from v3 (an "
+               "assumption: NKI restricts v2 only)",
+     .cost = "access_overhead_cycles + max(min_initiation_cycles, N) + act_read_accumulator_cycles",
+     .use = activationReduceUse,
+     .verify = verifyActivationReduce,
+     .execute = activationReduce,
+     .cycles = activationReduceCycles},
 };
 
 } // namespace

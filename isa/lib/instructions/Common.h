@@ -121,6 +121,16 @@ template <typename Visit> void forEachRun(const ResolvedPattern &r, uint32_t row
   }
 }
 
+/// Calls `visit(pointer, row, index)` for every element of `r`: rows in order, each row's elements in row-major
+/// order (`index` counts from 0 within the row). For instructions that move raw bytes or write integers exactly.
+template <typename Visit> void forEachElement(const ResolvedPattern &r, Visit &&visit) {
+  for (uint32_t row = 0; row < r.rows; ++row)
+    forEachRun(r, row, [&](std::byte *run, int64_t done) {
+      for (int64_t j = 0; j < r.runLength; ++j)
+        visit(run + j * r.runStride, row, done + j);
+    });
+}
+
 /// Decodes every element of `r`, row by row, into `out` (rows x rowElements floats).
 inline void gather(const ResolvedPattern &r, float *out) {
   const size_t total = static_cast<size_t>(r.rows) * r.rowElements;

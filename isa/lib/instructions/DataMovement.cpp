@@ -1,9 +1,12 @@
 /// \file
-/// Instructions that move or fill data: dma_copy, tensor_copy, memset, and the simulator's device print.
+/// Instructions that move or fill data: dma_copy, dma_transpose, tensor_copy, tensor_copy_predicated, memset, and
+/// the simulator's device print.
 
 #include "Common.h"
 
 #include <fmt/format.h>
+
+#include <cstring>
 
 namespace tessera::isa::instructions {
 namespace {
@@ -36,6 +39,103 @@ constexpr OperandDef kDmaCopyOperands[] = {
     {"dst", "dst", "HBM, SBUF or PSUM; same element count as src"},
     {"src0", "src", "HBM, SBUF or PSUM"},
 };
+
+// ---- byte-exact moves ---------------------------------------------------------------------------------------
+
+/// The address of every element of `r`, rows in order, row-major within each row.
+std::vector<std::byte *> &elementAddresses(const ResolvedPattern &r) {
+  thread_local std::vector<std::byte *> addresses;
+  addresses.resize(static_cast<size_t>(r.rows) * r.rowElements);
+  forEachElement(r, [&](std::byte *element, uint32_t row, int64_t index) {
+    addresses[static_cast<size_t>(row) * r.rowElements + index] = element;
+  });
+  return addresses;
+}
+
+// ---- dma_transpose ----------------------------------------------------------------------------------------
+
+constexpr OperandDef kDmaTransposeOperands[] = {
+    {"dst", "dst", "SBUF or HBM, [F, P] for src [P, F], src's dtype"},
+    {"src0", "src", "HBM or SBUF, a 2-byte dtype (bf16, f16); its free dimensions are flattened to F"},
+};
+
+/// dst[f, p] = src[p, f], moving the 2-byte elements unchanged.
+void dmaTranspose(const Instruction &inst, const Memories &mem) {
+  const ResolvedPattern src = resolve(inst.src0, mem), dst = resolve(inst.dst, mem);
+  const std::vector<std::byte *> &from = elementAddresses(src);
+  const int64_t columns = src.rowElements;
+  const unsigned bytes = byteSize(src.dtype);
+  forEachElement(dst, [&](std::byte *element, uint32_t f, int64_t p) {
+    std::memcpy(element, from[static_cast<size_t>(p) * columns + f], bytes);
+  });
+}
+
+std::string verifyDmaTranspose(const Instruction &inst, const Target *target) {
+  if (inst.src0.space == MemSpace::Psum || inst.dst.space == MemSpace::Psum)
+    return "src and dst must be in HBM or SBUF, not PSUM";
+  if (byteSize(inst.src0.dtype) != 2)
+    return fmt::format("src must have a 2-byte dtype (bf16, f16), not {}", name(inst.src0.dtype));
+  if (inst.dst.dtype != inst.src0.dtype)
+    return fmt::format("dst must have src's dtype {}, not {}", name(inst.src0.dtype), name(inst.dst.dtype));
+  const int64_t p = inst.src0.partitions, f = inst.src0.freeElements();
+  if (inst.dst.partitions != f || inst.dst.freeElements() != p)
+    return fmt::format("dst must be [{}, {}] for src [{}, {}], not [{}, {}]", f, p, p, f, inst.dst.partitions,
+                       inst.dst.freeElements());
+  if (target && inst.dst.space == MemSpace::Sbuf && inst.dst.partitions > target->partitions)
+    return fmt::format("src has {} elements per partition, which become dst's partitions; SBUF has {}", f,
+                       target->partitions);
+  return {};
+}
+
+// ---- tensor_copy_predicated -------------------------------------------------------------------------------
+
+constexpr OperandDef kTensorCopyPredicatedOperands[] = {
+    {"dst", "dst", "SBUF or PSUM; also read: where the predicate is false it keeps its value"},
+    {"src0", "src", "optional SBUF or PSUM tile of dst's shape and dtype (else the imm scalar)"},
+    {"src1", "predicate", "SBUF or PSUM, u8 or u32, dst's shape; not in PSUM when src is"},
+};
+
+/// dst[k] = src[k] (or the scalar) where predicate[k] != 0 (== 0 with reverse_pred); other elements untouched.
+/// src and dst share a dtype, so the copy moves bytes unchanged.
+void tensorCopyPredicated(const Instruction &inst, const Memories &mem) {
+  const ResolvedPattern dst = resolve(inst.dst, mem);
+  const float *predicate = rowsOf(scratch().a, resolve(inst.src1, mem), true);
+  const unsigned bytes = byteSize(dst.dtype);
+  std::byte scalar[sizeof(float)];
+  encode(dst.dtype, &inst.imm, scalar, 1);
+  const std::vector<std::byte *> *from = present(inst.src0) ? &elementAddresses(resolve(inst.src0, mem)) : nullptr;
+  forEachElement(dst, [&](std::byte *element, uint32_t row, int64_t index) {
+    const size_t k = static_cast<size_t>(row) * dst.rowElements + index;
+    if ((predicate[k] != 0.0f) == inst.reverse0)
+      return;
+    std::memcpy(element, from ? (*from)[k] : scalar, bytes);
+  });
+}
+
+OperandUse tensorCopyPredicatedUse(const Instruction &inst) {
+  return {.src0 = present(inst.src0), .src1 = true, .readsDst = true};
+}
+
+std::string verifyTensorCopyPredicated(const Instruction &inst, const Target *) {
+  if (inst.src1.dtype != DType::U8 && inst.src1.dtype != DType::U32)
+    return fmt::format("predicate must be u8 or u32, not {}", name(inst.src1.dtype));
+  if (auto problem = requireSameShape("predicate", inst.src1, "dst", inst.dst); !problem.empty())
+    return problem;
+  if (!present(inst.src0))
+    return {};
+  if (inst.src0.dtype != inst.dst.dtype)
+    return fmt::format("src and dst must share a dtype, not {} and {}", name(inst.src0.dtype), name(inst.dst.dtype));
+  if (inst.src0.space == MemSpace::Psum && inst.src1.space == MemSpace::Psum)
+    return "src and predicate cannot both be in PSUM";
+  return requireSameShape("src", inst.src0, "dst", inst.dst);
+}
+
+/// Two tensor inputs (src and predicate) stream at two_input_factor x N, a scalar src at N (assumption: the
+/// generic Vector-engine rule; NKI publishes no cost for this instruction).
+uint64_t tensorCopyPredicatedCycles(const Instruction &inst, Engine engine, const Target &target) {
+  const uint64_t n = elementsPerPartition(inst.dst);
+  return streamingInstructionCycles(inst, present(inst.src0) ? n * target.cost.twoInputFactor : n, engine, target);
+}
 
 // ---- tensor_copy ------------------------------------------------------------------------------------------
 
@@ -104,6 +204,24 @@ const InstructionDef kDefinitions[] = {
      .verify = sameElementCount,
      .execute = copy,
      .cycles = noEngineCycles},
+    {.op = Opcode::DmaTranspose,
+     .name = "dma_transpose",
+     .nki = "nki.isa.dma_transpose",
+     .summary = "dst[f, p] = src[p, f] on a DMA queue, for 2-byte dtypes (the 2-D form, axes (1, 0))",
+     .engines = {Engine::Dma},
+     .preferredEngine = Engine::Dma,
+     .since = "v2",
+     .operands = kDmaTransposeOperands,
+     .limits = "2-byte dtype (bf16, f16), the same on both sides; src's free dimensions flattened; the 3-D and 4-D "
+               "permutations, DGE modes and indirect (gather) transposes are not modelled",
+     .cost = "a DMA transfer, timed by the simulator's DMA queue (sim/lib/engines/DmaQueue.cpp) like dma_copy: it "
+             "waits for the bandwidth the queues share ([dma] engines x bytes_per_ns_per_engine, capped by hbm_gbps), "
+             "streams its HBM-side bytes (dst's when neither side is in HBM) and completes fixed_latency_ns after its "
+             "last byte. Assumption: NKI publishes no separate DMA-transpose throughput, so none is modelled",
+     .use = readsSrc0,
+     .verify = verifyDmaTranspose,
+     .execute = dmaTranspose,
+     .cycles = noEngineCycles},
     {.op = Opcode::TensorCopy,
      .name = "tensor_copy",
      .nki = "nki.isa.tensor_copy",
@@ -118,6 +236,23 @@ const InstructionDef kDefinitions[] = {
      .verify = verifyTensorCopy,
      .execute = copy,
      .cycles = tensorCopyCycles},
+    {.op = Opcode::TensorCopyPredicated,
+     .name = "tensor_copy_predicated",
+     .nki = "nki.isa.tensor_copy_predicated",
+     .summary = "dst = predicate != 0 ? src : dst (reverse_pred: where it is 0); src a tile or the imm scalar; reads "
+                "dst",
+     .engines = {Engine::Vector},
+     .preferredEngine = Engine::Vector,
+     .since = "v2",
+     .operands = kTensorCopyPredicatedOperands,
+     .limits = "src, predicate and dst the same shape; src and dst the same dtype; predicate u8 or u32; src and "
+               "predicate not both in PSUM",
+     .cost = "access_overhead_cycles + max(min_initiation_cycles, N x f): f = two_input_factor with a src tile, 1 with "
+             "a scalar (assumption: NKI publishes no cost; the generic ~N per input)",
+     .use = tensorCopyPredicatedUse,
+     .verify = verifyTensorCopyPredicated,
+     .execute = tensorCopyPredicated,
+     .cycles = tensorCopyPredicatedCycles},
     {.op = Opcode::Memset,
      .name = "memset",
      .nki = "nki.isa.memset",

@@ -12,6 +12,8 @@ namespace tessera::sim {
 ComputeEngine::ComputeEngine(sc_core::sc_module_name name, const isa::Stream &stream, RunEnvironment &env)
     : StreamEngine(name, stream, env) {
   psPerCycle_ = 1000.0 / isa::clockGhz(stream.engine, env.target); // checkTarget() made it positive
+  if (stream.engine == isa::Engine::Tensor)
+    tensorTiming_.emplace(env.target, psPerCycle_);
 }
 
 void ComputeEngine::perform(const isa::Instruction &inst) {
@@ -20,12 +22,20 @@ void ComputeEngine::perform(const isa::Instruction &inst) {
   if (env_.computeValues)
     isa::execute(inst, env_.memories);
   const isa::Engine engine = stream().engine;
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  if (tensorTiming_) {
+    const uint64_t ps =
+        tensorTiming_->completion(inst, isa::engineCycles(inst, engine, env_.target), now, currentWaitPs_) - now;
+    busyPs_ += ps;
+    previousEndPs_ = now + ps;
+    wait(sc_core::sc_time::from_value(ps));
+    return;
+  }
   const isa::Instruction *previous = position() ? &stream().instructions[position() - 1] : nullptr;
   const uint64_t cycles = isa::engineCycles(inst, engine, env_.target) +
                           isa::staticOverheadCycles(inst, previous, engine, env_.target);
   const uint64_t ps = picoseconds(cycles);
   // Stalls before the instruction starts: its producer's commit, then a memory port another engine holds.
-  const uint64_t now = sc_core::sc_time_stamp().value();
   const uint64_t committed =
       previousEndPs_ + picoseconds(isa::dependencyCommitCycles(inst, previous, engine, env_.target));
   const uint64_t start = env_.ports.reserve(engine, inst, std::max(now, committed), ps);

@@ -1,13 +1,17 @@
 #pragma once
 /// \file
 /// A compute engine (Tensor, Vector, Scalar or GpSimd): runs its stream one instruction at a time, each taking
-/// isa::engineCycles() plus isa::staticOverheadCycles() cycles of the engine's clock (loosely timed: one wait per
-/// instruction, no clock edges). Before it starts, an instruction stalls for its producer's commit when it
-/// depends back to back on the instruction before it (isa::dependencyCommitCycles), and for a memory port that
-/// another engine holds (MemoryPorts, NeuronCore-v2). The same class models all four kinds; the kind only selects
-/// the cost formula and clock.
+/// isa::engineCycles() cycles of the engine's clock (loosely timed: one wait per instruction, no clock edges).
+/// The same class models all four kinds; the kind selects the cost formula and clock, and the tensor engine adds
+/// what its time depends on across instructions (TensorEngineTiming). Vector and Scalar instructions add
+/// isa::staticOverheadCycles(); before it starts, an instruction stalls for its producer's commit when it depends
+/// back to back on the instruction before it (isa::dependencyCommitCycles), and for a memory port that another
+/// engine holds (MemoryPorts, NeuronCore-v2).
 
 #include "engines/StreamEngine.h"
+#include "engines/TensorEngineTiming.h"
+
+#include <optional>
 
 namespace tessera::sim {
 
@@ -25,7 +29,7 @@ private:
 
   double psPerCycle_ = 0;
   uint64_t previousEndPs_ = 0;  ///< when the instruction before the current one completed
-
+  std::optional<TensorEngineTiming> tensorTiming_; ///< the tensor engine's LoadStationary and row tiles
 };
 
 } // namespace tessera::sim

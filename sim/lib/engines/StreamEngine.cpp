@@ -28,6 +28,7 @@ void StreamEngine::run() {
       checkInstruction(env_.program, env_.target, stream_, position_);
       if (inst.waitCount != 0)
         awaitSemaphores(inst);
+      currentWaitPs_ = waitedPs_ - waitedBefore;
       if (checks)
         checks->start(streamIndex_, position_);
       perform(inst);

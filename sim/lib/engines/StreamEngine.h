@@ -51,6 +51,7 @@ protected:
 
   RunEnvironment &env_;
   uint64_t busyPs_ = 0;
+  uint64_t currentWaitPs_ = 0; ///< how long the instruction being performed waited for its semaphores
 
 private:
   void run();

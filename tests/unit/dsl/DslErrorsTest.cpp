@@ -651,7 +651,7 @@ TEST(DslErrors, NonPositiveShapeParameterIsRejectedByResolve) {
 TEST(DslErrors, ReadingAnUndeclaredParameterIsRejected) {
   Params p({{"M", 128}, {"N", 64}});
   tessera::Error e = errorOf([&] { (void)p["K"]; });
-  EXPECT_EQ(e.message(), "shape parameter 'K' is not defined (have: M=128,N=64)");
+  EXPECT_EQ(e.message(), "parameter 'K' is not defined (have: M=128,N=64)");
 }
 
 TEST(DslErrors, RequireInASignatureReportsItsLine) {

@@ -37,6 +37,7 @@ std::string kindOf(const graph::Stmt &s) {
   case OpKind::Print: return "print";
   case OpKind::Wait: return "wait";
   case OpKind::Signal: return "signal";
+  case OpKind::Instruction: return "instruction";
   }
   return "?";
 }

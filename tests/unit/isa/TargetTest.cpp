@@ -263,6 +263,12 @@ TEST_P(EachBuiltinTarget, DmaAndCostFigures) {
   EXPECT_EQ(t.cost.staticOverheadCycles, 100u);
   EXPECT_EQ(t.cost.stridedAccessBytes, 16u);
   EXPECT_EQ(t.cost.stridedAccessFactor, 2u);
+  EXPECT_EQ(t.cost.reciprocalCyclesPerElement, 8u);
+  EXPECT_EQ(t.cost.actReadAccumulatorCycles, 64u);
+  EXPECT_EQ(t.cost.scanCyclesPerElement, 2u);
+  EXPECT_EQ(t.cost.bnAggrCyclesPerTriple, 13u);
+  EXPECT_EQ(t.cost.bnStatsMaxElements, 512u);
+  EXPECT_EQ(t.cost.max8MaxElements, 16384u);
 }
 
 TEST_P(EachBuiltinTarget, AccessRulesAreNkis) {
@@ -274,6 +280,22 @@ TEST_P(EachBuiltinTarget, AccessRulesAreNkis) {
   EXPECT_EQ(t.access.maxSbufElements, 64 * kKiB);
   EXPECT_EQ(t.access.maxPsumElements, 4 * kKiB);
   EXPECT_EQ(t.access.maxPsumElements * 4, t.psumBytesPerPartition); // 4K FP32 fill a PSUM partition
+}
+
+TEST_P(EachBuiltinTarget, TensorEngineModesAndInstructionLimits) {
+  const Target t = Target::find(GetParam());
+  const bool v2 = t.generation == "v2";
+  EXPECT_EQ(t.tensor.maxRowTiles, v2 ? 2u : 4u);         // 2x64 on v2, 4x32 from v3
+  EXPECT_EQ(t.tensor.fp8DoubleRowSpeedup, v2 ? 0u : 2u); // double row from v3
+  EXPECT_EQ(t.cost.loadStationaryFactor, 4u);
+  EXPECT_EQ(t.cost.transposeMinCycles, 64u);
+  EXPECT_EQ(t.cost.localGatherIndexCycles, 7u);
+  EXPECT_EQ(t.cost.localGatherWordBytes, 4u);
+  EXPECT_EQ(t.vectorTransposeBlock, 32u);
+  EXPECT_EQ(t.gpsimdPartitionsPerCore, 16u);
+  EXPECT_EQ(t.partitions % t.gpsimdPartitionsPerCore, 0u);
+  EXPECT_EQ(t.localGatherMaxIndices, 4096u);
+  EXPECT_EQ(t.localGatherMaxElementsPerIndex, 32u);
 }
 
 TEST_P(EachBuiltinTarget, EveryFigureHasASource) {
@@ -490,6 +512,13 @@ INSTANTIATE_TEST_SUITE_P(
                     "tensor_engine.accumulate_onto_non_matmul: expected \"undefined\" or \"defined\", got string "
                     "\"sometimes\"",
                     "accumulate_onto_non_matmul = \"sometimes\""},
+        BadFileCase{"RowTilesNotAPowerOfTwo", "max_row_tiles =", "max_row_tiles = 3",
+                    "tensor_engine.max_row_tiles: expected 1, 2 or 4 tiles that split tensor_engine.rows (128) evenly, got 3",
+                    "max_row_tiles = 3"},
+        BadFileCase{"RowTilesMissing", "max_row_tiles =", "", "tensor_engine.max_row_tiles: missing field",
+                    "[tensor_engine]"},
+        BadFileCase{"ZeroLoadStationaryFactor", "load_stationary_factor =", "load_stationary_factor = 0",
+                    "cost.load_stationary_factor: expected a positive integer, got 0", "load_stationary_factor = 0"},
         BadFileCase{"AccumulateOntoNonMatmulMissing", "accumulate_onto_non_matmul =", "",
                     "tensor_engine.accumulate_onto_non_matmul: missing field", "[tensor_engine]"},
         BadFileCase{"UnknownField", "psum_banks =", "psum_banks = 8\npsum_bankz = 8",

@@ -32,8 +32,9 @@ namespace {
 isa::AluOp parseAlu(StringRef s) { return isa::parseAluOp(s).value_or(isa::AluOp::Add); }
 isa::ActFunc parseFunc(StringRef s) { return isa::parseActFunc(s).value_or(isa::ActFunc::Identity); }
 
-/// The fields of `inst` that differ from their defaults, as the `params` dictionary of nc.inst.
-DictionaryAttr paramsOf(OpBuilder &b, const isa::Instruction &inst) {
+} // namespace
+
+DictionaryAttr paramsAttr(OpBuilder &b, const isa::Instruction &inst) {
   const isa::Instruction defaults;
   llvm::SmallVector<NamedAttribute> params;
   auto add = [&](StringRef key, Attribute value) { params.push_back(b.getNamedAttr(key, value)); };
@@ -56,7 +57,6 @@ DictionaryAttr paramsOf(OpBuilder &b, const isa::Instruction &inst) {
   return b.getDictionaryAttr(params);
 }
 
-/// Reads nc.inst's `params` into `inst`; "" when every entry is known and well-typed, else what is wrong.
 std::string readParams(DictionaryAttr params, isa::Instruction &inst) {
   if (!params) return {};
   for (const NamedAttribute &entry : params) {
@@ -97,8 +97,6 @@ std::string readParams(DictionaryAttr params, isa::Instruction &inst) {
   }
   return {};
 }
-
-} // namespace
 
 Type toMlir(MLIRContext *ctx, isa::DType t) {
   Builder b(ctx);
@@ -241,8 +239,8 @@ LogicalResult verifyCommon(Operation *op) {
       return op->emitOpError() << "params: " << problem;
   }
   // Well-formed: the instruction's own rules, from its definition in the instruction set.
-  const isa::Instruction instruction = toInstruction(op);
-  if (std::string problem = def.verify(instruction, nullptr); !problem.empty()) return op->emitOpError() << problem;
+  if (std::string problem = isa::verifyInstruction(toInstruction(op), *engine, nullptr); !problem.empty())
+    return op->emitOpError() << problem;
   return success();
 }
 
@@ -265,8 +263,11 @@ LogicalResult InstOp::verify() { return verifyCommon(*this); }
 namespace tessera::nc {
 
 
-Operation *build(OpBuilder &b, Location loc, const isa::Instruction &inst, isa::Engine engine, unsigned queue,
-                 StringRef text) {
+namespace {
+
+/// The instruction's own op (nc.matmul, nc.activation...), or null when it has none.
+Operation *buildOwnOp(OpBuilder &b, Location loc, const isa::Instruction &inst, isa::Engine engine, unsigned queue,
+                      StringRef text) {
   MLIRContext *ctx = b.getContext();
   auto ap = [&](const isa::AccessPattern &p) { return toAttr(ctx, p); };
   StringAttr e = b.getStringAttr(isa::name(engine));
@@ -295,8 +296,27 @@ Operation *build(OpBuilder &b, Location loc, const isa::Instruction &inst, isa::
     return b.create<PrintOp>(loc, b.getStringAttr(text), ap(inst.src0), e, q, nullptr, nullptr);
   default: break;
   }
+  return nullptr;
+}
+
+} // namespace
+
+Operation *build(OpBuilder &b, Location loc, const isa::Instruction &inst, isa::Engine engine, unsigned queue,
+                 StringRef text) {
+  // An op of its own when it carries everything `inst` says (an activation with a bias tile, a negated
+  // reduction do not fit theirs), else the generic nc.inst.
+  if (Operation *own = buildOwnOp(b, loc, inst, engine, queue, text)) {
+    isa::Instruction expected = inst;
+    expected.text = 0; // a print's label is the op's text, not an index
+    if (toInstruction(own).sameWork(expected)) return own;
+    own->erase();
+  }
+  MLIRContext *ctx = b.getContext();
+  auto ap = [&](const isa::AccessPattern &p) { return toAttr(ctx, p); };
+  StringAttr e = b.getStringAttr(isa::name(engine));
+  IntegerAttr q = b.getI64IntegerAttr(queue);
   auto optional = [&](const isa::AccessPattern &p) { return p.partitions == 0 ? AccessPatternAttr() : ap(p); };
-  DictionaryAttr params = paramsOf(b, inst);
+  DictionaryAttr params = paramsAttr(b, inst);
   return b.create<InstOp>(loc, b.getStringAttr(isa::name(inst.op)), optional(inst.dst), optional(inst.dst2),
                           optional(inst.src0), optional(inst.src1), optional(inst.src2),
                           params.empty() ? DictionaryAttr() : params, e, q, nullptr, nullptr);

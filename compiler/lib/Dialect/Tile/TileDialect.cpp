@@ -1,5 +1,8 @@
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 
+#include "tessera/compiler/Dialect/Nc/NcDialect.h"
+#include "tessera/isa/InstructionSet.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -33,6 +36,17 @@ MemorySpace memorySpaceOf(MemRefType type) {
 MemRefType tileType(MLIRContext *ctx, llvm::ArrayRef<int64_t> shape, Type element, MemorySpace space) {
   Attribute spaceAttr = space == MemorySpace::hbm ? Attribute() : MemorySpaceAttr::get(ctx, space);
   return MemRefType::get(shape, element, MemRefLayoutAttrInterface(), spaceAttr);
+}
+
+isa::Instruction instructionOf(InstOp op, llvm::function_ref<isa::AccessPattern(Value)> patternOf) {
+  isa::Instruction inst;
+  inst.op = isa::parseOpcode(op.getOpcode().str()).value_or(isa::Opcode::TensorCopy);
+  (void)nc::readParams(op.getParamsAttr(), inst); // checked by the verifier
+  for (auto [tile, slot] : {std::pair{op.getDst(), &inst.dst}, std::pair{op.getDst2(), &inst.dst2},
+                            std::pair{op.getSrc0(), &inst.src0}, std::pair{op.getSrc1(), &inst.src1},
+                            std::pair{op.getSrc2(), &inst.src2}})
+    if (tile) *slot = patternOf(tile);
+  return inst;
 }
 
 } // namespace tessera::tile
@@ -76,6 +90,21 @@ LogicalResult AllocOp::verify() {
   // The attributes' own getters return uint64_t; read them signed so that negative values are caught.
   if (getBufsAttr() && getBufsAttr().getInt() < 1) return emitOpError("bufs must be at least 1");
   if (getOffsetAttr() && getOffsetAttr().getInt() < 0) return emitOpError("offset must not be negative");
+  return success();
+}
+
+LogicalResult ViewOp::verify() {
+  if (failed(checkTile(*this, getSource(), "source")) || failed(checkTile(*this, getResult(), "result")))
+    return failure();
+  MemRefType s = typeOf(getSource()), r = typeOf(getResult());
+  if (memorySpaceOf(s) != MemorySpace::sbuf) return emitOpError() << "views sbuf tiles only, got " << s;
+  if (memorySpaceOf(r) != memorySpaceOf(s) || r.getElementType() != s.getElementType() ||
+      r.getDimSize(0) != s.getDimSize(0) || r.getDimSize(1) > s.getDimSize(1))
+    return emitOpError() << "result " << r << " is not a window of the free dimension of " << s;
+  if (auto c = getOffset().getDefiningOp<arith::ConstantIndexOp>())
+    if (c.value() < 0 || c.value() + r.getDimSize(1) > s.getDimSize(1))
+      return emitOpError() << "window of " << r.getDimSize(1) << " elements at offset " << c.value() << " leaves "
+                           << s;
   return success();
 }
 
@@ -136,6 +165,35 @@ LogicalResult CopyOp::verify() {
 LogicalResult MemsetOp::verify() { return checkTile(*this, getDst(), "dst"); }
 
 LogicalResult PrintOp::verify() { return checkTile(*this, getSrc(), "src"); }
+
+LogicalResult InstOp::verify() {
+  std::optional<isa::Opcode> opcode = isa::parseOpcode(getOpcode().str());
+  if (!opcode) return emitOpError() << "names no instruction of the instruction set: '" << getOpcode() << "'";
+  isa::Instruction settings;
+  if (std::string problem = nc::readParams(getParamsAttr(), settings); !problem.empty())
+    return emitOpError() << "params: " << problem;
+  for (Value tile : getOperands()) {
+    if (failed(checkTile(*this, tile, "every operand"))) return failure();
+    if (!nc::toIsa(typeOf(tile).getElementType()))
+      return emitOpError() << "operand type " << tile.getType() << " has no instruction-set element type";
+  }
+  std::optional<isa::Engine> engine;
+  if (getEngine()) {
+    for (isa::Engine e : {isa::Engine::Tensor, isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd})
+      if (*getEngine() == llvm::StringRef(isa::name(e))) engine = e;
+    if (!engine) return emitOpError() << "unknown engine '" << *getEngine() << "'";
+  }
+  // The instruction's own rules, on whole tiles at address 0 (addresses do not change shapes or spaces).
+  const isa::Instruction inst = instructionOf(*this, [](Value tile) {
+    MemRefType t = typeOf(tile);
+    const isa::MemSpace space = memorySpaceOf(t) == MemorySpace::psum ? isa::MemSpace::Psum : isa::MemSpace::Sbuf;
+    return isa::AccessPattern::dense(space, *nc::toIsa(t.getElementType()), 0, static_cast<uint32_t>(t.getDimSize(0)),
+                                     0, t.getDimSize(1));
+  });
+  if (std::string problem = isa::verifyInstruction(inst, engine, nullptr); !problem.empty())
+    return emitOpError() << problem;
+  return success();
+}
 
 /// tile.wait and tile.signal exist only in a manual_sync scope, and name a semaphore id.
 static LogicalResult verifySemaphoreOp(Operation *op, int64_t semaphore) {

@@ -19,6 +19,12 @@ uint64_t engineCycles(const Instruction &inst, Engine engine, const Target &targ
 /// stride halves the access bandwidth), else 1.
 uint64_t stridedAccessFactor(const Instruction &inst, const Target &target);
 
+/// Tensor engine cycles of the LoadStationary that precedes a matmul or a tensor-engine transpose: the
+/// stationary's M columns at load_stationary_factor per cycle (times matmul_fp32_factor for an FP32 matmul); 0
+/// for other instructions. engineCycles() assumes it hidden behind the previous multiply; the simulator charges
+/// it when the tensor engine had no multiply to hide it behind.
+uint64_t loadStationaryCycles(const Instruction &inst, const Target &target);
+
 /// The clock of the engine running a stream of this kind, in GHz (DMA: 1, costs are in ns).
 double clockGhz(Engine engine, const Target &target);
 

@@ -61,6 +61,9 @@ struct InstructionDef {
   void (*execute)(const Instruction &inst, const Memories &mem);
   /// Cycles on compute engine `engine` at its clock (DMA instructions: 0, the simulator times transfers).
   uint64_t (*cycles)(const Instruction &inst, Engine engine, const Target &target);
+  /// Where `inst.mode` selects an engine form (nc_transpose), the engine that form runs on; null when any of
+  /// `engines` may run every form.
+  Engine (*modeEngine)(const Instruction &inst) = nullptr;
 };
 
 /// The definition of `op`.
@@ -72,7 +75,8 @@ std::span<const InstructionDef> instructionSet();
 bool generationAtLeast(const Target &target, std::string_view since);
 
 /// The checks every instruction shares, then its own: engine allowed, generation, operand presence, then
-/// def.verify. "" when `inst` may run on `engine` (nullopt: any of its engines) of `target` (null: any).
+/// def.verify. "" when `inst` may run on `engine` (nullopt: any of its engines) of `target` (null: any); else
+/// the problem in one sentence, without the instruction's name (the caller says where it is).
 std::string verifyInstruction(const Instruction &inst, std::optional<Engine> engine, const Target *target);
 
 } // namespace tessera::isa

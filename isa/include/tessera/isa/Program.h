@@ -49,6 +49,8 @@ struct AccessPattern {
   /// A dense [partitions x n] pattern at `offset`: the common case.
   static AccessPattern dense(MemSpace space, DType dtype, uint32_t partitionStart, uint32_t partitions,
                              int64_t offset, int64_t n);
+
+  bool operator==(const AccessPattern &) const = default;
 };
 
 /// Every NeuronCore instruction the simulator knows. Each has one definition (isa/InstructionSet.h): its
@@ -65,14 +67,14 @@ enum class Opcode : uint8_t {
   ActivationReduce,     ///< activation, and dst2[p, 0] = reduce_<alu>(dst[p, :])
   TensorReduce,         ///< dst[p, 0] = reduce_<alu>(src0[p, :]) over the free dimensions
   TensorPartitionReduce,///< dst[0, f] = reduce_<alu>(src0[:, f]) across partitions
-  TensorTensorScan,     ///< dst[p, i] = (dst[p, i-1] <alu> src0[p, i]) <alu1> src1[p, i], from an initial value
+  TensorTensorScan,     ///< dst[p, i] = (src0[p, i] <alu> dst[p, i-1]) <alu1> src1[p, i], from an initial value
   TensorCopy,           ///< dst = src0, with conversion
   TensorCopyPredicated, ///< dst = src1 != 0 ? src0 : dst
   Memset,               ///< dst = imm
   Iota,                 ///< dst[p, i...] = pattern(p, i...)
   AffineSelect,         ///< dst = pattern(p, i...) <alu> 0 ? src0 : imm
   RangeSelect,          ///< dst = (i <alu> src1[p]) and (i <alu1> src2[p]) ? src0 : imm; dst2 = row max of dst
-  BnStats,              ///< dst[p, 6 per chunk] = mean and variance statistics of src0[p, :]
+  BnStats,              ///< dst[p, 0:6] = (count, mean, M2) of src0[p, even i], then of src0[p, odd i]
   BnAggr,               ///< dst[p, 0:2] = (mean, variance) aggregated from bn_stats results
   Reciprocal,           ///< dst = 1 / src0
   Max8,                 ///< dst[p, 0:8] = the 8 largest values of src0[p, :], descending
@@ -114,6 +116,8 @@ struct AffinePattern {
   int64_t base = 0;
   int64_t partitionStep = 0;
   std::array<int64_t, AccessPattern::kMaxFreeDims> steps{};
+
+  bool operator==(const AffinePattern &) const = default;
 };
 
 /// Wait until semaphore `sem` has been signalled at least `count` times.
@@ -130,17 +134,22 @@ struct Instruction {
   AluOp alu1 = AluOp::Bypass;       ///< op1 (tensor_scalar, scalar_tensor_tensor, scans, range_select)
   ActFunc func = ActFunc::Identity; ///< Activation
   bool accumulate = false;          ///< Matmul: add into dst instead of overwriting it (not the first of a group)
-  bool reverse0 = false;            ///< tensor_scalar: operand0 <alu> data instead of data <alu> operand0
+  bool reverse0 = false;            ///< tensor_scalar: operand0 <alu> data instead of data <alu> operand0;
+                                    ///< tensor_copy_predicated: copy where the predicate is zero (reverse_pred)
   bool reverse1 = false;            ///< tensor_scalar: operand1 <alu1> x instead of x <alu1> operand1
   bool negate = false;              ///< tensor_reduce: negate the result
   uint8_t mode = 0;                 ///< per-opcode mode (Matmul: row-tiling/perf mode; Transpose: engine form)
-  float imm = 0.0f;                 ///< Memset value; Activation scale; operand0; select's fill value
+  float imm = 0.0f;                 ///< Memset value; Activation scale; operand0; select's fill value;
+                                    ///< tensor_copy_predicated's scalar source (when src0 is absent)
   float imm1 = 0.0f;                ///< operand1; a scan's initial value
   float bias = 0.0f;                ///< Activation bias (when no bias tile)
   int64_t count0 = 0, count1 = 0;   ///< local_gather: elements per index, valid indices
   AffinePattern pattern;            ///< Iota, AffineSelect; RangeSelect uses pattern.base as the range start
   uint32_t text = 0;                ///< Print: its name, an index into Program::texts
   AccessPattern dst, dst2, src0, src1, src2;
+
+  /// Whether two instructions do the same thing: opcode, settings and operands (not waits, signals, location).
+  bool sameWork(const Instruction &other) const;
 
   uint32_t waitBegin = 0, waitCount = 0;     ///< range in Program::waits
   uint32_t signalBegin = 0, signalCount = 0; ///< range in Program::signals

@@ -19,6 +19,9 @@ struct Memories {
   std::byte *psum = nullptr;
   uint64_t psumPartitionBytes = 0;
   std::span<std::byte *const> hbm; ///< one base pointer per Program::tensors entry
+  /// How many contiguous SBUF partitions each GpSimd core reaches (the target's gpsimd_engine.partitions_per_core):
+  /// local_gather gathers within such groups.
+  uint32_t gpsimdPartitionsPerCore = 0;
 };
 
 /// Performs `inst` on `mem`. Operands are assumed in bounds (the simulator checks before calling). A Print

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tessera::isa {
@@ -30,6 +31,12 @@ struct TensorEngineSpec : EngineSpec {
   /// (`accumulate_onto_non_matmul = "defined"`); on NeuronCore v2/v3 it is undefined, and the simulator's
   /// kernel-bug checks report it.
   bool accumulateOntoNonMatmulDefined = false;
+  /// Row tiling (nc_matmul tile_position/tile_size): the most equal row tiles the PE rows split into, so that
+  /// small matmuls run side by side (2: 2x64 on NeuronCore-v2; 4: 4x32 from v3; 1: no row tiling).
+  unsigned maxRowTiles = 0;
+  /// FP8 double row mode's throughput gain (nc_matmul perf_mode=double_row, v3 on); 0 where the mode does not
+  /// exist.
+  unsigned fp8DoubleRowSpeedup = 0;
 };
 
 /// HBM: one per chip, shared by the chip's cores.
@@ -84,6 +91,17 @@ struct CostModel {
   unsigned dependencyCommitCycles = 0; ///< a dependent instruction waits this long for its producer's output
   unsigned stridedAccessBytes = 0;     ///< a minor-dimension stride over this many bytes ...
   unsigned stridedAccessFactor = 0;    ///< ... divides the access bandwidth by this
+  unsigned reciprocalCyclesPerElement = 0; ///< Vector-engine reciprocal: max(min II, this x N)
+  // Reductions and statistics: their documented coefficients, and the element limits their verify reads.
+  unsigned actReadAccumulatorCycles = 0;  ///< activation_reduce: reading the reduction registers out, after N
+  unsigned scanCyclesPerElement = 0;      ///< tensor_tensor_scan: cycles per element (2N)
+  unsigned bnAggrCyclesPerTriple = 0;     ///< bn_aggr: cycles per (count, mean, M2) triple (13N/3)
+  unsigned bnStatsMaxElements = 0;        ///< bn_stats: most input elements per partition (bn_stats_fmax)
+  unsigned max8MaxElements = 0;           ///< max8, nc_find_index8, nc_match_replace8: most elements per partition
+  unsigned loadStationaryFactor = 0;   ///< LoadStationary moves this many stationary columns per cycle
+  unsigned transposeMinCycles = 0;     ///< tensor-engine transpose: max(P, min(this, F))
+  unsigned localGatherIndexCycles = 0; ///< local_gather: cycles per index beyond its elements
+  unsigned localGatherWordBytes = 0;   ///< local_gather moves elements in words of this many bytes
 };
 
 /// One machine.
@@ -107,6 +125,14 @@ struct Target {
   DmaSpec dma;
   HbmSpec hbm;
   CostModel cost;
+  /// Every key of the file's [cost] table with its value, by name (the ISA reference prints them).
+  std::vector<std::pair<std::string, double>> costCoefficients;
+
+  /// Instruction shape limits of the vector and GpSimd engines.
+  unsigned vectorTransposeBlock = 0;  ///< nc_transpose on the vector engine: data up to [this, this]
+  unsigned gpsimdPartitionsPerCore = 0; ///< each GpSimd core reaches this many contiguous partitions (local_gather)
+  unsigned localGatherMaxIndices = 0;   ///< local_gather: valid indices per GpSimd core
+  unsigned localGatherMaxElementsPerIndex = 0; ///< local_gather: num_elem_per_idx, a power of two up to this
 
   /// Reads a target file; a missing or ill-typed field is an Error naming the file and field.
   static Target load(const std::filesystem::path &file);

@@ -11,6 +11,7 @@
 #include "tessera/isa/Program.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -38,7 +39,8 @@ struct TensorArg {
   bool isOutput = false;
 };
 
-/// An on-chip tile buffer: [partitions, free].
+/// An on-chip tile buffer: [partitions, free]. A view (Tile::slice) is a buffer without memory of its own: the
+/// free-dimension elements [viewOffset, viewOffset + shape[1]) of every partition of buffer `viewOf`.
 struct Buffer {
   std::string name;             ///< "t3", or the user's name
   std::vector<int64_t> shape;   ///< [partition, free]
@@ -46,6 +48,8 @@ struct Buffer {
   MemSpace space = MemSpace::Sbuf;
   SourceLoc loc;
   int64_t offset = -1;          ///< >= 0: placed by the kernel at this byte of each partition (tsr::isa::sbuf_tile_at)
+  int viewOf = -1;              ///< >= 0: a view of that buffer (never itself a view)
+  IndexExpr viewOffset;         ///< a view's first element along the free dimension (affine in the loops)
 };
 
 /// A rectangular window of an HBM tensor: per dimension an element offset (affine in the loops) and a size.
@@ -60,6 +64,8 @@ enum class OpKind {
   Print,  ///< log srcs[0]'s values at this point of simulated time (tsr::device_print)
   Wait,   ///< the next op waits until `semaphore` reaches `count` (tsr::isa::wait, manual_sync only)
   Signal, ///< the previous op signals `semaphore` when done (tsr::isa::signal, manual_sync only)
+  Instruction, ///< one instruction of the instruction set, as `settings` says (the tsr::isa calls without an op
+               ///< kind of their own): dst, dst2 and srcs[0..2] fill its operand slots (-1: absent)
 };
 
 /// One tile operation. Which fields matter depends on `kind`.
@@ -75,6 +81,9 @@ struct Op {
   std::string text;             ///< Print: the name it logs under
   int semaphore = -1;           ///< Wait, Signal
   IndexExpr count;              ///< Wait: the count to reach (affine in the loops)
+  int dst2 = -1;                ///< Instruction: the second destination buffer (-1: none)
+  tessera::isa::Instruction settings; ///< Instruction: the opcode and its parameters (operands come from buffers)
+  std::optional<tessera::isa::Engine> engine; ///< Instruction: the engine the kernel chose (NKI's engine=)
   /// Recorded by a tsr::isa:: call: lowered to exactly this one instruction (no memset dropped or folded into
   /// the first matmul of an accumulation group).
   bool isaLevel = false;

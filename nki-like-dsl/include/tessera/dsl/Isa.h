@@ -14,9 +14,29 @@
 /// Tile y = tsr::exp(x);
 /// ```
 
+#include "tessera/dsl/Operators.h"
 #include "tessera/dsl/Ops.h"
 
+#include <optional>
+
 namespace tsr::isa {
+
+// ---- Engine instructions (nki.isa), dst first ------------------------------------------------------------
+// Each becomes exactly one instruction of the instruction set (see `tessera isa`); its operands are checked
+// against the instruction's definition here, at the kernel's line.
+
+/// dst = src, converting to dst's dtype, on `engine` (nki.isa.tensor_copy).
+void tensor_copy(const Tile &dst, const Operand &src, std::optional<Engine> engine = std::nullopt,
+                 Loc loc = Loc::current());
+/// dst = data1 <op> data2, elementwise (nki.isa.tensor_tensor).
+void tensor_tensor(const Tile &dst, const Operand &data1, const Operand &data2, tessera::isa::AluOp op,
+                   Loc loc = Loc::current());
+/// dst = func(data * scale + bias) on the scalar engine (nki.isa.activation); `bias` a [P, 1] tile or none.
+void activation(const Tile &dst, tessera::isa::ActFunc func, const Operand &data,
+                const std::optional<Operand> &bias = std::nullopt, float scale = 1.0f, Loc loc = Loc::current());
+/// dst[p, 0] = reduce_op(data[p, :]), negated when `negate` (nki.isa.tensor_reduce over the free axis).
+void tensor_reduce(const Tile &dst, tessera::isa::AluOp op, const Operand &data, bool negate = false,
+                   Loc loc = Loc::current());
 
 /// dst = value, as one memset instruction (nki.isa.memset). Unlike tsr::psum's zero fill, never dropped: a
 /// matmul accumulating onto it accumulates onto the memset data (undefined on NeuronCore v2/v3).

@@ -1,8 +1,8 @@
 #pragma once
 /// \file
-/// Kernel registration: a kernel is a name, shape parameters with defaults, a signature (its HBM tensors as a
-/// function of the parameters), a body written in the DSL, and a plain C++ reference. Kernels register
-/// themselves at static-initialisation time so the CLI, tests and benchmarks find them by name.
+/// Kernel registration: a kernel is a name, shape parameters and kernel parameters with defaults, a signature (its
+/// HBM tensors as a function of the parameters), a body written in the DSL, and a plain C++ reference. Kernels
+/// register themselves at static-initialisation time so the CLI, tests and benchmarks find them by name.
 
 #include "tessera/dsl/Graph.h"
 #include "tessera/dsl/Ops.h"
@@ -13,24 +13,33 @@
 #include <map>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace tsr {
 
-/// Shape parameters (`--shape M=1024,N=512`).
+/// The values of a kernel's parameters: shape parameters (`--shape M=1024,N=512`), which size its tensors, and
+/// kernel parameters (`--param bm=256`), which the body reads at trace time (block sizes).
 class Params {
 public:
   Params() = default;
-  explicit Params(std::map<std::string, int64_t> values) : values_(std::move(values)) {}
-  /// The value of `name`; a tsr::Error if the kernel declared no such parameter.
+  explicit Params(std::map<std::string, int64_t> shape, std::map<std::string, int64_t> kernel = {})
+      : values_(std::move(shape)), kernel_(std::move(kernel)) {}
+  /// The value of shape or kernel parameter `name`; a tsr::Error if the kernel declared no such parameter.
   int64_t operator[](const std::string &name) const;
+  /// The shape parameters.
   const std::map<std::string, int64_t> &values() const { return values_; }
-  /// "K=1024,M=1024,N=1024"
+  /// The kernel parameters.
+  const std::map<std::string, int64_t> &kernelValues() const { return kernel_; }
+  /// The shape parameters, "K=1024,M=1024,N=1024".
   std::string str() const;
+  /// The kernel parameters, "bk=1024,bm=2048"; empty when there are none.
+  std::string kernelStr() const;
 
 private:
   std::map<std::string, int64_t> values_;
+  std::map<std::string, int64_t> kernel_;
 };
 
 /// One HBM tensor of a kernel's signature.
@@ -50,29 +59,53 @@ using HostTensor = std::vector<float>;
 struct KernelInfo {
   std::string name;
   std::string summary;
-  std::vector<std::pair<std::string, int64_t>> params;                    ///< names and defaults, in order
-  std::function<std::vector<TensorSpec>(const Params &)> signature;       ///< may throw tsr::Error for bad shapes
+  std::vector<std::pair<std::string, int64_t>> params;                    ///< shape parameters: names, defaults
+  /// Kernel parameters (`--param`): positive integers the body reads at trace time that do not change the
+  /// tensors, such as block sizes; names and defaults, in order. No name may also be a shape parameter.
+  std::vector<std::pair<std::string, int64_t>> kernelParams;
+  /// The tensors, from all the parameters; may throw tsr::Error for bad shapes or kernel parameters (the CLI
+  /// reports it as bad usage).
+  std::function<std::vector<TensorSpec>(const Params &)> signature;
   std::function<void(std::span<const Hbm>)> body;                        ///< the DSL code, one Hbm per tensor
   /// outputs = f(inputs), in FP32 or better, from the same (already rounded) input values the kernel sees.
   std::function<void(const Params &, const std::vector<HostTensor> &inputs, std::vector<HostTensor> &outputs)>
       reference;
   tessera::SourceLoc loc;                                                 ///< where it was defined
 
-  /// The defaults overridden by `overrides`; an unknown name is a tsr::Error listing the known ones.
-  Params resolve(const std::map<std::string, int64_t> &overrides) const;
+  /// The defaults overridden by `shape` (shape parameters) and `kernel` (kernel parameters); an unknown name or
+  /// a value below 1 is a tsr::Error naming the kernel's parameters.
+  Params resolve(const std::map<std::string, int64_t> &shape,
+                 const std::map<std::string, int64_t> &kernel = {}) const;
+  /// The kernel parameters with their defaults, "bm=2048, bn=1024", or "none".
+  std::string describeKernelParams() const;
 };
 
-/// Adapts a lambda taking one `tsr::Hbm` per tensor, `[](Hbm a, Hbm b, Hbm c) {...}`, to a KernelInfo body.
+namespace detail {
+/// The parameters of the kernel being traced on this thread; a tsr::Error if none is.
+const Params &tracedParams();
+template <size_t> using HbmArg = Hbm;
+/// Whether `F` takes N tensors, with or without a leading `const Params &`.
+template <class F, size_t... I> constexpr bool takesTensors(std::index_sequence<I...>) {
+  return std::is_invocable_v<const F &, HbmArg<I>...> || std::is_invocable_v<const F &, const Params &, HbmArg<I>...>;
+}
+/// The number of tensors `F` takes (1 to 6), or 0.
+template <class F, size_t N = 1> constexpr size_t tensorCount() {
+  if constexpr (N > 6) return 0;
+  else if constexpr (takesTensors<F>(std::make_index_sequence<N>{})) return N;
+  else return tensorCount<F, N + 1>();
+}
+template <class F, size_t... I> void callBody(const F &f, std::span<const Hbm> t, std::index_sequence<I...>) {
+  if constexpr (std::is_invocable_v<const F &, const Params &, HbmArg<I>...>) f(tracedParams(), t[I]...);
+  else f(t[I]...);
+}
+} // namespace detail
+
+/// Adapts a lambda taking one `tsr::Hbm` per tensor, `[](Hbm a, Hbm b, Hbm c) {...}`, to a KernelInfo body. A
+/// kernel with parameters to read takes them first: `[](const Params &p, Hbm a, Hbm b) { int64_t bm = p["bm"]; }`.
 template <class F> std::function<void(std::span<const Hbm>)> body(F f) {
-  return [f](std::span<const Hbm> t) {
-    if constexpr (std::is_invocable_v<F, Hbm>) f(t[0]);
-    else if constexpr (std::is_invocable_v<F, Hbm, Hbm>) f(t[0], t[1]);
-    else if constexpr (std::is_invocable_v<F, Hbm, Hbm, Hbm>) f(t[0], t[1], t[2]);
-    else if constexpr (std::is_invocable_v<F, Hbm, Hbm, Hbm, Hbm>) f(t[0], t[1], t[2], t[3]);
-    else if constexpr (std::is_invocable_v<F, Hbm, Hbm, Hbm, Hbm, Hbm>) f(t[0], t[1], t[2], t[3], t[4]);
-    else if constexpr (std::is_invocable_v<F, Hbm, Hbm, Hbm, Hbm, Hbm, Hbm>) f(t[0], t[1], t[2], t[3], t[4], t[5]);
-    else static_assert(sizeof(F) == 0, "a kernel body takes 1 to 6 tsr::Hbm tensors");
-  };
+  constexpr size_t n = detail::tensorCount<F>();
+  static_assert(n > 0, "a kernel body takes 1 to 6 tsr::Hbm tensors, optionally after a const tsr::Params &");
+  return [f](std::span<const Hbm> t) { detail::callBody(f, t, std::make_index_sequence<n>{}); };
 }
 
 /// All registered kernels.
@@ -94,7 +127,8 @@ struct Registration {
   explicit Registration(KernelInfo info, std::source_location loc = std::source_location::current());
 };
 
-/// Runs a kernel's body once, symbolically, and returns its graph. Misuse is a tsr::Error at the user's line.
+/// Runs a kernel's body once, symbolically, with `params` (shape and kernel parameters, as resolve() gives them),
+/// and returns its graph. Misuse is a tsr::Error at the user's line.
 graph::KernelGraph trace(const KernelInfo &kernel, const Params &params);
 
 } // namespace tsr

@@ -92,6 +92,10 @@ Tile subtract(const Operand &a, const Operand &b, Loc loc = Loc::current());
 Tile multiply(const Operand &a, const Operand &b, Loc loc = Loc::current());
 Tile divide(const Operand &a, const Operand &b, Loc loc = Loc::current());
 Tile maximum(const Operand &a, const Operand &b, Loc loc = Loc::current());
+/// Adds `x` into `acc` in place (NKI: `acc[...] += x`) on the vector engine, in `acc`'s dtype: how partial
+/// results accumulate in SBUF, e.g. a PSUM tile of matmul results into a slice of a larger SBUF accumulator.
+/// Shapes must match, or `x` may be [P, 1] (broadcast along the free dimension).
+const Tile &operator+=(const Tile &acc, const Operand &x);
 Tile operator+(const Operand &a, const Operand &b);
 Tile operator-(const Operand &a, const Operand &b);
 Tile operator*(const Operand &a, const Operand &b);

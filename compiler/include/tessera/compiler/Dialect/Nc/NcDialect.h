@@ -42,6 +42,12 @@ mlir::Operation *build(mlir::OpBuilder &b, mlir::Location loc, const isa::Instru
 /// The isa::Instruction an nc op stands for (without its waits, signals, location and Print label).
 isa::Instruction toInstruction(mlir::Operation *op);
 
+/// An instruction's settings (isa::Instruction's fields other than its operands and opcode) as the `params`
+/// dictionary of nc.inst and tile.inst: only the fields that differ from their defaults.
+mlir::DictionaryAttr paramsAttr(mlir::OpBuilder &b, const isa::Instruction &inst);
+/// Reads a `params` dictionary into `inst`: "" when every entry is known and well-typed, else what is wrong.
+std::string readParams(mlir::DictionaryAttr params, isa::Instruction &inst);
+
 /// Every access pattern `op` reads and writes, by the instruction's definition (isa::operandUse).
 struct Operands {
   llvm::SmallVector<isa::AccessPattern, 4> reads;

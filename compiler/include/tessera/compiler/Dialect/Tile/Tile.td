@@ -71,6 +71,19 @@ def Tile_AllocOp : Tile_Op<"alloc"> {
   let hasVerifier = 1;
 }
 
+def Tile_ViewOp : Tile_Op<"view"> {
+  let summary = "a window of an SBUF tile's free dimension, sharing its memory (Tile::slice)";
+  let description = [{
+    The result is the free-dimension elements [offset, offset + result's free size) of every partition of
+    `source`: no memory of its own and no copy. Writes through it change `source`. `offset` is in elements and
+    must keep the window inside `source` (checked here when constant, by the DSL for every loop index).
+  }];
+  let arguments = (ins AnyStaticShapeMemRef:$source, Index:$offset);
+  let results = (outs AnyStaticShapeMemRef:$result);
+  let assemblyFormat = "$source `[` $offset `]` attr-dict `:` type($source) `to` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_LoadOp : Tile_Op<"load"> {
   let summary = "DMA a window of an HBM tensor into a tile";
   let arguments = (ins AnyStaticShapeMemRef:$src, Variadic<Index>:$indices, AnyStaticShapeMemRef:$dst);
@@ -158,6 +171,26 @@ def Tile_SignalOp : Tile_Op<"signal"> {
   }];
   let arguments = (ins I64Attr:$semaphore);
   let assemblyFormat = "$semaphore attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_InstOp : Tile_Op<"inst", [AttrSizedOperandSegments]> {
+  let summary = "one instruction of the instruction set, by name, on whole tiles (a tsr::isa call)";
+  let description = [{
+    The tsr::isa calls that have no op of their own: `opcode` names the instruction's definition
+    (isa/InstructionSet.h), the optional operands fill its slots (dst, dst2, src0, src1, src2: each a whole
+    tile), `params` holds its settings as nc.inst's do, and `engine` the engine the kernel chose (else the
+    definition's preferred one). It always becomes exactly one instruction.
+  }];
+  let arguments = (ins StrAttr:$opcode, Optional<AnyStaticShapeMemRef>:$dst, Optional<AnyStaticShapeMemRef>:$dst2,
+                       Optional<AnyStaticShapeMemRef>:$src0, Optional<AnyStaticShapeMemRef>:$src1,
+                       Optional<AnyStaticShapeMemRef>:$src2, OptionalAttr<DictionaryAttr>:$params,
+                       OptionalAttr<StrAttr>:$engine);
+  let assemblyFormat = [{
+    $opcode (`dst` `(` $dst^ `:` type($dst) `)`)? (`dst2` `(` $dst2^ `:` type($dst2) `)`)?
+    (`src0` `(` $src0^ `:` type($src0) `)`)? (`src1` `(` $src1^ `:` type($src1) `)`)?
+    (`src2` `(` $src2^ `:` type($src2) `)`)? attr-dict
+  }];
   let hasVerifier = 1;
 }
 

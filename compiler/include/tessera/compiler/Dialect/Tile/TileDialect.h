@@ -11,6 +11,8 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 
+#include "tessera/isa/Program.h"
+
 #include "tessera/compiler/Dialect/Tile/TileDialect.h.inc"
 #include "tessera/compiler/Dialect/Tile/TileEnums.h.inc"
 #define GET_ATTRDEF_CLASSES
@@ -24,6 +26,10 @@ namespace tessera::tile {
 MemorySpace memorySpaceOf(mlir::MemRefType type);
 /// A memref type of `shape` and `element` in `space`.
 mlir::MemRefType tileType(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> shape, mlir::Type element, MemorySpace space);
+
+/// The instruction a tile.inst stands for: its opcode and settings, with each present operand slot filled by
+/// `patternOf(tile)` (the tile's access pattern: dense in the verifier, at its address when lowering).
+isa::Instruction instructionOf(InstOp op, llvm::function_ref<isa::AccessPattern(mlir::Value)> patternOf);
 
 /// Names of the function-argument attributes that describe a kernel's HBM tensors.
 inline constexpr llvm::StringLiteral kTensorNameAttr = "tile.name";
