@@ -1,7 +1,7 @@
 //===- Pipeline.cpp - the compiler's stages, listed once --------------------------------------------------===//
 //
 //   DSL kernel graph --import--> tile --verify-target, allocate-memory--> tile (placed)
-//     --lower-tile-to-nc--> nc --insert-semaphores--> nc (synchronised) --toProgram--> isa::Program
+//     --lower-tile-to-nc--> nc --verify-access, insert-semaphores--> nc (synchronised) --toProgram--> isa::Program
 //
 //===------------------------------------------------------------------------------------------------------===//
 
@@ -58,6 +58,7 @@ void addStages(OpPassManager &pm, unsigned loopBuffers) {
   pm.addPass(createVerifyTargetPass());
   pm.addPass(createAllocateMemoryPass(loopBuffers));
   pm.addPass(createLowerTileToNcPass());
+  pm.addPass(createVerifyAccessPass());
   pm.addPass(createInsertSemaphoresPass());
 }
 
@@ -72,6 +73,7 @@ void registerPasses() {
   PassRegistration<Pass>([] { return createVerifyTargetPass(); });
   PassRegistration<Pass>([] { return createAllocateMemoryPass(); });
   PassRegistration<Pass>([] { return createLowerTileToNcPass(); });
+  PassRegistration<Pass>([] { return createVerifyAccessPass(); });
   PassRegistration<Pass>([] { return createInsertSemaphoresPass(); });
   PassRegistration<Pass>([] { return createLowerTileToLinalgPass(); }); // the golden model (lib/Golden/)
   PassPipelineRegistration<>("tessera-pipeline", "The whole tile -> nc pipeline, as `tessera compile` runs it",
@@ -125,7 +127,10 @@ static CompileResult runStages(MLIRContext &ctx, ErrorCollector &errors, ModuleO
   tilePm.addPass(createAllocateMemoryPass(options.loopBuffers));
   PassManager ncPm(&ctx);
   ncPm.addPass(createLowerTileToNcPass(options.maxInstructions));
+  ncPm.addPass(createVerifyAccessPass());
   ncPm.addPass(createInsertSemaphoresPass());
+  PassManager ncCheckPm(&ctx); // an nc module read from a file: its instructions are checked as written
+  ncCheckPm.addPass(createVerifyAccessPass());
   if (options.printIrAfterAll)
     for (PassManager *pm : {&tilePm, &ncPm})
       pm->enableIRPrinting([](Pass *, Operation *) { return false; }, [](Pass *, Operation *) { return true; },
@@ -134,6 +139,8 @@ static CompileResult runStages(MLIRContext &ctx, ErrorCollector &errors, ModuleO
     if (failed(tilePm.run(module))) errors.raise("tile");
     if (options.keepTileIr) result.tileIr = print(module, options.printLocations);
     if (failed(ncPm.run(module))) errors.raise("nc");
+  } else if (failed(ncCheckPm.run(module))) {
+    errors.raise("nc");
   }
   if (options.keepNcIr) result.ncIr = print(module, options.printLocations);
   for (auto fn : module.getOps<func::FuncOp>()) {

@@ -9,16 +9,20 @@
 
 #include "instructions/Common.h"
 
+#include "tessera/isa/AccessRules.h"
+
 #include <algorithm>
 
 namespace tessera::isa {
 
 namespace instructions {
 
-uint64_t streamingInstructionCycles(uint64_t streaming, Engine engine, const Target &target) {
+uint64_t streamingInstructionCycles(const Instruction &inst, uint64_t streaming, Engine engine,
+                                    const Target &target) {
   const CostModel &cost = target.cost;
   const uint64_t startup = engine == Engine::GpSimd ? cost.gpsimdStartupCycles : 0;
-  return startup + cost.accessOverheadCycles + std::max<uint64_t>(cost.minInitiationCycles, streaming);
+  const uint64_t strided = streaming * stridedAccessFactor(inst, target);
+  return startup + cost.accessOverheadCycles + std::max<uint64_t>(cost.minInitiationCycles, strided);
 }
 
 } // namespace instructions
@@ -29,6 +33,12 @@ uint64_t engineCycles(const Instruction &inst, Engine engine, const Target &targ
   if (engine == Engine::Dma)
     return 0;
   return definition(inst.op).cycles(inst, engine, target);
+}
+
+uint64_t stridedAccessFactor(const Instruction &inst, const Target &target) {
+  bool strided = false;
+  forEachOperand(inst, [&](const char *, const AccessPattern &ap, bool) { strided |= isStridedAccess(ap, target); });
+  return strided ? target.cost.stridedAccessFactor : 1;
 }
 
 double clockGhz(Engine engine, const Target &target) {

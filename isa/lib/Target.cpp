@@ -6,6 +6,7 @@
 #include "tessera/isa/Target.h"
 
 #include "tessera/isa/Error.h"
+#include "tessera/isa/Program.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -119,6 +120,15 @@ public:
     return static_cast<uint64_t>(number);
   }
 
+  /// A boolean field.
+  bool flag(std::string_view key) {
+    const toml::node &node = field(key);
+    const auto *value = node.as_boolean();
+    if (!value)
+      throw fieldError(key, fmt::format("expected true or false, got {}", describe(node)));
+    return value->get();
+  }
+
   /// A finite number field (an integer or a float).
   double number(std::string_view key, NumberRange range) {
     const toml::node &node = field(key);
@@ -183,8 +193,9 @@ private:
 };
 
 /// The tables of the schema, in file order.
-constexpr std::string_view kTables[] = {"target",        "memory",        "tensor_engine", "vector_engine",
-                                        "scalar_engine", "gpsimd_engine", "dma",           "cost"};
+constexpr std::string_view kTables[] = {"target",        "memory",        "access", "tensor_engine",
+                                        "vector_engine", "scalar_engine", "gpsimd_engine", "dma",
+                                        "hbm",           "cost"};
 
 void rejectUnknownTables(const toml::table &root, const fs::path &file) {
   for (const auto &[key, node] : root) {
@@ -203,7 +214,8 @@ EngineSpec readEngine(TableReader &table) {
 }
 
 /// Checks that relate several fields; each error is located at the field that cannot be right.
-void checkConsistency(const Target &target, const TableReader &memory, const TableReader &tensor) {
+void checkConsistency(const Target &target, const TableReader &memory, const TableReader &access,
+                      const TableReader &tensor) {
   const uint64_t psumBytes = target.psumBytesPerPartition;
   if (target.psumBanks > psumBytes)
     throw memory.fieldError("psum_banks", fmt::format("{} banks do not fit in memory.psum_bytes_per_partition "
@@ -240,12 +252,20 @@ void checkConsistency(const Target &target, const TableReader &memory, const Tab
     throw tensor.fieldError("max_row_tiles", fmt::format("expected 1, 2 or 4 tiles that split tensor_engine.rows "
                                                          "({}) evenly, got {}",
                                                          array.rows, array.maxRowTiles));
+  // One matmul writes one PSUM bank on v2/v3; v4 lets the moving free size span all banks (TARGETS.md).
   const uint64_t movingBytes = uint64_t{array.maxMovingFree} * kFp32Bytes;
-  if (movingBytes > target.psumBankBytes())
+  if (movingBytes > target.psumBytesPerPartition)
     throw tensor.fieldError("max_moving_free",
-                            fmt::format("{} FP32 results ({} bytes) do not fit one PSUM bank ({} bytes = "
-                                        "memory.psum_bytes_per_partition / memory.psum_banks)",
+                            fmt::format("{} FP32 results ({} bytes) do not fit a PSUM partition ({} bytes = "
+                                        "memory.psum_bytes_per_partition)",
+                                        array.maxMovingFree, movingBytes, target.psumBytesPerPartition));
+  if (movingBytes > target.psumBankBytes() && movingBytes % target.psumBankBytes() != 0)
+    throw tensor.fieldError("max_moving_free",
+                            fmt::format("{} FP32 results ({} bytes) span PSUM banks of {} bytes but not whole ones",
                                         array.maxMovingFree, movingBytes, target.psumBankBytes()));
+  if (target.access.partitionQuadrant > target.partitions)
+    throw access.fieldError("partition_quadrant", fmt::format("{} exceeds memory.partitions ({})",
+                                                              target.access.partitionQuadrant, target.partitions));
 }
 
 /// Builds a Target from a parsed file, validating every field.
@@ -264,6 +284,16 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.sbufBytesPerPartition = memory.integer("sbuf_bytes_per_partition", 1, std::numeric_limits<int64_t>::max());
   target.psumBytesPerPartition = memory.integer("psum_bytes_per_partition", 1, std::numeric_limits<int64_t>::max());
   target.psumBanks = memory.integer("psum_banks", 1);
+  target.ports.vectorGpsimdSbuf = memory.flag("vector_gpsimd_share_sbuf_port");
+  target.ports.vectorScalarPsum = memory.flag("vector_scalar_share_psum_port");
+
+  TableReader access(root, "access", file);
+  target.access.partitionQuadrant = access.integer("partition_quadrant", 1);
+  target.access.maxFreeDims = access.integer("max_free_dims", 1, AccessPattern::kMaxFreeDims);
+  target.access.maxSize = access.integer("max_size", 1, std::numeric_limits<int64_t>::max());
+  target.access.maxStride = static_cast<int64_t>(access.integer("max_stride", 1));
+  target.access.maxSbufElements = access.integer("max_sbuf_elements", 1, std::numeric_limits<int64_t>::max());
+  target.access.maxPsumElements = access.integer("max_psum_elements", 1, std::numeric_limits<int64_t>::max());
 
   TableReader tensor(root, "tensor_engine", file);
   static_cast<EngineSpec &>(target.tensor) = readEngine(tensor);
@@ -274,6 +304,7 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.tensor.maxMovingFree = tensor.integer("max_moving_free", 1);
   target.tensor.peakBf16Tflops = tensor.number("peak_bf16_tflops", NumberRange::Positive);
   target.tensor.peakFp32Tflops = tensor.number("peak_fp32_tflops", NumberRange::Positive);
+  target.tensor.peakFp8Tflops = tensor.number("peak_fp8_tflops", NumberRange::Positive);
   const std::string onto = tensor.text("accumulate_onto_non_matmul");
   if (onto != "undefined" && onto != "defined")
     throw tensor.fieldError("accumulate_onto_non_matmul",
@@ -298,8 +329,14 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.dma.queues = dma.integer("queues", 1);
   target.dma.bytesPerNsPerEngine = dma.number("bytes_per_ns_per_engine", NumberRange::Positive);
   target.dma.fixedLatencyNs = dma.number("fixed_latency_ns", NumberRange::NonNegative);
-  target.dma.hbmGBps = dma.number("hbm_gbps", NumberRange::Positive);
-  target.dma.hbmBytes = dma.integer("hbm_bytes", 1, std::numeric_limits<int64_t>::max());
+  target.dma.saturatedBytesPerPartition = dma.integer("saturated_bytes_per_partition", 1);
+  target.dma.efficiencyKneeBytes = dma.number("efficiency_knee_bytes", NumberRange::NonNegative);
+
+  TableReader hbm(root, "hbm", file);
+  target.hbm.bytes = hbm.integer("bytes", 1, std::numeric_limits<int64_t>::max());
+  target.hbm.chipGBps = hbm.number("chip_gbps", NumberRange::Positive);
+  target.hbm.coresPerChip = hbm.integer("cores_per_chip", 1);
+  target.dma.hbmGBps = target.hbm.perCoreGBps(); // derived: the chip's bandwidth, shared by its cores
 
   TableReader cost(root, "cost", file);
   target.cost.matmulMinCycles = cost.integer("matmul_min_cycles", 0);
@@ -308,6 +345,11 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.cost.minInitiationCycles = cost.integer("min_initiation_cycles", 0);
   target.cost.twoInputFactor = cost.integer("two_input_factor", 1);
   target.cost.gpsimdStartupCycles = cost.integer("gpsimd_startup_cycles", 0);
+  target.cost.staticOverheadCycles = cost.integer("static_overhead_cycles", 0);
+  target.cost.tinyFreeElements = cost.integer("tiny_free_elements", 0);
+  target.cost.dependencyCommitCycles = cost.integer("dependency_commit_cycles", 0);
+  target.cost.stridedAccessBytes = cost.integer("strided_access_bytes", 1);
+  target.cost.stridedAccessFactor = cost.integer("strided_access_factor", 1);
   target.cost.reciprocalCyclesPerElement = cost.integer("reciprocal_cycles_per_element", 1);
   target.cost.actReadAccumulatorCycles = cost.integer("act_read_accumulator_cycles", 0);
   target.cost.scanCyclesPerElement = cost.integer("tensor_tensor_scan_cycles_per_element", 1);
@@ -326,10 +368,11 @@ Target fromToml(const toml::table &root, const fs::path &file) {
       if (std::optional<double> value = node.value<double>())
         target.costCoefficients.emplace_back(std::string(key.str()), *value);
 
-  for (const TableReader *table : {&header, &memory, &tensor, &vector, &scalar, &gpsimd, &dma, &cost})
+  for (const TableReader *table :
+       {&header, &memory, &access, &tensor, &vector, &scalar, &gpsimd, &dma, &hbm, &cost})
     table->rejectUnknownFields();
   rejectUnknownTables(root, file);
-  checkConsistency(target, memory, tensor);
+  checkConsistency(target, memory, access, tensor);
   return target;
 }
 

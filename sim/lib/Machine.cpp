@@ -29,7 +29,8 @@ Machine::Machine(sc_core::sc_module_name name, const isa::Program &program, cons
                  HbmImage &hbm, const SimOptions &options)
     : sc_core::sc_module(name), program_(program),
       sbuf_("SBUF", target.partitions, target.sbufBytesPerPartition, options.computeValues),
-      psum_("PSUM", target.partitions, target.psumBytesPerPartition, options.computeValues), hbm_(hbm, target.dma),
+      psum_("PSUM", target.partitions, target.psumBytesPerPartition, options.computeValues), hbm_(hbm, target),
+      ports_(target.ports),
       semaphores_(program.semaphores),
       checks_(options.checks ? std::make_unique<KernelBugChecks>(program, target) : nullptr),
       env_{.program = program,
@@ -43,6 +44,7 @@ Machine::Machine(sc_core::sc_module_name name, const isa::Program &program, cons
                         .gpsimdPartitionsPerCore = target.gpsimdPartitionsPerCore},
            .semaphores = semaphores_,
            .hbm = hbm_,
+           .ports = ports_,
            .checks = checks_.get(),
            .failure = nullptr} {
   if (options.progress) env_.progress = &options.progress;

@@ -8,6 +8,7 @@
 #include "Semaphores.h"
 #include "engines/StreamEngine.h"
 #include "memory/Hbm.h"
+#include "memory/MemoryPorts.h"
 #include "memory/OnChipMemory.h"
 
 #include "tessera/isa/Program.h"
@@ -44,6 +45,7 @@ private:
   const isa::Program &program_;
   OnChipMemory sbuf_, psum_;
   Hbm hbm_;
+  MemoryPorts ports_;
   Semaphores semaphores_;
   std::unique_ptr<KernelBugChecks> checks_;
   std::vector<InstructionEvent> timeline_;

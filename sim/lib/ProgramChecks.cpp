@@ -1,5 +1,6 @@
 #include "ProgramChecks.h"
 
+#include "tessera/isa/AccessRules.h"
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/Error.h"
 #include "tessera/isa/InstructionSet.h"
@@ -135,6 +136,15 @@ private:
     const auto [first, last] = ap.byteExtent();
     if (first < 0 || static_cast<uint64_t>(last) > partitionBytes) [[unlikely]]
       reportOnChipBytes(operand, ap, first, last, partitionBytes);
+    if (isa::accessRulesApply(stream_.engine, ap))
+      if (std::optional<std::string> broken = isa::accessRuleViolation(ap, target_)) [[unlikely]]
+        reportAccessRule(operand, *broken);
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void reportAccessRule(const char *operand, const std::string &broken) const {
+    fail(fmt::format("operand {} breaks the {} access rules: it {}", operand, target_.name, broken),
+         "engine instructions start their partitions at an aligned quadrant and walk at most the target's free "
+         "dimensions, sizes, strides and elements per partition ([access] in the target file)");
   }
 
   [[noreturn, gnu::cold, gnu::noinline]] void reportPartitions(const char *operand, const AccessPattern &ap) const {
@@ -211,11 +221,17 @@ void checkTarget(const isa::Program &program, const isa::Target &target) {
     throw Error(fmt::format("{} has no partitions", where), {}, "set the memory's partitions in the target file");
   for (const isa::Stream &stream : program.streams) {
     if (stream.engine == Engine::Dma) {
-      const double bytesPerNs = target.dma.bytesPerNs();
-      if (!(bytesPerNs > 0) || !(target.dma.fixedLatencyNs >= 0))
-        throw Error(fmt::format("{}: DMA bandwidth {} bytes/ns and fixed latency {} ns", where, bytesPerNs,
-                                target.dma.fixedLatencyNs),
-                    {}, "the DMA bandwidth must be positive and the fixed latency not negative");
+      const isa::DmaSpec &dma = target.dma;
+      if (!(dma.bytesPerNsPerEngine > 0) || !(dma.hbmGBps > 0) || !(dma.fixedLatencyNs >= 0) ||
+          dma.engines == 0 || dma.saturatedBytesPerPartition == 0 || !(dma.efficiencyKneeBytes >= 0) ||
+          target.cost.stridedAccessFactor == 0)
+        throw Error(fmt::format("{}: {} DMA engines of {} bytes/ns, HBM share {} bytes/ns, fixed latency {} ns, "
+                                "saturation at {} bytes per partition, knee {} bytes, stride factor {}",
+                                where, dma.engines, dma.bytesPerNsPerEngine, dma.hbmGBps, dma.fixedLatencyNs,
+                                dma.saturatedBytesPerPartition, dma.efficiencyKneeBytes,
+                                target.cost.stridedAccessFactor),
+                    {}, "DMA engines, bandwidths, the saturation size and the stride factor must be positive, the "
+                        "fixed latency and the knee not negative");
       continue;
     }
     const double ghz = isa::clockGhz(stream.engine, target);

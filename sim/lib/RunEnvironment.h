@@ -7,6 +7,7 @@
 #include "Semaphores.h"
 #include "checks/KernelBugChecks.h"
 #include "memory/Hbm.h"
+#include "memory/MemoryPorts.h"
 
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Semantics.h"
@@ -25,6 +26,7 @@ struct RunEnvironment {
   isa::Memories memories;      ///< what isa::execute reads and writes
   Semaphores &semaphores;
   Hbm &hbm;
+  MemoryPorts &ports;  ///< SBUF/PSUM ports that engines share (NeuronCore-v2)
   KernelBugChecks *checks = nullptr;  ///< races and uninitialised reads; null when SimOptions::checks is off
   std::exception_ptr failure;  ///< set by the first thread that fails; the run then stops and rethrows it
   /// Where engines append an InstructionEvent as each instruction retires; null unless SimOptions::recordTimeline.

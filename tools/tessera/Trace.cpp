@@ -13,6 +13,7 @@
 #include "tessera/LiveMemory.h"
 
 #include "tessera/isa/Cost.h"
+#include "tessera/isa/DmaCost.h"
 
 #include <fmt/format.h>
 
@@ -33,13 +34,6 @@ constexpr double kBandwidthWindows = 256;
 int64_t picoseconds(double ns) { return std::llround(ns * 1000.0); }
 /// Picoseconds to the format's microseconds.
 double microseconds(int64_t ps) { return static_cast<double>(ps) / 1e6; }
-
-/// Bytes a DMA streams through the shared bandwidth (as the simulator's DmaQueue counts them): its HBM side, the
-/// source when both are, or its destination when neither is.
-uint64_t transferBytes(const isa::Instruction &inst) {
-  const isa::AccessPattern &hbmSide = inst.src0.space == isa::MemSpace::Hbm ? inst.src0 : inst.dst;
-  return static_cast<uint64_t>(hbmSide.bytes());
-}
 
 /// An operand is in use when it touches any partition (Memset's src0, Print's dst, a missing bias do not).
 bool inUse(const isa::AccessPattern &ap) { return ap.partitions != 0; }
@@ -124,7 +118,7 @@ double roundUpNicely(double x) {
 }
 
 /// Bytes per ns moved by the DMA queues, averaged over fixed windows (one sample at each window's start, and 0 at
-/// the end). The simulator's bandwidth server streams a transfer's bytes at the full rate in the `bytes / rate`
+/// the end). The simulator streams a transfer's bytes on its DMA engine in the `streamingNs` (isa/DmaCost.h)
 /// before its completion less the fixed latency (sim/lib/memory/Hbm.h); that is where they are counted.
 std::vector<Sample> hbmBandwidth(const isa::Program &program, const isa::Target &target,
                                  const sim::SimResult &sim) {
@@ -136,9 +130,10 @@ std::vector<Sample> hbmBandwidth(const isa::Program &program, const isa::Target 
   std::vector<double> bytes(windows, 0.0);
   for (const sim::InstructionEvent &e : sim.timeline) {
     if (program.streams[e.stream].engine != isa::Engine::Dma) continue;
-    const auto moved = static_cast<double>(transferBytes(instructionOf(program, e)));
+    const isa::DmaTransferCost cost = isa::dmaTransferCost(instructionOf(program, e), target);
+    const auto moved = static_cast<double>(cost.bytes);
     const double to = std::max(e.startNs, e.endNs - target.dma.fixedLatencyNs);
-    const double from = std::max(e.startNs, to - moved / rate);
+    const double from = std::max(e.startNs, to - cost.streamingNs);
     if (to <= from) continue;
     for (auto w = static_cast<size_t>(from / window); w < windows && w * window < to; ++w) {
       const double overlap = std::min(to, (w + 1) * window) - std::max(from, w * window);
@@ -214,13 +209,16 @@ json instructionArgs(const isa::Program &program, const isa::Target &target, con
   default: break;
   }
   if (stream.engine == isa::Engine::Dma) {
-    // Its time on the queue: waiting for the bandwidth the queues share, streaming, then the fixed latency.
-    const uint64_t bytes = transferBytes(inst);
+    // Its time on the queue: waiting for its DMA engine or the HBM share, streaming, then the fixed latency.
+    const isa::DmaTransferCost cost = isa::dmaTransferCost(inst, target);
     const double ns = static_cast<double>(picoseconds(e.endNs) - picoseconds(e.startNs)) / 1000.0;
-    const double streaming = static_cast<double>(bytes) / target.dma.bytesPerNs();
-    args["bytes"] = bytes;
+    args["bytes"] = cost.bytes;
+    args["bytes_per_partition"] = cost.bytesPerPartition;
+    args["efficiency"] = std::round(cost.efficiency * 1000.0) / 1000.0;
+    args["dma_engine"] = isa::dmaEngineOf(stream.queue, target);
     args["ns"] = ns;
-    args["queued_ns"] = std::max(0.0, std::round((ns - streaming - target.dma.fixedLatencyNs) * 1000.0) / 1000.0);
+    args["queued_ns"] =
+        std::max(0.0, std::round((ns - cost.streamingNs - target.dma.fixedLatencyNs) * 1000.0) / 1000.0);
   } else {
     args["cycles"] = isa::engineCycles(inst, stream.engine, target);
     args["clock_ghz"] = isa::clockGhz(stream.engine, target);

@@ -2,9 +2,9 @@
 //
 // Walks the kernel as it would run, unrolling every loop, and emits one nc op per engine instruction:
 //  - addresses are resolved: tile i of a loop uses copy (i mod bufs) of its allocation;
-//  - each op gets an engine: DMA on a queue (round robin), matmul on the tensor engine, activation on the
-//    scalar engine, and ops several engines can run go to the one with the least work so far (estimated with
-//    the target's cost model);
+//  - each op gets an engine: DMA on a queue (round robin; loads and stores on separate halves of the queues),
+//    matmul on the tensor engine, activation on the scalar engine, and ops several engines can run go to the
+//    one with the least work so far (estimated with the target's cost model);
 //  - a PSUM tile that was zero-filled and is then accumulated into by matmuls needs no memset: its first
 //    matmul starts the accumulation group (overwrites) instead. On NeuronCore v2/v3 accumulating onto a
 //    memset-initialised bank is undefined (TARGETS.md), so this is also what makes the kernel correct; when
@@ -23,6 +23,7 @@
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 #include "tessera/compiler/Compiler.h"
 #include "tessera/compiler/Passes.h"
+#include "tessera/isa/AccessRules.h"
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/InstructionSet.h"
 
@@ -368,9 +369,13 @@ private:
       return emitError(loc) << kInstructionLimitMessage << ": the kernel unrolls to more than " << maxInstructions_
                             << " instructions";
     unsigned queue = 0;
-    if (engine == isa::Engine::Dma) queue = nextQueue_++ % target_.dma.queues;
+    if (engine == isa::Engine::Dma) queue = nextDmaQueue(i);
     else busyNs_[static_cast<int>(engine)] += isa::engineCycles(i, engine, target_) / isa::clockGhz(engine, target_);
-    Operation *created = nc::build(b_, loc, i, engine, queue, text);
+    isa::Instruction fitted = i;
+    if (engine != isa::Engine::Dma) // a row of 64K elements is walked as two dimensions: sizes are uint16
+      for (isa::AccessPattern *ap : {&fitted.dst, &fitted.dst2, &fitted.src0, &fitted.src1, &fitted.src2})
+        if (ap->partitions != 0 && ap->space != isa::MemSpace::Hbm) isa::splitLongFreeDimension(*ap, target_);
+    Operation *created = nc::build(b_, loc, fitted, engine, queue, text);
     lastEmitted_ = created;
     if (!manual()) {
       if (pendingWaits_.empty()) return success();
@@ -383,6 +388,15 @@ private:
     pendingWaits_.clear();
     if (!waits.empty()) append(created, "waits", waits);
     return success();
+  }
+
+  /// The DMA queue of the next transfer, round robin: loads over the first half of the target's queues, stores (to
+  /// HBM) over the second half, so that a store waiting for its data never holds up the loads queued behind it.
+  unsigned nextDmaQueue(const isa::Instruction &i) {
+    const unsigned queues = target_.dma.queues, loadQueues = std::max(1u, queues / 2);
+    if (queues < 2) return 0;
+    if (i.dst.space == isa::MemSpace::Hbm) return loadQueues + nextStoreQueue_++ % (queues - loadQueues);
+    return nextLoadQueue_++ % loadQueues;
   }
 
   /// Appends `values` to the i64 array attribute `name` of `op`.
@@ -403,7 +417,7 @@ private:
   DenseMap<Value, int64_t> ints_;
   DenseMap<Value, Buffer> buffers_;
   std::array<double, 5> busyNs_{};
-  unsigned nextQueue_ = 0;
+  unsigned nextLoadQueue_ = 0, nextStoreQueue_ = 0;
   Operation *current_ = nullptr;     ///< the tile op being lowered
   Operation *lastEmitted_ = nullptr; ///< the last nc op built
   llvm::SmallVector<PendingWait> pendingWaits_; ///< tile.waits for the next instruction

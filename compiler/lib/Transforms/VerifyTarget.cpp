@@ -10,6 +10,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace tessera::compiler {
@@ -28,9 +30,16 @@ LogicalResult verifyAlloc(tile::AllocOp op, const isa::Target &t) {
     return op.emitError() << "tile " << type << " has " << type.getDimSize(0) << " partitions; " << t.name
                           << " has " << t.partitions << named(op);
   int64_t bytes = bytesPerPartition(type);
-  if (tile::memorySpaceOf(type) == tile::MemorySpace::psum && bytes > static_cast<int64_t>(t.psumBankBytes()))
-    return op.emitError() << "PSUM tile " << type << " takes " << bytes << " bytes per partition; a PSUM bank of "
-                          << t.name << " holds " << t.psumBankBytes() << named(op);
+  // A PSUM tile is one bank, or as many whole banks as one matmul may write (all 8 on NeuronCore-v4).
+  const auto psumTileBytes = static_cast<int64_t>(std::max<uint64_t>(t.psumBankBytes(), t.tensor.maxMovingFree * 4));
+  if (tile::memorySpaceOf(type) == tile::MemorySpace::psum && bytes > psumTileBytes) {
+    if (psumTileBytes == static_cast<int64_t>(t.psumBankBytes()))
+      return op.emitError() << "PSUM tile " << type << " takes " << bytes << " bytes per partition; a PSUM bank of "
+                            << t.name << " holds " << t.psumBankBytes() << named(op);
+    return op.emitError() << "PSUM tile " << type << " takes " << bytes << " bytes per partition; a PSUM tile of "
+                          << t.name << " spans at most the " << psumTileBytes
+                          << " bytes one matmul writes (tensor_engine.max_moving_free FP32)" << named(op);
+  }
   if (tile::memorySpaceOf(type) == tile::MemorySpace::sbuf && bytes > static_cast<int64_t>(t.sbufBytesPerPartition))
     return op.emitError() << "SBUF tile " << type << " takes " << bytes << " bytes per partition; " << t.name
                           << " has " << t.sbufBytesPerPartition << named(op);

@@ -25,17 +25,17 @@ module attributes {tessera.target = "trn2"} {
   //
   // The PSUM -> SBUF copy never goes to GpSimd (no PSUM port); the store writes C[0, 0].
   // CHECK-NEXT: nc.tensor_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 5120, dims = [512], {{.*}}>, #nc.ap<"psum", f32, {{.*}} offset = 0, {{.*}}> {engine = "{{vector|scalar}}"}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", bf16, tensor = 2, partitions = [0, 128], pstride = 1024, offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", bf16, {{.*}} offset = 5120, {{.*}}> {engine = "dma", queue = 4 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", bf16, tensor = 2, partitions = [0, 128], pstride = 1024, offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", bf16, {{.*}} offset = 5120, {{.*}}> {engine = "dma", queue = 16 : i64}
   //
   // n = 1: B[0, 512], the next copies (2 and 3) of t1 and t2, the accumulator's second copy (one bank on).
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 2048, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 1, {{.*}} offset = 512, {{.*}}> {engine = "dma", queue = 5 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 4608, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 0, {{.*}} offset = 0, {{.*}}> {engine = "dma", queue = 6 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 2048, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 1, {{.*}} offset = 512, {{.*}}> {engine = "dma", queue = 4 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 4608, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 0, {{.*}} offset = 0, {{.*}}> {engine = "dma", queue = 5 : i64}
   // CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 4608, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 2048, {{.*}}> {engine = "tensor"}{{$}}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 3072, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 1, {{.*}} offset = 131584, {{.*}}> {engine = "dma", queue = 7 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 4864, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 0, {{.*}} offset = 16384, {{.*}}> {engine = "dma", queue = 8 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 3072, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 1, {{.*}} offset = 131584, {{.*}}> {engine = "dma", queue = 6 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 4864, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 0, {{.*}} offset = 16384, {{.*}}> {engine = "dma", queue = 7 : i64}
   // CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 4864, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 3072, {{.*}}> {accumulate, engine = "tensor"}
   // CHECK-NEXT: nc.tensor_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 6144, {{.*}}>, #nc.ap<"psum", f32, {{.*}} offset = 2048, {{.*}}> {engine = "{{vector|scalar}}"}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", bf16, tensor = 2, {{.*}} offset = 512, {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 6144, {{.*}}> {engine = "dma", queue = 9 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", bf16, tensor = 2, {{.*}} offset = 512, {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 6144, {{.*}}> {engine = "dma", queue = 17 : i64}
   // CHECK-NEXT: return
   func.func @matmul(%a_t: memref<256x128xbf16>, %b: memref<256x1024xbf16>, %c: memref<128x1024xbf16>) {
     %c0 = arith.constant 0 : index
@@ -118,7 +118,7 @@ module attributes {tessera.target = "trn2"} {
   // CHECK-NEXT: nc.tensor_tensor "multiply" #nc.ap<"sbuf", f32, {{.*}} offset = 2052, dims = [1], strides = [1]>, #nc.ap<"sbuf", f32, {{.*}} offset = 2048, dims = [1], strides = [1]>, #nc.ap<"sbuf", f32, {{.*}} offset = 2048, dims = [1], strides = [1]>
   // The default scale, 1.0, is explicit in nc.
   // CHECK-NEXT: nc.activation "identity" {{.*}} {engine = "scalar", scale = 1.000000e+00 : f32}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", f32, tensor = 1, partitions = [0, 128], pstride = 512, offset = 32768, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}} {engine = "dma", queue = 1 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", f32, tensor = 1, partitions = [0, 128], pstride = 512, offset = 32768, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}} {engine = "dma", queue = 16 : i64}
   // CHECK-NEXT: return
   func.func @softmax_rows(%x: memref<256x512xf32>, %y: memref<256x512xf32>) {
     %c0 = arith.constant 0 : index
@@ -165,7 +165,7 @@ module attributes {tessera.target = "trn2"} {
 
     // Stored to HBM (a DMA read): emitted.
     // CHECK-NEXT: nc.memset #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}>, 0.000000e+00 {engine = "vector"}
-    // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", {{.*}}>, #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}> {engine = "dma"}
+    // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", {{.*}}>, #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}> {engine = "dma", queue = 16 : i64}
     tile.memset %q, 0.0 : memref<128x512xf32, #tile.space<psum>>
     tile.store %q, %out[%c0, %c0] : memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32>
 

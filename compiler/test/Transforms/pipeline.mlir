@@ -22,7 +22,7 @@
 // CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 0, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 4352, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 1024, {{.*}}> {accumulate, engine = "tensor", signals = array<i64: 4>, waits = array<i64: 2, 1, 3, 1>}
 // PSUM -> SBUF as bf16 (not on GpSimd), then the store of C, each waiting for the one before.
 // CHECK-NEXT: nc.tensor_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 5120, {{.*}}>, #nc.ap<"psum", f32, {{.*}} offset = 0, {{.*}}> {engine = "{{vector|scalar}}", signals = array<i64: 5>, waits = array<i64: 4, 1>}
-// CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", bf16, tensor = 2, partitions = [0, 128], pstride = 512, offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", bf16, {{.*}} offset = 5120, {{.*}}> {engine = "dma", queue = 4 : i64, waits = array<i64: 5, 1>}
+// CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", bf16, tensor = 2, partitions = [0, 128], pstride = 512, offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", bf16, {{.*}} offset = 5120, {{.*}}> {engine = "dma", queue = 16 : i64, waits = array<i64: 5, 1>}
 // CHECK-NEXT: return
 
 // Loop-local tiles get 4 copies; inside the loop nest nothing shares bytes.

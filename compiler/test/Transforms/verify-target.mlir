@@ -176,3 +176,39 @@ module attributes {tessera.target = "trn9"} {
     return
   }
 }
+
+// -----
+
+// NeuronCore-v4 (trn3): a matmul's moving free size spans up to all 8 PSUM banks, 4096 FP32 results, and a PSUM
+// tile may hold that many.
+module attributes {tessera.target = "trn3"} {
+  // CHECK-LABEL: func.func @trn3_all_banks
+  func.func @trn3_all_banks(%s: memref<128x128xbf16, #tile.space<sbuf>>, %m: memref<128x4096xbf16, #tile.space<sbuf>>) {
+    // CHECK: tile.alloc : memref<128x4096xf32, #tile.space<psum>>
+    %acc = tile.alloc : memref<128x4096xf32, #tile.space<psum>>
+    // CHECK: tile.matmul
+    tile.matmul %s, %m, %acc : memref<128x128xbf16, #tile.space<sbuf>>, memref<128x4096xbf16, #tile.space<sbuf>>, memref<128x4096xf32, #tile.space<psum>>
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "trn3"} {
+  func.func @trn3_psum_over_all_banks() {
+    // expected-error@+1 {{PSUM tile 'memref<128x4097xf32, #tile.space<psum>>' takes 16388 bytes per partition; a PSUM tile of trn3 spans at most the 16384 bytes one matmul writes (tensor_engine.max_moving_free FP32)}}
+    %0 = tile.alloc : memref<128x4097xf32, #tile.space<psum>>
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "trn3"} {
+  func.func @trn3_moving_4097(%s: memref<128x128xbf16, #tile.space<sbuf>>, %m: memref<128x4097xbf16, #tile.space<sbuf>>,
+                              %acc: memref<128x4097xf32, #tile.space<psum>>) {
+    // expected-error@+1 {{matmul moving free size 4097 exceeds 4096 on trn3}}
+    tile.matmul %s, %m, %acc : memref<128x128xbf16, #tile.space<sbuf>>, memref<128x4097xbf16, #tile.space<sbuf>>, memref<128x4097xf32, #tile.space<psum>>
+    return
+  }
+}

@@ -67,7 +67,7 @@ std::string verifyActivation(const Instruction &inst, const Target *) {
 }
 
 uint64_t activationCycles(const Instruction &inst, Engine engine, const Target &target) {
-  return streamingInstructionCycles(elementsPerPartition(inst.src0), engine, target);
+  return streamingInstructionCycles(inst, elementsPerPartition(inst.src0), engine, target);
 }
 
 // ---- activation_reduce ------------------------------------------------------------------------------------

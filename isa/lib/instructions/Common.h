@@ -199,10 +199,11 @@ inline uint64_t elementsPerPartition(const AccessPattern &pattern) {
 /// Whether an optional operand is present.
 inline bool present(const AccessPattern &pattern) { return pattern.partitions != 0; }
 
-/// The cycles of a Vector/Scalar/GpSimd instruction that streams `streaming` cycles' worth of elements: the
-/// fixed SBUF/PSUM access overhead plus the streaming time, at least the minimum initiation interval, plus
-/// GpSimd's start-up on that engine (TARGETS.md, "Documented instruction costs").
-uint64_t streamingInstructionCycles(uint64_t streaming, Engine engine, const Target &target);
+/// The cycles of Vector/Scalar/GpSimd instruction `inst` that streams `streaming` cycles' worth of elements: the
+/// fixed SBUF/PSUM access overhead plus the streaming time (times isa::stridedAccessFactor when an operand's minor
+/// stride is over 16 bytes), at least the minimum initiation interval, plus GpSimd's start-up on that engine
+/// (TARGETS.md, "Documented instruction costs"; docs/memory.md).
+uint64_t streamingInstructionCycles(const Instruction &inst, uint64_t streaming, Engine engine, const Target &target);
 
 /// Half of `n`, rounded up: the BF16 fast paths process two elements per cycle.
 inline uint64_t half(uint64_t n) { return (n + 1) / 2; }

@@ -134,7 +134,7 @@ std::string verifyTensorCopyPredicated(const Instruction &inst, const Target *) 
 /// generic Vector-engine rule; NKI publishes no cost for this instruction).
 uint64_t tensorCopyPredicatedCycles(const Instruction &inst, Engine engine, const Target &target) {
   const uint64_t n = elementsPerPartition(inst.dst);
-  return streamingInstructionCycles(present(inst.src0) ? n * target.cost.twoInputFactor : n, engine, target);
+  return streamingInstructionCycles(inst, present(inst.src0) ? n * target.cost.twoInputFactor : n, engine, target);
 }
 
 // ---- tensor_copy ------------------------------------------------------------------------------------------
@@ -149,7 +149,7 @@ std::string verifyTensorCopy(const Instruction &inst, const Target *) {
 }
 
 uint64_t tensorCopyCycles(const Instruction &inst, Engine engine, const Target &target) {
-  return streamingInstructionCycles(elementsPerPartition(inst.src0), engine, target);
+  return streamingInstructionCycles(inst, elementsPerPartition(inst.src0), engine, target);
 }
 
 // ---- memset -----------------------------------------------------------------------------------------------
@@ -170,7 +170,7 @@ std::string verifyNothing(const Instruction &, const Target *) { return {}; }
 uint64_t memsetCycles(const Instruction &inst, Engine engine, const Target &target) {
   const uint64_t n = elementsPerPartition(inst.dst);
   const bool zeroIntoBf16 = inst.imm == 0.0f && inst.dst.dtype == DType::BF16;
-  return streamingInstructionCycles(zeroIntoBf16 ? half(n) : n, engine, target);
+  return streamingInstructionCycles(inst, zeroIntoBf16 ? half(n) : n, engine, target);
 }
 
 // ---- print ------------------------------------------------------------------------------------------------

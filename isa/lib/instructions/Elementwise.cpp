@@ -149,8 +149,8 @@ uint64_t tensorTensorFactor(const Instruction &inst, const CostModel &cost) {
 }
 
 uint64_t tensorTensorCycles(const Instruction &inst, Engine engine, const Target &target) {
-  return streamingInstructionCycles(elementsPerPartition(inst.src0) * tensorTensorFactor(inst, target.cost), engine,
-                                    target);
+  const uint64_t streaming = elementsPerPartition(inst.src0) * tensorTensorFactor(inst, target.cost);
+  return streamingInstructionCycles(inst, streaming, engine, target);
 }
 
 // ---- tensor_scalar ----------------------------------------------------------------------------------------
@@ -188,7 +188,7 @@ std::string verifyTensorScalar(const Instruction &inst, const Target *) {
 }
 
 uint64_t tensorScalarCycles(const Instruction &inst, Engine engine, const Target &target) {
-  return streamingInstructionCycles(elementsPerPartition(inst.src0), engine, target);
+  return streamingInstructionCycles(inst, elementsPerPartition(inst.src0), engine, target);
 }
 
 // ---- scalar_tensor_tensor ---------------------------------------------------------------------------------
@@ -233,7 +233,7 @@ uint64_t scalarTensorTensorCycles(const Instruction &inst, Engine engine, const 
   const uint64_t n = elementsPerPartition(inst.src0);
   const bool fast = inst.src0.dtype == DType::BF16 && inst.src2.dtype == DType::BF16 &&
                     inst.alu == AluOp::Subtract && inst.alu1 == AluOp::Multiply && n % 2 == 0;
-  return streamingInstructionCycles(fast ? n : n * target.cost.twoInputFactor, engine, target);
+  return streamingInstructionCycles(inst, fast ? n : n * target.cost.twoInputFactor, engine, target);
 }
 
 // ---- reciprocal -------------------------------------------------------------------------------------------
@@ -260,8 +260,8 @@ std::string verifyReciprocal(const Instruction &inst, const Target *) {
 }
 
 uint64_t reciprocalCycles(const Instruction &inst, Engine engine, const Target &target) {
-  return streamingInstructionCycles(elementsPerPartition(inst.src0) * target.cost.reciprocalCyclesPerElement, engine,
-                                    target);
+  const uint64_t streaming = elementsPerPartition(inst.src0) * target.cost.reciprocalCyclesPerElement;
+  return streamingInstructionCycles(inst, streaming, engine, target);
 }
 
 // ---- affine patterns: iota, affine_select -----------------------------------------------------------------
@@ -337,7 +337,7 @@ std::string verifyIota(const Instruction &inst, const Target *) {
 
 /// Streams N elements per partition: with the GpSimd start-up, NKI's 150 + N, plus the SBUF access overhead.
 uint64_t patternCycles(const Instruction &inst, Engine engine, const Target &target) {
-  return streamingInstructionCycles(elementsPerPartition(inst.dst), engine, target);
+  return streamingInstructionCycles(inst, elementsPerPartition(inst.dst), engine, target);
 }
 
 // ---- affine_select ----------------------------------------------------------------------------------------
@@ -433,7 +433,7 @@ std::string verifyRangeSelect(const Instruction &inst, const Target *) {
 }
 
 uint64_t rangeSelectCycles(const Instruction &inst, Engine engine, const Target &target) {
-  return streamingInstructionCycles(elementsPerPartition(inst.src0), engine, target);
+  return streamingInstructionCycles(inst, elementsPerPartition(inst.src0), engine, target);
 }
 
 constexpr EngineSet kComputeEngines{Engine::Vector, Engine::Scalar, Engine::GpSimd};

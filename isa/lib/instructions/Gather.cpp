@@ -121,7 +121,7 @@ uint64_t localGatherCycles(const Instruction &inst, Engine engine, const Target 
   const uint64_t perWord = std::max<uint64_t>(1, cost.localGatherWordBytes / byteSize(inst.src0.dtype));
   const uint64_t packed = std::min(perWord, std::max<uint64_t>(e, 1));
   const uint64_t streaming = (v * (cost.localGatherIndexCycles + e) + packed - 1) / packed;
-  return streamingInstructionCycles(streaming, engine, target);
+  return streamingInstructionCycles(inst, streaming, engine, target);
 }
 
 const InstructionDef kDefinitions[] = {

@@ -50,7 +50,7 @@ std::string verifyTensorReduce(const Instruction &inst, const Target *) {
 uint64_t tensorReduceCycles(const Instruction &inst, Engine engine, const Target &target) {
   const uint64_t n = elementsPerPartition(inst.src0);
   const bool fastReduce = inst.src0.dtype == DType::BF16 && (inst.alu == AluOp::Add || inst.alu == AluOp::Max);
-  return streamingInstructionCycles(fastReduce ? half(n) : n, engine, target);
+  return streamingInstructionCycles(inst, fastReduce ? half(n) : n, engine, target);
 }
 
 // ---- tensor_partition_reduce ------------------------------------------------------------------------------
@@ -87,7 +87,7 @@ std::string verifyTensorPartitionReduce(const Instruction &inst, const Target *)
 /// An assumption (NKI publishes no cost): the GpSimd lanes stream their partitions' F elements in parallel and
 /// fold across partitions as they go, so it costs like a one-input instruction of F elements.
 uint64_t tensorPartitionReduceCycles(const Instruction &inst, Engine engine, const Target &target) {
-  return streamingInstructionCycles(elementsPerPartition(inst.src0), engine, target);
+  return streamingInstructionCycles(inst, elementsPerPartition(inst.src0), engine, target);
 }
 
 // ---- tensor_tensor_scan -----------------------------------------------------------------------------------
@@ -137,7 +137,7 @@ std::string verifyTensorTensorScan(const Instruction &inst, const Target *) {
 }
 
 uint64_t tensorTensorScanCycles(const Instruction &inst, Engine engine, const Target &target) {
-  return streamingInstructionCycles(elementsPerPartition(inst.src0) * target.cost.scanCyclesPerElement, engine,
+  return streamingInstructionCycles(inst, elementsPerPartition(inst.src0) * target.cost.scanCyclesPerElement, engine,
                                     target);
 }
 
@@ -202,7 +202,7 @@ std::string verifyBnStats(const Instruction &inst, const Target *target) {
 
 /// An assumption (NKI publishes no cost): one input streamed once, like tensor_reduce.
 uint64_t bnStatsCycles(const Instruction &inst, Engine engine, const Target &target) {
-  return streamingInstructionCycles(elementsPerPartition(inst.src0), engine, target);
+  return streamingInstructionCycles(inst, elementsPerPartition(inst.src0), engine, target);
 }
 
 constexpr OperandDef kBnAggrOperands[] = {
@@ -255,7 +255,7 @@ std::string verifyBnAggr(const Instruction &inst, const Target *) {
 
 uint64_t bnAggrCycles(const Instruction &inst, Engine engine, const Target &target) {
   const uint64_t triples = elementsPerPartition(inst.src0) / kStatsPerTriple;
-  return streamingInstructionCycles(triples * target.cost.bnAggrCyclesPerTriple, engine, target);
+  return streamingInstructionCycles(inst, triples * target.cost.bnAggrCyclesPerTriple, engine, target);
 }
 
 // ---- max8 / nc_find_index8 / nc_match_replace8 ------------------------------------------------------------
@@ -321,7 +321,7 @@ std::string verifyMax8(const Instruction &inst, const Target *target) {
 
 /// An assumption for the three top-8 instructions (NKI publishes no cost): one pass over the data.
 uint64_t topEightCycles(const Instruction &inst, Engine engine, const Target &target) {
-  return streamingInstructionCycles(elementsPerPartition(inst.src0), engine, target);
+  return streamingInstructionCycles(inst, elementsPerPartition(inst.src0), engine, target);
 }
 
 constexpr OperandDef kFindIndex8Operands[] = {

@@ -80,12 +80,21 @@ std::string requireDoubleRowLayout(const char *slot, const AccessPattern &ap) {
 }
 
 /// dst must stay inside one PSUM bank: an accumulation group lives in one bank (NKI: 8 banks of 2 KiB per
-/// partition, one group each).
+/// partition, one group each). Where one matmul may write more than a bank (tensor_engine.max_moving_free FP32
+/// results over a bank: NeuronCore-v4 writes up to all 8), a dst that spans banks starts at a bank boundary
+/// (assumption: the groups of the banks it spans start together).
 std::string requireOnePsumBank(const AccessPattern &dst, const Target &target) {
   const int64_t bank = static_cast<int64_t>(target.psumBankBytes());
   const auto [first, last] = dst.byteExtent();
   if (bank == 0 || first >= last || first / bank == (last - 1) / bank)
     return {};
+  const bool spansBanks = int64_t{target.tensor.maxMovingFree} * 4 > bank;
+  if (spansBanks && first % bank == 0)
+    return {};
+  if (spansBanks)
+    return fmt::format("dst bytes [{}, {}) of each partition cross the PSUM bank boundary at byte {} ({} banks of {} "
+                       "bytes on {}); a matmul's result that spans banks starts at a bank boundary",
+                       first, last, (first / bank + 1) * bank, target.psumBanks, bank, target.name);
   return fmt::format("dst bytes [{}, {}) of each partition cross the PSUM bank boundary at byte {} ({} banks of {} "
                      "bytes on {}); a matmul's result must lie in one bank",
                      first, last, (first / bank + 1) * bank, target.psumBanks, bank, target.name);
@@ -238,7 +247,7 @@ uint64_t transposeCycles(const Instruction &inst, Engine, const Target &target) 
   const uint64_t p = inst.src0.partitions, f = elementsPerPartition(inst.src0);
   if (transposeEngine(inst) == Engine::Tensor)
     return std::max<uint64_t>(p, std::min<uint64_t>(target.cost.transposeMinCycles, f));
-  return streamingInstructionCycles(f, Engine::Vector, target);
+  return streamingInstructionCycles(inst, f, Engine::Vector, target);
 }
 
 const InstructionDef kDefinitions[] = {

@@ -3,6 +3,9 @@
 #include "ProgramChecks.h"
 
 #include "tessera/isa/Cost.h"
+#include "tessera/isa/InstructionOverhead.h"
+
+#include <algorithm>
 
 namespace tessera::sim {
 
@@ -18,14 +21,32 @@ void ComputeEngine::perform(const isa::Instruction &inst) {
     logPrint(inst);
   if (env_.computeValues)
     isa::execute(inst, env_.memories);
-  const uint64_t cycles = isa::engineCycles(inst, stream().engine, env_.target);
-  uint64_t ps = static_cast<uint64_t>(static_cast<double>(cycles) * psPerCycle_ + 0.5); // nearest ps
+  const isa::Engine engine = stream().engine;
+  const uint64_t now = sc_core::sc_time_stamp().value();
   if (tensorTiming_) {
-    const uint64_t now = sc_core::sc_time_stamp().value();
-    ps = tensorTiming_->completion(inst, cycles, now, currentWaitPs_) - now;
+    const uint64_t ps =
+        tensorTiming_->completion(inst, isa::engineCycles(inst, engine, env_.target), now, currentWaitPs_) - now;
+    busyPs_ += ps;
+    previousEndPs_ = now + ps;
+    wait(sc_core::sc_time::from_value(ps));
+    return;
   }
+  const isa::Instruction *previous = position() ? &stream().instructions[position() - 1] : nullptr;
+  const uint64_t cycles = isa::engineCycles(inst, engine, env_.target) +
+                          isa::staticOverheadCycles(inst, previous, engine, env_.target);
+  const uint64_t ps = picoseconds(cycles);
+  // Stalls before the instruction starts: its producer's commit, then a memory port another engine holds.
+  const uint64_t committed =
+      previousEndPs_ + picoseconds(isa::dependencyCommitCycles(inst, previous, engine, env_.target));
+  const uint64_t start = env_.ports.reserve(engine, inst, std::max(now, committed), ps);
+  stalled(start - now);
   busyPs_ += ps;
-  wait(sc_core::sc_time::from_value(ps));
+  previousEndPs_ = start + ps;
+  wait(sc_core::sc_time::from_value(start - now + ps));
+}
+
+uint64_t ComputeEngine::picoseconds(uint64_t cycles) const {
+  return static_cast<uint64_t>(static_cast<double>(cycles) * psPerCycle_ + 0.5); // nearest ps
 }
 
 void ComputeEngine::logPrint(const isa::Instruction &inst) {

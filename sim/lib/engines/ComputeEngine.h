@@ -3,7 +3,10 @@
 /// A compute engine (Tensor, Vector, Scalar or GpSimd): runs its stream one instruction at a time, each taking
 /// isa::engineCycles() cycles of the engine's clock (loosely timed: one wait per instruction, no clock edges).
 /// The same class models all four kinds; the kind selects the cost formula and clock, and the tensor engine adds
-/// what its time depends on across instructions (TensorEngineTiming).
+/// what its time depends on across instructions (TensorEngineTiming). Vector and Scalar instructions add
+/// isa::staticOverheadCycles(); before it starts, an instruction stalls for its producer's commit when it depends
+/// back to back on the instruction before it (isa::dependencyCommitCycles), and for a memory port that another
+/// engine holds (MemoryPorts, NeuronCore-v2).
 
 #include "engines/StreamEngine.h"
 #include "engines/TensorEngineTiming.h"
@@ -21,8 +24,11 @@ private:
   void perform(const isa::Instruction &inst) override;
   /// A Print: appends the tile's values, the time and the place to the run's print log.
   void logPrint(const isa::Instruction &inst);
+  /// `cycles` of this engine's clock, to the nearest picosecond.
+  uint64_t picoseconds(uint64_t cycles) const;
 
   double psPerCycle_ = 0;
+  uint64_t previousEndPs_ = 0;  ///< when the instruction before the current one completed
   std::optional<TensorEngineTiming> tensorTiming_; ///< the tensor engine's LoadStationary and row tiles
 };
 

@@ -1,7 +1,8 @@
 #pragma once
 /// \file
-/// One DMA queue: runs its stream of transfers one at a time. Each transfer reserves the bandwidth the queues
-/// share (memory/Hbm.h has the model) and completes when the reservation says; the data moves at completion.
+/// One DMA queue: runs its stream of transfers one at a time on its DMA engine (isa::dmaEngineOf). Each transfer
+/// reserves that engine and the HBM share (memory/Hbm.h has the model, isa/DmaCost.h each transfer's figures) and
+/// completes when the reservation says; the data moves at completion.
 
 #include "engines/StreamEngine.h"
 
@@ -11,12 +12,10 @@ class DmaQueue final : public StreamEngine {
 public:
   DmaQueue(sc_core::sc_module_name name, const isa::Stream &stream, RunEnvironment &env);
 
-  /// Bytes a transfer streams through the shared bandwidth: its HBM side (the source when both are), or its
-  /// destination when neither is in HBM.
-  static uint64_t transferBytes(const isa::Instruction &inst);
-
 private:
   void perform(const isa::Instruction &inst) override;
+
+  unsigned engine_ = 0;  ///< the DMA engine serving this queue
 };
 
 } // namespace tessera::sim

@@ -34,7 +34,7 @@ public:
   const sc_core::sc_time &lastCompletion() const { return lastCompletion_; }
   /// Time spent occupied by instructions (DMA queues: with a transfer in flight).
   sc_core::sc_time busy() const { return sc_core::sc_time::from_value(busyPs_); }
-  /// Time spent blocked on semaphores.
+  /// Time spent blocked: on semaphores, on a memory port another engine held, on a producer's commit.
   sc_core::sc_time waited() const { return sc_core::sc_time::from_value(waitedPs_); }
   /// Floating-point operations and HBM bytes of the retired instructions (isa::flops, isa::hbmBytes).
   uint64_t flops() const { return flops_; }
@@ -45,6 +45,10 @@ protected:
   /// run is timing only. Adds the time it occupied the engine to busyPs_.
   virtual void perform(const isa::Instruction &inst) = 0;
 
+  /// Counts `ps` the instruction being performed spent stalled before it started (a shared port, a producer's
+  /// commit) as waited, not busy; perform() includes it in its one wait.
+  void stalled(uint64_t ps) { waitedPs_ += ps; }
+
   RunEnvironment &env_;
   uint64_t busyPs_ = 0;
   uint64_t currentWaitPs_ = 0; ///< how long the instruction being performed waited for its semaphores
@@ -52,8 +56,8 @@ protected:
 private:
   void run();
   void awaitSemaphores(const isa::Instruction &inst);
-  /// Appends the instruction at position_, just performed, to the timeline: it waited `waitedPs` for its
-  /// semaphores and then occupied the engine for `busyPs`.
+  /// Appends the instruction at position_, just performed, to the timeline: it waited `waitedPs` (semaphores and
+  /// stalls) and then occupied the engine for `busyPs`.
   void record(uint64_t waitedPs, uint64_t busyPs);
 
   const isa::Stream &stream_;

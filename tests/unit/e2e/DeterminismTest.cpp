@@ -27,7 +27,7 @@ struct Case {
 
 std::vector<Case> cases() {
   std::vector<Case> all;
-  for (std::string target : {"trn1", "trn2"}) {
+  for (std::string target : {"trn1", "trn2", "trn3"}) {
     all.push_back({"add", target, {{"M", 256}, {"N", 512}}});
     all.push_back({"matmul", target, {{"M", 256}, {"N", 512}, {"K", 256}}});
     all.push_back({"softmax", target, {{"R", 256}, {"C", 256}}});

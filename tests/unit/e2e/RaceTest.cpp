@@ -60,7 +60,7 @@ TEST_P(EveryKernel, RunsCleanWithChecksOn) {
   EXPECT_GE(kernels, 4);
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, EveryKernel, testing::Values("trn1", "trn2"));
+INSTANTIATE_TEST_SUITE_P(Targets, EveryKernel, testing::Values("trn1", "trn2", "trn3"));
 
 struct Case {
   std::string kernel, target;

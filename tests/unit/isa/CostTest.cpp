@@ -232,7 +232,7 @@ TEST_P(CostOnTarget, FullMatmulsReachThePublishedPeak) {
   EXPECT_NEAR(tflops, target_.tensor.peakBf16Tflops, 0.02 * target_.tensor.peakBf16Tflops);
 }
 
-INSTANTIATE_TEST_SUITE_P(Builtin, CostOnTarget, ::testing::Values("trn1", "trn2"));
+INSTANTIATE_TEST_SUITE_P(Builtin, CostOnTarget, ::testing::Values("trn1", "trn2", "trn3"));
 
 TEST(Cost, CoefficientsComeFromTheTarget) {
   // A machine that does not exist: every coefficient changed, every formula must follow.
@@ -242,7 +242,9 @@ TEST(Cost, CoefficientsComeFromTheTarget) {
                      .accessOverheadCycles = 7,
                      .minInitiationCycles = 5,
                      .twoInputFactor = 3,
-                     .gpsimdStartupCycles = 11};
+                     .gpsimdStartupCycles = 11,
+                     .stridedAccessBytes = 8,
+                     .stridedAccessFactor = 5};
   EXPECT_EQ(engineCycles(matmul(DType::BF16, DType::BF16, 64, 16), Engine::Tensor, t), 32u);
   EXPECT_EQ(engineCycles(matmul(DType::F32, DType::F32, 64, 100), Engine::Tensor, t), 300u);
   EXPECT_EQ(engineCycles(tensorTensor(sbuf(DType::F32, 100), sbuf(DType::F32, 100), AluOp::Add), Engine::Vector, t),
@@ -250,6 +252,8 @@ TEST(Cost, CoefficientsComeFromTheTarget) {
   EXPECT_EQ(engineCycles(tensorTensor(sbuf(DType::F32, 1), sbuf(DType::F32, 1), AluOp::Add), Engine::Vector, t),
             7u + 5u);
   EXPECT_EQ(engineCycles(unary(Opcode::Activation, sbuf(DType::F32, 100)), Engine::GpSimd, t), 11u + 7u + 100u);
+  // A 12-byte minor stride is over this machine's 8 bytes: streaming x 5.
+  EXPECT_EQ(engineCycles(unary(Opcode::Activation, sbuf(DType::F32, 100, 3)), Engine::Scalar, t), 7u + 5u * 100u);
 }
 
 TEST(Cost, Flops) {

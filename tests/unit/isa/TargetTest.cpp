@@ -117,6 +117,7 @@ TEST(BuiltinTargets, BuiltinDirectoryIsTheSourceTree) {
   EXPECT_EQ(Target::builtinDirectory(), fs::path(TESSERA_TARGETS_DIR));
   EXPECT_TRUE(fs::is_regular_file(Target::builtinDirectory() / "trn1.toml"));
   EXPECT_TRUE(fs::is_regular_file(Target::builtinDirectory() / "trn2.toml"));
+  EXPECT_TRUE(fs::is_regular_file(Target::builtinDirectory() / "trn3.toml"));
 }
 
 TEST(BuiltinTargets, Trn1MatchesNeuronCoreV2Figures) {
@@ -140,10 +141,15 @@ TEST(BuiltinTargets, Trn1MatchesNeuronCoreV2Figures) {
   EXPECT_EQ(t.vector.lanes, 128u);
 
   EXPECT_DOUBLE_EQ(t.dma.bytesPerNs(), 272.0); // 16 engines x 17 B/ns, below the 410 GB/s HBM share
-  EXPECT_DOUBLE_EQ(t.dma.hbmGBps, 820.0 / 2);
-  EXPECT_EQ(t.dma.hbmBytes, 32 * kGiB);
+  EXPECT_DOUBLE_EQ(t.hbm.chipGBps, 820.0);
+  EXPECT_EQ(t.hbm.coresPerChip, 2u);
+  EXPECT_DOUBLE_EQ(t.dma.hbmGBps, 820.0 / 2); // derived: the chip's HBM shared by its cores
+  EXPECT_EQ(t.hbm.bytes, 32 * kGiB);
   EXPECT_DOUBLE_EQ(t.dma.fixedLatencyNs, 1300.0);
   EXPECT_FALSE(t.tensor.accumulateOntoNonMatmulDefined); // TARGETS.md, nc_matmul: undefined on v2/v3
+  EXPECT_TRUE(t.ports.vectorGpsimdSbuf);                 // TARGETS.md, access rules: v2 only
+  EXPECT_TRUE(t.ports.vectorScalarPsum);
+  EXPECT_DOUBLE_EQ(t.tensor.peakFp8Tflops, 92.0);
 }
 
 TEST(BuiltinTargets, Trn2MatchesNeuronCoreV3Figures) {
@@ -166,8 +172,44 @@ TEST(BuiltinTargets, Trn2MatchesNeuronCoreV3Figures) {
   // 16 x 23 B/ns = 368 GB/s aggregate DMA, capped by the 2.9 TB/s / 8 cores HBM share.
   EXPECT_DOUBLE_EQ(t.dma.engines * t.dma.bytesPerNsPerEngine, 368.0);
   EXPECT_DOUBLE_EQ(t.dma.bytesPerNs(), 2900.0 / 8);
-  EXPECT_EQ(t.dma.hbmBytes, 96 * kGiB);
+  EXPECT_EQ(t.hbm.bytes, 96 * kGiB);
+  EXPECT_EQ(t.hbm.coresPerChip, 8u);
   EXPECT_FALSE(t.tensor.accumulateOntoNonMatmulDefined); // TARGETS.md, nc_matmul: undefined on v2/v3
+  EXPECT_FALSE(t.ports.vectorGpsimdSbuf);                // v3 lifts v2's port conflicts
+  EXPECT_FALSE(t.ports.vectorScalarPsum);
+  EXPECT_DOUBLE_EQ(t.tensor.peakFp8Tflops, 158.0);
+}
+
+TEST(BuiltinTargets, Trn3MatchesNeuronCoreV4Figures) {
+  const Target t = Target::find("trn3");
+  EXPECT_EQ(t.name, "trn3");
+  EXPECT_EQ(t.family, "neuroncore");
+  EXPECT_EQ(t.generation, "v4");
+
+  EXPECT_EQ(t.partitions, 128u);
+  EXPECT_EQ(t.sbufBytesPerPartition, 245752u);                  // nkipy
+  EXPECT_LE(t.partitions * t.sbufBytesPerPartition, 32 * kMiB); // within the physical 32 MiB
+  EXPECT_EQ(t.partitions * t.psumBytesPerPartition, 2 * kMiB);
+  EXPECT_EQ(t.psumBankBytes(), 2 * kKiB);
+
+  EXPECT_DOUBLE_EQ(t.tensor.clockGhz, 2.4);
+  EXPECT_DOUBLE_EQ(t.vector.clockGhz, 1.2);
+  EXPECT_DOUBLE_EQ(t.scalar.clockGhz, 1.2);
+  EXPECT_DOUBLE_EQ(t.gpsimd.clockGhz, 1.2);
+  EXPECT_DOUBLE_EQ(t.tensor.peakBf16Tflops, 79.0);
+  EXPECT_DOUBLE_EQ(t.tensor.peakFp32Tflops, 20.0);
+  EXPECT_DOUBLE_EQ(t.tensor.peakFp8Tflops, 315.0); // MXFP8
+  EXPECT_EQ(t.tensor.maxMovingFree, 4096u);        // v4: all 8 PSUM banks of FP32
+  EXPECT_EQ(t.tensor.maxMovingFree * 4, t.psumBytesPerPartition);
+
+  // 16 x 33 B/ns = 528 GB/s aggregate DMA, below the 4.7 TB/s / 8 cores = 587.5 GB/s HBM share.
+  EXPECT_DOUBLE_EQ(t.dma.engines * t.dma.bytesPerNsPerEngine, 528.0);
+  EXPECT_DOUBLE_EQ(t.dma.hbmGBps, 4700.0 / 8);
+  EXPECT_DOUBLE_EQ(t.dma.bytesPerNs(), 528.0);
+  EXPECT_EQ(t.hbm.bytes, 144 * kGiB);
+  EXPECT_TRUE(t.tensor.accumulateOntoNonMatmulDefined); // TARGETS.md, nc_matmul: only v2/v3 leave it undefined
+  EXPECT_FALSE(t.ports.vectorGpsimdSbuf);
+  EXPECT_FALSE(t.ports.vectorScalarPsum);
 }
 
 // A design where accumulating onto PSUM that memset wrote is defined: the field reads either way.
@@ -193,33 +235,51 @@ TEST_P(EachBuiltinTarget, PeakFp32IsBf16OverTheFp32Factor) {
   EXPECT_TRUE(near(t.tensor.peakFp32Tflops, t.tensor.peakBf16Tflops / t.cost.matmulFp32Factor, 0.02));
 }
 
-TEST_P(EachBuiltinTarget, MatmulLimitsFitTheArrayAndOnePsumBank) {
+TEST_P(EachBuiltinTarget, MatmulLimitsFitTheArrayAndPsum) {
   const Target t = Target::find(GetParam());
   EXPECT_EQ(t.tensor.rows, 128u);
   EXPECT_EQ(t.tensor.cols, 128u);
   EXPECT_EQ(t.tensor.maxContraction, t.partitions);
   EXPECT_EQ(t.tensor.maxStationaryFree, t.tensor.cols);
-  EXPECT_EQ(t.tensor.maxMovingFree, 512u);
-  EXPECT_EQ(t.tensor.maxMovingFree * 4, t.psumBankBytes()); // one PSUM bank of FP32
+  // One PSUM bank of FP32 on v2/v3; all eight on v4.
+  const uint64_t banks = t.generation == "v4" ? t.psumBanks : 1;
+  EXPECT_EQ(t.tensor.maxMovingFree * 4, banks * t.psumBankBytes());
 }
 
 TEST_P(EachBuiltinTarget, DmaAndCostFigures) {
   const Target t = Target::find(GetParam());
   EXPECT_EQ(t.dma.engines, 16u);
-  EXPECT_EQ(t.dma.queues, t.dma.engines);
+  EXPECT_EQ(t.dma.queues, 2 * t.dma.engines); // a load queue and a store queue per engine (assumption)
   EXPECT_DOUBLE_EQ(t.dma.bytesPerNs(), std::min(t.dma.engines * t.dma.bytesPerNsPerEngine, t.dma.hbmGBps));
+  EXPECT_DOUBLE_EQ(t.dma.hbmGBps, t.hbm.chipGBps / t.hbm.coresPerChip);
+  EXPECT_EQ(t.dma.saturatedBytesPerPartition, 4096u); // DMA bandwidth guide: >= 4 KiB per partition saturates
+  EXPECT_DOUBLE_EQ(t.dma.efficiencyKneeBytes, 512.0);
   EXPECT_EQ(t.cost.matmulMinCycles, 64u);
   EXPECT_EQ(t.cost.matmulFp32Factor, 4u);
   EXPECT_EQ(t.cost.accessOverheadCycles, 60u);
   EXPECT_EQ(t.cost.minInitiationCycles, 64u);
   EXPECT_EQ(t.cost.twoInputFactor, 2u);
   EXPECT_EQ(t.cost.gpsimdStartupCycles, 150u);
+  EXPECT_EQ(t.cost.staticOverheadCycles, 100u);
+  EXPECT_EQ(t.cost.stridedAccessBytes, 16u);
+  EXPECT_EQ(t.cost.stridedAccessFactor, 2u);
   EXPECT_EQ(t.cost.reciprocalCyclesPerElement, 8u);
   EXPECT_EQ(t.cost.actReadAccumulatorCycles, 64u);
   EXPECT_EQ(t.cost.scanCyclesPerElement, 2u);
   EXPECT_EQ(t.cost.bnAggrCyclesPerTriple, 13u);
   EXPECT_EQ(t.cost.bnStatsMaxElements, 512u);
   EXPECT_EQ(t.cost.max8MaxElements, 16384u);
+}
+
+TEST_P(EachBuiltinTarget, AccessRulesAreNkis) {
+  const Target t = Target::find(GetParam());
+  EXPECT_EQ(t.access.partitionQuadrant, 32u);
+  EXPECT_EQ(t.access.maxFreeDims, 4u);
+  EXPECT_EQ(t.access.maxSize, 65535u);  // uint16
+  EXPECT_EQ(t.access.maxStride, 32767); // int16
+  EXPECT_EQ(t.access.maxSbufElements, 64 * kKiB);
+  EXPECT_EQ(t.access.maxPsumElements, 4 * kKiB);
+  EXPECT_EQ(t.access.maxPsumElements * 4, t.psumBytesPerPartition); // 4K FP32 fill a PSUM partition
 }
 
 TEST_P(EachBuiltinTarget, TensorEngineModesAndInstructionLimits) {
@@ -253,7 +313,7 @@ TEST_P(EachBuiltinTarget, EveryFigureHasASource) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Builtin, EachBuiltinTarget, ::testing::Values("trn1", "trn2"));
+INSTANTIATE_TEST_SUITE_P(Builtin, EachBuiltinTarget, ::testing::Values("trn1", "trn2", "trn3"));
 
 // ---------------------------------------------------------------------------------------------------------------
 // Finding targets
@@ -304,6 +364,7 @@ TEST(TargetFind, AllListsTheBuiltinTargetsSortedByName) {
   };
   EXPECT_TRUE(has("trn1"));
   EXPECT_TRUE(has("trn2"));
+  EXPECT_TRUE(has("trn3"));
 }
 
 TEST_F(TargetFileTest, UserSearchPathComesFirst) {
@@ -428,8 +489,21 @@ INSTANTIATE_TEST_SUITE_P(
         BadFileCase{"PsumBankLargerThanPsum", "psum_banks =", "psum_banks = 32768", "memory.psum_banks",
                     "psum_banks = 32768"},
         BadFileCase{"PsumBanksUneven", "psum_banks =", "psum_banks = 7", "memory.psum_banks", "psum_banks = 7"},
-        BadFileCase{"MovingFreeExceedsPsumBank", "psum_banks =", "psum_banks = 16", "tensor_engine.max_moving_free",
-                    "max_moving_free ="},
+        BadFileCase{"MovingFreeExceedsPsum", "max_moving_free =", "max_moving_free = 8192",
+                    "tensor_engine.max_moving_free: 8192 FP32 results (32768 bytes) do not fit a PSUM partition",
+                    "max_moving_free = 8192"},
+        BadFileCase{"MovingFreeSpansPartOfABank", "max_moving_free =", "max_moving_free = 768",
+                    "span PSUM banks of 2048 bytes but not whole ones", "max_moving_free = 768"},
+        BadFileCase{"PortFlagNotABoolean", "vector_gpsimd_share_sbuf_port =", "vector_gpsimd_share_sbuf_port = 1",
+                    "memory.vector_gpsimd_share_sbuf_port: expected true or false, got 1",
+                    "vector_gpsimd_share_sbuf_port = 1"},
+        BadFileCase{"TooManyFreeDims", "max_free_dims =", "max_free_dims = 5",
+                    "access.max_free_dims: expected an integer <= 4, got 5", "max_free_dims = 5"},
+        BadFileCase{"QuadrantExceedsPartitions", "partition_quadrant =", "partition_quadrant = 256",
+                    "access.partition_quadrant: 256 exceeds memory.partitions", "partition_quadrant = 256"},
+        BadFileCase{"ZeroCoresPerChip", "cores_per_chip =", "cores_per_chip = 0",
+                    "hbm.cores_per_chip: expected a positive integer, got 0", "cores_per_chip = 0"},
+        BadFileCase{"MissingHbmTable", "[hbm]", "[hbmm]", "hbm: missing table", ""},
         BadFileCase{"ContractionExceedsPartitions", "max_contraction =", "max_contraction = 256",
                     "tensor_engine.max_contraction: 256 exceeds memory.partitions", "max_contraction = 256"},
         BadFileCase{"RowsExceedPartitions", "partitions =", "partitions = 64", "tensor_engine.rows", "rows ="},

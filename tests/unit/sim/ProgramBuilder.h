@@ -3,6 +3,8 @@
 /// Builds small isa::Programs by hand for the simulator's tests, and the data helpers they share.
 
 #include "tessera/isa/Cost.h"
+#include "tessera/isa/DmaCost.h"
+#include "tessera/isa/InstructionOverhead.h"
 #include "tessera/isa/NumberFormats.h"
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Target.h"
@@ -111,9 +113,18 @@ inline const isa::Target &trn2() {
   return target;
 }
 
-/// Nanoseconds an instruction occupies a compute engine, by the cost model.
-inline double engineNs(const isa::Instruction &inst, isa::Engine engine, const isa::Target &target) {
-  return static_cast<double>(isa::engineCycles(inst, engine, target)) / isa::clockGhz(engine, target);
+/// Nanoseconds an instruction occupies a compute engine, by the cost model, after `previous` on the same engine
+/// (the static overhead of a tiny or dependent instruction included).
+inline double engineNs(const isa::Instruction &inst, isa::Engine engine, const isa::Target &target,
+                       const isa::Instruction *previous = nullptr) {
+  const uint64_t cycles =
+      isa::engineCycles(inst, engine, target) + isa::staticOverheadCycles(inst, previous, engine, target);
+  return static_cast<double>(cycles) / isa::clockGhz(engine, target);
+}
+
+/// Nanoseconds a DMA transfer takes on an otherwise idle machine: streaming on its engine, then the fixed latency.
+inline double dmaNs(const isa::Instruction &inst, const isa::Target &target) {
+  return isa::dmaTransferCost(inst, target).streamingNs + target.dma.fixedLatencyNs;
 }
 
 } // namespace tessera::sim::testing

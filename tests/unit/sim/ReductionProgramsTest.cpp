@@ -133,11 +133,12 @@ struct RowStatsKernel {
 
   HbmImage inputs() const { return {testing::encoded(DType::F32, xValues), {}, {}, {}, {}, {}, {}}; }
 
-  /// Busy time the cost model gives a stream's instructions.
+  /// Busy time the cost model gives a stream's instructions (each after the one before it on its engine: the
+  /// static overhead of tiny or back-to-back dependent instructions included, docs/memory.md).
   static double busyNs(const std::vector<isa::Instruction> &stream, Engine engine) {
     double ns = 0;
-    for (const isa::Instruction &inst : stream)
-      ns += testing::engineNs(inst, engine, testing::trn2());
+    for (size_t i = 0; i < stream.size(); ++i)
+      ns += testing::engineNs(stream[i], engine, testing::trn2(), i ? &stream[i - 1] : nullptr);
     return ns;
   }
 };

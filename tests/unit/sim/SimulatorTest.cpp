@@ -91,22 +91,22 @@ struct MatmulKernel {
     return out;
   }
 
-  /// The model's arithmetic: dma0's four transfers back to back (each bytes / bandwidth + fixed latency, the
-  /// server free since only dma0 loads), matmul t starts when its tiles and the previous matmul are done (with its
-  /// LoadStationary when it is the first or had to wait: no multiply hid the load), then the copy, then the store.
+  /// The model's arithmetic: dma0's four transfers back to back on DMA engine 0 (each its streaming time at the
+  /// engine's efficiency for its bytes per partition + the fixed latency; the HBM share is far from full), matmul
+  /// t starts when its tiles and the previous matmul are done (with its LoadStationary when it is the first or had
+  /// to wait: no multiply hid the load), then the copy, then the store.
   double expectedTimeNs(const isa::Target &target) const {
-    const double bytesPerNs = target.dma.bytesPerNs(), latency = target.dma.fixedLatencyNs;
     double dmaDone = 0, loaded[2];
     for (int t = 0; t < 2; ++t) {
-      dmaDone += loads[2 * t].src0.bytes() / bytesPerNs + latency;
-      dmaDone += loads[2 * t + 1].src0.bytes() / bytesPerNs + latency;
+      dmaDone += testing::dmaNs(loads[2 * t], target);
+      dmaDone += testing::dmaNs(loads[2 * t + 1], target);
       loaded[t] = dmaDone;
     }
     double tensorDone = 0;
     for (int t = 0; t < 2; ++t)
       tensorDone = std::max(tensorDone, loaded[t]) + matmulNs(t, loaded[t] > tensorDone, target);
     const double copied = tensorDone + testing::engineNs(copy, Engine::Vector, target);
-    return copied + store.dst.bytes() / bytesPerNs + latency;
+    return copied + testing::dmaNs(store, target);
   }
 };
 
@@ -345,25 +345,82 @@ TEST(Simulator, ShapeMismatchIsAnError) {
   EXPECT_NE(message.find("they must match"), std::string::npos) << message;
 }
 
-TEST(Simulator, DmaQueuesShareTheBandwidthAndOverlapTheirLatency) {
+/// One transfer per queue in `queues`, each [128 x cols] F32 rows of its own HBM tensor into its own SBUF bytes.
+ProgramBuilder transfersOn(const std::vector<uint32_t> &queues, int64_t cols) {
   ProgramBuilder b("bandwidth");
-  const int64_t rows = 128, cols = 1024;
-  const int32_t x = b.tensor("x", {2 * rows, cols}, DType::F32);
-  for (uint32_t queue = 0; queue < 2; ++queue)
+  for (size_t i = 0; i < queues.size(); ++i) {
+    const int32_t x = b.tensor(fmt::format("x{}", i), {128, cols}, DType::F32);
     b.add(Engine::Dma,
-          testing::dmaCopy(testing::onChip(MemSpace::Sbuf, DType::F32, 0, rows, queue * cols * 4, cols),
-                           testing::hbmTile(x, DType::F32, cols, queue * rows, rows, 0, cols)),
-          {}, {}, {}, queue);
+          testing::dmaCopy(testing::onChip(MemSpace::Sbuf, DType::F32, 0, 128, int64_t(i) * cols * 4, cols),
+                           testing::hbmTile(x, DType::F32, cols, 0, 128, 0, cols)),
+          {}, {}, {}, queues[i]);
+  }
+  return b;
+}
+
+TEST(Simulator, DmaQueuesOnDifferentEnginesOverlapTheirStreamingAndLatency) {
+  ProgramBuilder b = transfersOn({0, 1}, 1024); // 4 KiB per partition: each engine at its peak
+  const isa::Target &t = testing::trn2();
+  ASSERT_NE(isa::dmaEngineOf(0, t), isa::dmaEngineOf(1, t));
   HbmImage hbm;
-  const SimResult result = simulate(b.program, testing::trn2(), hbm);
-  const double streamNs = rows * cols * 4 / testing::trn2().dma.bytesPerNs();
-  const double latency = testing::trn2().dma.fixedLatencyNs;
+  const SimResult result = simulate(b.program, t, hbm);
+  const double oneNs = testing::dmaNs(b.program.streams[0].instructions[0], t);
+  EXPECT_NEAR(oneNs, 128 * 1024 * 4 / t.dma.bytesPerNsPerEngine + t.dma.fixedLatencyNs, kPsTolerance);
+  EXPECT_NEAR(result.timeNs, oneNs, kPsTolerance);
+  EXPECT_NEAR(result.streams[0].busyNs, oneNs, kPsTolerance);
+  EXPECT_NEAR(result.streams[1].busyNs, oneNs, kPsTolerance);
+}
+
+TEST(Simulator, DmaQueuesOnOneEngineShareItsBandwidthAndOverlapTheirLatency) {
+  const isa::Target &t = testing::trn2();
+  const uint32_t sameEngine = t.dma.engines; // queue 16 is served by engine 0, like queue 0
+  ASSERT_EQ(isa::dmaEngineOf(0, t), isa::dmaEngineOf(sameEngine, t));
+  ProgramBuilder b = transfersOn({0, sameEngine}, 1024);
+  HbmImage hbm;
+  const SimResult result = simulate(b.program, t, hbm);
+  const double streamNs = 128 * 1024 * 4 / t.dma.bytesPerNsPerEngine;
   // The second transfer streams after the first; both latencies overlap.
-  EXPECT_NEAR(result.timeNs, 2 * streamNs + latency, kPsTolerance);
+  EXPECT_NEAR(result.timeNs, 2 * streamNs + t.dma.fixedLatencyNs, kPsTolerance);
   std::vector<double> busy = {result.streams[0].busyNs, result.streams[1].busyNs};
   std::ranges::sort(busy);
-  EXPECT_NEAR(busy[0], streamNs + latency, kPsTolerance);
-  EXPECT_NEAR(busy[1], 2 * streamNs + latency, kPsTolerance);
+  EXPECT_NEAR(busy[0], streamNs + t.dma.fixedLatencyNs, kPsTolerance);
+  EXPECT_NEAR(busy[1], 2 * streamNs + t.dma.fixedLatencyNs, kPsTolerance);
+}
+
+TEST(Simulator, AllSixteenEnginesTogetherAreCappedByTheCoresHbmShare) {
+  // trn2: 16 engines x 23 B/ns = 368 GB/s, above the 2.9 TB/s / 8 cores = 362.5 GB/s HBM share.
+  const isa::Target &t = testing::trn2();
+  ASSERT_GT(t.dma.engines * t.dma.bytesPerNsPerEngine, t.dma.hbmGBps);
+  std::vector<uint32_t> queues(t.dma.engines);
+  for (uint32_t q = 0; q < t.dma.engines; ++q)
+    queues[q] = q;
+  const int64_t cols = 1024;
+  ProgramBuilder b = transfersOn(queues, cols);
+  HbmImage hbm;
+  const SimResult result = simulate(b.program, t, hbm);
+  const double bytes = double(t.dma.engines) * 128 * cols * 4;
+  EXPECT_NEAR(result.timeNs, bytes / t.dma.hbmGBps + t.dma.fixedLatencyNs, kPsTolerance);
+  // trn3's share (4.7 TB/s / 8 = 587.5 GB/s) is above its 16 x 33 B/ns: there the engines bind.
+  const isa::Target trn3 = isa::Target::find("trn3");
+  ASSERT_LT(trn3.dma.engines * trn3.dma.bytesPerNsPerEngine, trn3.dma.hbmGBps);
+  HbmImage hbm3;
+  const SimResult onTrn3 = simulate(b.program, trn3, hbm3);
+  EXPECT_NEAR(onTrn3.timeNs, 128 * cols * 4 / trn3.dma.bytesPerNsPerEngine + trn3.dma.fixedLatencyNs, kPsTolerance);
+}
+
+TEST(Simulator, SmallTransfersPayForTheirBytesPerPartition) {
+  // The same 256 KiB as [128 x 512] F32 (2 KiB per partition) and [128 x 128] F32 four times (512 B each).
+  const isa::Target &t = testing::trn2();
+  HbmImage hbm;
+  const SimResult big = simulate(transfersOn({0}, 512).program, t, hbm);
+  ProgramBuilder small = transfersOn({0, 0, 0, 0}, 128);
+  HbmImage hbm4;
+  const SimResult four = simulate(small.program, t, hbm4);
+  const double bigNs = 128 * 512 * 4 / (t.dma.bytesPerNsPerEngine * isa::dmaEfficiency(2048, t.dma));
+  EXPECT_NEAR(big.timeNs, bigNs + t.dma.fixedLatencyNs, kPsTolerance);
+  const double smallNs = 128 * 128 * 4 / (t.dma.bytesPerNsPerEngine * isa::dmaEfficiency(512, t.dma));
+  EXPECT_NEAR(four.timeNs, 4 * (smallNs + t.dma.fixedLatencyNs), 4 * kPsTolerance);
+  EXPECT_GT(four.timeNs, 1.8 * big.timeNs); // four fixed costs, each transfer at 56% of the peak, not 90%
 }
 
 TEST(Simulator, OneQueueRunsItsTransfersOneAtATime) {
@@ -374,7 +431,7 @@ TEST(Simulator, OneQueueRunsItsTransfersOneAtATime) {
                                         testing::hbmTile(x, DType::BF16, 512, t * 128, 128, 0, 512)));
   HbmImage hbm;
   const SimResult result = simulate(b.program, testing::trn2(), hbm);
-  const double oneNs = 128 * 512 * 2 / testing::trn2().dma.bytesPerNs() + testing::trn2().dma.fixedLatencyNs;
+  const double oneNs = testing::dmaNs(b.program.streams[0].instructions[0], testing::trn2());
   EXPECT_NEAR(result.timeNs, 2 * oneNs, kPsTolerance);
   EXPECT_NEAR(result.streams[0].busyNs, 2 * oneNs, kPsTolerance);
 }

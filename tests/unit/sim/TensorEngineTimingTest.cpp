@@ -144,7 +144,8 @@ TEST(TensorEngineTiming, TwoRowTilesOnTrn1AndATiledMatmulWithAWaitStartsNoEarlie
   // The second matmul's semaphore was signalled long before, but having a wait it starts when it is issued.
   isa::Instruction fill;
   fill.op = Opcode::Memset;
-  fill.dst = testing::onChip(MemSpace::Sbuf, DType::BF16, 0, 128, 8192, 1);
+  // Not tiny (isa/InstructionOverhead.h): a short fill without the static overhead.
+  fill.dst = testing::onChip(MemSpace::Sbuf, DType::BF16, 0, 128, 8192, t.cost.tinyFreeElements);
   ProgramBuilder waiting;
   const uint32_t ready = waiting.semaphore();
   waiting.add(Engine::Vector, fill, {}, {ready});

@@ -63,6 +63,6 @@ TEST(TensorEngineCrossCheck, PeModelAgreesOnASmallArray) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, TensorEngineCrossCheck, testing::Values("trn1", "trn2"));
+INSTANTIATE_TEST_SUITE_P(Targets, TensorEngineCrossCheck, testing::Values("trn1", "trn2", "trn3"));
 
 } // namespace

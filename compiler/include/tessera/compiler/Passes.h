@@ -30,6 +30,11 @@ int64_t tileCopyBytes(mlir::MemRefType t, const isa::Target &target);
 /// Test: compiler/test/Transforms/lower-tile-to-nc.mlir
 std::unique_ptr<mlir::Pass> createLowerTileToNcPass(uint64_t maxInstructions = 0); ///< 0: no instruction limit
 
+/// nc: checks every engine instruction's SBUF/PSUM access patterns against the target's access rules (partition
+/// start, free dimensions, sizes, strides, elements per partition: isa/AccessRules.h), with the error at the
+/// instruction's kernel source line. Test: compiler/test/Transforms/verify-access.mlir
+std::unique_ptr<mlir::Pass> createVerifyAccessPass();
+
 /// nc: makes every instruction wait for the instructions on other engines it depends on (read after write,
 /// write after read, write after write on overlapping bytes), with one counting semaphore per ordered pair of
 /// streams, and no wait that an earlier wait on the same stream already implies.

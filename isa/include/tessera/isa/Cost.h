@@ -14,6 +14,11 @@ namespace tessera::isa {
 /// depends on the bandwidth the queues share, which the simulator models (Target::dma).
 uint64_t engineCycles(const Instruction &inst, Engine engine, const Target &target);
 
+/// What a strided access multiplies an instruction's streaming cycles by: cost.strided_access_factor when an
+/// operand it uses walks its innermost free dimension with a stride over cost.strided_access_bytes (NKI: such a
+/// stride halves the access bandwidth), else 1.
+uint64_t stridedAccessFactor(const Instruction &inst, const Target &target);
+
 /// Tensor engine cycles of the LoadStationary that precedes a matmul or a tensor-engine transpose: the
 /// stationary's M columns at load_stationary_factor per cycle (times matmul_fp32_factor for an FP32 matmul); 0
 /// for other instructions. engineCycles() assumes it hidden behind the previous multiply; the simulator charges

@@ -23,9 +23,10 @@ struct TensorEngineSpec : EngineSpec {
   unsigned rows = 0, cols = 0;         ///< PE array size
   unsigned maxContraction = 0;         ///< K: partitions of both operands (<= rows)
   unsigned maxStationaryFree = 0;      ///< M: stationary free size (output partitions)
-  unsigned maxMovingFree = 0;          ///< N: moving free size (one PSUM bank of FP32)
+  unsigned maxMovingFree = 0;          ///< N: moving free size (FP32 results; one PSUM bank, all 8 on v4)
   double peakBf16Tflops = 0;           ///< published peak, for the roofline and "% of peak"
   double peakFp32Tflops = 0;
+  double peakFp8Tflops = 0;            ///< FP8 (MXFP8 on v4) peak
   /// Whether a matmul may accumulate onto PSUM that a non-matmul instruction (memset, a copy, a DMA) wrote
   /// (`accumulate_onto_non_matmul = "defined"`); on NeuronCore v2/v3 it is undefined, and the simulator's
   /// kernel-bug checks report it.
@@ -38,16 +39,43 @@ struct TensorEngineSpec : EngineSpec {
   unsigned fp8DoubleRowSpeedup = 0;
 };
 
-/// DMA engines and the HBM they reach.
+/// HBM: one per chip, shared by the chip's cores.
+struct HbmSpec {
+  uint64_t bytes = 0;                  ///< capacity per chip
+  double chipGBps = 0;                 ///< bandwidth per chip (GB/s == bytes/ns)
+  unsigned coresPerChip = 0;           ///< cores sharing it
+  /// One core's share: chipGBps / coresPerChip (every core streaming at once).
+  double perCoreGBps() const { return coresPerChip ? chipGBps / coresPerChip : 0; }
+};
+
+/// DMA engines of one core. A transfer's time is modelled in isa/DmaCost.h and the simulator's sim/lib/memory/Hbm.h.
 struct DmaSpec {
   unsigned engines = 0;                ///< DMA engines (rings) per core
   unsigned queues = 0;                 ///< instruction queues the compiler spreads transfers over
-  double bytesPerNsPerEngine = 0;      ///< one engine's bandwidth (GB/s == bytes/ns)
+  double bytesPerNsPerEngine = 0;      ///< one engine's peak bandwidth (GB/s == bytes/ns)
   double fixedLatencyNs = 0;           ///< per-transfer fixed cost (descriptor processing, round trip)
-  double hbmGBps = 0;                  ///< HBM bandwidth available to one core (chip figure / cores)
-  uint64_t hbmBytes = 0;               ///< HBM capacity per chip
-  /// Aggregate bandwidth the core's DMA reaches: engines x per-engine, capped by HBM.
+  uint64_t saturatedBytesPerPartition = 0; ///< contiguous bytes per partition at which an engine reaches its peak
+  double efficiencyKneeBytes = 0;      ///< shape of the efficiency curve below that (isa::dmaEfficiency)
+  double hbmGBps = 0;                  ///< HBM bandwidth available to this core: HbmSpec::perCoreGBps(), set on load
+  /// Aggregate peak bandwidth the core's DMA reaches: engines x per-engine, capped by the core's HBM share.
   double bytesPerNs() const;
+};
+
+/// Which engines share a memory port (NeuronCore-v2: the later of two conflicting accesses waits).
+struct PortConflicts {
+  bool vectorGpsimdSbuf = false;       ///< Vector and GpSimd cannot access SBUF at the same time
+  bool vectorScalarPsum = false;       ///< Vector and Scalar cannot access PSUM at the same time
+};
+
+/// Limits on the SBUF/PSUM access patterns of engine instructions (isa/AccessRules.h applies them).
+struct AccessLimits {
+  unsigned partitionQuadrant = 0;      ///< partition-start granule: n partitions start at a multiple of the
+                                       ///< smallest quadrant x 2^k >= n
+  unsigned maxFreeDims = 0;            ///< free dimensions of one pattern
+  uint64_t maxSize = 0;                ///< size of one free dimension (uint16: 65535)
+  int64_t maxStride = 0;               ///< |stride| of one free dimension, in elements (int16: 32767; -32768 too)
+  uint64_t maxSbufElements = 0;        ///< elements per partition of one SBUF pattern
+  uint64_t maxPsumElements = 0;        ///< elements per partition of one PSUM pattern
 };
 
 /// Instruction cost coefficients (engine cycles). Each one's source is in the target file.
@@ -58,6 +86,11 @@ struct CostModel {
   unsigned minInitiationCycles = 0;    ///< Vector/Scalar minimum initiation interval
   unsigned twoInputFactor = 0;         ///< tensor_tensor with two SBUF inputs costs this many times N
   unsigned gpsimdStartupCycles = 0;    ///< GpSimd per-instruction start-up
+  unsigned staticOverheadCycles = 0;   ///< Vector/Scalar: added to a tiny or back-to-back dependent instruction
+  unsigned tinyFreeElements = 0;       ///< "tiny": fewer elements per partition than this
+  unsigned dependencyCommitCycles = 0; ///< a dependent instruction waits this long for its producer's output
+  unsigned stridedAccessBytes = 0;     ///< a minor-dimension stride over this many bytes ...
+  unsigned stridedAccessFactor = 0;    ///< ... divides the access bandwidth by this
   unsigned reciprocalCyclesPerElement = 0; ///< Vector-engine reciprocal: max(min II, this x N)
   // Reductions and statistics: their documented coefficients, and the element limits their verify reads.
   unsigned actReadAccumulatorCycles = 0;  ///< activation_reduce: reading the reduction registers out, after N
@@ -84,10 +117,13 @@ struct Target {
   uint64_t psumBytesPerPartition = 0;
   unsigned psumBanks = 0;
   uint64_t psumBankBytes() const { return psumBanks ? psumBytesPerPartition / psumBanks : 0; }
+  PortConflicts ports;
+  AccessLimits access;
 
   TensorEngineSpec tensor;
   EngineSpec vector, scalar, gpsimd;
   DmaSpec dma;
+  HbmSpec hbm;
   CostModel cost;
   /// Every key of the file's [cost] table with its value, by name (the ISA reference prints them).
   std::vector<std::pair<std::string, double>> costCoefficients;

@@ -1,0 +1,45 @@
+/// \file
+/// DMA transfer costs (see DmaCost.h); every coefficient is read from the target.
+
+#include "tessera/isa/DmaCost.h"
+
+#include "tessera/isa/AccessRules.h"
+#include "tessera/isa/Cost.h"
+
+#include <algorithm>
+
+namespace tessera::isa {
+
+double dmaEfficiency(double bytesPerPartition, const DmaSpec &dma) {
+  const auto saturated = static_cast<double>(dma.saturatedBytesPerPartition);
+  if (bytesPerPartition >= saturated)
+    return 1.0;
+  if (bytesPerPartition <= 0)
+    return dmaEfficiency(1.0, dma); // an empty transfer still pays for one packet
+  const double knee = dma.efficiencyKneeBytes;
+  return std::min(1.0, bytesPerPartition * (saturated + knee) / (saturated * (bytesPerPartition + knee)));
+}
+
+DmaTransferCost dmaTransferCost(const Instruction &inst, const Target &target) {
+  DmaTransferCost cost;
+  const AccessPattern &streamed = inst.src0.space == MemSpace::Hbm ? inst.src0 : inst.dst;
+  cost.bytes = static_cast<uint64_t>(std::max<int64_t>(streamed.bytes(), 0));
+  cost.hbmBytes = hbmBytes(inst);
+  // Partitions of the transfer: the on-chip side's (rows of the HBM side are the same number).
+  const uint32_t rows = std::max<uint32_t>(1, inst.dst.space != MemSpace::Hbm ? inst.dst.partitions
+                                                                              : inst.src0.partitions);
+  cost.bytesPerPartition = static_cast<double>(cost.bytes) / rows;
+  cost.efficiency = dmaEfficiency(cost.bytesPerPartition, target.dma);
+  if (isStridedAccess(inst.src0, target) || isStridedAccess(inst.dst, target))
+    cost.efficiency /= target.cost.stridedAccessFactor;
+  cost.streamingNs = static_cast<double>(cost.bytes) / (target.dma.bytesPerNsPerEngine * cost.efficiency);
+  const double hbmShare = target.dma.hbmGBps;
+  cost.hbmNs = hbmShare > 0 ? static_cast<double>(cost.hbmBytes) / hbmShare : 0;
+  return cost;
+}
+
+unsigned dmaEngineOf(uint32_t queue, const Target &target) {
+  return target.dma.engines ? queue % target.dma.engines : 0;
+}
+
+} // namespace tessera::isa
