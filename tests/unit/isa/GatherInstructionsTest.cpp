@@ -5,6 +5,8 @@
 
 #include "TensorTestSupport.h"
 
+#include <map>
+
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/Error.h"
 #include "tessera/isa/InstructionSet.h"
@@ -23,8 +25,9 @@ using tensortest::TestMemory;
 using tensortest::tile;
 
 const Target &targetNamed(const std::string &name) {
-  static const Target trn1 = Target::find("trn1"), trn2 = Target::find("trn2");
-  return name == "trn1" ? trn1 : trn2;
+  static const std::map<std::string, Target> targets = {
+      {"trn1", Target::find("trn1")}, {"trn2", Target::find("trn2")}, {"trn3", Target::find("trn3")}};
+  return targets.at(name);
 }
 
 struct Gather {
@@ -240,7 +243,7 @@ TEST_P(LocalGather, CostIsNkisFormulaWithCAsCyclesPerElement) {
   EXPECT_EQ(flops(one.inst), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Builtin, LocalGather, ::testing::Values("trn1", "trn2"));
+INSTANTIATE_TEST_SUITE_P(Builtin, LocalGather, ::testing::Values("trn1", "trn2", "trn3"));
 
 } // namespace
 } // namespace tessera::isa

@@ -6,6 +6,8 @@
 
 #include "TensorTestSupport.h"
 
+#include <map>
+
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/InstructionSet.h"
 #include "tessera/isa/Modes.h"
@@ -223,7 +225,11 @@ TEST(Transpose, VerifyRules) {
 
 class OnEachTarget : public ::testing::TestWithParam<std::string> {
 protected:
-  const Target &target() const { return GetParam() == "trn1" ? trn1() : trn2(); }
+  const Target &target() const {
+    static const std::map<std::string, Target> targets = {
+        {"trn1", Target::find("trn1")}, {"trn2", Target::find("trn2")}, {"trn3", Target::find("trn3")}};
+    return targets.at(GetParam());
+  }
 };
 
 TEST_P(OnEachTarget, TransposeCost) {
@@ -529,7 +535,7 @@ TEST(Matmul, AccumulationGroupsInAllEightBanksStayApart) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Builtin, OnEachTarget, ::testing::Values("trn1", "trn2"));
+INSTANTIATE_TEST_SUITE_P(Builtin, OnEachTarget, ::testing::Values("trn1", "trn2", "trn3"));
 
 } // namespace
 } // namespace tessera::isa
