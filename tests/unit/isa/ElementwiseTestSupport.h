@@ -5,6 +5,8 @@
 /// references for the output conversions (BF16 and integer rounding); and the NeuronCore targets whose cost
 /// coefficients the expected cycle counts are recomputed from.
 
+#include "InstructionTestSupport.h"
+
 #include "tessera/isa/InstructionSet.h"
 #include "tessera/isa/NumberFormats.h"
 #include "tessera/isa/Semantics.h"
@@ -23,82 +25,8 @@
 
 namespace tessera::isa::elementwise_testing {
 
-/// SBUF and PSUM with 128 partitions (smaller per partition than a real core's), and HBM tensors.
-struct TestMemory {
-  static constexpr uint64_t kSbufPartitionBytes = 8192, kPsumPartitionBytes = 2048;
-  std::vector<std::byte> sbuf = std::vector<std::byte>(128 * kSbufPartitionBytes);
-  std::vector<std::byte> psum = std::vector<std::byte>(128 * kPsumPartitionBytes);
-  std::vector<std::vector<std::byte>> hbm;
-  std::vector<std::byte *> hbmBases;
-
-  int32_t addTensor(size_t bytes) {
-    hbm.emplace_back(bytes);
-    hbmBases.clear();
-    for (auto &t : hbm)
-      hbmBases.push_back(t.data());
-    return static_cast<int32_t>(hbm.size() - 1);
-  }
-
-  Memories memories() { return {sbuf.data(), kSbufPartitionBytes, psum.data(), kPsumPartitionBytes, hbmBases}; }
-
-  /// Address of element (p, flat free index i), computed dimension by dimension.
-  std::byte *element(const AccessPattern &ap, int64_t p, int64_t i) {
-    int64_t freeOffset = 0; // elements
-    for (int d = ap.freeRank - 1; d >= 0; --d) {
-      freeOffset += (i % ap.sizes[d]) * ap.strides[d];
-      i /= ap.sizes[d];
-    }
-    const int64_t size = byteSize(ap.dtype);
-    switch (ap.space) {
-    case MemSpace::Hbm: return hbm[ap.tensor].data() + (ap.offset + p * ap.partitionStride + freeOffset) * size;
-    case MemSpace::Sbuf:
-      return sbuf.data() + (ap.partitionStart + p) * kSbufPartitionBytes + ap.offset + freeOffset * size;
-    case MemSpace::Psum:
-      return psum.data() + (ap.partitionStart + p) * kPsumPartitionBytes + ap.offset + freeOffset * size;
-    }
-    return nullptr;
-  }
-
-  float read(const AccessPattern &ap, int64_t p, int64_t i) {
-    float value;
-    decode(ap.dtype, element(ap, p, i), &value, 1);
-    return value;
-  }
-
-  /// Every element, partition-major then row-major.
-  std::vector<float> readAll(const AccessPattern &ap) {
-    std::vector<float> values;
-    for (int64_t p = 0; p < ap.partitions; ++p)
-      for (int64_t i = 0; i < ap.freeElements(); ++i)
-        values.push_back(read(ap, p, i));
-    return values;
-  }
-
-  /// Writes `values` (partition-major; exactly representable in ap's dtype) into `ap`; returns them.
-  std::vector<float> write(const AccessPattern &ap, std::vector<float> values) {
-    size_t k = 0;
-    for (int64_t p = 0; p < ap.partitions; ++p)
-      for (int64_t i = 0; i < ap.freeElements(); ++i, ++k)
-        encode(ap.dtype, &values[k], element(ap, p, i), 1);
-    return values;
-  }
-
-  /// Writes random values in [lo, hi), rounded to the operand's dtype, to every element; returns them.
-  std::vector<float> fillRandom(const AccessPattern &ap, uint32_t seed, float lo = -2.0f, float hi = 2.0f) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(lo, hi);
-    std::vector<float> values(static_cast<size_t>(ap.partitions * ap.freeElements()));
-    for (float &v : values)
-      v = roundTo(ap.dtype, dist(rng));
-    return write(ap, std::move(values));
-  }
-
-  /// The raw bytes of element (p, i).
-  std::vector<std::byte> bytesOf(const AccessPattern &ap, int64_t p, int64_t i) {
-    std::byte *e = element(ap, p, i);
-    return {e, e + byteSize(ap.dtype)};
-  }
-};
+/// The memories every instruction test uses (InstructionTestSupport.h).
+using testing::TestMemory;
 
 /// A dense [rows x n] pattern `offset` bytes into each partition from partition `p0`.
 inline AccessPattern dense(MemSpace space, DType dtype, uint32_t p0, uint32_t rows, int64_t offset, int64_t n) {

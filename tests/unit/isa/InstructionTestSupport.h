@@ -22,15 +22,37 @@
 
 namespace tessera::isa::testing {
 
-/// SBUF and PSUM with 128 partitions (smaller than a real core's, large enough for the tests), and HBM tensors.
+/// SBUF and PSUM with 128 partitions (SBUF smaller than a real core's; PSUM 8 banks of 2 KiB per partition, as
+/// on every NeuronCore), HBM tensors, and the GpSimd core width local_gather reads. Every instruction test
+/// (tests/unit/isa/*InstructionsTest.cpp) uses this one.
 struct TestMemory {
-  static constexpr uint64_t kSbufPartitionBytes = 16384, kPsumPartitionBytes = 2048;
-  std::vector<std::byte> sbuf = std::vector<std::byte>(128 * kSbufPartitionBytes);
-  std::vector<std::byte> psum = std::vector<std::byte>(128 * kPsumPartitionBytes);
+  static constexpr uint64_t kPartitions = 128, kSbufPartitionBytes = 16384, kPsumPartitionBytes = 16384;
+  std::vector<std::byte> sbuf = std::vector<std::byte>(kPartitions * kSbufPartitionBytes);
+  std::vector<std::byte> psum = std::vector<std::byte>(kPartitions * kPsumPartitionBytes);
   std::vector<std::vector<std::byte>> hbm;
   std::vector<std::byte *> hbmBases;
+  uint32_t gpsimdPartitionsPerCore = 0;
 
-  Memories memories() { return {sbuf.data(), kSbufPartitionBytes, psum.data(), kPsumPartitionBytes, hbmBases}; }
+  TestMemory() = default;
+  explicit TestMemory(const Target &target) : gpsimdPartitionsPerCore(target.gpsimdPartitionsPerCore) {}
+
+  /// A new HBM tensor of `bytes`; returns its index (AccessPattern::tensor).
+  int32_t addTensor(size_t bytes) {
+    hbm.emplace_back(bytes);
+    hbmBases.clear();
+    for (auto &t : hbm)
+      hbmBases.push_back(t.data());
+    return static_cast<int32_t>(hbm.size() - 1);
+  }
+
+  Memories memories() {
+    return {.sbuf = sbuf.data(),
+            .sbufPartitionBytes = kSbufPartitionBytes,
+            .psum = psum.data(),
+            .psumPartitionBytes = kPsumPartitionBytes,
+            .hbm = hbmBases,
+            .gpsimdPartitionsPerCore = gpsimdPartitionsPerCore};
+  }
 
   /// Address of element (p, flat free index i), computed dimension by dimension.
   std::byte *element(const AccessPattern &ap, int64_t p, int64_t i) {
@@ -54,6 +76,25 @@ struct TestMemory {
     float value;
     decode(ap.dtype, element(ap, p, i), &value, 1);
     return value;
+  }
+
+  /// Encodes `value` into element (p, i).
+  void write(const AccessPattern &ap, int64_t p, int64_t i, float value) {
+    encode(ap.dtype, &value, element(ap, p, i), 1);
+  }
+
+  /// Writes `values` (partition-major, then flat free index) into `ap`, encoding to its dtype.
+  void fill(const AccessPattern &ap, const std::vector<float> &values) {
+    size_t k = 0;
+    for (int64_t p = 0; p < ap.partitions; ++p)
+      for (int64_t i = 0; i < ap.freeElements(); ++i)
+        write(ap, p, i, values[k++]);
+  }
+
+  /// The raw bytes of element (p, i).
+  std::vector<std::byte> bytesOf(const AccessPattern &ap, int64_t p, int64_t i) {
+    std::byte *e = element(ap, p, i);
+    return {e, e + byteSize(ap.dtype)};
   }
 
   /// Every element, partition-major then row-major.
