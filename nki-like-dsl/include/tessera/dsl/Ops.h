@@ -19,6 +19,9 @@ inline constexpr DType bf16 = DType::BF16;
 inline constexpr DType f16 = DType::F16;
 inline constexpr DType f8e4m3 = DType::F8E4M3;
 inline constexpr DType f8e5m2 = DType::F8E5M2;
+inline constexpr DType i32 = DType::I32; ///< indices, iota values
+inline constexpr DType u32 = DType::U32; ///< indices (local_gather), predicates
+inline constexpr DType u8 = DType::U8;   ///< predicates (tensor_copy_predicated)
 
 /// Reports a tsr::Error at the caller's line unless `condition` holds.
 void require(bool condition, const std::string &message, Loc loc = Loc::current());

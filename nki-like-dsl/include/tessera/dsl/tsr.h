@@ -9,3 +9,6 @@
 #include "tessera/dsl/Ops.h"
 #include "tessera/dsl/Tile.h"
 #include "tessera/dsl/TileSize.h"
+#include "tessera/dsl/isa/Elementwise.h"
+#include "tessera/dsl/isa/Scalar.h"
+#include "tessera/dsl/isa/TensorEngine.h"
