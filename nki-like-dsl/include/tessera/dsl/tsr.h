@@ -9,3 +9,5 @@
 #include "tessera/dsl/Ops.h"
 #include "tessera/dsl/Tile.h"
 #include "tessera/dsl/TileSize.h"
+#include "tessera/dsl/isa/Activation.h"
+#include "tessera/dsl/isa/Reductions.h"
