@@ -245,15 +245,34 @@ Tile operator-(const Operand &a, const Operand &b) { return subtract(a, b, a.loc
 Tile operator*(const Operand &a, const Operand &b) { return multiply(a, b, a.loc()); }
 Tile operator/(const Operand &a, const Operand &b) { return divide(a, b, a.loc()); }
 
-Tile exp(const Operand &x, Loc loc) {
-  Tile src = x.tile("exp", "input");
-  Tile dst = newTile("exp", src.shape(), src.space() == MemSpace::Psum ? DType::F32 : src.dtype(), MemSpace::Sbuf, loc);
+namespace {
+
+/// A new tile holding func(x), recorded as one Activation op; `name` names the call in errors.
+Tile activate(const char *name, tessera::isa::ActFunc func, const Operand &x, const Loc &loc) {
+  Tile src = x.tile(name, "input");
+  Tile dst = newTile(name, src.shape(), src.space() == MemSpace::Psum ? DType::F32 : src.dtype(), MemSpace::Sbuf, loc);
   graph::Op o = makeOp(graph::OpKind::Activation, dst.buffer(), {src.buffer()});
-  o.func = tessera::isa::ActFunc::Exp;
+  o.func = func;
   o.value = 1.0f;
   record(std::move(o), loc);
   return dst;
 }
+
+} // namespace
+
+using tessera::isa::ActFunc;
+Tile exp(const Operand &x, Loc loc) { return activate("exp", ActFunc::Exp, x, loc); }
+Tile log(const Operand &x, Loc loc) { return activate("log", ActFunc::Log, x, loc); }
+Tile tanh(const Operand &x, Loc loc) { return activate("tanh", ActFunc::Tanh, x, loc); }
+Tile gelu(const Operand &x, Loc loc) { return activate("gelu", ActFunc::Gelu, x, loc); }
+Tile gelu_apprx_tanh(const Operand &x, Loc loc) { return activate("gelu_apprx_tanh", ActFunc::GeluApproxTanh, x, loc); }
+Tile silu(const Operand &x, Loc loc) { return activate("silu", ActFunc::Silu, x, loc); }
+Tile sigmoid(const Operand &x, Loc loc) { return activate("sigmoid", ActFunc::Sigmoid, x, loc); }
+Tile relu(const Operand &x, Loc loc) { return activate("relu", ActFunc::Relu, x, loc); }
+Tile rsqrt(const Operand &x, Loc loc) { return activate("rsqrt", ActFunc::Rsqrt, x, loc); }
+Tile square(const Operand &x, Loc loc) { return activate("square", ActFunc::Square, x, loc); }
+Tile sqrt(const Operand &x, Loc loc) { return activate("sqrt", ActFunc::Sqrt, x, loc); }
+Tile reciprocal(const Operand &x, Loc loc) { return activate("reciprocal", ActFunc::Reciprocal, x, loc); }
 
 Tile sum(const Operand &x, Loc loc) { return reduce("sum", tessera::isa::AluOp::Add, x, loc); }
 Tile max(const Operand &x, Loc loc) { return reduce("max", tessera::isa::AluOp::Max, x, loc); }

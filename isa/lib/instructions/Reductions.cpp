@@ -76,6 +76,10 @@ void tensorPartitionReduce(const Instruction &inst, const Memories &mem) {
 }
 
 std::string verifyTensorPartitionReduce(const Instruction &inst, const Target *) {
+  // Also when no engine is named: GpSimd is its only engine.
+  if (inst.src0.space == MemSpace::Psum || inst.dst.space == MemSpace::Psum)
+    return fmt::format("{} is in PSUM, which the GpSimd engine cannot reach: use SBUF",
+                       inst.src0.space == MemSpace::Psum ? "data" : "dst");
   if (inst.alu != AluOp::Add && inst.alu != AluOp::Max)
     return fmt::format("op {} is not a partition reduction: use add or max", name(inst.alu));
   if (inst.dst.partitions != 1 || inst.dst.freeElements() != inst.src0.freeElements())

@@ -77,6 +77,13 @@ TEST(TensorPartitionReduce, Verify) {
   const Target trn1 = Target::find("trn1");
   EXPECT_EQ(verifyInstruction(inst, Engine::GpSimd, &trn1), "");
   EXPECT_TRUE(contains(verifyInstruction(inst, Engine::Vector, &trn1), "cannot run on the vector engine"));
+  Instruction inPsum = inst; // with no engine named it still runs on GpSimd, its only engine, which cannot read PSUM
+  inPsum.src0.space = MemSpace::Psum;
+  EXPECT_TRUE(contains(verifyInstruction(inPsum, std::nullopt, nullptr),
+                       "data is in PSUM, which the GpSimd engine cannot reach: use SBUF"));
+  inPsum = inst;
+  inPsum.dst.space = MemSpace::Psum;
+  EXPECT_TRUE(contains(verifyInstruction(inPsum, std::nullopt, nullptr), "dst is in PSUM"));
   Instruction wrong = inst;
   wrong.dst = sbuf(DType::F32, 0, 2, 64, 16);
   EXPECT_TRUE(contains(verifyInstruction(wrong, Engine::GpSimd, &trn1), "dst must be [1, 16]"));

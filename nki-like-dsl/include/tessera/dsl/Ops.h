@@ -104,8 +104,21 @@ Tile operator-(const Operand &a, const Operand &b);
 Tile operator*(const Operand &a, const Operand &b);
 Tile operator/(const Operand &a, const Operand &b);
 
-/// Elementwise e^x (the scalar engine's activation function).
-Tile exp(const Operand &x, Loc loc = Loc::current());
+/// Elementwise activation functions on the scalar engine (NKI: nl.exp, nl.log, ...), each one activation
+/// instruction: a new SBUF tile of x's dtype (FP32 when x lives in PSUM). Outside a function's domain (log of a
+/// negative number) the result is NaN, as in C++.
+Tile exp(const Operand &x, Loc loc = Loc::current());   ///< e^x
+Tile log(const Operand &x, Loc loc = Loc::current());   ///< natural logarithm
+Tile tanh(const Operand &x, Loc loc = Loc::current());  ///< hyperbolic tangent
+Tile gelu(const Operand &x, Loc loc = Loc::current());  ///< x/2 (1 + erf(x / sqrt 2))
+Tile gelu_apprx_tanh(const Operand &x, Loc loc = Loc::current()); ///< GELU's tanh approximation
+Tile silu(const Operand &x, Loc loc = Loc::current());  ///< x sigmoid(x)
+Tile sigmoid(const Operand &x, Loc loc = Loc::current()); ///< 1 / (1 + e^-x)
+Tile relu(const Operand &x, Loc loc = Loc::current());  ///< max(x, 0)
+Tile rsqrt(const Operand &x, Loc loc = Loc::current()); ///< 1 / sqrt(x)
+Tile square(const Operand &x, Loc loc = Loc::current()); ///< x^2
+Tile sqrt(const Operand &x, Loc loc = Loc::current());  ///< square root
+Tile reciprocal(const Operand &x, Loc loc = Loc::current()); ///< 1 / x
 
 /// Row reductions over the free dimension: [P, F] -> [P, 1], in FP32.
 Tile sum(const Operand &x, Loc loc = Loc::current());

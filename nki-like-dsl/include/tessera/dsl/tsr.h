@@ -9,6 +9,8 @@
 #include "tessera/dsl/Ops.h"
 #include "tessera/dsl/Tile.h"
 #include "tessera/dsl/TileSize.h"
+#include "tessera/dsl/isa/Activation.h"
 #include "tessera/dsl/isa/Elementwise.h"
+#include "tessera/dsl/isa/Reductions.h"
 #include "tessera/dsl/isa/Scalar.h"
 #include "tessera/dsl/isa/TensorEngine.h"
