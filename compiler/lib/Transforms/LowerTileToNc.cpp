@@ -289,13 +289,11 @@ private:
   /// A tsr::isa instruction: exactly one, on the engine the kernel chose or the definition's preferred one. Its
   /// sources are read (a pending zero fill happens first) before its destinations are written.
   LogicalResult instruction(tile::InstOp o) {
-    llvm::SmallPtrSet<Value, 4> outputs{o.getDst(), o.getDst2()};
-    isa::Instruction i = tile::instructionOf(o, [&](Value tile) {
-      return outputs.contains(tile) ? buffers_.find(tile)->second.pattern() : read(tile).pattern();
-    });
-    const isa::OperandUse use = isa::operandUse(i);
+    isa::Instruction i = tile::instructionOf(o, [&](Value tile) { return buffers_.find(tile)->second.pattern(); });
+    for (Value source : {o.getSrc0(), o.getSrc1(), o.getSrc2()})
+      if (source) (void)read(source);
     if (o.getDst()) {
-      if (use.readsDst) (void)read(o.getDst());
+      if (isa::operandUse(i).readsDst) (void)read(o.getDst());
       (void)written(o.getDst(), o);
     }
     if (o.getDst2()) (void)written(o.getDst2(), o);

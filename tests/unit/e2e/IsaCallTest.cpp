@@ -64,6 +64,33 @@ const tsr::Registration isaCallKernel{{
         },
 }};
 
+// Regression: an instruction reading a zero-filled PSUM tile in place (dst == a source) must see the zeros; the
+// lowering once treated the tile only as written, so the fill was never emitted and the read was uninitialised.
+const tsr::Registration inPlaceOnZeros{{
+    .name = "test_isa_in_place_on_zeros",
+    .summary = "acc = psum zeros; acc = acc + x in place with tsr::isa::tensor_tensor",
+    .params = {{"P", 32}, {"N", 64}},
+    .signature =
+        [](const tsr::Params &p) {
+          return std::vector<tsr::TensorSpec>{tsr::input("x", {p["P"], p["N"]}, tsr::f32),
+                                              tsr::output("y", {p["P"], p["N"]}, tsr::f32)};
+        },
+    .body = tsr::body([](tsr::Hbm x, tsr::Hbm y) {
+      const int64_t P = x.dim(0), N = x.dim(1);
+      tsr::Tile acc = tsr::psum<tsr::f32>({P, N});
+      tsr::Tile t = tsr::load(x.tile(0, 0, {P, N}));
+      tsr::isa::tensor_tensor(acc, acc, t, tsr::op::add);
+      tsr::store(y.tile(0, 0, {P, N}), tsr::copy<tsr::f32>(acc));
+    }),
+    .reference = [](const tsr::Params &, const std::vector<tsr::HostTensor> &in,
+                    std::vector<tsr::HostTensor> &out) { out[0] = in[0]; },
+}};
+
+TEST(IsaCalls, InPlaceOnAZeroFilledTileReadsTheZeros) {
+  driver::RunReport r = driver::runKernel({.kernel = "test_isa_in_place_on_zeros", .target = "trn2"});
+  EXPECT_TRUE(r.ok) << driver::toText(r);
+}
+
 TEST(IsaCalls, RunThroughTheGenericPathAndMatchTheReference) {
   for (const char *target : {"trn1", "trn2"}) {
     driver::RunReport r = driver::runKernel({.kernel = "test_isa_calls", .target = target});
