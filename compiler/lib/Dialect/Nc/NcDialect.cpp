@@ -206,7 +206,7 @@ LogicalResult verifyCommon(Operation *op) {
     return op->emitOpError() << "cannot run on the " << isa::name(*engine) << " engine";
   if (auto waits = op->getAttrOfType<DenseI64ArrayAttr>("waits")) {
     if (waits.size() % 2) return op->emitOpError("waits must hold (semaphore, count) pairs");
-    for (size_t k = 0; k < waits.size(); k += 2)
+    for (int64_t k = 0; k < waits.size(); k += 2)
       if (waits[k] < 0 || waits[k + 1] < 1)
         return op->emitOpError() << "waits for semaphore " << waits[k] << " to reach " << waits[k + 1]
                                  << "; semaphores are numbered from 0 and counts start at 1";
