@@ -8,6 +8,8 @@
 #include "ProgramChecks.h"
 #include "SimContext.h"
 
+#include <chrono>
+
 namespace tessera::sim {
 
 SimResult simulate(const isa::Program &program, const isa::Target &target, HbmImage &hbm,
@@ -15,10 +17,12 @@ SimResult simulate(const isa::Program &program, const isa::Target &target, HbmIm
   prepareHbm(program, hbm, options.computeValues);
   checkTarget(program, target);
   checkStreams(program);
+  const auto start = std::chrono::steady_clock::now();
   FreshSimContext context;
   Machine machine("core", program, target, hbm, options);
   machine.run();
   SimResult result = machine.results();
+  result.hostSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.timeline = machine.takeTimeline();
   return result;
 }

@@ -63,6 +63,7 @@ nlohmann::json toJson(const RunReport &r) {
   j["dma_bytes_per_ns"] = r.target.dma.bytesPerNs();
   j["bounds_us"] = {{"tensor_engine", r.tensorBoundUs()}, {"dma", r.dmaBoundUs()}};
   j["instructions"] = r.instructions;
+  j["sim_seconds"] = r.sim.hostSeconds;
   j["sbuf_peak_bytes_per_partition"] = r.sbufPeakBytes;
   j["psum_peak_bytes_per_partition"] = r.psumPeakBytes;
   double maxAbs = 0, maxRel = 0;

@@ -3,12 +3,14 @@
 // compute by hand from the target file.
 
 #include "tessera/Driver.h"
+#include "tessera/Report.h"
 #include "tessera/dsl/tsr.h"
 #include "tessera/isa/DmaCost.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 
@@ -249,6 +251,23 @@ TEST(Allocation, TooMuchSbufNamesTheTile) {
   RunReport small = runKernel({.kernel = "test_big_tiles", .target = "trn2", .shape = {{"F", 512}}});
   EXPECT_TRUE(small.ok);
   EXPECT_EQ(small.sbufPeakBytes, 3 * 4 * 512 * 4);
+}
+
+} // namespace
+
+namespace {
+
+// `sim_seconds` is the simulation's own host time (not a speed check: only that it is measured and reported, and
+// that it is part of the whole run's time), beside the instructions retired.
+TEST(RunReportJson, HasSimSecondsAndInstructions) {
+  const auto start = std::chrono::steady_clock::now();
+  tessera::driver::RunReport r = tessera::driver::runKernel({.kernel = "add", .target = "trn2"});
+  const double wholeRun = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const nlohmann::json j = tessera::driver::toJson(r);
+  ASSERT_TRUE(j.contains("sim_seconds"));
+  EXPECT_GT(j["sim_seconds"].get<double>(), 0.0);
+  EXPECT_LE(j["sim_seconds"].get<double>(), wholeRun);
+  EXPECT_EQ(j["instructions"].get<size_t>(), r.sim.instructions);
 }
 
 } // namespace

@@ -60,6 +60,9 @@ struct SimResult {
   std::vector<StreamStats> streams;
   std::vector<InstructionEvent> timeline; ///< in completion order; empty unless SimOptions::recordTimeline
   std::vector<DevicePrint> prints;        ///< what Print instructions logged, in simulated-time order
+  /// Host wall time of the simulation proper (building the machine and running it; not input generation,
+  /// compilation or the reference), in seconds: what simulation-speed goals are measured with.
+  double hostSeconds = 0;
 };
 
 /// The contents of every HBM tensor of a program, in Program::tensors order, in the tensors' own dtypes.
