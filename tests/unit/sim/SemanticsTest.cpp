@@ -2,6 +2,7 @@
 /// (the address formula of Semantics.h, written out), on random inputs, with strided, reversed and mixed-dtype
 /// operands.
 
+#include "../isa/InstructionTestSupport.h"
 #include "ProgramBuilder.h"
 
 #include "tessera/isa/NumberFormats.h"
@@ -15,73 +16,8 @@
 namespace tessera::isa {
 namespace {
 
-/// Small memories for isa::execute: SBUF and PSUM with 128 partitions, and HBM tensors.
-struct TestMemory {
-  static constexpr uint64_t kSbufPartitionBytes = 8192, kPsumPartitionBytes = 2048;
-  std::vector<std::byte> sbuf = std::vector<std::byte>(128 * kSbufPartitionBytes);
-  std::vector<std::byte> psum = std::vector<std::byte>(128 * kPsumPartitionBytes);
-  std::vector<std::vector<std::byte>> hbm;
-  std::vector<std::byte *> hbmBases;
-
-  int32_t addTensor(size_t bytes) {
-    hbm.emplace_back(bytes);
-    hbmBases.clear();
-    for (auto &t : hbm)
-      hbmBases.push_back(t.data());
-    return static_cast<int32_t>(hbm.size() - 1);
-  }
-
-  Memories memories() {
-    return {sbuf.data(), kSbufPartitionBytes, psum.data(), kPsumPartitionBytes, hbmBases};
-  }
-
-  /// Address of element (p, flat free index i), computed from the formula dimension by dimension.
-  std::byte *element(const AccessPattern &ap, int64_t p, int64_t i) {
-    int64_t freeOffset = 0; // elements
-    for (int d = ap.freeRank - 1; d >= 0; --d) {
-      freeOffset += (i % ap.sizes[d]) * ap.strides[d];
-      i /= ap.sizes[d];
-    }
-    const int64_t size = byteSize(ap.dtype);
-    switch (ap.space) {
-    case MemSpace::Hbm: return hbm[ap.tensor].data() + (ap.offset + p * ap.partitionStride + freeOffset) * size;
-    case MemSpace::Sbuf:
-      return sbuf.data() + (ap.partitionStart + p) * kSbufPartitionBytes + ap.offset + freeOffset * size;
-    case MemSpace::Psum:
-      return psum.data() + (ap.partitionStart + p) * kPsumPartitionBytes + ap.offset + freeOffset * size;
-    }
-    return nullptr;
-  }
-
-  float read(const AccessPattern &ap, int64_t p, int64_t i) {
-    float value;
-    decode(ap.dtype, element(ap, p, i), &value, 1);
-    return value;
-  }
-
-  /// Every element, partition-major then row-major.
-  std::vector<float> readAll(const AccessPattern &ap) {
-    std::vector<float> values;
-    for (int64_t p = 0; p < ap.partitions; ++p)
-      for (int64_t i = 0; i < ap.freeElements(); ++i)
-        values.push_back(read(ap, p, i));
-    return values;
-  }
-
-  /// Writes random values (representable in the operand's dtype) to every element.
-  std::vector<float> fillRandom(const AccessPattern &ap, uint32_t seed, float lo = -2.0f, float hi = 2.0f) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(lo, hi);
-    std::vector<float> values;
-    for (int64_t p = 0; p < ap.partitions; ++p)
-      for (int64_t i = 0; i < ap.freeElements(); ++i) {
-        const float v = roundTo(ap.dtype, dist(rng));
-        encode(ap.dtype, &v, element(ap, p, i), 1);
-        values.push_back(v);
-      }
-    return values;
-  }
-};
+/// The instruction tests' memories (tests/unit/isa/InstructionTestSupport.h).
+using testing::TestMemory;
 
 AccessPattern sbuf(DType t, uint32_t p0, uint32_t rows, int64_t offset, std::vector<int64_t> sizes,
                    std::vector<int64_t> strides) {
