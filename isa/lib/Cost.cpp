@@ -41,12 +41,23 @@ uint64_t stridedAccessFactor(const Instruction &inst, const Target &target) {
   return strided ? target.cost.stridedAccessFactor : 1;
 }
 
+uint64_t issueCycles(const Instruction &inst, Engine engine, const Target &target) {
+  if (inst.issue == 0)
+    return 0;
+  if (engine == Engine::ScalarUnit)
+    return engineCycles(inst, engine, target);
+  return target.tpuCost.vpuIssueCycles;
+}
+
 double clockGhz(Engine engine, const Target &target) {
   switch (engine) {
   case Engine::Tensor: return target.tensor.clockGhz;
   case Engine::Vector: return target.vector.clockGhz;
   case Engine::Scalar: return target.scalar.clockGhz;
   case Engine::GpSimd: return target.gpsimd.clockGhz;
+  case Engine::Mxu: return target.tensor.clockGhz;
+  case Engine::Vpu: return target.vector.clockGhz;
+  case Engine::ScalarUnit: return target.scalar.clockGhz;
   case Engine::Dma: return 1.0; // DMA costs are in nanoseconds
   }
   return 1.0;
@@ -55,6 +66,7 @@ double clockGhz(Engine engine, const Target &target) {
 uint64_t flops(const Instruction &inst) {
   const uint64_t perPartition = instructions::elementsPerPartition(inst.src0);
   switch (inst.op) {
+  case Opcode::MxuMatmul:
   case Opcode::Matmul: {
     const uint64_t contraction = inst.src0.partitions;
     const uint64_t movingFree = instructions::elementsPerPartition(inst.src1);
@@ -71,6 +83,10 @@ uint64_t flops(const Instruction &inst) {
   case Opcode::Memset:
   case Opcode::Iota:
   case Opcode::LocalGather:
+  case Opcode::VpuConvert:
+  case Opcode::VpuFill:
+  case Opcode::TpuDma:
+  case Opcode::GridStep:
   case Opcode::Print: return 0;
   // Two ALU stages per element.
   case Opcode::TensorScalar:
@@ -81,7 +97,7 @@ uint64_t flops(const Instruction &inst) {
 }
 
 uint64_t hbmBytes(const Instruction &inst) {
-  if (inst.op != Opcode::DmaCopy && inst.op != Opcode::DmaTranspose)
+  if (inst.op != Opcode::DmaCopy && inst.op != Opcode::DmaTranspose && inst.op != Opcode::TpuDma)
     return 0;
   // Each HBM side is traffic: a read from HBM, a write to HBM, or both for an HBM-to-HBM copy.
   uint64_t bytes = 0;

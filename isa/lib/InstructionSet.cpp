@@ -79,6 +79,8 @@ std::string verifyInstruction(const Instruction &inst, std::optional<Engine> eng
   const InstructionDef &def = definition(inst.op);
   if (engine && !def.engines.contains(*engine))
     return fmt::format("cannot run on the {} engine", name(*engine));
+  if (target && target->family != def.family)
+    return fmt::format("is a {} instruction; target {} is a {}", def.family, target->name, target->family);
   if (target && !generationAtLeast(*target, def.since))
     return fmt::format("exists from NeuronCore-{} on; target {} is NeuronCore-{}", def.since, target->name,
                        target->generation);

@@ -14,6 +14,8 @@ std::string_view name(MemSpace s) {
   case MemSpace::Hbm: return "hbm";
   case MemSpace::Sbuf: return "sbuf";
   case MemSpace::Psum: return "psum";
+  case MemSpace::Vmem: return "vmem";
+  case MemSpace::Smem: return "smem";
   }
   return "unknown";
 }
@@ -24,6 +26,9 @@ std::string_view name(Engine e) {
   case Engine::Vector: return "vector";
   case Engine::Scalar: return "scalar";
   case Engine::GpSimd: return "gpsimd";
+  case Engine::Mxu: return "mxu";
+  case Engine::Vpu: return "vpu";
+  case Engine::ScalarUnit: return "scalar"; // the TPU's scalar core; a program is of one family, so no clash
   case Engine::Dma: return "dma";
   }
   return "unknown";
@@ -52,15 +57,16 @@ static std::pair<int64_t, int64_t> elementSpan(const AccessPattern &ap, int64_t 
   return {lowest, highest};
 }
 
-/// On chip: bytes from the start of each partition (`offset` is already a byte address). In HBM: bytes from the
-/// tensor's start, across all `partitions` rows. An empty pattern gives the empty range at its start.
+/// SBUF/PSUM: bytes from the start of each partition (`offset` is already a byte address). HBM: bytes from the
+/// tensor's start, across all `partitions` rows. VMEM/SMEM: bytes from the memory's start, across all rows. An
+/// empty pattern gives the empty range at its start.
 std::pair<int64_t, int64_t> AccessPattern::byteExtent() const {
   const int64_t elementBytes = byteSize(dtype);
-  const bool inHbm = space == MemSpace::Hbm;
-  const int64_t start = inHbm ? offset * elementBytes : offset;
+  const int64_t start = space == MemSpace::Hbm ? offset * elementBytes : offset;
   if (partitions == 0 || freeElements() == 0)
     return {start, start};
-  const auto [lowest, highest] = elementSpan(*this, inHbm ? partitionStride : 0, inHbm ? partitions : 1);
+  const bool rows = flat();
+  const auto [lowest, highest] = elementSpan(*this, rows ? partitionStride : 0, rows ? partitions : 1);
   return {start + lowest * elementBytes, start + (highest + 1) * elementBytes};
 }
 
@@ -71,7 +77,7 @@ AccessPattern AccessPattern::dense(MemSpace space, DType dtype, uint32_t partiti
   ap.dtype = dtype;
   ap.partitionStart = partitionStart;
   ap.partitions = partitions;
-  ap.partitionStride = space == MemSpace::Hbm ? n : 0;
+  ap.partitionStride = ap.flat() ? n : 0;
   ap.offset = offset;
   ap.freeRank = 1;
   ap.sizes[0] = n;

@@ -7,6 +7,7 @@
 /// Element (p, i) of an access pattern lives at
 ///   on chip: base + (partitionStart + p) * partitionBytes + offset + (sum_d i_d * strides_d) * byteSize(dtype)
 ///   HBM:     hbm[tensor] + (offset + p * partitionStride + sum_d i_d * strides_d) * byteSize(dtype)
+///   VMEM/SMEM: base + offset + (p * partitionStride + sum_d i_d * strides_d) * byteSize(dtype)
 /// and the free indices are walked row-major. Operands are assumed in bounds: the simulator checks first.
 
 #include "tessera/isa/InstructionSet.h"
@@ -55,6 +56,12 @@ inline std::byte *baseOf(const AccessPattern &ap, const Memories &mem, int64_t &
   case MemSpace::Psum:
     rowStride = static_cast<int64_t>(mem.psumPartitionBytes);
     return mem.psum + ap.partitionStart * mem.psumPartitionBytes + ap.offset;
+  case MemSpace::Vmem:
+    rowStride = ap.partitionStride * elementBytes;
+    return mem.vmem + ap.offset;
+  case MemSpace::Smem:
+    rowStride = ap.partitionStride * elementBytes;
+    return mem.smem + ap.offset;
   }
   return nullptr;
 }

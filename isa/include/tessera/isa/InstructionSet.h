@@ -1,7 +1,7 @@
 #pragma once
 /// \file
-/// The NeuronCore instruction set: one definition per instruction, read by everything that needs to know about
-/// it. The compiler's nc verifier checks instructions with `verify`, the simulator runs `execute` and charges
+/// The instruction sets of both families (NeuronCore engines, TPU TensorCore units): one definition per
+/// instruction, read by everything that needs to know about it. The compiler's nc verifier checks instructions with `verify`, the simulator runs `execute` and charges
 /// `cycles`, the race and memory checks ask `use` which operands are read and written, and `tessera isa` and
 /// docs/isa/ print the reference from the same fields. Definitions live in isa/lib/instructions/, grouped by
 /// what they do.
@@ -29,8 +29,8 @@ public:
   constexpr bool empty() const { return bits_ == 0; }
 
 private:
-  static constexpr uint8_t bit(Engine e) { return uint8_t(1u << static_cast<unsigned>(e)); }
-  uint8_t bits_ = 0;
+  static constexpr uint16_t bit(Engine e) { return uint16_t(1u << static_cast<unsigned>(e)); }
+  uint16_t bits_ = 0;
 };
 
 /// One operand slot of an instruction, for the reference.
@@ -48,7 +48,7 @@ struct InstructionDef {
   std::string_view summary;  ///< what it computes, one line
   EngineSet engines;         ///< the engines that can run it
   Engine preferredEngine;    ///< where the compiler puts it unless the kernel says otherwise
-  std::string_view since;    ///< the first NeuronCore generation that has it ("v2", "v3")
+  std::string_view since;    ///< the first generation of its family that has it ("v2", "v3"; TPU "v4")
   std::span<const OperandDef> operands;
   std::string_view limits;   ///< shape and space rules, for the reference
   std::string_view cost;     ///< the cost formula, naming the target file's [cost] keys
@@ -64,6 +64,8 @@ struct InstructionDef {
   /// Where `inst.mode` selects an engine form (nc_transpose), the engine that form runs on; null when any of
   /// `engines` may run every form.
   Engine (*modeEngine)(const Instruction &inst) = nullptr;
+  /// The target family whose machines run it: Target::family ("neuroncore" or "tpu").
+  std::string_view family = "neuroncore";
 };
 
 /// The definition of `op`.
@@ -74,7 +76,7 @@ std::span<const InstructionDef> instructionSet();
 /// Whether `target`'s generation ("v2", "v3"...) is at least `since`.
 bool generationAtLeast(const Target &target, std::string_view since);
 
-/// The checks every instruction shares, then its own: engine allowed, generation, operand presence, then
+/// The checks every instruction shares, then its own: engine allowed, family and generation, operand presence, then
 /// def.verify. "" when `inst` may run on `engine` (nullopt: any of its engines) of `target` (null: any); else
 /// the problem in one sentence, without the instruction's name (the caller says where it is).
 std::string verifyInstruction(const Instruction &inst, std::optional<Engine> engine, const Target *target);

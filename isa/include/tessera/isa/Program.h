@@ -16,16 +16,22 @@
 
 namespace tessera::isa {
 
-enum class MemSpace : uint8_t { Hbm, Sbuf, Psum };
+/// Hbm, Sbuf, Psum: NeuronCore. Vmem and Smem: a TPU TensorCore's vector and scalar memories, flat byte arrays
+/// (no partitions; see AccessPattern for how a VMEM operand is walked).
+enum class MemSpace : uint8_t { Hbm, Sbuf, Psum, Vmem, Smem };
 std::string_view name(MemSpace s);
 
-/// The kinds of instruction stream. Tensor, Vector, Scalar and GpSimd have one stream each; Dma has one per
-/// DMA queue.
-enum class Engine : uint8_t { Tensor, Vector, Scalar, GpSimd, Dma };
+/// The kinds of instruction stream. NeuronCore: Tensor, Vector, Scalar and GpSimd have one stream each. TPU
+/// TensorCore: Mxu (the matrix units), Vpu (vector unit, with its transcendental and cross-lane units) and
+/// ScalarUnit (the scalar core: grid-loop bookkeeping), one stream each; the TPU's compute streams issue in one
+/// program order (Instruction::issue). Both: Dma has one stream per DMA queue. Dma stays last.
+enum class Engine : uint8_t { Tensor, Vector, Scalar, GpSimd, Mxu, Vpu, ScalarUnit, Dma };
 std::string_view name(Engine e);
 
 /// Where an operand lives and how it is walked. Partitions are the outer dimension; the free dimensions
 /// (up to 4) are walked row-major inside each partition.
+/// In a flat memory (HBM, VMEM, SMEM) the "partitions" are rows: `partitions` rows, `partitionStride` elements
+/// apart, starting at `offset` (HBM: elements from the tensor's start; VMEM/SMEM: a byte address).
 struct AccessPattern {
   static constexpr unsigned kMaxFreeDims = 4;
 
@@ -34,8 +40,9 @@ struct AccessPattern {
   int32_t tensor = -1;            ///< HBM: index into Program::tensors; -1 on chip
   uint32_t partitionStart = 0;    ///< first partition (on chip); unused in HBM, where `offset` includes the row
   uint32_t partitions = 0;        ///< number of partitions (rows) touched
-  int64_t partitionStride = 0;    ///< HBM: elements between consecutive rows; unused on chip
-  int64_t offset = 0;             ///< HBM: elements from the tensor's start; on chip: byte address in each partition
+  int64_t partitionStride = 0;    ///< HBM/VMEM/SMEM: elements between consecutive rows; unused in SBUF/PSUM
+  int64_t offset = 0;             ///< HBM: elements from the tensor's start; SBUF/PSUM: byte address in each
+                                  ///< partition; VMEM/SMEM: byte address of element (0, 0...)
   uint8_t freeRank = 0;           ///< number of free dimensions in use
   std::array<int64_t, kMaxFreeDims> sizes{};   ///< free dimension sizes, outermost first
   std::array<int64_t, kMaxFreeDims> strides{}; ///< free dimension strides, in elements
@@ -44,9 +51,12 @@ struct AccessPattern {
   int64_t freeElements() const;
   /// Total bytes touched.
   int64_t bytes() const { return freeElements() * partitions * byteSize(dtype); }
-  /// Byte range [first, last) touched inside one partition (on chip) or inside the tensor (HBM, all rows).
+  /// Byte range [first, last) touched inside one partition (SBUF/PSUM), inside the tensor (HBM, all rows) or
+  /// inside the memory (VMEM/SMEM, all rows).
   std::pair<int64_t, int64_t> byteExtent() const;
-  /// A dense [partitions x n] pattern at `offset`: the common case.
+  /// Whether the memory is flat (rows `partitionStride` apart) rather than partitioned.
+  bool flat() const { return space == MemSpace::Hbm || space == MemSpace::Vmem || space == MemSpace::Smem; }
+  /// A dense [partitions x n] pattern at `offset`: the common case (in a flat memory, rows n elements apart).
   static AccessPattern dense(MemSpace space, DType dtype, uint32_t partitionStart, uint32_t partitions,
                              int64_t offset, int64_t n);
 
@@ -81,6 +91,15 @@ enum class Opcode : uint8_t {
   FindIndex8,           ///< dst[p, j] = index of the first element of src0[p, :] equal to src1[p, j]
   MatchReplace8,        ///< dst = src0 with the first match of each src1[p, j] replaced by imm
   LocalGather,          ///< dst[p, ...] = elements of src0 in p's 16-partition group selected by src1's indices
+  // TPU TensorCore (Mosaic level): operands in VMEM (DMA: HBM <-> VMEM), rows x free elements.
+  MxuMatmul,            ///< dst[M,N] (VMEM, f32) (+)= src0[K,M].T @ src1[K,N] on the MXUs
+  VpuBinary,            ///< dst = src0 <alu> src1, elementwise on the VPU ([R, 1] operands broadcast)
+  VpuUnary,             ///< dst = func(src0 * imm) (VPU, transcendentals on the EUP)
+  VpuReduce,            ///< dst[r, 0] = reduce_<alu>(src0[r, :]) (VPU, then a cross-lane reduce on the XLU)
+  VpuConvert,           ///< dst = src0, converting the element type (VPU)
+  VpuFill,              ///< dst = imm (VPU stores of a splatted vreg)
+  TpuDma,               ///< dst <- src0 between HBM and VMEM, same dtype (an async copy with a DMA semaphore)
+  GridStep,             ///< the scalar core's bookkeeping between grid steps (Pallas' per-step overhead)
   Print,                ///< reads src0 and logs its values with the simulated time (tsr::device_print); dst unused
 };
 std::string_view name(Opcode op);
@@ -154,6 +173,10 @@ struct Instruction {
   uint32_t waitBegin = 0, waitCount = 0;     ///< range in Program::waits
   uint32_t signalBegin = 0, signalCount = 0; ///< range in Program::signals
   uint32_t loc = 0;                          ///< index into Program::locations (0 = unknown)
+  /// TPU compute instructions (MXU, VPU, scalar unit): their 1-based place in the one program order the
+  /// TensorCore issues them in; an instruction starts no earlier than the one before it in that order was
+  /// issued (isa::issueCycles after it started). 0: not ordered with other streams (NeuronCore, DMA).
+  uint32_t issue = 0;
 };
 
 /// One engine's instruction stream.

@@ -2,7 +2,7 @@
 /// \file
 /// What each instruction computes: one reference implementation per opcode, used by the simulator. Every
 /// instruction decodes its inputs to FP32, computes in FP32 and encodes on the way out, as the NeuronCore
-/// engines do; PSUM accumulation is FP32.
+/// engines and the TPU's VPU do; PSUM (and the TPU's MXU) accumulation is FP32.
 
 #include "tessera/isa/Program.h"
 
@@ -19,6 +19,10 @@ struct Memories {
   std::byte *psum = nullptr;
   uint64_t psumPartitionBytes = 0;
   std::span<std::byte *const> hbm; ///< one base pointer per Program::tensors entry
+  std::byte *vmem = nullptr;       ///< TPU: the core's VMEM, byte 0
+  uint64_t vmemBytes = 0;
+  std::byte *smem = nullptr;       ///< TPU: the core's SMEM, byte 0
+  uint64_t smemBytes = 0;
   /// How many contiguous SBUF partitions each GpSimd core reaches (the target's gpsimd_engine.partitions_per_core):
   /// local_gather gathers within such groups.
   uint32_t gpsimdPartitionsPerCore = 0;

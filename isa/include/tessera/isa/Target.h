@@ -104,11 +104,42 @@ struct CostModel {
   unsigned localGatherWordBytes = 0;   ///< local_gather moves elements in words of this many bytes
 };
 
+/// What only a TPU TensorCore has (family "tpu"). The MXUs are `tensor` (rows x cols each, `mxus` of them, at
+/// tensor.clockGhz), the VPU is `vector`, the scalar core `scalar`; DMA and HBM are `dma` and `hbm` as on the
+/// NeuronCore. See isa/targets/tpu-*.toml for each figure's source.
+struct TpuSpec {
+  unsigned tensorCoresPerChip = 0;     ///< TensorCores per chip (2 on the megacore v4/v5p and on TPU7x)
+  unsigned mxus = 0;                   ///< MXUs per TensorCore
+  unsigned sublanes = 0, lanes = 0;    ///< one vreg: sublanes x lanes 32-bit elements (8 x 128)
+  unsigned vregs = 0;                  ///< vector registers
+  unsigned scalarRegisters = 0;        ///< scalar registers
+  uint64_t vmemBytes = 0;              ///< VMEM per TensorCore
+  uint64_t smemBytes = 0;              ///< SMEM per TensorCore
+  uint64_t vmemAlignment = 0;          ///< bytes a VMEM buffer starts at a multiple of (one (8, 128) 32-bit tile)
+  double peakInt8Tops = 0;             ///< published INT8 peak per TensorCore (0: none published)
+};
+
+/// TPU cost coefficients (cycles of the TensorCore clock). Each one's source is in the target file.
+struct TpuCostModel {
+  unsigned mxuRowsPerCycle = 0;        ///< LHS rows one MXU streams per cycle (one [8, 128] push per 8 cycles: 1)
+  unsigned mxuWeightLoadCycles = 0;    ///< loading one weight tile, exposed when the MXU had no work to hide it
+  unsigned mxuFp32Passes = 0;          ///< an FP32 matmul costs this many BF16 passes
+  unsigned mxuLatencyCycles = 0;       ///< from the last row pushed to the last result popped
+  unsigned vpuIssueCycles = 0;         ///< a VPU or MXU instruction occupies the issue slot this long
+  unsigned vpuLatencyCycles = 0;       ///< a vector op's result is ready this long after issue
+  unsigned vpuLoadSlots = 0;           ///< vreg loads per cycle (vld slots of a bundle)
+  unsigned vpuStoreSlots = 0;          ///< vreg stores per cycle (vst slots)
+  unsigned eupCyclesPerVreg = 0;       ///< a transcendental (exp, log, tanh, rsqrt, reciprocal...) per vreg
+  unsigned xluReduceCycles = 0;        ///< cross-lane reduce of one vreg's rows to one value per row
+  unsigned gridStepCycles = 0;         ///< the scalar core's work between two grid steps (Pallas' ~0.35 us)
+};
+
 /// One machine.
 struct Target {
   std::string name;          ///< "trn2"
-  std::string family;        ///< "neuroncore"
-  std::string generation;    ///< "v3"
+  std::string family;        ///< "neuroncore" or "tpu"
+  std::string generation;    ///< "v3"; TPU "v5e"...
+  bool isTpu() const { return family == "tpu"; }
   std::string description;
   std::filesystem::path file; ///< the file it was read from
 
@@ -124,7 +155,9 @@ struct Target {
   EngineSpec vector, scalar, gpsimd;
   DmaSpec dma;
   HbmSpec hbm;
-  CostModel cost;
+  CostModel cost;             ///< NeuronCore
+  TpuSpec tpu;                ///< TPU only
+  TpuCostModel tpuCost;       ///< TPU only
   /// Every key of the file's [cost] table with its value, by name (the ISA reference prints them).
   std::vector<std::pair<std::string, double>> costCoefficients;
 
@@ -134,7 +167,8 @@ struct Target {
   unsigned localGatherMaxIndices = 0;   ///< local_gather: valid indices per GpSimd core
   unsigned localGatherMaxElementsPerIndex = 0; ///< local_gather: num_elem_per_idx, a power of two up to this
 
-  /// Reads a target file; a missing or ill-typed field is an Error naming the file and field.
+  /// Reads a target file (the schema follows [target].family); a missing or ill-typed field is an Error naming
+  /// the file and field.
   static Target load(const std::filesystem::path &file);
   /// Finds `nameOrPath`: a path to a .toml file, or a name looked up in $TESSERA_TARGET_PATH (':'-separated)
   /// and then the built-in target directory.
