@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Internal to the compiler: turns the first error MLIR reports while a context is in use into a tessera::Error
-/// at the kernel's source line, so callers outside the compiler never see MLIR diagnostics.
+/// at the kernel's source line, so callers outside the compiler never see MLIR diagnostics; remarks become notes.
 
 #include "tessera/compiler/Compiler.h"
 #include "tessera/compiler/ToProgram.h"
@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tessera::compiler {
 
@@ -25,8 +26,12 @@ public:
         handler_(&ctx, [this](mlir::Diagnostic &d) {
           if (d.getSeverity() == mlir::DiagnosticSeverity::Error && !error_)
             error_ = Error(prefix_ + d.str(), sourceOf(d.getLocation()));
+          if (d.getSeverity() == mlir::DiagnosticSeverity::Remark) notes_.push_back(noteOf(d));
           return mlir::success();
         }) {}
+
+  /// The remarks reported so far, each "file:line: message" (just the message where the location is unknown).
+  const std::vector<std::string> &notes() const { return notes_; }
 
   /// Throws the first error collected, or one saying that `stage` failed without a message.
   [[noreturn]] void raise(const char *stage) {
@@ -37,7 +42,13 @@ public:
   }
 
 private:
+  static std::string noteOf(mlir::Diagnostic &d) {
+    SourceLoc where = sourceOf(d.getLocation());
+    return where.known() ? where.str() + ": " + d.str() : d.str();
+  }
+
   std::string who_, prefix_;
+  std::vector<std::string> notes_;
   mlir::ScopedDiagnosticHandler handler_;
   std::optional<Error> error_;
 };

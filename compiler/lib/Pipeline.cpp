@@ -1,7 +1,10 @@
 //===- Pipeline.cpp - the compiler's stages, listed once --------------------------------------------------===//
 //
 //   DSL kernel graph --import--> tile --verify-target, allocate-memory--> tile (placed)
-//     --lower-tile-to-nc--> nc --verify-access, insert-semaphores--> nc (synchronised) --toProgram--> isa::Program
+//     NeuronCore: --lower-tile-to-nc--> nc --verify-access, insert-semaphores--> nc (synchronised)
+//     TPU:        --lower-tile-to-tpu--> tpu --insert-semaphores--> tpu (synchronised)
+//   --toProgram--> isa::Program
+// The target's family (isa::Target::isTpu) picks the lowering; the tile stages are shared, and read the target.
 //
 //===------------------------------------------------------------------------------------------------------===//
 
@@ -9,6 +12,7 @@
 #include "tessera/compiler/Compiler.h"
 #include "tessera/compiler/Dialect/Nc/NcDialect.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
+#include "tessera/compiler/Dialect/Tpu/TpuDialect.h"
 #include "tessera/compiler/ImportGraph.h"
 #include "tessera/compiler/Passes.h"
 #include "tessera/compiler/ToProgram.h"
@@ -54,18 +58,32 @@ std::string targetReference(const isa::Target &target) {
 }
 
 
-void addStages(OpPassManager &pm, unsigned loopBuffers) {
+/// The tile stages, for either family: from the kernel as imported to tiles placed in memory.
+void addTileStages(OpPassManager &pm, unsigned loopBuffers) {
   pm.addPass(createVerifyTargetPass());
   pm.addPass(createAllocateMemoryPass(loopBuffers));
-  pm.addPass(createLowerTileToNcPass());
-  pm.addPass(createVerifyAccessPass());
+}
+
+/// The target stages of `family` (TPU or NeuronCore): from placed tiles to synchronised instructions.
+void addTargetStages(OpPassManager &pm, bool tpu, uint64_t maxInstructions) {
+  if (tpu) {
+    pm.addPass(createLowerTileToTpuPass(maxInstructions));
+  } else {
+    pm.addPass(createLowerTileToNcPass(maxInstructions));
+    pm.addPass(createVerifyAccessPass());
+  }
   pm.addPass(createInsertSemaphoresPass());
+}
+
+void addStages(OpPassManager &pm, unsigned loopBuffers, bool tpu) {
+  addTileStages(pm, loopBuffers);
+  addTargetStages(pm, tpu, 0);
 }
 
 } // namespace
 
 void registerDialects(DialectRegistry &registry) {
-  registry.insert<tile::TileDialect, nc::NcDialect, func::FuncDialect, scf::SCFDialect, arith::ArithDialect,
+  registry.insert<tile::TileDialect, nc::NcDialect, tpu::TpuDialect, func::FuncDialect, scf::SCFDialect, arith::ArithDialect,
                   memref::MemRefDialect>();
 }
 
@@ -73,11 +91,16 @@ void registerPasses() {
   PassRegistration<Pass>([] { return createVerifyTargetPass(); });
   PassRegistration<Pass>([] { return createAllocateMemoryPass(); });
   PassRegistration<Pass>([] { return createLowerTileToNcPass(); });
+  PassRegistration<Pass>([] { return createLowerTileToTpuPass(); });
   PassRegistration<Pass>([] { return createVerifyAccessPass(); });
   PassRegistration<Pass>([] { return createInsertSemaphoresPass(); });
   PassRegistration<Pass>([] { return createLowerTileToLinalgPass(); }); // the golden model (lib/Golden/)
+  const unsigned loopBuffers = CompileOptions{}.loopBuffers;
   PassPipelineRegistration<>("tessera-pipeline", "The whole tile -> nc pipeline, as `tessera compile` runs it",
-                             [](OpPassManager &pm) { addStages(pm, 4); });
+                             [=](OpPassManager &pm) { addStages(pm, loopBuffers, /*tpu=*/false); });
+  PassPipelineRegistration<>("tessera-tpu-pipeline",
+                             "The whole tile -> tpu pipeline, as `tessera compile` runs it for a TPU target",
+                             [=](OpPassManager &pm) { addStages(pm, loopBuffers, /*tpu=*/true); });
 }
 
 const isa::Target *targetOf(Operation *module) {
@@ -118,35 +141,37 @@ std::string importToText(const tsr::graph::KernelGraph &kernel, const isa::Targe
   return print(*importKernel(ctx, errors, kernel, target));
 }
 
-/// Runs the passes from the tile stage on (`fromTile`) or only the nc checks, keeping what `options` asks for.
+/// Runs the passes from the tile stage on (`fromTile`) or only the checks of a target-level module read from a
+/// file, keeping what `options` asks for.
 static CompileResult runStages(MLIRContext &ctx, ErrorCollector &errors, ModuleOp module, bool fromTile,
                                const CompileOptions &options) {
   CompileResult result;
+  const isa::Target *target = targetOf(module);
+  if (!target) errors.raise("target");
   PassManager tilePm(&ctx);
-  tilePm.addPass(createVerifyTargetPass());
-  tilePm.addPass(createAllocateMemoryPass(options.loopBuffers));
-  PassManager ncPm(&ctx);
-  ncPm.addPass(createLowerTileToNcPass(options.maxInstructions));
-  ncPm.addPass(createVerifyAccessPass());
-  ncPm.addPass(createInsertSemaphoresPass());
-  PassManager ncCheckPm(&ctx); // an nc module read from a file: its instructions are checked as written
-  ncCheckPm.addPass(createVerifyAccessPass());
+  addTileStages(tilePm, options.loopBuffers);
+  PassManager targetPm(&ctx);
+  addTargetStages(targetPm, target->isTpu(), options.maxInstructions);
+  PassManager checkPm(&ctx); // a module read from a file: its instructions are checked as written
+  if (!target->isTpu()) checkPm.addPass(createVerifyAccessPass());
   if (options.printIrAfterAll)
-    for (PassManager *pm : {&tilePm, &ncPm})
+    for (PassManager *pm : {&tilePm, &targetPm})
       pm->enableIRPrinting([](Pass *, Operation *) { return false; }, [](Pass *, Operation *) { return true; },
                            /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
   if (fromTile) {
     if (failed(tilePm.run(module))) errors.raise("tile");
     if (options.keepTileIr) result.tileIr = print(module, options.printLocations);
-    if (failed(ncPm.run(module))) errors.raise("nc");
-  } else if (failed(ncCheckPm.run(module))) {
-    errors.raise("nc");
+    if (failed(targetPm.run(module))) errors.raise(target->isTpu() ? "tpu" : "nc");
+  } else if (failed(checkPm.run(module))) {
+    errors.raise(target->isTpu() ? "tpu" : "nc");
   }
   if (options.keepNcIr) result.ncIr = print(module, options.printLocations);
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (auto peak = fn->getAttrOfType<IntegerAttr>("tile.sbuf_peak")) result.sbufPeakBytes = peak.getInt();
     if (auto peak = fn->getAttrOfType<IntegerAttr>("tile.psum_peak")) result.psumPeakBytes = peak.getInt();
+    if (auto peak = fn->getAttrOfType<IntegerAttr>("tile.vmem_peak")) result.vmemPeakBytes = peak.getInt();
   }
+  result.notes = errors.notes();
   result.program = toProgram(module);
   return result;
 }

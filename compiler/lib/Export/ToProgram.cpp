@@ -1,7 +1,15 @@
-//===- ToProgram.cpp - an nc module becomes an isa::Program --------------------------------------------===//
+//===- ToProgram.cpp - an nc or tpu module becomes an isa::Program -------------------------------------===//
+//
+// Streams in a fixed order: NeuronCore tensor, vector, scalar, gpsimd; TPU mxu, vpu, scalar (the scalar core);
+// then one per DMA queue in use, in the order of first use. On a TPU the compute instructions also get their place
+// in the one order the TensorCore issues them in (Instruction::issue = 1, 2, 3... in program order; DMA: 0).
+//
+//===------------------------------------------------------------------------------------------------------===//
 
 #include "tessera/compiler/ToProgram.h"
+#include "tessera/compiler/Dialect/Machine.h"
 #include "tessera/compiler/Dialect/Nc/NcDialect.h"
+#include "tessera/compiler/Dialect/Tpu/TpuDialect.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,6 +42,17 @@ private:
   std::map<std::tuple<std::string, uint32_t, uint32_t>, uint32_t> ids_;
 };
 
+/// Whether `fn` holds TPU instructions (else NeuronCore ones); an error when it mixes the two.
+bool holdsTpuInstructions(func::FuncOp fn) {
+  bool nc = false, tpu = false;
+  for (Operation &op : fn.getBody().front()) {
+    nc |= op.getDialect() && llvm::isa<nc::NcDialect>(op.getDialect());
+    tpu |= op.getDialect() && llvm::isa<tpu::TpuDialect>(op.getDialect());
+  }
+  if (nc && tpu) throw Error("the kernel mixes nc (NeuronCore) and tpu (TPU) instructions");
+  return tpu;
+}
+
 } // namespace
 
 SourceLoc sourceOf(Location loc) {
@@ -65,32 +84,42 @@ isa::Program toProgram(ModuleOp module) {
     p.tensors.push_back(std::move(t));
   }
 
-  // Streams in a fixed order: the four compute engines, then one per DMA queue in use.
-  for (isa::Engine e : {isa::Engine::Tensor, isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd})
+  // Streams in a fixed order: the family's compute engines, then one per DMA queue in use.
+  const bool tpu = holdsTpuInstructions(fn);
+  const auto computeEngines =
+      tpu ? std::vector<isa::Engine>{isa::Engine::Mxu, isa::Engine::Vpu, isa::Engine::ScalarUnit}
+          : std::vector<isa::Engine>{isa::Engine::Tensor, isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd};
+  std::map<isa::Engine, size_t> computeStream;
+  for (isa::Engine e : computeEngines) {
+    computeStream[e] = p.streams.size();
     p.streams.push_back({e, 0, {}});
+  }
   std::map<unsigned, size_t> dmaStream;
   Locations locations(p.locations);
-  uint32_t semaphores = 0;
+  uint32_t semaphores = 0, issued = 0;
 
   for (Operation &op : fn.getBody().front()) {
     if (llvm::isa<func::ReturnOp>(op)) continue;
-    if (!op.getDialect() || !llvm::isa<nc::NcDialect>(op.getDialect()))
-      throw Error(fmt::format("'{}' is not an nc instruction: lower the module to nc first",
+    if (!isMachineInstruction(&op))
+      throw Error(fmt::format("'{}' is not an nc or tpu instruction: lower the module to its target's dialect first",
                               op.getName().getStringRef().str()),
                   sourceOf(op.getLoc()));
-    isa::Engine engine = *nc::engineOf(&op);
-    size_t s = static_cast<size_t>(engine);
+    isa::Engine engine = *machineEngineOf(&op);
+    size_t s = 0;
     if (engine == isa::Engine::Dma) {
-      auto q = static_cast<unsigned>(op.getAttrOfType<IntegerAttr>("queue").getInt());
+      const unsigned q = machineQueueOf(&op);
       auto [it, fresh] = dmaStream.try_emplace(q, p.streams.size());
       if (fresh) p.streams.push_back({isa::Engine::Dma, q, {}});
       s = it->second;
+    } else {
+      s = computeStream.at(engine);
     }
-    isa::Instruction inst = nc::toInstruction(&op);
+    isa::Instruction inst = machineInstructionOf(&op);
     inst.loc = locations.index(op.getLoc());
-    if (auto print = llvm::dyn_cast<nc::PrintOp>(op)) {
+    if (tpu && engine != isa::Engine::Dma) inst.issue = ++issued;
+    if (inst.op == isa::Opcode::Print) {
       inst.text = static_cast<uint32_t>(p.texts.size());
-      p.texts.push_back(print.getLabel().str());
+      p.texts.push_back(printLabelOf(&op).str());
     }
     inst.waitBegin = static_cast<uint32_t>(p.waits.size());
     if (auto waits = op.getAttrOfType<DenseI64ArrayAttr>("waits"))

@@ -1,4 +1,4 @@
-//===- AllocateMemory.cpp - static SBUF/PSUM allocation by scope ----------------------------------------===//
+//===- AllocateMemory.cpp - static SBUF/PSUM/VMEM allocation by scope -----------------------------------===//
 //
 // Every tile lives from its tile.alloc to the end of the enclosing block, so allocation is a stack per memory:
 // a loop's tiles are pushed on entry and popped on exit, so sibling loops reuse the same bytes, except inside
@@ -8,7 +8,11 @@
 // to one. PSUM tiles take whole banks: a matmul accumulation group lives in one bank (TARGETS.md, nc_matmul).
 // Peak use per partition is recorded on the function (tile.sbuf_peak, tile.psum_peak). A `fixed` tile (placed by
 // the kernel, tsr::isa::sbuf_tile_at) keeps its offset and one copy, and takes no room from the stack.
-// Test: compiler/test/Transforms/allocate-memory.mlir
+// On a TPU every tile, SBUF or PSUM in the tile dialect (a PSUM accumulator is an f32 VMEM accumulator), lives in
+// the one VMEM stack, in Mosaic's native layout (vmemLayout); loop-local tiles get at most 2 copies, the double
+// buffering of Pallas' pipeline. Peak use is tile.vmem_peak, and each tile the layout pads gets a remark (the
+// compiler's notes) saying how much.
+// Test: compiler/test/Transforms/allocate-memory.mlir, allocate-memory-tpu.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
 
@@ -26,15 +30,34 @@ namespace {
 /// The largest element size we store; SBUF offsets are kept aligned to it so every element is aligned.
 constexpr int64_t kSbufAlignment = 4;
 
+/// Rotating copies Pallas' pipeline gives each block it copies between HBM and VMEM (pl.Buffered(2), its default):
+/// the copy for step i+1 fills one while step i computes on the other.
+constexpr int64_t kTpuPipelineBuffers = 2;
+
+/// A vreg holds 32-bit elements; a narrower dtype packs this many times more rows into a sublane.
+constexpr int64_t kVregElementBits = 32;
+
+int64_t roundUp(int64_t value, int64_t multiple) { return multiple > 1 ? (value + multiple - 1) / multiple * multiple : value; }
+
 } // namespace
 
+VmemLayout vmemLayout(MemRefType t, const isa::Target &target) {
+  VmemLayout layout;
+  const int64_t elementBits = t.getElementTypeBitWidth();
+  layout.sublaneTiling = static_cast<int64_t>(target.tpu.sublanes) * std::max<int64_t>(1, kVregElementBits / elementBits);
+  layout.rows = roundUp(t.getDimSize(0), layout.sublaneTiling);
+  layout.pitch = roundUp(t.getDimSize(1), static_cast<int64_t>(target.tpu.lanes));
+  layout.copyBytes = roundUp(layout.rows * layout.pitch * elementBits / 8, static_cast<int64_t>(target.tpu.vmemAlignment));
+  return layout;
+}
+
 int64_t tileCopyBytes(MemRefType t, const isa::Target &target) {
+  if (target.isTpu()) return vmemLayout(t, target).copyBytes;
   int64_t bytes = t.getDimSize(1) * static_cast<int64_t>(t.getElementTypeBitWidth() / 8);
   if (tile::memorySpaceOf(t) == tile::MemorySpace::psum) {
-    int64_t bank = static_cast<int64_t>(target.psumBankBytes());
-    return (bytes + bank - 1) / bank * bank;
+    return roundUp(bytes, static_cast<int64_t>(target.psumBankBytes()));
   }
-  return (bytes + kSbufAlignment - 1) / kSbufAlignment * kSbufAlignment;
+  return roundUp(bytes, kSbufAlignment);
 }
 
 namespace {
@@ -51,6 +74,7 @@ public:
   Allocation(const isa::Target &t, int64_t loopBuffers) : target_(t), loopBuffers_(loopBuffers) {
     sbuf_.capacity = static_cast<int64_t>(t.sbufBytesPerPartition);
     psum_.capacity = static_cast<int64_t>(t.psumBytesPerPartition);
+    vmem_.capacity = static_cast<int64_t>(t.tpu.vmemBytes);
   }
 
   /// Allocates `block` and what it contains; returns the alloc that did not fit, or null.
@@ -64,13 +88,14 @@ public:
       // A nested region's tiles are dead after it. Their bytes are reused only outside every loop: inside a
       // loop, iteration i+1 overlaps iteration i, and tiles rotating by different loop counters must never
       // share bytes, or the overlap would make them wait for each other.
-      int64_t sbufMark = sbuf_.top, psumMark = psum_.top;
+      int64_t sbufMark = sbuf_.top, psumMark = psum_.top, vmemMark = vmem_.top;
       for (Region &region : op.getRegions())
         for (Block &inner : region)
           if (tile::AllocOp failed = run(inner, inLoop || llvm::isa<scf::ForOp>(op))) return failed;
       if (!inLoop) {
         sbuf_.top = sbufMark;
         psum_.top = psumMark;
+        vmem_.top = vmemMark;
       }
     }
     return nullptr;
@@ -78,9 +103,16 @@ public:
 
   const Stack &sbuf() const { return sbuf_; }
   const Stack &psum() const { return psum_; }
+  const Stack &vmem() const { return vmem_; }
+  /// The stack a tile lives in: VMEM on a TPU, else SBUF or PSUM.
+  Stack &stackOf(tile::AllocOp alloc) {
+    if (target_.isTpu()) return vmem_;
+    return tile::memorySpaceOf(alloc.getType()) == tile::MemorySpace::psum ? psum_ : sbuf_;
+  }
+
 private:
   bool place(tile::AllocOp alloc, bool inLoop) {
-    Stack &s = tile::memorySpaceOf(alloc.getType()) == tile::MemorySpace::psum ? psum_ : sbuf_;
+    Stack &s = stackOf(alloc);
     int64_t bufs = inLoop ? loopBuffers_ : 1;
     int64_t size = tileCopyBytes(alloc.getType(), target_) * bufs;
     if (s.top + size > s.capacity) return false;
@@ -94,8 +126,26 @@ private:
 
   const isa::Target &target_;
   int64_t loopBuffers_;
-  Stack sbuf_, psum_;
+  Stack sbuf_, psum_, vmem_;
 };
+
+/// The name of a tile in messages: " 'x'" when the kernel named it, else "".
+std::string quotedName(tile::AllocOp alloc) {
+  return alloc.getName() ? " '" + alloc.getName()->str() + "'" : "";
+}
+
+/// Remarks (the compiler's notes) for the tiles of `fn` whose VMEM layout pads them: rows to the dtype's sublane
+/// tiling, the free size to the lanes.
+void notePaddedTiles(func::FuncOp fn, const isa::Target &target) {
+  fn.walk([&](tile::AllocOp alloc) {
+    MemRefType t = alloc.getType();
+    VmemLayout layout = vmemLayout(t, target);
+    if (alloc.getFixed() || (layout.rows == t.getDimSize(0) && layout.pitch == t.getDimSize(1))) return;
+    alloc.emitRemark() << "tile" << quotedName(alloc) << " [" << t.getDimSize(0) << ", " << t.getDimSize(1) << "] "
+                       << t.getElementType() << " is padded to [" << layout.rows << ", " << layout.pitch
+                       << "] in VMEM (Mosaic's (" << layout.sublaneTiling << ", " << target.tpu.lanes << ") tiling)";
+  });
+}
 
 struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AllocateMemoryPass)
@@ -104,7 +154,7 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
   AllocateMemoryPass(const AllocateMemoryPass &other) : PassWrapper(other) {}
   explicit AllocateMemoryPass(unsigned loopBuffers) { this->loopBuffers = loopBuffers; }
   StringRef getArgument() const override { return "tile-allocate-memory"; }
-  StringRef getDescription() const override { return "Assign SBUF/PSUM offsets and rotating copies to tiles"; }
+  StringRef getDescription() const override { return "Assign SBUF/PSUM/VMEM offsets and rotating copies to tiles"; }
 
   Option<unsigned> loopBuffers{*this, "loop-buffers",
                                llvm::cl::desc("Rotating copies of tiles allocated in loop bodies (1: no overlap)"),
@@ -118,23 +168,33 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
   }
 
   LogicalResult allocate(func::FuncOp fn, const isa::Target &target) {
-    for (int64_t bufs = std::max(1u, loopBuffers.getValue()); bufs >= 1; bufs /= 2) {
+    int64_t mostBuffers = std::max(1u, loopBuffers.getValue());
+    if (target.isTpu()) mostBuffers = std::min(mostBuffers, kTpuPipelineBuffers);
+    for (int64_t bufs = mostBuffers; bufs >= 1; bufs /= 2) {
       Allocation a(target, bufs);
       tile::AllocOp failed = a.run(fn.getBody().front(), false);
-      if (!failed) {
-        Builder b(fn.getContext());
-        fn->setAttr("tile.sbuf_peak", b.getI64IntegerAttr(a.sbuf().peak));
-        fn->setAttr("tile.psum_peak", b.getI64IntegerAttr(a.psum().peak));
-        return success();
-      }
+      if (!failed) return recordPeaks(fn, a, target);
       if (bufs > 1) continue;
-      bool psum = tile::memorySpaceOf(failed.getType()) == tile::MemorySpace::psum;
-      const Stack &s = psum ? a.psum() : a.sbuf();
+      const Stack &s = a.stackOf(failed);
+      const char *memory = target.isTpu() ? "VMEM"
+                           : tile::memorySpaceOf(failed.getType()) == tile::MemorySpace::psum ? "PSUM" : "SBUF";
       return failed.emitError() << "tile '" << failed.getName().value_or("?") << "' " << failed.getType()
-                                << " needs " << tileCopyBytes(failed.getType(), target) << " bytes per partition of "
-                                << (psum ? "PSUM" : "SBUF") << " but only " << (s.capacity - s.top) << " of "
-                                << s.capacity << " are free here on " << target.name;
+                                << " needs " << tileCopyBytes(failed.getType(), target) << " bytes"
+                                << (target.isTpu() ? "" : " per partition") << " of " << memory << " but only "
+                                << (s.capacity - s.top) << " of " << s.capacity << " are free here on " << target.name;
     }
+    return success();
+  }
+
+  LogicalResult recordPeaks(func::FuncOp fn, const Allocation &a, const isa::Target &target) {
+    Builder b(fn.getContext());
+    if (target.isTpu()) {
+      fn->setAttr("tile.vmem_peak", b.getI64IntegerAttr(a.vmem().peak));
+      notePaddedTiles(fn, target);
+      return success();
+    }
+    fn->setAttr("tile.sbuf_peak", b.getI64IntegerAttr(a.sbuf().peak));
+    fn->setAttr("tile.psum_peak", b.getI64IntegerAttr(a.psum().peak));
     return success();
   }
 };

@@ -15,11 +15,16 @@
 // for the manual ones (which may gain signals). The kernel's own waits are not used to prove a dependency
 // implied (at worst a redundant wait). The pass numbers its semaphores after the highest one the kernel's
 // instructions already use.
-// Test: compiler/test/Transforms/insert-semaphores.mlir
+// The same on a tpu module (Machine.h says what each instruction is, whichever dialect): its streams are the MXU,
+// the VPU, the scalar core and the DMA queues. The TensorCore issues MXU, VPU and scalar-core instructions in
+// program order, but issuing in order does not wait for the previous instruction to finish, so dependencies
+// between those streams need semaphores too. A VMEM operand is its exact rows (each `pitch` apart): the padding
+// of a tile and the columns outside a window of it are not part of the dependency.
+// Test: compiler/test/Transforms/insert-semaphores.mlir, insert-semaphores-tpu.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
 
-#include "tessera/compiler/Dialect/Nc/NcDialect.h"
+#include "tessera/compiler/Dialect/Machine.h"
 #include "tessera/compiler/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -33,22 +38,47 @@ using namespace mlir;
 namespace tessera::compiler {
 namespace {
 
-/// A stream id: 0-3 the compute engines, 4 + q the DMA queues.
+/// A stream id: the engine kinds' numbers (isa::Engine), then Dma + q for DMA queue q.
 unsigned streamOf(Operation *op) {
-  isa::Engine e = *nc::engineOf(op);
+  isa::Engine e = *machineEngineOf(op);
   if (e != isa::Engine::Dma) return static_cast<unsigned>(e);
-  return static_cast<unsigned>(isa::Engine::Dma) + static_cast<unsigned>(op->getAttrOfType<IntegerAttr>("queue").getInt());
+  return static_cast<unsigned>(isa::Engine::Dma) + machineQueueOf(op);
 }
 
-/// A byte range of one memory: the partitions (on chip) and bytes within each partition (or the tensor).
+/// A byte range of one memory: partitions (SBUF, PSUM) or rows (VMEM, SMEM), and bytes within each.
 struct Region {
-  int64_t memory;   ///< -1 SBUF, -2 PSUM, else the HBM tensor
-  int64_t p0, p1;   ///< partitions [p0, p1); HBM: [0, 1)
-  int64_t b0, b1;   ///< bytes [b0, b1)
+  int64_t memory;       ///< -1 SBUF, -2 PSUM, -3 VMEM, -4 SMEM, else the HBM tensor
+  int64_t p0, p1;       ///< partitions, or rows of `rowBytes` bytes, [p0, p1); otherwise [0, 1)
+  int64_t b0, b1;       ///< bytes [b0, b1) within each
+  int64_t rowBytes = 0; ///< flat memories: bytes per row of the grid p0..p1 counts in; 0: not in rows
 
-  bool overlaps(const Region &o) const { return p0 < o.p1 && o.p0 < p1 && b0 < o.b1 && o.b0 < b1; }
+  /// The first and one past the last byte address in the memory (SBUF/PSUM: within a partition).
+  int64_t first() const { return rowBytes ? p0 * rowBytes + b0 : b0; }
+  int64_t last() const { return rowBytes ? (p1 - 1) * rowBytes + b1 : b1; }
+  /// Exact on the same grid of rows (or partitions); otherwise whether their spans of bytes meet.
+  bool overlaps(const Region &o) const {
+    if (memory != o.memory) return false;
+    if (rowBytes == o.rowBytes) return p0 < o.p1 && o.p0 < p1 && b0 < o.b1 && o.b0 < b1;
+    return first() < o.last() && o.first() < last();
+  }
   bool operator==(const Region &o) const = default;
 };
+
+/// A VMEM or SMEM pattern as rows of its pitch: rows [q, q + rows) of a grid `pitch` bytes wide, and the bytes
+/// [rem, rem + width) of each that a row of the pattern touches. A pattern whose row does not fit one pitch (a
+/// walk wider than its pitch, or straddling it) is the whole span from its first to its last byte.
+Region flatRegion(const isa::AccessPattern &ap, int64_t memory) {
+  const auto [first, last] = ap.byteExtent();
+  const int64_t pitchBytes = ap.partitionStride * static_cast<int64_t>(isa::byteSize(ap.dtype));
+  isa::AccessPattern row = ap;
+  row.partitions = 1;
+  const auto [rowFirst, rowLast] = row.byteExtent();
+  const int64_t width = rowLast - rowFirst;
+  if (pitchBytes <= 0 || width > pitchBytes || rowFirst < 0) return {memory, 0, 1, first, last};
+  const int64_t q = rowFirst / pitchBytes, rem = rowFirst % pitchBytes;
+  if (rem + width > pitchBytes) return {memory, 0, 1, first, last};
+  return {memory, q, q + ap.partitions, rem, rem + width, pitchBytes};
+}
 
 Region regionOf(const isa::AccessPattern &ap) {
   auto [b0, b1] = ap.byteExtent();
@@ -56,9 +86,14 @@ Region regionOf(const isa::AccessPattern &ap) {
   case isa::MemSpace::Hbm: return {ap.tensor, 0, 1, b0, b1};
   case isa::MemSpace::Sbuf: return {-1, ap.partitionStart, ap.partitionStart + ap.partitions, b0, b1};
   case isa::MemSpace::Psum: return {-2, ap.partitionStart, ap.partitionStart + ap.partitions, b0, b1};
+  case isa::MemSpace::Vmem: return flatRegion(ap, -3);
+  case isa::MemSpace::Smem: return flatRegion(ap, -4);
   }
   return {};
 }
+
+/// Whether a pattern touches nothing (an instruction without that operand, or an empty walk).
+bool isEmpty(const isa::AccessPattern &ap) { return ap.partitions == 0 || ap.freeElements() == 0; }
 
 /// Who last touched a region.
 struct Access {
@@ -86,22 +121,22 @@ public:
   }
 
 private:
-  using Key = std::pair<int64_t, int64_t>; // (memory, first byte)
+  using Key = std::pair<int64_t, int64_t>; // (memory, Region::first)
 
   template <class F> void forOverlapping(const Region &r, F f) {
-    auto it = accesses_.lower_bound({r.memory, r.b1});
+    auto it = accesses_.lower_bound({r.memory, r.last()});
     while (it != accesses_.begin()) {
       --it;
       if (it->first.first != r.memory) break;
-      if (it->first.second + maxLength_ <= r.b0) break;
+      if (it->first.second + maxLength_ <= r.first()) break;
       for (Access &a : it->second)
         if (a.region.overlaps(r)) f(a);
     }
   }
 
   Access &entry(const Region &r) {
-    maxLength_ = std::max(maxLength_, r.b1 - r.b0);
-    auto &list = accesses_[{r.memory, r.b0}];
+    maxLength_ = std::max(maxLength_, r.last() - r.first());
+    auto &list = accesses_[{r.memory, r.first()}];
     for (Access &a : list)
       if (a.region == r) return a;
     list.push_back(Access{r});
@@ -125,7 +160,7 @@ struct InsertSemaphoresPass : PassWrapper<InsertSemaphoresPass, OperationPass<Mo
   void synchronise(func::FuncOp fn) {
     llvm::SmallVector<Operation *> insts;
     for (Operation &op : fn.getBody().front())
-      if (op.getDialect() && llvm::isa<nc::NcDialect>(op.getDialect())) insts.push_back(&op);
+      if (isMachineInstruction(&op)) insts.push_back(&op);
 
     // 0. The kernel's own semaphores (manual_sync scopes) keep their numbers; ours come after them.
     int64_t firstSemaphore = 0;
@@ -142,17 +177,19 @@ struct InsertSemaphoresPass : PassWrapper<InsertSemaphoresPass, OperationPass<Mo
     std::vector<llvm::SmallVector<int64_t, 4>> producers(insts.size());
     for (auto [i, op] : llvm::enumerate(insts)) {
       stream[i] = streamOf(op);
-      nc::Operands operands = nc::operandsOf(op);
+      MachineOperands operands = machineOperandsOf(op);
+      llvm::erase_if(operands.reads, isEmpty);
+      llvm::erase_if(operands.writes, isEmpty);
       llvm::SmallVector<int64_t, 8> deps;
       for (const isa::AccessPattern &read : operands.reads) tracker.conflicts(regionOf(read), false, deps);
       for (const isa::AccessPattern &write : operands.writes) tracker.conflicts(regionOf(write), true, deps);
       for (const isa::AccessPattern &read : operands.reads) tracker.recordRead(regionOf(read), stream[i], i);
       for (const isa::AccessPattern &write : operands.writes) tracker.recordWrite(regionOf(write), i);
-      const bool manual = op->hasAttr(nc::kManualAttr);
+      const bool manual = isManualInstruction(op);
       std::set<int64_t> unique(deps.begin(), deps.end());
       for (int64_t d : unique) {
         if (stream[d] == stream[i]) continue;
-        if (manual && insts[d]->hasAttr(nc::kManualAttr)) continue; // the kernel's own semaphores order the two
+        if (manual && isManualInstruction(insts[d])) continue; // the kernel's own semaphores order the two
         producers[i].push_back(d);
       }
     }

@@ -1,7 +1,9 @@
 //===- VerifyTarget.cpp - check a tile module against the target's limits ---------------------------------===//
 //
 // The DSL checks NKI's language-level limits at trace time; this pass checks the actual target (which a user
-// may have changed: a 64x64 array, a smaller PSUM). Test: compiler/test/Transforms/verify-target.mlir
+// may have changed: a 64x64 array, a smaller PSUM). On a TPU none of the NeuronCore's limits apply (Mosaic tiles
+// a matmul or a tile of any shape, and allocate-memory checks VMEM); what the TPU checks is the MXU's element
+// types. Test: compiler/test/Transforms/verify-target.mlir, verify-target-tpu.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
 
@@ -62,6 +64,23 @@ LogicalResult verifyMatmul(tile::MatmulOp op, const isa::Target &t) {
   return success();
 }
 
+/// The MXU multiplies bf16 and f32 (in several bf16 passes), and fp8 on the generations that publish an FP8 peak
+/// (tensor.peak_fp8_tflops); no TPU publishes an fp16 peak (TARGETS.md), so f16 is not an MXU type.
+bool mxuTakes(Type element, const isa::Target &t) {
+  if (element.isBF16() || element.isF32()) return true;
+  return t.tensor.peakFp8Tflops > 0 && (element.isFloat8E4M3FN() || element.isFloat8E5M2());
+}
+
+LogicalResult verifyMxuMatmul(tile::MatmulOp op, const isa::Target &t) {
+  for (auto [v, role] : {std::pair{op.getStationary(), "stationary"}, std::pair{op.getMoving(), "moving"}}) {
+    Type element = llvm::cast<MemRefType>(v.getType()).getElementType();
+    if (!mxuTakes(element, t))
+      return op.emitError() << "matmul " << role << " operand is " << element << "; the MXU of " << t.name
+                            << " multiplies bf16 or f32" << (t.tensor.peakFp8Tflops > 0 ? " or fp8" : "");
+  }
+  return success();
+}
+
 struct VerifyTargetPass : PassWrapper<VerifyTargetPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VerifyTargetPass)
   StringRef getName() const override { return "VerifyTarget"; }
@@ -72,6 +91,10 @@ struct VerifyTargetPass : PassWrapper<VerifyTargetPass, OperationPass<ModuleOp>>
     const isa::Target *target = targetOf(getOperation());
     if (!target) return signalPassFailure();
     WalkResult r = getOperation().walk([&](Operation *op) {
+      if (target->isTpu()) {
+        auto m = dyn_cast<tile::MatmulOp>(op);
+        return m && failed(verifyMxuMatmul(m, *target)) ? WalkResult::interrupt() : WalkResult::advance();
+      }
       if (auto a = dyn_cast<tile::AllocOp>(op); a && failed(verifyAlloc(a, *target))) return WalkResult::interrupt();
       if (auto m = dyn_cast<tile::MatmulOp>(op); m && failed(verifyMatmul(m, *target))) return WalkResult::interrupt();
       return WalkResult::advance();

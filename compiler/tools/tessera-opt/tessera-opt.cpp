@@ -1,4 +1,4 @@
-// tessera-opt: runs any Tessera pass or pipeline on a .mlir file of the tile or nc dialects, like mlir-opt.
+// tessera-opt: runs any Tessera pass or pipeline on a .mlir file of the tile, nc or tpu dialects, like mlir-opt.
 //   tessera-opt kernel.mlir --tile-allocate-memory --lower-tile-to-nc
 //   tessera-opt kernel.mlir --tessera-pipeline
 

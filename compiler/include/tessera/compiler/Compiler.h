@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tessera::compiler {
 
@@ -18,12 +19,13 @@ struct CompileOptions {
   unsigned loopBuffers = 4;
   /// Print the module after every pass to stderr.
   bool printIrAfterAll = false;
-  /// Keep the MLIR text of the tile stage (after allocation) and of the nc stage (after synchronisation).
+  /// Keep the MLIR text of the tile stage (after allocation) and of the target stage (nc or tpu, after
+  /// synchronisation).
   bool keepTileIr = false;
   bool keepNcIr = false;
   /// Print each op's kernel source location (`loc(...)`), so a saved module keeps them for `tessera sim`.
   bool printLocations = false;
-  /// The most instructions the unroller (lower-tile-to-nc) may emit; past it compiling stops with an error
+  /// The most instructions the unroller (lower-tile-to-nc or -tpu) may emit; past it compiling stops with an error
   /// naming the limit, before the module grows further (about 1 KiB of host memory per instruction). 0: none.
   uint64_t maxInstructions = kDefaultMaxInstructions;
   static constexpr uint64_t kDefaultMaxInstructions = 50'000'000;
@@ -41,19 +43,24 @@ public:
 /// What compiling gives.
 struct CompileResult {
   std::string tileIr;   ///< the tile stage, when asked for
-  std::string ncIr;     ///< the nc stage, when asked for
+  /// The target stage, when asked for: the nc module on a NeuronCore, the tpu module on a TPU.
+  std::string ncIr;
   isa::Program program; ///< ready to simulate
   int64_t sbufPeakBytes = -1; ///< peak SBUF use per partition, from allocation (-1: unknown)
   int64_t psumPeakBytes = -1; ///< peak PSUM use per partition
+  int64_t vmemPeakBytes = -1; ///< TPU: peak VMEM use, from allocation (-1: unknown, or not a TPU)
+  /// What the compiler wants the kernel's author to know but is not an error, each "file:line: what" (e.g. a
+  /// tile that VMEM's native tiling pads).
+  std::vector<std::string> notes;
 };
 
-/// Compiles `kernel` for `target`: import -> verify-target -> allocate-memory -> lower-tile-to-nc ->
-/// insert-semaphores -> isa::Program. Problems are a tessera::Error at the kernel's source line.
+/// Compiles `kernel` for `target`: import -> verify-target -> allocate-memory -> lower-tile-to-nc (or -tpu on a
+/// TPU) -> insert-semaphores -> isa::Program. Problems are a tessera::Error at the kernel's source line.
 CompileResult compile(const tsr::graph::KernelGraph &kernel, const isa::Target &target,
                       const CompileOptions &options = {});
 
-/// Reads a `.mlir` file holding one kernel at the tile level (compiled with `options` first) or at the nc level
-/// (as `tessera compile --emit nc` prints it), for the target its `tessera.target` attribute names.
+/// Reads a `.mlir` file holding one kernel at the tile level (compiled with `options` first) or at the target level,
+/// nc or tpu (as `tessera compile --emit nc` prints it), for the target its `tessera.target` attribute names.
 /// A file that does not parse or verify is a tessera::Error naming the file and line.
 CompileResult compileFile(const std::string &path, const CompileOptions &options = {});
 

@@ -16,29 +16,50 @@ namespace tessera::compiler {
 /// Test: compiler/test/Transforms/verify-target.mlir
 std::unique_ptr<mlir::Pass> createVerifyTargetPass();
 
-/// tile: gives every tile.alloc an SBUF/PSUM `offset` and a number of rotating copies `bufs` (tiles allocated
-/// inside an affine_range body get up to `loopBuffers` copies, so iteration i+1 can load while i computes).
-/// A kernel that does not fit fails with the tile named. Test: compiler/test/Transforms/allocate-memory.mlir
+/// tile: gives every tile.alloc an on-chip `offset` and a number of rotating copies `bufs` (tiles allocated inside
+/// an affine_range body get up to `loopBuffers` copies, so iteration i+1 can load while i computes). NeuronCore:
+/// SBUF and PSUM offsets per partition. TPU: every tile (SBUF or PSUM in the tile dialect) in the one VMEM, laid
+/// out as vmemLayout says, loop-local tiles double-buffered (at most 2 copies, Pallas' pipeline; never more than
+/// `loopBuffers`), a remark for each tile the layout pads. A kernel that does not fit fails with the tile named.
+/// Test: compiler/test/Transforms/allocate-memory.mlir, allocate-memory-tpu.mlir
 std::unique_ptr<mlir::Pass> createAllocateMemoryPass(unsigned loopBuffers = 4);
 
-/// Bytes per partition that one copy of a tile of type `t` takes: PSUM tiles take whole banks, SBUF tiles are
-/// rounded up to keep every element aligned.
+/// Bytes that one copy of a tile of type `t` takes: NeuronCore, per partition (PSUM tiles take whole banks, SBUF
+/// tiles are rounded up to keep every element aligned); TPU, in VMEM (vmemLayout's copyBytes).
 int64_t tileCopyBytes(mlir::MemRefType t, const isa::Target &target);
+
+/// How one copy of a [rows, free] tile of type `t` lies in a TPU's VMEM (Mosaic's native tiling): rows padded to
+/// the dtype's sublane tiling (tpu.sublanes 32-bit rows, so 8 for 32-bit, 16 for 16-bit, 32 for 8-bit dtypes),
+/// each row `pitch` elements, the free size rounded up to tpu.lanes; a copy starts at a multiple of
+/// tpu.vmemAlignment.
+struct VmemLayout {
+  int64_t sublaneTiling = 0; ///< rows of one native tile of the dtype
+  int64_t rows = 0;          ///< rows, padded to sublaneTiling
+  int64_t pitch = 0;         ///< elements from one row to the next
+  int64_t copyBytes = 0;     ///< rows x pitch elements, rounded up to tpu.vmemAlignment
+};
+VmemLayout vmemLayout(mlir::MemRefType t, const isa::Target &target);
 
 /// tile -> nc: unrolls the loops, resolves every address, assigns each op an engine (and DMA queue), and turns
 /// a zero-filled PSUM tile's first accumulating matmul into the one that starts the accumulation group.
 /// Test: compiler/test/Transforms/lower-tile-to-nc.mlir
 std::unique_ptr<mlir::Pass> createLowerTileToNcPass(uint64_t maxInstructions = 0); ///< 0: no instruction limit
 
+/// tile -> tpu: unrolls the loops, resolves every VMEM address, puts each op on its unit (MXU, VPU, scalar core,
+/// DMA queue), adds the scalar core's grid steps, and fills a zero-filled accumulator only when something reads
+/// it before a matmul overwrites it. Ops written at the tsr::isa level are an error (NeuronCore instructions).
+/// Test: compiler/test/Transforms/lower-tile-to-tpu.mlir
+std::unique_ptr<mlir::Pass> createLowerTileToTpuPass(uint64_t maxInstructions = 0); ///< 0: no instruction limit
+
 /// nc: checks every engine instruction's SBUF/PSUM access patterns against the target's access rules (partition
 /// start, free dimensions, sizes, strides, elements per partition: isa/AccessRules.h), with the error at the
 /// instruction's kernel source line. Test: compiler/test/Transforms/verify-access.mlir
 std::unique_ptr<mlir::Pass> createVerifyAccessPass();
 
-/// nc: makes every instruction wait for the instructions on other engines it depends on (read after write,
+/// nc or tpu: makes every instruction wait for the instructions on other streams it depends on (read after write,
 /// write after read, write after write on overlapping bytes), with one counting semaphore per ordered pair of
 /// streams, and no wait that an earlier wait on the same stream already implies.
-/// Test: compiler/test/Transforms/insert-semaphores.mlir
+/// Test: compiler/test/Transforms/insert-semaphores.mlir, insert-semaphores-tpu.mlir
 std::unique_ptr<mlir::Pass> createInsertSemaphoresPass();
 
 /// tile -> linalg/memref/arith/math host code with the DSL's numerics (f32 inside, rounding to nearest even into

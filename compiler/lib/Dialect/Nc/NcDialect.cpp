@@ -1,5 +1,7 @@
 #include "tessera/compiler/Dialect/Nc/NcDialect.h"
 
+#include "../InstructionOpChecks.h"
+
 #include "tessera/isa/InstructionSet.h"
 
 #include "mlir/IR/Builders.h"
@@ -9,6 +11,7 @@
 using namespace mlir;
 using namespace tessera;
 using namespace tessera::nc;
+using namespace tessera::compiler;
 
 #include "tessera/compiler/Dialect/Nc/NcDialect.cpp.inc"
 #define GET_ATTRDEF_CLASSES
@@ -132,11 +135,13 @@ AccessPatternAttr toAttr(MLIRContext *ctx, const isa::AccessPattern &ap) {
                                 ap.partitions, ap.partitionStride, ap.offset, dims, strides);
 }
 
-static std::optional<isa::MemSpace> parseSpace(StringRef s) {
-  for (auto space : {isa::MemSpace::Hbm, isa::MemSpace::Sbuf, isa::MemSpace::Psum})
-    if (s == StringRef(isa::name(space))) return space;
-  return std::nullopt;
+namespace {
+
+std::optional<isa::MemSpace> parseSpace(StringRef s) {
+  return parseMemSpace(s, {isa::MemSpace::Hbm, isa::MemSpace::Sbuf, isa::MemSpace::Psum});
 }
+
+} // namespace
 
 isa::AccessPattern toIsa(AccessPatternAttr attr) {
   isa::AccessPattern ap;
@@ -156,28 +161,14 @@ isa::AccessPattern toIsa(AccessPatternAttr attr) {
 }
 
 std::optional<isa::Engine> engineOf(Operation *op) {
-  auto engine = op->getAttrOfType<StringAttr>("engine");
-  if (!engine) return std::nullopt;
-  for (auto e : {isa::Engine::Tensor, isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd, isa::Engine::Dma})
-    if (engine.getValue() == StringRef(isa::name(e))) return e;
-  return std::nullopt;
-}
-
-Operands operandsOf(Operation *op) {
-  Operands r;
-  isa::forEachOperand(toInstruction(op), [&](const char *, const isa::AccessPattern &ap, bool write) {
-    if (write) r.writes.push_back(ap);
-    else r.reads.push_back(ap);
-  });
-  return r;
+  return parseEngine(op, {isa::Engine::Tensor, isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd,
+                          isa::Engine::Dma});
 }
 
 } // namespace tessera::nc
 
 namespace {
 
-/// Checks what every nc op shares: a known engine among `allowed` (empty: the definition's engines),
-/// well-formed access patterns, (semaphore, count) pairs in `waits`, and the instruction's own rules.
 /// The instruction an nc op stands for (nullopt: an nc.inst naming none).
 std::optional<isa::Opcode> opcodeOf(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<isa::Opcode>>(op)
@@ -193,6 +184,8 @@ std::optional<isa::Opcode> opcodeOf(Operation *op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// Checks what every nc op shares: a known engine among its definition's, well-formed access patterns and
+/// synchronisation attributes, and the instruction's own rules.
 LogicalResult verifyCommon(Operation *op) {
   std::optional<isa::Engine> engine = engineOf(op);
   if (!engine) return op->emitOpError() << "has unknown engine " << op->getAttr("engine");
@@ -201,47 +194,22 @@ LogicalResult verifyCommon(Operation *op) {
     auto inst = llvm::cast<InstOp>(op);
     return op->emitOpError() << "names no instruction of the instruction set: '" << inst.getOpcode() << "'";
   }
-  const isa::InstructionDef &def = isa::definition(*opcode);
-  if (!def.engines.contains(*engine))
-    return op->emitOpError() << "cannot run on the " << isa::name(*engine) << " engine";
-  if (auto waits = op->getAttrOfType<DenseI64ArrayAttr>("waits")) {
-    if (waits.size() % 2) return op->emitOpError("waits must hold (semaphore, count) pairs");
-    for (int64_t k = 0; k < waits.size(); k += 2)
-      if (waits[k] < 0 || waits[k + 1] < 1)
-        return op->emitOpError() << "waits for semaphore " << waits[k] << " to reach " << waits[k + 1]
-                                 << "; semaphores are numbered from 0 and counts start at 1";
-  }
-  if (auto signals = op->getAttrOfType<DenseI64ArrayAttr>("signals"))
-    for (int64_t sem : signals.asArrayRef())
-      if (sem < 0) return op->emitOpError() << "signals semaphore " << sem << "; semaphores are numbered from 0";
-  if (auto queue = op->getAttrOfType<IntegerAttr>("queue"); queue && queue.getInt() < 0)
-    return op->emitOpError() << "has negative DMA queue " << queue.getInt();
+  if (failed(verifyEngine(op, *opcode, *engine)) || failed(verifyInstructionAttributes(op))) return failure();
   for (const NamedAttribute &named : op->getAttrs()) {
     auto ap = llvm::dyn_cast<AccessPatternAttr>(named.getValue());
     if (!ap) continue;
-    if (!parseSpace(ap.getSpace())) return op->emitOpError() << "unknown memory space '" << ap.getSpace() << "'";
-    if (!toIsa(ap.getDtype())) return op->emitOpError() << "unsupported element type " << ap.getDtype();
-    if (ap.getDims().size() != ap.getStrides().size() || ap.getDims().empty() ||
-        ap.getDims().size() > isa::AccessPattern::kMaxFreeDims)
-      return op->emitOpError("access patterns need 1 to 4 free dimensions, each with a stride");
-    if (ap.getCount() <= 0) return op->emitOpError("access patterns touch at least one partition");
-    bool hbm = ap.getSpace() == StringRef(isa::name(isa::MemSpace::Hbm));
-    if (hbm != (ap.getTensor() >= 0)) return op->emitOpError("HBM access patterns (and only they) name a tensor");
-    if (*engine != isa::Engine::Dma && hbm) return op->emitOpError("compute engines cannot access HBM");
+    PatternShape shape{ap.getSpace(), parseSpace(ap.getSpace()).has_value(), ap.getDtype(),
+                       toIsa(ap.getDtype()).has_value(), ap.getDims().size(), ap.getStrides().size(), ap.getCount(),
+                       ap.getTensor()};
+    if (failed(verifyPatternShape(op, shape, *engine, "partition"))) return failure();
   }
-  if (auto alu = op->getAttrOfType<StringAttr>("op"); alu && !isa::parseAluOp(alu.getValue()))
-    return op->emitOpError() << "unknown ALU operation '" << alu.getValue() << "'";
-  if (auto func = op->getAttrOfType<StringAttr>("func"); func && !isa::parseActFunc(func.getValue()))
-    return op->emitOpError() << "unknown activation function '" << func.getValue() << "'";
   if (auto inst = llvm::dyn_cast<InstOp>(op)) {
     isa::Instruction scratch;
     if (std::string problem = nc::readParams(inst.getParamsAttr(), scratch); !problem.empty())
       return op->emitOpError() << "params: " << problem;
   }
   // Well-formed: the instruction's own rules, from its definition in the instruction set.
-  if (std::string problem = isa::verifyInstruction(toInstruction(op), *engine, nullptr); !problem.empty())
-    return op->emitOpError() << problem;
-  return success();
+  return verifyAgainstDefinition(op, toInstruction(op), *engine);
 }
 
 } // namespace

@@ -48,11 +48,4 @@ mlir::DictionaryAttr paramsAttr(mlir::OpBuilder &b, const isa::Instruction &inst
 /// Reads a `params` dictionary into `inst`: "" when every entry is known and well-typed, else what is wrong.
 std::string readParams(mlir::DictionaryAttr params, isa::Instruction &inst);
 
-/// Every access pattern `op` reads and writes, by the instruction's definition (isa::operandUse).
-struct Operands {
-  llvm::SmallVector<isa::AccessPattern, 4> reads;
-  llvm::SmallVector<isa::AccessPattern, 2> writes;
-};
-Operands operandsOf(mlir::Operation *op);
-
 } // namespace tessera::nc

@@ -1,0 +1,170 @@
+//===- LowerTileToTpu.cpp - tile -> TPU TensorCore instructions -----------------------------------------===//
+//
+// Walks the kernel as it would run, unrolling every loop (TileUnroller.h), and emits one tpu op per TensorCore
+// instruction, every tile in VMEM at the address allocate-memory gave it (tile i of a loop uses copy i mod bufs):
+//  - tile.load/store become DMAs between HBM and VMEM, on queues taken round robin (loads on the first half of
+//    the target's queues, stores on the second);
+//  - tile.matmul runs on the MXU; elementwise ops, activations, reductions, copies, fills and prints on the VPU;
+//  - a zero-filled accumulator (tile.memset 0 of a PSUM tile) gets a real VPU fill only when something reads it
+//    first: a matmul accumulating onto it overwrites it instead (its `accumulate` is dropped);
+//  - grid steps: the scalar core's bookkeeping (tpu.grid_step) runs once at the kernel's entry and at the start
+//    of every iteration of a loop whose body itself (not a nested loop) loads or stores a tile, as Pallas' grid
+//    loop does once per step;
+//  - tile.view emits nothing: its uses address the window of its source's current copy.
+// Ops written at the tsr::isa level (tile.inst, tile.wait/signal, ops marked tile.isa or tile.manual, tiles
+// placed with sbuf_tile_at) are NeuronCore instructions: on a TPU they are an error at the kernel's line.
+// Test: compiler/test/Transforms/lower-tile-to-tpu.mlir
+//
+//===------------------------------------------------------------------------------------------------------===//
+
+#include "TileUnroller.h"
+#include "tessera/compiler/Dialect/Tile/TileDialect.h"
+#include "tessera/compiler/Dialect/Tpu/TpuDialect.h"
+#include "tessera/compiler/Passes.h"
+#include "tessera/isa/InstructionSet.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <string>
+
+using namespace mlir;
+
+namespace tessera::compiler {
+namespace {
+
+/// The tsr::isa call (without the namespace) an op was written with, when it has one: those are NeuronCore
+/// instructions. nullopt for a tsr:: language op.
+std::optional<std::string> neuronCoreCall(Operation *op) {
+  if (auto inst = llvm::dyn_cast<tile::InstOp>(op)) return inst.getOpcode().str();
+  if (llvm::isa<tile::WaitOp>(op)) return "wait";
+  if (llvm::isa<tile::SignalOp>(op)) return "signal";
+  if (auto alloc = llvm::dyn_cast<tile::AllocOp>(op); alloc && alloc.getFixed()) return "sbuf_tile_at";
+  if (op->hasAttr(tile::kIsaAttr))
+    return llvm::TypeSwitch<Operation *, std::string>(op)
+        .Case([](tile::MatmulOp) { return "nc_matmul"; })
+        .Case([](tile::BinaryOp) { return "tensor_tensor"; })
+        .Case([](tile::ActivationOp) { return "activation"; })
+        .Case([](tile::ReduceOp) { return "tensor_reduce"; })
+        .Case([](tile::CopyOp) { return "tensor_copy"; })
+        .Case([](tile::MemsetOp) { return "memset"; })
+        .Default([](Operation *o) { return o->getName().stripDialect().str(); });
+  if (op->hasAttr(tile::kManualAttr)) return "manual_sync";
+  return std::nullopt;
+}
+
+/// Whether one iteration of `loop` is a grid step: its body itself moves a tile between HBM and VMEM.
+bool isGridLoop(scf::ForOp loop) {
+  return llvm::any_of(loop.getBody()->getOperations(),
+                      [](Operation &op) { return llvm::isa<tile::LoadOp, tile::StoreOp>(op); });
+}
+
+class Lowering : public TileUnroller {
+public:
+  using TileUnroller::TileUnroller;
+
+  /// The grid step before the first: the kernel's entry.
+  LogicalResult prologue(Location loc) { return gridStep(loc); }
+
+private:
+  LogicalResult lower(Operation *op) override {
+    return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+        .Case<tile::LoadOp, tile::StoreOp>([&](Operation *o) {
+          return emit(o->getLoc(), transferInstruction(o, isa::Opcode::TpuDma), isa::Engine::Dma);
+        })
+        .Case([&](tile::MatmulOp o) {
+          isa::Instruction i = matmulInstruction(o, isa::Opcode::MxuMatmul, /*verbatim=*/false);
+          return emit(o.getLoc(), i, isa::Engine::Mxu);
+        })
+        .Case([&](tile::BinaryOp o) { return vpu(o, isa::Opcode::VpuBinary); })
+        .Case([&](tile::ActivationOp o) { return vpu(o, isa::Opcode::VpuUnary); })
+        .Case([&](tile::ReduceOp o) { return vpu(o, isa::Opcode::VpuReduce); })
+        .Case([&](tile::CopyOp o) { return vpu(o, isa::Opcode::VpuConvert); })
+        .Case([&](tile::PrintOp o) { return vpu(o, isa::Opcode::Print, o.getLabel()); })
+        .Case([&](tile::MemsetOp o) -> LogicalResult {
+          // A zero fill of an accumulator waits for its first reader; a matmul overwrites it instead.
+          std::optional<isa::Instruction> i = fillInstruction(o, isa::Opcode::VpuFill, /*mayDefer=*/true);
+          return i ? emit(o.getLoc(), *i, isa::Engine::Vpu) : success();
+        })
+        .Default([&](Operation *o) { return o->emitOpError("cannot be lowered to TPU instructions"); });
+  }
+
+  LogicalResult vpu(Operation *op, isa::Opcode opcode, StringRef text = {}) {
+    return emit(op->getLoc(), computeInstruction(op, opcode), isa::Engine::Vpu, text);
+  }
+
+  LogicalResult beginIteration(scf::ForOp loop) override {
+    return isGridLoop(loop) ? gridStep(loop.getLoc()) : success();
+  }
+
+  LogicalResult emitZeroFill(Buffer &b) override {
+    return emit(*b.memsetLoc, zeroFill(b, isa::Opcode::VpuFill), isa::Engine::Vpu);
+  }
+
+  LogicalResult gridStep(Location loc) {
+    isa::Instruction i;
+    i.op = isa::Opcode::GridStep;
+    return emit(loc, i, isa::Engine::ScalarUnit);
+  }
+
+  /// Checks `i` against its definition and the target, then builds its op.
+  LogicalResult emit(Location loc, const isa::Instruction &i, isa::Engine engine, StringRef text = {}) {
+    if (failed(countInstruction(loc))) return failure();
+    if (std::string problem = isa::verifyInstruction(i, engine, &target_); !problem.empty())
+      return emitError(loc) << isa::name(i.op) << " " << problem;
+    const unsigned queue = engine == isa::Engine::Dma ? nextDmaQueue(i) : 0;
+    tpu::build(b_, loc, i, engine, queue, text);
+    return success();
+  }
+};
+
+struct LowerTileToTpuPass : PassWrapper<LowerTileToTpuPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerTileToTpuPass)
+  explicit LowerTileToTpuPass(uint64_t maxInstructions = 0) : maxInstructions(maxInstructions) {}
+  uint64_t maxInstructions = 0;
+  StringRef getName() const override { return "LowerTileToTpu"; }
+  StringRef getArgument() const override { return "lower-tile-to-tpu"; }
+  StringRef getDescription() const override {
+    return "Unroll, resolve VMEM addresses and assign units (MXU, VPU, scalar core, DMA): tile -> tpu";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override { registry.insert<tpu::TpuDialect>(); }
+
+  void runOnOperation() override {
+    const isa::Target *target = targetOf(getOperation());
+    if (!target) return signalPassFailure();
+    if (!target->isTpu()) {
+      getOperation().emitError() << "lower-tile-to-tpu: target " << target->name << " is not a TPU; lower its "
+                                 << "kernels with lower-tile-to-nc";
+      return signalPassFailure();
+    }
+    if (failed(rejectNeuronCoreOps(*target))) return signalPassFailure();
+    for (auto fn : llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
+      if (failed(replaceBody(fn, [&](Block &body, OpBuilder &b) {
+            Lowering lowering(*target, b, maxInstructions);
+            if (failed(lowering.prologue(fn.getLoc()))) return failure();
+            return lowering.block(body);
+          })))
+        return signalPassFailure();
+  }
+
+  /// The first op written at the tsr::isa level is an error at its kernel line.
+  LogicalResult rejectNeuronCoreOps(const isa::Target &target) {
+    WalkResult walked = getOperation().walk([&](Operation *op) {
+      std::optional<std::string> call = neuronCoreCall(op);
+      if (!call) return WalkResult::advance();
+      op->emitError() << "tsr::isa::" << *call << " is a NeuronCore instruction; target " << target.name
+                      << " is a TPU: write this kernel with tsr:: language ops";
+      return WalkResult::interrupt();
+    });
+    return failure(walked.wasInterrupted());
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createLowerTileToTpuPass(uint64_t maxInstructions) {
+  return std::make_unique<LowerTileToTpuPass>(maxInstructions);
+}
+
+} // namespace tessera::compiler

@@ -1,0 +1,264 @@
+#include "TileUnroller.h"
+
+#include "tessera/compiler/Compiler.h"
+#include "tessera/compiler/Dialect/Nc/NcDialect.h"
+#include "tessera/compiler/Passes.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace tessera::compiler {
+namespace {
+
+isa::MemSpace toIsa(tile::MemorySpace s) {
+  switch (s) {
+  case tile::MemorySpace::hbm: return isa::MemSpace::Hbm;
+  case tile::MemorySpace::sbuf: return isa::MemSpace::Sbuf;
+  case tile::MemorySpace::psum: return isa::MemSpace::Psum;
+  }
+  return isa::MemSpace::Sbuf;
+}
+
+} // namespace
+
+isa::AluOp toIsa(tile::Alu a) { return *isa::parseAluOp(tile::stringifyAlu(a)); }
+
+isa::ActFunc toIsa(tile::Func f) { return *isa::parseActFunc(tile::stringifyFunc(f)); }
+
+isa::AccessPattern Buffer::pattern(int64_t width) const {
+  isa::AccessPattern ap =
+      isa::AccessPattern::dense(space, dtype, 0, static_cast<uint32_t>(partitions), address(), freeSize);
+  if (ap.flat()) ap.partitionStride = pitch;
+  if (width > freeSize && freeSize == 1) {
+    ap.sizes[0] = width;
+    ap.strides[0] = 0;
+  }
+  return ap;
+}
+
+LogicalResult TileUnroller::block(Block &block) {
+  for (Operation &op : block) {
+    current_ = &op;
+    if (failed(operation(&op)) || error_) return failure();
+  }
+  return success();
+}
+
+LogicalResult TileUnroller::operation(Operation *op) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](arith::ConstantIndexOp c) { ints_[c] = c.value(); return success(); })
+      .Case([&](arith::AddIOp o) { ints_[o] = value(o.getLhs()) + value(o.getRhs()); return success(); })
+      .Case([&](arith::SubIOp o) { ints_[o] = value(o.getLhs()) - value(o.getRhs()); return success(); })
+      .Case([&](arith::MulIOp o) { ints_[o] = value(o.getLhs()) * value(o.getRhs()); return success(); })
+      .Case([&](scf::ForOp o) { return loop(o); })
+      .Case([&](scf::YieldOp) { return success(); })
+      .Case([&](func::ReturnOp) { return success(); })
+      .Case([&](tile::AllocOp o) { return alloc(o); })
+      .Case([&](tile::ViewOp o) { return view(o); })
+      .Default([&](Operation *o) { return lower(o); });
+}
+
+LogicalResult TileUnroller::loop(scf::ForOp o) {
+  int64_t lb = value(o.getLowerBound()), ub = value(o.getUpperBound()), step = value(o.getStep());
+  if (step <= 0) return o.emitOpError("needs a positive constant step");
+  for (int64_t iv = lb; iv < ub; iv += step) {
+    ints_[o.getInductionVar()] = iv;
+    if (failed(beginIteration(o)) || failed(block(*o.getBody()))) return failure();
+  }
+  return success();
+}
+
+LogicalResult TileUnroller::alloc(tile::AllocOp o) {
+  if (!o.getOffset() || !o.getBufs()) return o.emitOpError("has no address: run tile-allocate-memory first");
+  auto [it, fresh] = buffers_.try_emplace(o.getResult());
+  Buffer &b = it->second;
+  if (fresh) {
+    MemRefType t = o.getType();
+    b.dtype = *nc::toIsa(t.getElementType());
+    b.partitions = t.getDimSize(0);
+    b.freeSize = t.getDimSize(1);
+    b.accumulator = tile::memorySpaceOf(t) == tile::MemorySpace::psum;
+    b.offset = *o.getOffset();
+    b.bufs = *o.getBufs();
+    b.copyBytes = tileCopyBytes(t, target_);
+    b.space = target_.isTpu() ? isa::MemSpace::Vmem : toIsa(tile::memorySpaceOf(t));
+    if (target_.isTpu()) b.pitch = vmemLayout(t, target_).pitch;
+  }
+  ++b.instance;
+  b.zeroPending = false; // a zero fill nobody read is dropped with the old copy
+  b.zeroFilled = false;
+  return success();
+}
+
+/// A view addresses the window of the copy of its source in use now; the source does not move while the view
+/// lives (the view is nested in the source's block), so this snapshot stays right.
+LogicalResult TileUnroller::view(tile::ViewOp o) {
+  auto it = buffers_.find(o.getSource());
+  if (it == buffers_.end()) return o.emitOpError("views a tile that has no address yet");
+  Buffer v = it->second;
+  const int64_t first = value(o.getOffset()), size = o.getType().getDimSize(1);
+  if (first < 0 || first + size > v.freeSize)
+    return o.emitOpError() << "window of " << size << " elements at offset " << first << " leaves its source ("
+                           << v.freeSize << " elements)";
+  v.offset = v.address() + first * static_cast<int64_t>(isa::byteSize(v.dtype));
+  v.freeSize = size;
+  v.bufs = 1;
+  v.instance = 0;
+  v.copyBytes = tileCopyBytes(o.getType(), target_);
+  v.zeroPending = v.zeroFilled = false; // sbuf only: zero tracking is for accumulators
+  buffers_[o.getResult()] = v;
+  return success();
+}
+
+Buffer &TileUnroller::read(Value tile) {
+  Buffer &b = bufferOf(tile);
+  flushZero(b);
+  return b;
+}
+
+Buffer &TileUnroller::written(Value tile) {
+  Buffer &b = bufferOf(tile);
+  b.zeroPending = false;
+  b.zeroFilled = false;
+  return b;
+}
+
+void TileUnroller::flushZero(Buffer &b) {
+  if (!b.zeroPending) return;
+  if (failed(emitZeroFill(b))) return fail();
+  b.zeroPending = false;
+  b.zeroFilled = true;
+}
+
+isa::Instruction TileUnroller::computeInstruction(Operation *op, isa::Opcode opcode) {
+  isa::Instruction i;
+  i.op = opcode;
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](tile::BinaryOp o) {
+        i.alu = toIsa(o.getOp());
+        // Read before write: an in-place op (dst == lhs) on a zero-filled tile needs the fill emitted.
+        Buffer &lhs = read(o.getLhs()), &rhs = read(o.getRhs());
+        Buffer &dst = written(o.getDst());
+        i.dst = dst.pattern();
+        i.src0 = lhs.pattern(dst.freeSize);
+        i.src1 = rhs.pattern(dst.freeSize);
+      })
+      .Case([&](tile::ActivationOp o) {
+        i.func = toIsa(o.getFunc());
+        i.imm = o.getScale().convertToFloat();
+        i.src0 = read(o.getSrc()).pattern();
+        i.dst = written(o.getDst()).pattern();
+      })
+      .Case([&](tile::ReduceOp o) {
+        i.alu = toIsa(o.getOp());
+        i.src0 = read(o.getSrc()).pattern();
+        i.dst = written(o.getDst()).pattern();
+      })
+      .Case([&](tile::CopyOp o) {
+        i.src0 = read(o.getSrc()).pattern();
+        i.dst = written(o.getDst()).pattern();
+      })
+      .Case([&](tile::PrintOp o) { i.src0 = read(o.getSrc()).pattern(); });
+  return i;
+}
+
+isa::Instruction TileUnroller::matmulInstruction(tile::MatmulOp o, isa::Opcode opcode, bool verbatim) {
+  isa::Instruction i;
+  i.op = opcode;
+  i.src0 = read(o.getStationary()).pattern();
+  i.src1 = read(o.getMoving()).pattern();
+  Buffer &acc = bufferOf(o.getAcc());
+  if (verbatim && o.getAccumulate()) flushZero(acc); // accumulate exactly onto what the tile holds
+  // Accumulating onto zeros is the same as starting the accumulation, which is defined on every target.
+  i.accumulate = o.getAccumulate() && (verbatim || (!acc.zeroPending && !acc.zeroFilled));
+  acc.zeroPending = false;
+  acc.zeroFilled = false;
+  i.dst = acc.pattern();
+  return i;
+}
+
+isa::Instruction TileUnroller::transferInstruction(Operation *op, isa::Opcode opcode) {
+  isa::Instruction i;
+  i.op = opcode;
+  if (auto load = llvm::dyn_cast<tile::LoadOp>(op)) {
+    Buffer &b = written(load.getDst());
+    i.src0 = hbmPattern(load.getSrc(), load.getIndices(), b);
+    i.dst = b.pattern();
+    return i;
+  }
+  auto store = llvm::cast<tile::StoreOp>(op);
+  Buffer &b = read(store.getSrc());
+  i.src0 = b.pattern();
+  i.dst = hbmPattern(store.getDst(), store.getIndices(), b);
+  return i;
+}
+
+std::optional<isa::Instruction> TileUnroller::fillInstruction(tile::MemsetOp o, isa::Opcode opcode, bool mayDefer) {
+  Buffer &b = written(o.getDst());
+  const float value = o.getValue().convertToFloat();
+  if (mayDefer && b.accumulator && value == 0.0f) {
+    b.zeroPending = true;
+    b.memsetLoc = o.getLoc();
+    return std::nullopt;
+  }
+  isa::Instruction i;
+  i.op = opcode;
+  i.imm = value;
+  i.dst = b.pattern();
+  b.zeroFilled = value == 0.0f;
+  return i;
+}
+
+isa::Instruction TileUnroller::zeroFill(const Buffer &b, isa::Opcode opcode) {
+  isa::Instruction i;
+  i.op = opcode;
+  i.imm = 0.0f;
+  i.dst = b.pattern();
+  return i;
+}
+
+LogicalResult TileUnroller::countInstruction(Location loc) {
+  if (maxInstructions_ == 0 || ++emitted_ <= maxInstructions_) return success();
+  return emitError(loc) << kInstructionLimitMessage << ": the kernel unrolls to more than " << maxInstructions_
+                        << " instructions";
+}
+
+unsigned TileUnroller::nextDmaQueue(const isa::Instruction &transfer) {
+  const unsigned queues = target_.dma.queues, loadQueues = std::max(1u, queues / 2);
+  if (queues < 2) return 0;
+  if (transfer.dst.space == isa::MemSpace::Hbm) return loadQueues + nextStoreQueue_++ % (queues - loadQueues);
+  return nextLoadQueue_++ % loadQueues;
+}
+
+isa::AccessPattern TileUnroller::hbmPattern(Value hbm, ValueRange indices, const Buffer &b) const {
+  auto hbmType = llvm::cast<MemRefType>(hbm.getType());
+  isa::AccessPattern h;
+  h.space = isa::MemSpace::Hbm;
+  h.dtype = b.dtype;
+  h.tensor = static_cast<int32_t>(llvm::cast<BlockArgument>(hbm).getArgNumber());
+  h.partitions = static_cast<uint32_t>(b.partitions);
+  h.partitionStride = hbmType.getDimSize(1);
+  h.offset = value(indices[0]) * hbmType.getDimSize(1) + value(indices[1]);
+  h.freeRank = 1;
+  h.sizes[0] = b.freeSize;
+  h.strides[0] = 1;
+  return h;
+}
+
+LogicalResult replaceBody(func::FuncOp fn, llvm::function_ref<LogicalResult(Block &body, OpBuilder &b)> lower) {
+  Block &body = fn.getBody().front();
+  auto newBody = std::make_unique<Block>();
+  for (BlockArgument a : body.getArguments()) newBody->addArgument(a.getType(), a.getLoc());
+  OpBuilder b(fn.getContext());
+  b.setInsertionPointToEnd(newBody.get());
+  if (failed(lower(body, b))) return failure();
+  b.create<func::ReturnOp>(fn.getLoc());
+  for (auto [from, to] : llvm::zip(body.getArguments(), newBody->getArguments())) from.replaceAllUsesWith(to);
+  fn.getBody().push_back(newBody.release());
+  body.dropAllReferences();
+  body.erase();
+  return success();
+}
+
+} // namespace tessera::compiler

@@ -1,0 +1,124 @@
+#pragma once
+/// \file
+/// Internal to the lowerings from tile to a target dialect (lower-tile-to-nc, lower-tile-to-tpu): the walk of a
+/// kernel as it runs. It unrolls every loop, evaluates the index arithmetic, gives each tile's current copy an
+/// address (tile i of a loop uses copy i mod bufs of its allocation; a view is a window of its source's copy),
+/// tracks zero-filled accumulators, and counts instructions against the limit. A target's lowering says what
+/// each tile op becomes, and where its instructions go.
+
+#include "tessera/isa/Program.h"
+#include "tessera/isa/Target.h"
+
+#include "tessera/compiler/Dialect/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <optional>
+
+namespace tessera::compiler {
+
+/// A tile allocation while the kernel is walked.
+struct Buffer {
+  isa::MemSpace space = isa::MemSpace::Sbuf;
+  isa::DType dtype = isa::DType::F32;
+  int64_t partitions = 0, freeSize = 0;  ///< rows and elements per row
+  int64_t pitch = 0;                     ///< flat memories (VMEM): elements from one row to the next
+  int64_t offset = 0, bufs = 1, copyBytes = 0;
+  int64_t instance = -1;        ///< how many times the alloc has run, minus one
+  bool accumulator = false;     ///< a PSUM tile of the tile dialect: what matmuls accumulate into
+  bool zeroPending = false;     ///< zero-filled, fill not emitted yet
+  bool zeroFilled = false;      ///< holds the zeros of a fill that nothing has overwritten since
+  std::optional<mlir::Location> memsetLoc;
+
+  int64_t address() const { return offset + (instance % bufs) * copyBytes; }
+  /// The whole tile, or (when `width` is larger than a [P, 1] tile's 1) the tile broadcast to `width`.
+  isa::AccessPattern pattern(int64_t width = 0) const;
+};
+
+/// Walks a tile function as it runs; subclasses emit the target's instructions.
+class TileUnroller {
+public:
+  /// `maxInstructions`: the most instructions countInstruction allows (0: no limit).
+  TileUnroller(const isa::Target &target, mlir::OpBuilder &builder, uint64_t maxInstructions)
+      : target_(target), b_(builder), maxInstructions_(maxInstructions) {}
+  virtual ~TileUnroller() = default;
+
+  /// Lowers the ops of `block` in order, running loop bodies once per iteration.
+  mlir::LogicalResult block(mlir::Block &block);
+
+protected:
+  /// Lowers one tile op other than a loop, index arithmetic, an alloc or a view.
+  virtual mlir::LogicalResult lower(mlir::Operation *op) = 0;
+  /// Called before each iteration of `loop` runs its body.
+  virtual mlir::LogicalResult beginIteration(mlir::scf::ForOp loop) { return mlir::success(); }
+  /// Emits the deferred zero fill of `b`, which is about to be read (at b.memsetLoc).
+  virtual mlir::LogicalResult emitZeroFill(Buffer &b) = 0;
+
+  /// The value of an index computed so far.
+  int64_t value(mlir::Value v) const { return ints_.lookup(v); }
+  /// The buffer of `tile` about to be read: a pending zero fill is emitted first.
+  Buffer &read(mlir::Value tile);
+  /// The buffer of `tile` about to be overwritten: a pending zero fill is dead.
+  Buffer &written(mlir::Value tile);
+  /// The buffer of `tile`, as it is.
+  Buffer &bufferOf(mlir::Value tile) { return buffers_.find(tile)->second; }
+  /// Emits `b`'s pending zero fill, if any.
+  void flushZero(Buffer &b);
+
+  // The instruction each tile op becomes, with the target's `opcode` for it: operands at their current
+  // addresses, sources read (pending zero fills emitted) before destinations are written.
+
+  /// A tile.binary, tile.activation, tile.reduce, tile.copy or tile.print: its operator, function and scale, and
+  /// its operands (an [R, 1] source of a binary op broadcast to dst's width).
+  isa::Instruction computeInstruction(mlir::Operation *op, isa::Opcode opcode);
+  /// A tile.matmul: exactly as written when `verbatim`; else accumulating only onto what may not be zeros (onto
+  /// a zero-filled accumulator the matmul overwrites instead, and the fill is never emitted).
+  isa::Instruction matmulInstruction(tile::MatmulOp o, isa::Opcode opcode, bool verbatim);
+  /// A tile.load or tile.store: a transfer between HBM and the tile.
+  isa::Instruction transferInstruction(mlir::Operation *op, isa::Opcode opcode);
+  /// A tile.memset; nullopt when `mayDefer` and it fills an accumulator with zeros: that fill is emitted (with
+  /// zeroFill) only if something reads the tile before a matmul overwrites it.
+  std::optional<isa::Instruction> fillInstruction(tile::MemsetOp o, isa::Opcode opcode, bool mayDefer);
+  /// The deferred zero fill of `b`.
+  static isa::Instruction zeroFill(const Buffer &b, isa::Opcode opcode);
+  /// Counts one more instruction: an error at `loc` past CompileOptions::maxInstructions.
+  mlir::LogicalResult countInstruction(mlir::Location loc);
+  /// The DMA queue of the next transfer, round robin: loads over the first half of the target's queues, stores
+  /// (to HBM) over the second half, so that a store waiting for its data never holds up the loads behind it.
+  unsigned nextDmaQueue(const isa::Instruction &transfer);
+
+  /// The tile op being lowered.
+  mlir::Operation *current() const { return current_; }
+  /// Stops the walk after the current op: an error was emitted where no LogicalResult could carry it.
+  void fail() { error_ = true; }
+
+  const isa::Target &target_;
+  mlir::OpBuilder &b_;
+
+private:
+  mlir::LogicalResult operation(mlir::Operation *op);
+  mlir::LogicalResult loop(mlir::scf::ForOp o);
+  mlir::LogicalResult alloc(tile::AllocOp o);
+  mlir::LogicalResult view(tile::ViewOp o);
+  /// The HBM side of a transfer between kernel tensor `hbm`, from element `indices`, and buffer `b`.
+  isa::AccessPattern hbmPattern(mlir::Value hbm, mlir::ValueRange indices, const Buffer &b) const;
+
+  llvm::DenseMap<mlir::Value, int64_t> ints_;
+  llvm::DenseMap<mlir::Value, Buffer> buffers_;
+  unsigned nextLoadQueue_ = 0, nextStoreQueue_ = 0;
+  mlir::Operation *current_ = nullptr;
+  bool error_ = false;
+  uint64_t maxInstructions_ = 0;
+  uint64_t emitted_ = 0;
+};
+
+isa::AluOp toIsa(tile::Alu a);
+isa::ActFunc toIsa(tile::Func f);
+
+/// Replaces the body of `fn` with what `lower` builds from the old body (which it must leave alone) with `b`,
+/// whose insertion point is the new body; the arguments stay, and a return ends the new body.
+mlir::LogicalResult replaceBody(mlir::func::FuncOp fn,
+                                llvm::function_ref<mlir::LogicalResult(mlir::Block &body, mlir::OpBuilder &b)> lower);
+
+} // namespace tessera::compiler
