@@ -16,6 +16,7 @@
 //
 //===------------------------------------------------------------------------------------------------------===//
 
+#include "tessera/compiler/Dialect/Nc/NcDialect.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 #include "tessera/compiler/Passes.h"
 
@@ -141,8 +142,9 @@ void notePaddedTiles(func::FuncOp fn, const isa::Target &target) {
     MemRefType t = alloc.getType();
     VmemLayout layout = vmemLayout(t, target);
     if (alloc.getFixed() || (layout.rows == t.getDimSize(0) && layout.pitch == t.getDimSize(1))) return;
+    std::optional<isa::DType> dtype = nc::toIsa(t.getElementType());
     alloc.emitRemark() << "tile" << quotedName(alloc) << " [" << t.getDimSize(0) << ", " << t.getDimSize(1) << "] "
-                       << t.getElementType() << " is padded to [" << layout.rows << ", " << layout.pitch
+                       << (dtype ? isa::name(*dtype) : "?") << " is padded to [" << layout.rows << ", " << layout.pitch
                        << "] in VMEM (Mosaic's (" << layout.sublaneTiling << ", " << target.tpu.lanes << ") tiling)";
   });
 }

@@ -3,12 +3,14 @@
 // The DSL checks NKI's language-level limits at trace time; this pass checks the actual target (which a user
 // may have changed: a 64x64 array, a smaller PSUM). On a TPU none of the NeuronCore's limits apply (Mosaic tiles
 // a matmul or a tile of any shape, and allocate-memory checks VMEM); what the TPU checks is the MXU's element
-// types. Test: compiler/test/Transforms/verify-target.mlir, verify-target-tpu.mlir
+// types (mxu_matmul's definition). Test: compiler/test/Transforms/verify-target.mlir, verify-target-tpu.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
 
+#include "tessera/compiler/Dialect/Nc/NcDialect.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 #include "tessera/compiler/Passes.h"
+#include "tessera/isa/InstructionSet.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -64,20 +66,21 @@ LogicalResult verifyMatmul(tile::MatmulOp op, const isa::Target &t) {
   return success();
 }
 
-/// The MXU multiplies bf16 and f32 (in several bf16 passes), and fp8 on the generations that publish an FP8 peak
-/// (tensor.peak_fp8_tflops); no TPU publishes an fp16 peak (TARGETS.md), so f16 is not an MXU type.
-bool mxuTakes(Type element, const isa::Target &t) {
-  if (element.isBF16() || element.isF32()) return true;
-  return t.tensor.peakFp8Tflops > 0 && (element.isFloat8E4M3FN() || element.isFloat8E5M2());
-}
-
+/// The MXU's rules, its element types above all, from mxu_matmul's definition: the matmul's tiles as if in VMEM.
 LogicalResult verifyMxuMatmul(tile::MatmulOp op, const isa::Target &t) {
-  for (auto [v, role] : {std::pair{op.getStationary(), "stationary"}, std::pair{op.getMoving(), "moving"}}) {
-    Type element = llvm::cast<MemRefType>(v.getType()).getElementType();
-    if (!mxuTakes(element, t))
-      return op.emitError() << "matmul " << role << " operand is " << element << "; the MXU of " << t.name
-                            << " multiplies bf16 or f32" << (t.tensor.peakFp8Tflops > 0 ? " or fp8" : "");
-  }
+  auto pattern = [](Value tile) {
+    auto type = llvm::cast<MemRefType>(tile.getType());
+    return isa::AccessPattern::dense(isa::MemSpace::Vmem, *nc::toIsa(type.getElementType()), 0,
+                                     static_cast<uint32_t>(type.getDimSize(0)), 0, type.getDimSize(1));
+  };
+  isa::Instruction i;
+  i.op = isa::Opcode::MxuMatmul;
+  i.accumulate = op.getAccumulate();
+  i.src0 = pattern(op.getStationary());
+  i.src1 = pattern(op.getMoving());
+  i.dst = pattern(op.getAcc());
+  if (std::string problem = isa::verifyInstruction(i, isa::Engine::Mxu, &t); !problem.empty())
+    return op.emitError() << "matmul on " << t.name << ": " << problem;
   return success();
 }
 

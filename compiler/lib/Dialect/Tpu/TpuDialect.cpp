@@ -35,7 +35,7 @@ std::optional<isa::MemSpace> parseSpace(StringRef s) {
 /// The instruction a tpu op stands for.
 isa::Opcode opcodeOf(Operation *op) {
   return llvm::TypeSwitch<Operation *, isa::Opcode>(op)
-      .Case([](MatmulOp) { return isa::Opcode::MxuMatmul; })
+      .Case([](MxuMatmulOp) { return isa::Opcode::MxuMatmul; })
       .Case([](VpuBinaryOp) { return isa::Opcode::VpuBinary; })
       .Case([](VpuUnaryOp) { return isa::Opcode::VpuUnary; })
       .Case([](VpuReduceOp) { return isa::Opcode::VpuReduce; })
@@ -67,7 +67,7 @@ LogicalResult verifyCommon(Operation *op) {
 } // namespace
 
 // Every op's rules come from its instruction's definition (isa/InstructionSet.h).
-LogicalResult MatmulOp::verify() { return verifyCommon(*this); }
+LogicalResult MxuMatmulOp::verify() { return verifyCommon(*this); }
 LogicalResult VpuBinaryOp::verify() { return verifyCommon(*this); }
 LogicalResult VpuUnaryOp::verify() { return verifyCommon(*this); }
 LogicalResult VpuReduceOp::verify() { return verifyCommon(*this); }
@@ -117,7 +117,7 @@ Operation *build(OpBuilder &b, Location loc, const isa::Instruction &inst, isa::
   IntegerAttr q = b.getI64IntegerAttr(queue);
   switch (inst.op) {
   case isa::Opcode::MxuMatmul:
-    return b.create<MatmulOp>(loc, ref(inst.dst), ref(inst.src0), ref(inst.src1),
+    return b.create<MxuMatmulOp>(loc, ref(inst.dst), ref(inst.src0), ref(inst.src1),
                               inst.accumulate ? b.getUnitAttr() : UnitAttr(), e, q, nullptr, nullptr);
   case isa::Opcode::VpuBinary:
     return b.create<VpuBinaryOp>(loc, b.getStringAttr(isa::name(inst.alu)), ref(inst.dst), ref(inst.src0),
@@ -147,7 +147,7 @@ isa::Instruction toInstruction(Operation *op) {
   isa::Instruction inst;
   inst.op = opcodeOf(op);
   llvm::TypeSwitch<Operation *>(op)
-      .Case([&](MatmulOp o) {
+      .Case([&](MxuMatmulOp o) {
         inst.dst = toIsa(o.getDst());
         inst.src0 = toIsa(o.getLhs());
         inst.src1 = toIsa(o.getWeights());

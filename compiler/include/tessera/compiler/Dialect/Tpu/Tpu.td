@@ -5,8 +5,10 @@
 // queue), and the semaphores it waits on and signals. Loops are unrolled; the grid loop's bookkeeping is an
 // explicit tpu.grid_step on the scalar core.
 //
+// Each op is named as its instruction's definition names it (isa/lib/instructions/Tpu*.cpp):
+//
 //   op               isa::Opcode  unit     what it does
-//   tpu.matmul       MxuMatmul    mxu      dst[M, N] f32 (+)= lhs[K, M]^T @ weights[K, N]
+//   tpu.mxu_matmul   MxuMatmul    mxu      dst[M, N] f32 (+)= lhs[K, M]^T @ weights[K, N]
 //   tpu.vpu_binary   VpuBinary    vpu      dst = lhs <op> rhs elementwise ([R, 1] operands broadcast)
 //   tpu.vpu_unary    VpuUnary     vpu      dst = func(src * scale) (transcendentals on the EUP)
 //   tpu.vpu_reduce   VpuReduce    vpu      dst[r, 0] = reduce_op(src[r, :]) (cross-lane reduce on the XLU)
@@ -61,9 +63,9 @@ class Tpu_Op<string mnemonic, dag operands, string format> : Op<Tpu_Dialect, mne
   let hasVerifier = 1;
 }
 
-def Tpu_MatmulOp : Tpu_Op<"matmul", (ins Tpu_RefAttr:$dst, Tpu_RefAttr:$lhs, Tpu_RefAttr:$weights,
-                                        UnitAttr:$accumulate),
-                          "qualified($dst) `,` qualified($lhs) `,` qualified($weights)"> {
+def Tpu_MxuMatmulOp : Tpu_Op<"mxu_matmul", (ins Tpu_RefAttr:$dst, Tpu_RefAttr:$lhs, Tpu_RefAttr:$weights,
+                                               UnitAttr:$accumulate),
+                              "qualified($dst) `,` qualified($lhs) `,` qualified($weights)"> {
   let summary = "MXU: dst[M, N] (+)= lhs[K, M]^T @ weights[K, N] into an f32 VMEM accumulator";
   let description = [{
     `weights` is held in the MXUs in tiles of the array's rows x cols while `lhs`'s M columns stream through as
