@@ -489,3 +489,13 @@ module attributes {tessera.target = "trn2"} {
     return
   }
 }
+
+// -----
+
+// The pass is for NeuronCore targets only.
+// expected-error@+1 {{lower-tile-to-nc: target tpu-v5e is a TPU; lower its kernels with lower-tile-to-tpu}}
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @tpu() {
+    return
+  }
+}
