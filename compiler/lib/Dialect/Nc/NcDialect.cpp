@@ -1,6 +1,6 @@
 #include "tessera/compiler/Dialect/Nc/NcDialect.h"
 
-#include "../InstructionOpChecks.h"
+#include "../InstructionOps.h"
 
 #include "tessera/isa/InstructionSet.h"
 
@@ -29,13 +29,6 @@ void NcDialect::initialize() {
 }
 
 namespace tessera::nc {
-
-namespace {
-
-isa::AluOp parseAlu(StringRef s) { return isa::parseAluOp(s).value_or(isa::AluOp::Add); }
-isa::ActFunc parseFunc(StringRef s) { return isa::parseActFunc(s).value_or(isa::ActFunc::Identity); }
-
-} // namespace
 
 DictionaryAttr paramsAttr(OpBuilder &b, const isa::Instruction &inst) {
   const isa::Instruction defaults;
@@ -129,10 +122,8 @@ std::optional<isa::DType> toIsa(Type t) {
 }
 
 AccessPatternAttr toAttr(MLIRContext *ctx, const isa::AccessPattern &ap) {
-  llvm::SmallVector<int64_t, 4> dims(ap.sizes.begin(), ap.sizes.begin() + ap.freeRank);
-  llvm::SmallVector<int64_t, 4> strides(ap.strides.begin(), ap.strides.begin() + ap.freeRank);
   return AccessPatternAttr::get(ctx, isa::name(ap.space), toMlir(ctx, ap.dtype), ap.tensor, ap.partitionStart,
-                                ap.partitions, ap.partitionStride, ap.offset, dims, strides);
+                                ap.partitions, ap.partitionStride, ap.offset, freeSizesOf(ap), freeStridesOf(ap));
 }
 
 namespace {
@@ -152,11 +143,7 @@ isa::AccessPattern toIsa(AccessPatternAttr attr) {
   ap.partitions = static_cast<uint32_t>(attr.getCount());
   ap.partitionStride = attr.getPstride();
   ap.offset = attr.getOffset();
-  ap.freeRank = static_cast<uint8_t>(attr.getDims().size());
-  for (unsigned d = 0; d < ap.freeRank; ++d) {
-    ap.sizes[d] = attr.getDims()[d];
-    ap.strides[d] = attr.getStrides()[d];
-  }
+  setFreeDims(ap, attr.getDims(), attr.getStrides());
   return ap;
 }
 
@@ -169,19 +156,22 @@ std::optional<isa::Engine> engineOf(Operation *op) {
 
 namespace {
 
+/// The nc ops that are one instruction each, and their instructions (nc.inst names its own).
+constexpr InstructionOpName kOwnOps[] = {
+    {isa::Opcode::DmaCopy, DmaCopyOp::getOperationName()},
+    {isa::Opcode::Matmul, MatmulOp::getOperationName()},
+    {isa::Opcode::TensorTensor, TensorTensorOp::getOperationName()},
+    {isa::Opcode::Activation, ActivationOp::getOperationName()},
+    {isa::Opcode::TensorReduce, TensorReduceOp::getOperationName()},
+    {isa::Opcode::TensorCopy, TensorCopyOp::getOperationName()},
+    {isa::Opcode::Memset, MemsetOp::getOperationName()},
+    {isa::Opcode::Print, PrintOp::getOperationName()},
+};
+
 /// The instruction an nc op stands for (nullopt: an nc.inst naming none).
 std::optional<isa::Opcode> opcodeOf(Operation *op) {
-  return llvm::TypeSwitch<Operation *, std::optional<isa::Opcode>>(op)
-      .Case([](DmaCopyOp) { return isa::Opcode::DmaCopy; })
-      .Case([](MatmulOp) { return isa::Opcode::Matmul; })
-      .Case([](TensorTensorOp) { return isa::Opcode::TensorTensor; })
-      .Case([](ActivationOp) { return isa::Opcode::Activation; })
-      .Case([](TensorReduceOp) { return isa::Opcode::TensorReduce; })
-      .Case([](TensorCopyOp) { return isa::Opcode::TensorCopy; })
-      .Case([](MemsetOp) { return isa::Opcode::Memset; })
-      .Case([](PrintOp) { return isa::Opcode::Print; })
-      .Case([](InstOp o) { return isa::parseOpcode(o.getOpcode().str()); })
-      .Default([](Operation *) { return std::nullopt; });
+  if (auto inst = llvm::dyn_cast<InstOp>(op)) return isa::parseOpcode(inst.getOpcode().str());
+  return opcodeIn(kOwnOps, op);
 }
 
 /// Checks what every nc op shares: a known engine among its definition's, well-formed access patterns and
@@ -236,34 +226,11 @@ namespace {
 /// The instruction's own op (nc.matmul, nc.activation...), or null when it has none.
 Operation *buildOwnOp(OpBuilder &b, Location loc, const isa::Instruction &inst, isa::Engine engine, unsigned queue,
                       StringRef text) {
-  MLIRContext *ctx = b.getContext();
-  auto ap = [&](const isa::AccessPattern &p) { return toAttr(ctx, p); };
-  StringAttr e = b.getStringAttr(isa::name(engine));
-  IntegerAttr q = b.getI64IntegerAttr(queue);
-  switch (inst.op) {
-  case isa::Opcode::DmaCopy:
-    return b.create<DmaCopyOp>(loc, ap(inst.dst), ap(inst.src0), e, q, nullptr, nullptr);
-  case isa::Opcode::Matmul:
-    return b.create<MatmulOp>(loc, ap(inst.dst), ap(inst.src0), ap(inst.src1),
-                              inst.accumulate ? b.getUnitAttr() : UnitAttr(), e, q, nullptr,
-                              nullptr);
-  case isa::Opcode::TensorTensor:
-    return b.create<TensorTensorOp>(loc, b.getStringAttr(isa::name(inst.alu)), ap(inst.dst), ap(inst.src0),
-                                    ap(inst.src1), e, q, nullptr, nullptr);
-  case isa::Opcode::Activation:
-    return b.create<ActivationOp>(loc, b.getStringAttr(isa::name(inst.func)), ap(inst.dst), ap(inst.src0),
-                                  b.getF32FloatAttr(inst.imm), e, q, nullptr, nullptr);
-  case isa::Opcode::TensorReduce:
-    return b.create<TensorReduceOp>(loc, b.getStringAttr(isa::name(inst.alu)), ap(inst.dst), ap(inst.src0), e, q,
-                                    nullptr, nullptr);
-  case isa::Opcode::TensorCopy:
-    return b.create<TensorCopyOp>(loc, ap(inst.dst), ap(inst.src0), e, q, nullptr, nullptr);
-  case isa::Opcode::Memset:
-    return b.create<MemsetOp>(loc, ap(inst.dst), b.getF32FloatAttr(inst.imm), e, q, nullptr, nullptr);
-  case isa::Opcode::Print:
-    return b.create<PrintOp>(loc, b.getStringAttr(text), ap(inst.src0), e, q, nullptr, nullptr);
-  default: break;
-  }
+  for (const InstructionOpName &own : kOwnOps)
+    if (own.opcode == inst.op)
+      return buildInstructionOp(b, loc, own.name, inst, engine, queue, text, [&](const isa::AccessPattern &p) {
+        return toAttr(b.getContext(), p);
+      });
   return nullptr;
 }
 
@@ -292,61 +259,17 @@ Operation *build(OpBuilder &b, Location loc, const isa::Instruction &inst, isa::
 
 isa::Instruction toInstruction(Operation *op) {
   isa::Instruction inst;
-  llvm::TypeSwitch<Operation *>(op)
-      .Case([&](DmaCopyOp o) {
-        inst.op = isa::Opcode::DmaCopy;
-        inst.dst = toIsa(o.getDst());
-        inst.src0 = toIsa(o.getSrc());
-      })
-      .Case([&](MatmulOp o) {
-        inst.op = isa::Opcode::Matmul;
-        inst.dst = toIsa(o.getDst());
-        inst.src0 = toIsa(o.getStationary());
-        inst.src1 = toIsa(o.getMoving());
-        inst.accumulate = o.getAccumulate();
-      })
-      .Case([&](TensorTensorOp o) {
-        inst.op = isa::Opcode::TensorTensor;
-        inst.alu = parseAlu(o.getOp());
-        inst.dst = toIsa(o.getDst());
-        inst.src0 = toIsa(o.getLhs());
-        inst.src1 = toIsa(o.getRhs());
-      })
-      .Case([&](ActivationOp o) {
-        inst.op = isa::Opcode::Activation;
-        inst.func = parseFunc(o.getFunc());
-        inst.imm = o.getScale().convertToFloat();
-        inst.dst = toIsa(o.getDst());
-        inst.src0 = toIsa(o.getSrc());
-      })
-      .Case([&](TensorReduceOp o) {
-        inst.op = isa::Opcode::TensorReduce;
-        inst.alu = parseAlu(o.getOp());
-        inst.dst = toIsa(o.getDst());
-        inst.src0 = toIsa(o.getSrc());
-      })
-      .Case([&](TensorCopyOp o) {
-        inst.op = isa::Opcode::TensorCopy;
-        inst.dst = toIsa(o.getDst());
-        inst.src0 = toIsa(o.getSrc());
-      })
-      .Case([&](MemsetOp o) {
-        inst.op = isa::Opcode::Memset;
-        inst.imm = o.getValue().convertToFloat();
-        inst.dst = toIsa(o.getDst());
-      })
-      .Case([&](PrintOp o) {
-        inst.op = isa::Opcode::Print;
-        inst.src0 = toIsa(o.getSrc());
-      })
-      .Case([&](InstOp o) {
-        inst.op = isa::parseOpcode(o.getOpcode().str()).value_or(isa::Opcode::TensorCopy);
-        for (auto [attr, field] : {std::pair{o.getDstAttr(), &inst.dst}, std::pair{o.getDst2Attr(), &inst.dst2},
-                                   std::pair{o.getSrc0Attr(), &inst.src0}, std::pair{o.getSrc1Attr(), &inst.src1},
-                                   std::pair{o.getSrc2Attr(), &inst.src2}})
-          if (attr) *field = toIsa(attr);
-        (void)readParams(o.getParamsAttr(), inst); // checked by the verifier
-      });
+  if (auto o = llvm::dyn_cast<InstOp>(op)) {
+    inst.op = isa::parseOpcode(o.getOpcode().str()).value_or(isa::Opcode::TensorCopy);
+    for (auto [attr, field] : {std::pair{o.getDstAttr(), &inst.dst}, std::pair{o.getDst2Attr(), &inst.dst2},
+                               std::pair{o.getSrc0Attr(), &inst.src0}, std::pair{o.getSrc1Attr(), &inst.src1},
+                               std::pair{o.getSrc2Attr(), &inst.src2}})
+      if (attr) *field = toIsa(attr);
+    (void)readParams(o.getParamsAttr(), inst); // checked by the verifier
+    return inst;
+  }
+  inst.op = opcodeIn(kOwnOps, op).value_or(isa::Opcode::TensorCopy);
+  readInstructionFields(op, inst, [](Attribute a) { return toIsa(llvm::cast<AccessPatternAttr>(a)); });
   return inst;
 }
 

@@ -61,6 +61,10 @@ class Tpu_Op<string mnemonic, dag operands, string format> : Op<Tpu_Dialect, mne
                                       OptionalAttr<DenseI64ArrayAttr>:$signals));
   let assemblyFormat = format # " attr-dict";
   let hasVerifier = 1;
+  // The rules of every op are its instruction definition's (lib/Dialect/Tpu/TpuDialect.cpp).
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::verify() { return verifyCommon(*this); }
+  }];
 }
 
 def Tpu_MxuMatmulOp : Tpu_Op<"mxu_matmul", (ins Tpu_RefAttr:$dst, Tpu_RefAttr:$lhs, Tpu_RefAttr:$weights,
