@@ -78,6 +78,9 @@ const InstructionDef &definition(Opcode op);
 /// Every definition, in Opcode order (InstructionSetTest checks that every opcode has one).
 std::span<const InstructionDef> instructionSet();
 
+/// How a family's documentation names a generation: "NeuronCore-v3", "TPU v5e".
+std::string generationLabel(std::string_view family, std::string_view generation);
+
 /// Whether `target`'s generation ("v2", "v3"...; TPU "v5e", "7x") is at least `since`: the numbers are compared.
 bool generationAtLeast(const Target &target, std::string_view since);
 
