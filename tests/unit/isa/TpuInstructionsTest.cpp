@@ -84,13 +84,24 @@ void poisonVmem(TestMemory &mem) {
     mem.vmem[k] = std::byte(0xA5 ^ (k * 7));
 }
 
-/// "" must be "", else the message must equal `expected`.
+/// verifyInstruction's answer is `expected` ("" when the instruction is valid).
 void expectVerify(const Instruction &inst, std::optional<Engine> engine, const Target *target,
                   const std::string &expected) {
   EXPECT_EQ(verifyInstruction(inst, engine, target), expected);
 }
 
 uint64_t ceilDiv(uint64_t n, uint64_t d) { return (n + d - 1) / d; }
+
+/// An instruction of `op` on these operands (absent ones stay empty).
+Instruction instructionOf(Opcode op, const AccessPattern &dst, const AccessPattern &src0 = {},
+                          const AccessPattern &src1 = {}) {
+  Instruction inst;
+  inst.op = op;
+  inst.dst = dst;
+  inst.src0 = src0;
+  inst.src1 = src1;
+  return inst;
+}
 
 /// The VPU formula of the common context, recomputed: vregs x max(loads / load slots, ops, eup x eup cycles,
 /// stores / store slots), rounded up, + latency.
@@ -109,11 +120,7 @@ uint64_t vregs(uint64_t rows, uint64_t cols) {
 // ---- mxu_matmul ---------------------------------------------------------------------------------------------
 
 Instruction matmulOf(const AccessPattern &dst, const AccessPattern &lhsT, const AccessPattern &rhs, bool accumulate) {
-  Instruction inst;
-  inst.op = Opcode::MxuMatmul;
-  inst.dst = dst;
-  inst.src0 = lhsT;
-  inst.src1 = rhs;
+  Instruction inst = instructionOf(Opcode::MxuMatmul, dst, lhsT, rhs);
   inst.accumulate = accumulate;
   return inst;
 }
@@ -253,12 +260,8 @@ TEST(TpuMxuMatmul, Cycles) {
 // ---- vpu_binary ---------------------------------------------------------------------------------------------
 
 Instruction binaryOf(AluOp alu, const AccessPattern &dst, const AccessPattern &lhs, const AccessPattern &rhs) {
-  Instruction inst;
-  inst.op = Opcode::VpuBinary;
+  Instruction inst = instructionOf(Opcode::VpuBinary, dst, lhs, rhs);
   inst.alu = alu;
-  inst.dst = dst;
-  inst.src0 = lhs;
-  inst.src1 = rhs;
   return inst;
 }
 
@@ -408,12 +411,9 @@ TEST(TpuVpuBinary, Cycles) {
 // ---- vpu_unary ----------------------------------------------------------------------------------------------
 
 Instruction unaryOf(ActFunc func, float scale, const AccessPattern &dst, const AccessPattern &src) {
-  Instruction inst;
-  inst.op = Opcode::VpuUnary;
+  Instruction inst = instructionOf(Opcode::VpuUnary, dst, src);
   inst.func = func;
   inst.imm = scale;
-  inst.dst = dst;
-  inst.src0 = src;
   return inst;
 }
 
@@ -522,11 +522,8 @@ TEST(TpuVpuUnary, Cycles) {
 // ---- vpu_reduce ---------------------------------------------------------------------------------------------
 
 Instruction reduceOf(AluOp alu, const AccessPattern &dst, const AccessPattern &src) {
-  Instruction inst;
-  inst.op = Opcode::VpuReduce;
+  Instruction inst = instructionOf(Opcode::VpuReduce, dst, src);
   inst.alu = alu;
-  inst.dst = dst;
-  inst.src0 = src;
   return inst;
 }
 
@@ -615,11 +612,7 @@ float referenceBf16(float f) {
 }
 
 Instruction convertOf(const AccessPattern &dst, const AccessPattern &src) {
-  Instruction inst;
-  inst.op = Opcode::VpuConvert;
-  inst.dst = dst;
-  inst.src0 = src;
-  return inst;
+  return instructionOf(Opcode::VpuConvert, dst, src);
 }
 
 TEST(TpuVpuConvert, RoundsToBf16) {
@@ -670,9 +663,7 @@ TEST(TpuVpuConvert, VerifyAndCycles) {
 // ---- vpu_fill -----------------------------------------------------------------------------------------------
 
 Instruction fillOf(const AccessPattern &dst, float value) {
-  Instruction inst;
-  inst.op = Opcode::VpuFill;
-  inst.dst = dst;
+  Instruction inst = instructionOf(Opcode::VpuFill, dst);
   inst.imm = value;
   return inst;
 }
@@ -707,11 +698,7 @@ TEST(TpuVpuFill, FillsAndCosts) {
 // ---- dma ----------------------------------------------------------------------------------------------------
 
 Instruction dmaOf(const AccessPattern &dst, const AccessPattern &src) {
-  Instruction inst;
-  inst.op = Opcode::TpuDma;
-  inst.dst = dst;
-  inst.src0 = src;
-  return inst;
+  return instructionOf(Opcode::TpuDma, dst, src);
 }
 
 /// Rows [row0, row0 + rows) and columns [col0, col0 + cols) of a [*, width] HBM tensor.
