@@ -33,6 +33,12 @@ namespace fs = std::filesystem;
 
 double DmaSpec::bytesPerNs() const { return std::min(engines * bytesPerNsPerEngine, hbmGBps); }
 
+double Target::mxuPeakBf16Tflops() const {
+  constexpr double kFlopsPerMultiplyAdd = 2, kGigaPerTera = 1000;
+  return double(tpu.mxus) * tpuCost.mxuRowsPerCycle * tensor.rows * tensor.cols * kFlopsPerMultiplyAdd *
+         tensor.clockGhz / kGigaPerTera;
+}
+
 fs::path Target::builtinDirectory() { return fs::path(TESSERA_TARGETS_DIR); }
 
 namespace {
@@ -41,10 +47,30 @@ constexpr std::string_view kTargetExtension = ".toml";
 constexpr std::string_view kSearchPathVariable = "TESSERA_TARGET_PATH";
 constexpr uint64_t kFp32Bytes = 4; ///< PSUM accumulates in FP32: what one moving-free element takes in a bank
 
+/// One family's schema: its tables, in file order, and the built-in file that shows it complete.
+struct Schema {
+  std::string_view family;
+  std::string_view referenceFile;
+  std::vector<std::string_view> tables;
+};
+
+const Schema kNeuronCoreSchema{"neuroncore",
+                               "trn2.toml",
+                               {"target", "memory", "access", "tensor_engine", "vector_engine", "scalar_engine",
+                                "gpsimd_engine", "dma", "hbm", "cost"}};
+const Schema kTpuSchema{"tpu", "tpu-v5e.toml", {"target", "tensor_core", "mxu", "dma", "hbm", "cost"}};
+
 /// The hint every schema error carries: where to find a complete target with comments.
-std::string schemaHint() {
-  return fmt::format("compare with {}: a complete target, with the meaning and source of each figure",
-                     (Target::builtinDirectory() / "trn2.toml").string());
+std::string schemaHint(const Schema &schema) {
+  return fmt::format("compare with {}: a complete {} target, with the meaning and source of each figure",
+                     (Target::builtinDirectory() / schema.referenceFile).string(), schema.family);
+}
+
+/// The hint of an error in [target], before the family (and so the schema) is known.
+std::string headerHint() {
+  return fmt::format("compare with {} or {}: complete targets, with the meaning and source of each figure",
+                     (Target::builtinDirectory() / kNeuronCoreSchema.referenceFile).string(),
+                     (Target::builtinDirectory() / kTpuSchema.referenceFile).string());
 }
 
 SourceLoc locationOf(const fs::path &file, const toml::source_region &region) {
@@ -83,16 +109,16 @@ enum class NumberRange { Positive, NonNegative };
 /// not (usually typos) can be reported, and it knows each field's line for cross-field checks.
 class TableReader {
 public:
-  TableReader(const toml::table &root, std::string tableName, fs::path file)
-      : tableName_(std::move(tableName)), file_(std::move(file)) {
+  /// `hint` is what every error of this table suggests (schemaHint).
+  TableReader(const toml::table &root, std::string tableName, fs::path file, std::string hint)
+      : tableName_(std::move(tableName)), file_(std::move(file)), hint_(std::move(hint)) {
     const toml::node *node = root.get(tableName_);
     if (!node)
-      throw Error(fmt::format("{}: missing table [{}]", tableName_, tableName_), SourceLoc{file_.string()},
-                  schemaHint());
+      throw Error(fmt::format("{}: missing table [{}]", tableName_, tableName_), SourceLoc{file_.string()}, hint_);
     table_ = node->as_table();
     if (!table_)
       throw Error(fmt::format("{}: expected a table, got {}", tableName_, describe(*node)),
-                  locationOf(file_, node->source()), schemaHint());
+                  locationOf(file_, node->source()), hint_);
   }
 
   /// A string field; `allowEmpty` for free text such as a description.
@@ -150,7 +176,7 @@ public:
   Error fieldError(std::string_view key, std::string_view message) const {
     const toml::node *node = table_->get(key);
     const SourceLoc where = node ? locationOf(file_, node->source()) : locationOf(file_, table_->source());
-    return Error(fmt::format("{}: {}", qualified(key), message), where, schemaHint());
+    return Error(fmt::format("{}: {}", qualified(key), message), where, hint_);
   }
 
   /// "memory.psum_banks"
@@ -164,7 +190,7 @@ public:
       std::vector<std::string> known(read_.begin(), read_.end());
       throw Error(fmt::format("{}: unknown field (fields of [{}]: {})", qualified(key.str()), tableName_,
                               fmt::join(known, ", ")),
-                  locationOf(file_, key.source()), schemaHint());
+                  locationOf(file_, key.source()), hint_);
     }
   }
 
@@ -173,8 +199,7 @@ private:
     read_.emplace(key);
     const toml::node *node = table_->get(key);
     if (!node)
-      throw Error(fmt::format("{}: missing field", qualified(key)), locationOf(file_, table_->source()),
-                  schemaHint());
+      throw Error(fmt::format("{}: missing field", qualified(key)), locationOf(file_, table_->source()), hint_);
     return *node;
   }
 
@@ -188,21 +213,28 @@ private:
 
   std::string tableName_;
   fs::path file_;
+  std::string hint_;
   const toml::table *table_ = nullptr;
   std::set<std::string, std::less<>> read_;
 };
 
-/// The tables of the schema, in file order.
-constexpr std::string_view kTables[] = {"target",        "memory",        "access", "tensor_engine",
-                                        "vector_engine", "scalar_engine", "gpsimd_engine", "dma",
-                                        "hbm",           "cost"};
+bool hasTable(const Schema &schema, std::string_view table) {
+  return std::find(schema.tables.begin(), schema.tables.end(), table) != schema.tables.end();
+}
 
-void rejectUnknownTables(const toml::table &root, const fs::path &file) {
+/// Rejects tables that `schema` does not have, naming the other family's tables as such (a [memory] table in a
+/// TPU target).
+void rejectUnknownTables(const toml::table &root, const fs::path &file, const Schema &schema) {
+  const Schema &other = &schema == &kTpuSchema ? kNeuronCoreSchema : kTpuSchema;
   for (const auto &[key, node] : root) {
-    if (std::find(std::begin(kTables), std::end(kTables), key.str()) != std::end(kTables))
+    if (hasTable(schema, key.str()))
       continue;
-    throw Error(fmt::format("{}: unknown table (a target has [{}])", key.str(), fmt::join(kTables, "], [")),
-                locationOf(file, key.source()), schemaHint());
+    const std::string what =
+        hasTable(other, key.str()) ? fmt::format("a {} table in a {} target", other.family, schema.family)
+                                   : std::string("unknown table");
+    throw Error(fmt::format("{}: {} (a {} target has [{}])", key.str(), what, schema.family,
+                            fmt::join(schema.tables, "], [")),
+                locationOf(file, key.source()), schemaHint(schema));
   }
 }
 
@@ -213,8 +245,8 @@ EngineSpec readEngine(TableReader &table) {
   return engine;
 }
 
-/// Checks that relate several fields; each error is located at the field that cannot be right.
-void checkConsistency(const Target &target, const TableReader &memory, const TableReader &access,
+/// The NeuronCore checks that relate several fields; each error is located at the field that cannot be right.
+void checkNeuronCoreConsistency(const Target &target, const TableReader &memory, const TableReader &access,
                       const TableReader &tensor) {
   const uint64_t psumBytes = target.psumBytesPerPartition;
   if (target.psumBanks > psumBytes)
@@ -268,18 +300,38 @@ void checkConsistency(const Target &target, const TableReader &memory, const Tab
                                                               target.access.partitionQuadrant, target.partitions));
 }
 
-/// Builds a Target from a parsed file, validating every field.
-Target fromToml(const toml::table &root, const fs::path &file) {
-  Target target;
-  target.file = file;
+/// Reads [dma]; `rowBytesKey` names the bytes per partition (NeuronCore) or per row (TPU) that saturate a transfer.
+DmaSpec readDma(TableReader &dma, std::string_view rowBytesKey) {
+  DmaSpec spec;
+  spec.engines = dma.integer("engines", 1);
+  spec.queues = dma.integer("queues", 1);
+  spec.bytesPerNsPerEngine = dma.number("bytes_per_ns_per_engine", NumberRange::Positive);
+  spec.fixedLatencyNs = dma.number("fixed_latency_ns", NumberRange::NonNegative);
+  spec.saturatedBytesPerPartition = dma.integer(rowBytesKey, 1);
+  spec.efficiencyKneeBytes = dma.number("efficiency_knee_bytes", NumberRange::NonNegative);
+  return spec;
+}
 
-  TableReader header(root, "target", file);
-  target.name = header.text("name");
-  target.family = header.text("family");
-  target.generation = header.text("generation");
-  target.description = header.text("description", /*allowEmpty=*/true);
+/// Reads [hbm] into target.hbm, and the core's share of it into target.dma (read [dma] first).
+void readHbm(TableReader &hbm, Target &target) {
+  target.hbm.bytes = hbm.integer("bytes", 1, std::numeric_limits<int64_t>::max());
+  target.hbm.chipGBps = hbm.number("chip_gbps", NumberRange::Positive);
+  target.hbm.coresPerChip = hbm.integer("cores_per_chip", 1);
+  target.dma.hbmGBps = target.hbm.perCoreGBps(); // derived: the chip's bandwidth, shared by its cores
+}
 
-  TableReader memory(root, "memory", file);
+/// Every [cost] coefficient by name, for the ISA reference (`tessera isa`).
+void collectCostCoefficients(const toml::table &root, Target &target) {
+  if (const toml::table *costTable = root["cost"].as_table())
+    for (const auto &[key, node] : *costTable)
+      if (std::optional<double> value = node.value<double>())
+        target.costCoefficients.emplace_back(std::string(key.str()), *value);
+}
+
+/// Reads the NeuronCore tables of a parsed file into `target`, validating every field.
+void readNeuronCore(const toml::table &root, const fs::path &file, TableReader &header, Target &target) {
+  const std::string hint = schemaHint(kNeuronCoreSchema);
+  TableReader memory(root, "memory", file, hint);
   target.partitions = memory.integer("partitions", 1);
   target.sbufBytesPerPartition = memory.integer("sbuf_bytes_per_partition", 1, std::numeric_limits<int64_t>::max());
   target.psumBytesPerPartition = memory.integer("psum_bytes_per_partition", 1, std::numeric_limits<int64_t>::max());
@@ -287,7 +339,7 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.ports.vectorGpsimdSbuf = memory.flag("vector_gpsimd_share_sbuf_port");
   target.ports.vectorScalarPsum = memory.flag("vector_scalar_share_psum_port");
 
-  TableReader access(root, "access", file);
+  TableReader access(root, "access", file, hint);
   target.access.partitionQuadrant = access.integer("partition_quadrant", 1);
   target.access.maxFreeDims = access.integer("max_free_dims", 1, AccessPattern::kMaxFreeDims);
   target.access.maxSize = access.integer("max_size", 1, std::numeric_limits<int64_t>::max());
@@ -295,7 +347,7 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.access.maxSbufElements = access.integer("max_sbuf_elements", 1, std::numeric_limits<int64_t>::max());
   target.access.maxPsumElements = access.integer("max_psum_elements", 1, std::numeric_limits<int64_t>::max());
 
-  TableReader tensor(root, "tensor_engine", file);
+  TableReader tensor(root, "tensor_engine", file, hint);
   static_cast<EngineSpec &>(target.tensor) = readEngine(tensor);
   target.tensor.rows = tensor.integer("rows", 1);
   target.tensor.cols = tensor.integer("cols", 1);
@@ -313,32 +365,24 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.tensor.maxRowTiles = tensor.integer("max_row_tiles", 1);
   target.tensor.fp8DoubleRowSpeedup = tensor.integer("fp8_double_row_speedup", 0);
 
-  TableReader vector(root, "vector_engine", file);
+  TableReader vector(root, "vector_engine", file, hint);
   target.vector = readEngine(vector);
   target.vectorTransposeBlock = vector.integer("transpose_block", 1);
-  TableReader scalar(root, "scalar_engine", file);
+  TableReader scalar(root, "scalar_engine", file, hint);
   target.scalar = readEngine(scalar);
-  TableReader gpsimd(root, "gpsimd_engine", file);
+  TableReader gpsimd(root, "gpsimd_engine", file, hint);
   target.gpsimd = readEngine(gpsimd);
   target.gpsimdPartitionsPerCore = gpsimd.integer("partitions_per_core", 1);
   target.localGatherMaxIndices = gpsimd.integer("local_gather_max_indices", 1);
   target.localGatherMaxElementsPerIndex = gpsimd.integer("local_gather_max_elements_per_index", 1);
 
-  TableReader dma(root, "dma", file);
-  target.dma.engines = dma.integer("engines", 1);
-  target.dma.queues = dma.integer("queues", 1);
-  target.dma.bytesPerNsPerEngine = dma.number("bytes_per_ns_per_engine", NumberRange::Positive);
-  target.dma.fixedLatencyNs = dma.number("fixed_latency_ns", NumberRange::NonNegative);
-  target.dma.saturatedBytesPerPartition = dma.integer("saturated_bytes_per_partition", 1);
-  target.dma.efficiencyKneeBytes = dma.number("efficiency_knee_bytes", NumberRange::NonNegative);
+  TableReader dma(root, "dma", file, hint);
+  target.dma = readDma(dma, "saturated_bytes_per_partition");
 
-  TableReader hbm(root, "hbm", file);
-  target.hbm.bytes = hbm.integer("bytes", 1, std::numeric_limits<int64_t>::max());
-  target.hbm.chipGBps = hbm.number("chip_gbps", NumberRange::Positive);
-  target.hbm.coresPerChip = hbm.integer("cores_per_chip", 1);
-  target.dma.hbmGBps = target.hbm.perCoreGBps(); // derived: the chip's bandwidth, shared by its cores
+  TableReader hbm(root, "hbm", file, hint);
+  readHbm(hbm, target);
 
-  TableReader cost(root, "cost", file);
+  TableReader cost(root, "cost", file, hint);
   target.cost.matmulMinCycles = cost.integer("matmul_min_cycles", 0);
   target.cost.matmulFp32Factor = cost.integer("matmul_fp32_factor", 1);
   target.cost.accessOverheadCycles = cost.integer("access_overhead_cycles", 0);
@@ -362,17 +406,148 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.cost.localGatherIndexCycles = cost.integer("local_gather_index_cycles", 0);
   target.cost.localGatherWordBytes = cost.integer("local_gather_word_bytes", 1);
 
-  // Every [cost] coefficient by name, for the ISA reference (`tessera isa`).
-  if (const toml::table *costTable = root["cost"].as_table())
-    for (const auto &[key, node] : *costTable)
-      if (std::optional<double> value = node.value<double>())
-        target.costCoefficients.emplace_back(std::string(key.str()), *value);
+  collectCostCoefficients(root, target);
 
   for (const TableReader *table :
        {&header, &memory, &access, &tensor, &vector, &scalar, &gpsimd, &dma, &hbm, &cost})
     table->rejectUnknownFields();
-  rejectUnknownTables(root, file);
-  checkConsistency(target, memory, access, tensor);
+  rejectUnknownTables(root, file, kNeuronCoreSchema);
+  checkNeuronCoreConsistency(target, memory, access, tensor);
+}
+
+constexpr uint64_t kMaxSublanes = 1024, kMaxLanes = 65536;
+
+bool isPowerOfTwo(uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
+
+/// The TPU checks that relate several fields; each error is located at the field that cannot be right.
+void checkTpuConsistency(const Target &target, const TableReader &core, const TableReader &mxu) {
+  const TpuSpec &tpu = target.tpu;
+  if (!isPowerOfTwo(tpu.sublanes))
+    throw core.fieldError("sublanes", fmt::format("expected a power of two, got {}", tpu.sublanes));
+  if (!isPowerOfTwo(tpu.lanes))
+    throw core.fieldError("lanes", fmt::format("expected a power of two, got {}", tpu.lanes));
+  // The MXU takes its LHS rows' K elements, and gives its N results, along a vreg's lanes.
+  if (target.tensor.rows % tpu.lanes != 0)
+    throw mxu.fieldError("rows", fmt::format("{} is not a multiple of tensor_core.lanes ({}): the contraction "
+                                             "runs along a vreg's lanes",
+                                             target.tensor.rows, tpu.lanes));
+  if (target.tensor.cols % tpu.lanes != 0)
+    throw mxu.fieldError("cols", fmt::format("{} is not a multiple of tensor_core.lanes ({}): the results leave "
+                                             "the MXU along a vreg's lanes",
+                                             target.tensor.cols, tpu.lanes));
+  // A VMEM buffer starts on a whole native tile: (8, 128) 32-bit, (16, 128) 16-bit, (32, 128) 8-bit, all the
+  // bytes of one vreg.
+  const uint64_t vregBytes = uint64_t{tpu.sublanes} * tpu.lanes * 4;
+  if (!isPowerOfTwo(tpu.vmemAlignment) || tpu.vmemAlignment % vregBytes != 0)
+    throw core.fieldError("vmem_alignment",
+                          fmt::format("expected a power of two that is a multiple of one vreg's {} bytes "
+                                      "(tensor_core.sublanes x tensor_core.lanes x 4), got {}",
+                                      vregBytes, tpu.vmemAlignment));
+  if (tpu.vmemBytes % tpu.vmemAlignment != 0)
+    throw core.fieldError("vmem_bytes", fmt::format("{} is not a multiple of tensor_core.vmem_alignment ({})",
+                                                    tpu.vmemBytes, tpu.vmemAlignment));
+  if (tpu.smemBytes % 4 != 0)
+    throw core.fieldError("smem_bytes",
+                          fmt::format("{} is not a multiple of 4: SMEM holds 32-bit scalars", tpu.smemBytes));
+
+  // The published peak must be what the MXUs deliver at the clock, or every "% of peak" would be wrong.
+  if (tpu.peakTolerance >= 1)
+    throw mxu.fieldError("peak_tolerance", fmt::format("expected a fraction below 1, got {}", tpu.peakTolerance));
+  const double derivedTflops = target.mxuPeakBf16Tflops();
+  const double publishedTflops = target.tensor.peakBf16Tflops;
+  const double gap = std::abs(derivedTflops - publishedTflops) / publishedTflops;
+  if (gap > tpu.peakTolerance)
+    throw mxu.fieldError(
+        "peak_bf16_tflops_per_chip",
+        fmt::format("{} TFLOPS per TensorCore (this / hbm.cores_per_chip) is {:.1f}% away from mxu.count x "
+                    "cost.mxu_rows_per_cycle x mxu.rows x mxu.cols x 2 x tensor_core.clock_ghz = {} TFLOPS, "
+                    "more than mxu.peak_tolerance ({})",
+                    publishedTflops, gap * 100, derivedTflops, tpu.peakTolerance));
+}
+
+/// Reads the TPU tables of a parsed file into `target`, validating every field, and fills the shared fields
+/// (tensor = one MXU, vector = the VPU, scalar = the scalar core) so that the rest of Tessera reads them as it
+/// reads a NeuronCore's. Nothing is partitioned: partitions, SBUF and PSUM stay 0.
+void readTpu(const toml::table &root, const fs::path &file, TableReader &header, Target &target) {
+  const std::string hint = schemaHint(kTpuSchema);
+  TpuSpec &tpu = target.tpu;
+
+  TableReader core(root, "tensor_core", file, hint);
+  const double clockGhz = core.number("clock_ghz", NumberRange::Positive);
+  // Bounded so that one vreg's bytes (sublanes x lanes x 4) cannot overflow.
+  tpu.sublanes = core.integer("sublanes", 1, kMaxSublanes);
+  tpu.lanes = core.integer("lanes", 1, kMaxLanes);
+  tpu.vregs = core.integer("vregs", 1);
+  tpu.scalarRegisters = core.integer("scalar_registers", 1);
+  tpu.vmemBytes = core.integer("vmem_bytes", 1, std::numeric_limits<int64_t>::max());
+  tpu.vmemAlignment = core.integer("vmem_alignment", 1, std::numeric_limits<int64_t>::max());
+  tpu.smemBytes = core.integer("smem_bytes", 1, std::numeric_limits<int64_t>::max());
+
+  TableReader mxu(root, "mxu", file, hint);
+  tpu.mxus = mxu.integer("count", 1);
+  target.tensor.rows = mxu.integer("rows", 1);
+  target.tensor.cols = mxu.integer("cols", 1);
+  const double chipBf16Tflops = mxu.number("peak_bf16_tflops_per_chip", NumberRange::Positive);
+  const double chipInt8Tops = mxu.number("peak_int8_tops_per_chip", NumberRange::NonNegative);
+  const double chipFp8Tflops = mxu.number("peak_fp8_tflops_per_chip", NumberRange::NonNegative);
+  tpu.peakTolerance = mxu.number("peak_tolerance", NumberRange::NonNegative);
+
+  TableReader dma(root, "dma", file, hint);
+  target.dma = readDma(dma, "saturated_bytes_per_row");
+  TableReader hbm(root, "hbm", file, hint);
+  readHbm(hbm, target);
+  tpu.tensorCoresPerChip = target.hbm.coresPerChip;
+
+  TableReader cost(root, "cost", file, hint);
+  TpuCostModel &model = target.tpuCost;
+  model.mxuRowsPerCycle = cost.integer("mxu_rows_per_cycle", 1);
+  model.mxuWeightLoadCycles = cost.integer("mxu_weight_load_cycles", 0);
+  model.mxuFp32Passes = cost.integer("mxu_fp32_passes", 1);
+  model.mxuLatencyCycles = cost.integer("mxu_latency_cycles", 0);
+  model.vpuIssueCycles = cost.integer("vpu_issue_cycles", 1);
+  model.vpuLatencyCycles = cost.integer("vpu_latency_cycles", 0);
+  model.vpuLoadSlots = cost.integer("vpu_load_slots", 1);
+  model.vpuStoreSlots = cost.integer("vpu_store_slots", 1);
+  model.eupCyclesPerVreg = cost.integer("eup_cycles_per_vreg", 1);
+  model.xluReduceCycles = cost.integer("xlu_reduce_cycles", 0);
+  model.gridStepCycles = cost.integer("grid_step_cycles", 0);
+  collectCostCoefficients(root, target);
+
+  // The shared fields: one MXU as the tensor engine, with the TensorCore's peaks; the VPU; the scalar core.
+  const unsigned cores = target.hbm.coresPerChip;
+  target.tensor.clockGhz = clockGhz;
+  target.tensor.lanes = target.tensor.cols;
+  target.tensor.peakBf16Tflops = chipBf16Tflops / cores;
+  target.tensor.peakFp32Tflops = target.tensor.peakBf16Tflops / model.mxuFp32Passes; // derived
+  target.tensor.peakFp8Tflops = chipFp8Tflops / cores;
+  tpu.peakInt8Tops = chipInt8Tops / cores;
+  target.vector = EngineSpec{clockGhz, tpu.sublanes * tpu.lanes};
+  target.scalar = EngineSpec{clockGhz, 1};
+
+  for (const TableReader *table : {&header, &core, &mxu, &dma, &hbm, &cost})
+    table->rejectUnknownFields();
+  rejectUnknownTables(root, file, kTpuSchema);
+  checkTpuConsistency(target, core, mxu);
+}
+
+/// Builds a Target from a parsed file, validating every field; [target].family picks the schema.
+Target fromToml(const toml::table &root, const fs::path &file) {
+  Target target;
+  target.file = file;
+
+  TableReader header(root, "target", file, headerHint());
+  target.name = header.text("name");
+  target.family = header.text("family");
+  target.generation = header.text("generation");
+  target.description = header.text("description", /*allowEmpty=*/true);
+
+  if (target.family == kNeuronCoreSchema.family)
+    readNeuronCore(root, file, header, target);
+  else if (target.family == kTpuSchema.family)
+    readTpu(root, file, header, target);
+  else
+    throw header.fieldError("family", fmt::format("expected \"{}\" or \"{}\", got string \"{}\"",
+                                                  kNeuronCoreSchema.family, kTpuSchema.family, target.family));
   return target;
 }
 

@@ -245,6 +245,12 @@ int cmdTargets(const std::vector<std::string> &args) {
   nlohmann::json out = nlohmann::json::array();
   for (const isa::Target &t : isa::Target::all()) {
     if (json) out.push_back(toJson(t));
+    else if (t.isTpu()) // one TensorCore: peak per TensorCore, its share of HBM, VMEM, the MXUs
+      fmt::print("{:<8} {:<10} {:<4} {:>6.1f} TFLOP/s bf16  {:>6.1f} B/ns HBM  {} MiB VMEM  {} MXUs {}x{} at {} GHz, "
+                 "{} TensorCore{}/chip  {}\n",
+                 t.name, t.family, t.generation, t.tensor.peakBf16Tflops, t.dma.hbmGBps, t.tpu.vmemBytes >> 20,
+                 t.tpu.mxus, t.tensor.rows, t.tensor.cols, t.tensor.clockGhz, t.tpu.tensorCoresPerChip,
+                 t.tpu.tensorCoresPerChip == 1 ? "" : "s", t.description);
     else
       fmt::print("{:<8} {:<10} {:<4} {:>6.1f} TFLOP/s bf16  {:>6.1f} B/ns DMA  {} KiB SBUF/partition  {}\n", t.name,
                  t.family, t.generation, t.tensor.peakBf16Tflops, t.dma.bytesPerNs(), t.sbufBytesPerPartition / 1024,
@@ -267,9 +273,10 @@ int cmdIsa(const std::vector<std::string> &args) {
   pos.add("instruction", 1);
   parse(args, desc, pos);
   if (markdown) {
+    // The NeuronCore reference: its tables have a column per built-in NeuronCore target.
     std::vector<isa::Target> builtin;
     for (const isa::Target &t : isa::Target::all())
-      if (t.file.parent_path() == isa::Target::builtinDirectory()) builtin.push_back(t);
+      if (t.file.parent_path() == isa::Target::builtinDirectory() && !t.isTpu()) builtin.push_back(t);
     fmt::print("{}", isaReferenceMarkdown(builtin));
     return kOk;
   }

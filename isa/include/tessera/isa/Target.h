@@ -117,6 +117,7 @@ struct TpuSpec {
   uint64_t smemBytes = 0;              ///< SMEM per TensorCore
   uint64_t vmemAlignment = 0;          ///< bytes a VMEM buffer starts at a multiple of (one (8, 128) 32-bit tile)
   double peakInt8Tops = 0;             ///< published INT8 peak per TensorCore (0: none published)
+  double peakTolerance = 0;            ///< how far (a fraction) the published BF16 peak may be from mxuPeakBf16Tflops()
 };
 
 /// TPU cost coefficients (cycles of the TensorCore clock). Each one's source is in the target file.
@@ -140,6 +141,9 @@ struct Target {
   std::string family;        ///< "neuroncore" or "tpu"
   std::string generation;    ///< "v3"; TPU "v5e"...
   bool isTpu() const { return family == "tpu"; }
+  /// TPU: the BF16 peak of one TensorCore's MXUs at its clock, in TFLOPS:
+  /// tpu.mxus x tpuCost.mxuRowsPerCycle x tensor.rows x tensor.cols x 2 x tensor.clockGhz / 1000.
+  double mxuPeakBf16Tflops() const;
   std::string description;
   std::filesystem::path file; ///< the file it was read from
 
