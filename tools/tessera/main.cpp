@@ -273,10 +273,10 @@ int cmdIsa(const std::vector<std::string> &args) {
   pos.add("instruction", 1);
   parse(args, desc, pos);
   if (markdown) {
-    // The NeuronCore reference: its tables have a column per built-in NeuronCore target.
+    // Family by family: each family's tables have a column per built-in target of that family.
     std::vector<isa::Target> builtin;
     for (const isa::Target &t : isa::Target::all())
-      if (t.file.parent_path() == isa::Target::builtinDirectory() && !t.isTpu()) builtin.push_back(t);
+      if (t.file.parent_path() == isa::Target::builtinDirectory()) builtin.push_back(t);
     fmt::print("{}", isaReferenceMarkdown(builtin));
     return kOk;
   }

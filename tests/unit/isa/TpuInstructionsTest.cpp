@@ -105,16 +105,17 @@ Instruction instructionOf(Opcode op, const AccessPattern &dst, const AccessPatte
 
 /// The VPU formula of the common context, recomputed: vregs x max(loads / load slots, ops, eup x eup cycles,
 /// stores / store slots), rounded up, + latency.
-uint64_t expectedVpuCycles(uint64_t vregs, uint64_t loads, uint64_t ops, uint64_t eup, uint64_t stores) {
-  const TpuCostModel &c = tpu().tpuCost;
+uint64_t expectedVpuCycles(uint64_t vregs, uint64_t loads, uint64_t ops, uint64_t eup, uint64_t stores,
+                           const Target &target = tpu()) {
+  const TpuCostModel &c = target.tpuCost;
   const double busy = std::max({double(vregs * loads) / c.vpuLoadSlots, double(vregs * ops),
                                 double(vregs * eup * c.eupCyclesPerVreg), double(vregs * stores) / c.vpuStoreSlots});
   return static_cast<uint64_t>(std::ceil(busy)) + c.vpuLatencyCycles;
 }
 
 /// Vregs of a [rows, cols] operand: ceil(rows / 8) x ceil(cols / 128) on the test target.
-uint64_t vregs(uint64_t rows, uint64_t cols) {
-  return ceilDiv(rows, tpu().tpu.sublanes) * ceilDiv(cols, tpu().tpu.lanes);
+uint64_t vregs(uint64_t rows, uint64_t cols, const Target &target = tpu()) {
+  return ceilDiv(rows, target.tpu.sublanes) * ceilDiv(cols, target.tpu.lanes);
 }
 
 // ---- mxu_matmul ---------------------------------------------------------------------------------------------
@@ -848,6 +849,34 @@ TEST(TpuFamily, PrintRunsOnBoth) {
   expectVerify(print, Engine::Vector, &trn2(), "");
   expectVerify(print, Engine::Vpu, nullptr, "operand src0 is in SBUF; the TensorCore's compute units reach only VMEM");
   EXPECT_EQ(engineCycles(print, Engine::Vpu, tpu()), 0u);
+}
+
+TEST(TpuFamily, EveryBuiltInTpuTargetDrivesTheFormulas) {
+  // The target files' coefficients reach the formulas: each built-in TPU target costs a matmul and a VPU op as
+  // recomputed from its own figures, and never 0 cycles.
+  unsigned found = 0;
+  for (const Target &t : Target::all()) {
+    if (!t.isTpu() || t.file.parent_path() != Target::builtinDirectory())
+      continue;
+    SCOPED_TRACE(t.name);
+    ++found;
+    VmemLayout layout;
+    const Instruction matmul = matmulOf(layout.buffer(DType::F32, 256, 512), layout.buffer(DType::BF16, 384, 256),
+                                        layout.buffer(DType::BF16, 384, 512), true);
+    EXPECT_EQ(verifyInstruction(matmul, Engine::Mxu, &t), "");
+    EXPECT_EQ(engineCycles(matmul, Engine::Mxu, t), expectedMatmulCycles(t, 384, 256, 512, false));
+    EXPECT_GT(engineCycles(matmul, Engine::Mxu, t), t.tpuCost.mxuLatencyCycles);
+    const AccessPattern x = layout.buffer(DType::F32, 64, 1024), out = layout.buffer(DType::BF16, 64, 1024);
+    const Instruction exp = unaryOf(ActFunc::Exp, 1.0f, out, x);
+    EXPECT_EQ(verifyInstruction(exp, Engine::Vpu, &t), "");
+    EXPECT_EQ(engineCycles(exp, Engine::Vpu, t), expectedVpuCycles(vregs(64, 1024, t), 1, 0, 1, 1, t));
+    EXPECT_GT(engineCycles(exp, Engine::Vpu, t), t.tpuCost.vpuLatencyCycles);
+    Instruction step;
+    step.op = Opcode::GridStep;
+    EXPECT_EQ(verifyInstruction(step, Engine::ScalarUnit, &t), "");
+    EXPECT_GT(engineCycles(step, Engine::ScalarUnit, t), 0u);
+  }
+  EXPECT_GE(found, 1u) << "no built-in TPU target";
 }
 
 TEST(TpuFamily, Generations) {
