@@ -85,8 +85,9 @@ std::string generationLabel(std::string_view family, std::string_view generation
 bool generationAtLeast(const Target &target, std::string_view since);
 
 /// The checks every instruction shares, then its own: engine allowed, family and generation, operand presence, the
-/// family's memories (NeuronCore: SBUF and PSUM; TPU: VMEM; DMA instructions check their sides), then def.verify. "" when `inst` may run on `engine` (nullopt: any of its engines) of `target` (null: any); else
-/// the problem in one sentence, without the instruction's name (the caller says where it is).
+/// family's memories (NeuronCore: SBUF and PSUM; TPU: VMEM, inside the target's; DMA instructions check their
+/// sides), then def.verify. "" when `inst` may run on `engine` (nullopt: any of its engines) of `target` (null:
+/// any); else the problem in one sentence, without the instruction's name (the caller says where it is).
 std::string verifyInstruction(const Instruction &inst, std::optional<Engine> engine, const Target *target);
 
 } // namespace tessera::isa
