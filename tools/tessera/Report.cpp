@@ -172,8 +172,11 @@ nlohmann::json toJson(const isa::Target &t) {
                       {"generation", t.generation},
                       {"description", t.description},
                       {"file", t.file.string()},
-                      {"dma", {{"engines", t.dma.engines}, {"queues", t.dma.queues}, {"bytes_per_ns", t.dma.bytesPerNs()},
-                               {"fixed_latency_ns", t.dma.fixedLatencyNs}}},
+                      {"dma",
+                       {{"engines", t.dma.engines},
+                        {"queues", t.dma.queues},
+                        {"bytes_per_ns", t.dma.bytesPerNs()},
+                        {"fixed_latency_ns", t.dma.fixedLatencyNs}}},
                       {"hbm", {{"bytes", t.hbm.bytes}, {"chip_gbps", t.hbm.chipGBps},
                                {"cores_per_chip", t.hbm.coresPerChip}}}};
   if (t.isTpu()) {

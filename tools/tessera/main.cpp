@@ -262,9 +262,10 @@ int cmdTargets(const std::vector<std::string> &args) {
 
 int cmdIsa(const std::vector<std::string> &args) {
   bool json = false, markdown = false;
-  std::string target = "trn2", only;
+  std::string target, only;
   po::options_description desc("tessera isa [INSTRUCTION]");
-  desc.add_options()("target", po::value(&target)->value_name("T"), "the target whose limits and costs to show")(
+  desc.add_options()("target", po::value(&target)->value_name("T"),
+                     "the target whose family, limits and costs to show (default: both families, no costs)")(
       "json", po::bool_switch(&json), "print JSON")(
       "markdown", po::bool_switch(&markdown), "print the whole reference for the built-in targets (docs/isa/README.md)")(
       "instruction", po::value(&only), "show only this instruction (by name or NKI name)");
@@ -272,16 +273,18 @@ int cmdIsa(const std::vector<std::string> &args) {
   pos.add("instruction", 1);
   parse(args, desc, pos);
   if (markdown) {
-    // The NeuronCore reference: its tables have a column per built-in NeuronCore target.
+    // Family by family: each family's tables have a column per built-in target of that family.
     std::vector<isa::Target> builtin;
     for (const isa::Target &t : isa::Target::all())
-      if (t.file.parent_path() == isa::Target::builtinDirectory() && !t.isTpu()) builtin.push_back(t);
+      if (t.file.parent_path() == isa::Target::builtinDirectory()) builtin.push_back(t);
     fmt::print("{}", isaReferenceMarkdown(builtin));
     return kOk;
   }
-  const isa::Target t = loadTarget(target);
-  if (json) fmt::print("{}\n", isaReferenceJson(t, only).dump(2));
-  else fmt::print("{}", isaReferenceText(t, only));
+  std::optional<isa::Target> t;
+  if (!target.empty()) t = loadTarget(target);
+  const isa::Target *chosen = t ? &*t : nullptr;
+  if (json) fmt::print("{}\n", isaReferenceJson(chosen, only).dump(2));
+  else fmt::print("{}", isaReferenceText(chosen, only));
   return kOk;
 }
 
