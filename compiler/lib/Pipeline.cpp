@@ -83,8 +83,8 @@ void addStages(OpPassManager &pm, unsigned loopBuffers, bool tpu) {
 } // namespace
 
 void registerDialects(DialectRegistry &registry) {
-  registry.insert<tile::TileDialect, nc::NcDialect, tpu::TpuDialect, func::FuncDialect, scf::SCFDialect, arith::ArithDialect,
-                  memref::MemRefDialect>();
+  registry.insert<tile::TileDialect, nc::NcDialect, tpu::TpuDialect, func::FuncDialect, scf::SCFDialect,
+                  arith::ArithDialect, memref::MemRefDialect>();
 }
 
 void registerPasses() {

@@ -86,9 +86,10 @@ isa::Program toProgram(ModuleOp module) {
 
   // Streams in a fixed order: the family's compute engines, then one per DMA queue in use.
   const bool tpu = holdsTpuInstructions(fn);
-  const auto computeEngines =
-      tpu ? std::vector<isa::Engine>{isa::Engine::Mxu, isa::Engine::Vpu, isa::Engine::ScalarUnit}
-          : std::vector<isa::Engine>{isa::Engine::Tensor, isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd};
+  using Engines = std::vector<isa::Engine>;
+  const Engines computeEngines =
+      tpu ? Engines{isa::Engine::Mxu, isa::Engine::Vpu, isa::Engine::ScalarUnit}
+          : Engines{isa::Engine::Tensor, isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd};
   std::map<isa::Engine, size_t> computeStream;
   for (isa::Engine e : computeEngines) {
     computeStream[e] = p.streams.size();

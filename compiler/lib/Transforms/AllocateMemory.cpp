@@ -38,17 +38,21 @@ constexpr int64_t kTpuPipelineBuffers = 2;
 /// A vreg holds 32-bit elements; a narrower dtype packs this many times more rows into a sublane.
 constexpr int64_t kVregElementBits = 32;
 
-int64_t roundUp(int64_t value, int64_t multiple) { return multiple > 1 ? (value + multiple - 1) / multiple * multiple : value; }
+int64_t roundUp(int64_t value, int64_t multiple) {
+  return multiple > 1 ? (value + multiple - 1) / multiple * multiple : value;
+}
 
 } // namespace
 
 VmemLayout vmemLayout(MemRefType t, const isa::Target &target) {
   VmemLayout layout;
   const int64_t elementBits = t.getElementTypeBitWidth();
-  layout.sublaneTiling = static_cast<int64_t>(target.tpu.sublanes) * std::max<int64_t>(1, kVregElementBits / elementBits);
+  layout.sublaneTiling =
+      static_cast<int64_t>(target.tpu.sublanes) * std::max<int64_t>(1, kVregElementBits / elementBits);
   layout.rows = roundUp(t.getDimSize(0), layout.sublaneTiling);
   layout.pitch = roundUp(t.getDimSize(1), static_cast<int64_t>(target.tpu.lanes));
-  layout.copyBytes = roundUp(layout.rows * layout.pitch * elementBits / 8, static_cast<int64_t>(target.tpu.vmemAlignment));
+  layout.copyBytes =
+      roundUp(layout.rows * layout.pitch * elementBits / 8, static_cast<int64_t>(target.tpu.vmemAlignment));
   return layout;
 }
 
@@ -190,13 +194,13 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
 
   LogicalResult recordPeaks(func::FuncOp fn, const Allocation &a, const isa::Target &target) {
     Builder b(fn.getContext());
-    if (target.isTpu()) {
-      fn->setAttr("tile.vmem_peak", b.getI64IntegerAttr(a.vmem().peak));
-      notePaddedTiles(fn, target);
+    if (!target.isTpu()) {
+      fn->setAttr("tile.sbuf_peak", b.getI64IntegerAttr(a.sbuf().peak));
+      fn->setAttr("tile.psum_peak", b.getI64IntegerAttr(a.psum().peak));
       return success();
     }
-    fn->setAttr("tile.sbuf_peak", b.getI64IntegerAttr(a.sbuf().peak));
-    fn->setAttr("tile.psum_peak", b.getI64IntegerAttr(a.psum().peak));
+    fn->setAttr("tile.vmem_peak", b.getI64IntegerAttr(a.vmem().peak));
+    notePaddedTiles(fn, target);
     return success();
   }
 };
