@@ -88,6 +88,8 @@ uint64_t flops(const Instruction &inst) {
   case Opcode::TpuDma:
   case Opcode::GridStep:
   case Opcode::Print: return 0;
+  // One operation per output element: a source may be an [R, 1] broadcast.
+  case Opcode::VpuBinary: return uint64_t{inst.dst.partitions} * instructions::elementsPerPartition(inst.dst);
   // Two ALU stages per element.
   case Opcode::TensorScalar:
   case Opcode::ScalarTensorTensor:

@@ -24,7 +24,8 @@ struct Table {
   Table() {
     for (auto group : {instructions::dataMovementInstructions(), instructions::tensorEngineInstructions(),
                        instructions::elementwiseInstructions(), instructions::activationInstructions(),
-                       instructions::reductionInstructions(), instructions::gatherInstructions()})
+                       instructions::reductionInstructions(), instructions::gatherInstructions(),
+                       instructions::tpuVectorInstructions(), instructions::tpuCoreInstructions()})
       for (const InstructionDef &def : group) {
         const auto index = static_cast<unsigned>(def.op);
         if (seen[index])
@@ -45,13 +46,87 @@ const Table &table() {
   return t;
 }
 
+/// The number of a generation: "v3" -> 3, "v5e" -> 5, "7x" -> 7 (TPU7x has no "v"); 0 when there is none.
 int generationNumber(std::string_view generation) {
-  if (generation.size() < 2 || generation[0] != 'v')
+  if (generation.starts_with('v'))
+    generation.remove_prefix(1);
+  if (generation.empty() || generation[0] < '0' || generation[0] > '9')
     return 0;
-  return std::atoi(std::string(generation.substr(1)).c_str());
+  return std::atoi(std::string(generation).c_str());
+}
+
+/// How a family's documentation names a generation: "NeuronCore-v3", "TPU v5e".
+std::string generationLabel(std::string_view family, std::string_view generation) {
+  if (family == "tpu")
+    return fmt::format("TPU {}", generation);
+  return fmt::format("NeuronCore-{}", generation);
+}
+
+bool isDma(Opcode op) { return op == Opcode::DmaCopy || op == Opcode::DmaTranspose || op == Opcode::TpuDma; }
+
+/// The family whose memories the operands of `def` must be in: its own; for an instruction of any family, the
+/// target's, else the engine's; nullopt when nothing says.
+std::optional<std::string_view> memoryFamily(const InstructionDef &def, std::optional<Engine> engine,
+                                             const Target *target) {
+  if (def.family != kAnyFamily)
+    return def.family;
+  if (target)
+    return std::string_view(target->family);
+  if (!engine)
+    return std::nullopt;
+  const bool tpuUnit = *engine == Engine::Mxu || *engine == Engine::Vpu || *engine == Engine::ScalarUnit;
+  return tpuUnit ? std::string_view("tpu") : std::string_view("neuroncore");
+}
+
+/// Whether a compute instruction of `family` reaches memory `space`.
+bool reaches(std::string_view family, MemSpace space) {
+  if (family == "tpu")
+    return space == MemSpace::Vmem;
+  return space == MemSpace::Sbuf || space == MemSpace::Psum;
+}
+
+std::string_view upperName(MemSpace space) {
+  switch (space) {
+  case MemSpace::Hbm: return "HBM";
+  case MemSpace::Sbuf: return "SBUF";
+  case MemSpace::Psum: return "PSUM";
+  case MemSpace::Vmem: return "VMEM";
+  case MemSpace::Smem: return "SMEM";
+  }
+  return "?";
+}
+
+/// "" when every operand of compute instruction `inst` is in a memory `family`'s compute units reach.
+std::string requireReachable(const Instruction &inst, std::string_view family) {
+  const std::string_view reach = family == "tpu" ? "the TensorCore's compute units reach only VMEM"
+                                                 : "compute engines reach only SBUF and PSUM";
+  std::string problem;
+  forEachOperand(inst, [&](const char *slot, const AccessPattern &ap, bool) {
+    if (problem.empty() && !reaches(family, ap.space))
+      problem = fmt::format("operand {} is in {}; {}", slot, upperName(ap.space), reach);
+  });
+  return problem;
+}
+
+/// "" when every VMEM operand of `inst` lies inside `target`'s VMEM (tpu.vmemBytes).
+std::string requireInsideVmem(const Instruction &inst, const Target &target) {
+  std::string problem;
+  forEachOperand(inst, [&](const char *slot, const AccessPattern &ap, bool) {
+    if (!problem.empty() || ap.space != MemSpace::Vmem)
+      return;
+    const auto [first, last] = ap.byteExtent();
+    if (first < 0 || static_cast<uint64_t>(last) > target.tpu.vmemBytes)
+      problem = fmt::format("{} covers VMEM bytes [{}, {}), outside the {} bytes of VMEM on {}", slot, first, last,
+                            target.tpu.vmemBytes, target.name);
+  });
+  return problem;
 }
 
 } // namespace
+
+bool runsOnFamily(const InstructionDef &def, std::string_view family) {
+  return def.family == kAnyFamily || def.family == family;
+}
 
 const InstructionDef &definition(Opcode op) {
   const auto index = static_cast<unsigned>(op);
@@ -79,11 +154,12 @@ std::string verifyInstruction(const Instruction &inst, std::optional<Engine> eng
   const InstructionDef &def = definition(inst.op);
   if (engine && !def.engines.contains(*engine))
     return fmt::format("cannot run on the {} engine", name(*engine));
-  if (target && target->family != def.family)
-    return fmt::format("is a {} instruction; target {} is a {}", def.family, target->name, target->family);
+  if (target && !runsOnFamily(def, target->family))
+    return fmt::format("is an instruction of the {} family; target {} is of the {} family (use a {} target)",
+                       def.family, target->name, target->family, def.family);
   if (target && !generationAtLeast(*target, def.since))
-    return fmt::format("exists from NeuronCore-{} on; target {} is NeuronCore-{}", def.since, target->name,
-                       target->generation);
+    return fmt::format("exists from {} on; target {} is {}", generationLabel(target->family, def.since), target->name,
+                       generationLabel(target->family, target->generation));
   const OperandUse use = def.use(inst);
   auto requirePresent = [&](bool used, const char *slot, const AccessPattern &ap) -> std::string {
     if (used && ap.partitions == 0)
@@ -96,15 +172,12 @@ std::string verifyInstruction(const Instruction &inst, std::optional<Engine> eng
         requirePresent(use.writesDst2, "dst2", inst.dst2)})
     if (!problem.empty())
       return problem;
-  if (def.op != Opcode::DmaCopy && def.op != Opcode::DmaTranspose) {
-    std::string hbm;
-    forEachOperand(inst, [&](const char *slot, const AccessPattern &ap, bool) {
-      if (hbm.empty() && ap.space == MemSpace::Hbm)
-        hbm = fmt::format("operand {} is in HBM; compute engines reach only SBUF and PSUM", slot);
-    });
-    if (!hbm.empty())
-      return hbm;
-  }
+  if (const auto family = memoryFamily(def, engine, target); family && !isDma(def.op))
+    if (std::string problem = requireReachable(inst, *family); !problem.empty())
+      return problem;
+  if (target && target->isTpu())
+    if (std::string problem = requireInsideVmem(inst, *target); !problem.empty())
+      return problem;
   if (engine == Engine::GpSimd) {
     std::string psum;
     forEachOperand(inst, [&](const char *slot, const AccessPattern &ap, bool) {
@@ -127,7 +200,7 @@ namespace instructions {
 
 std::string requireOnChip(const char *slot, const AccessPattern &ap) {
   if (ap.space == MemSpace::Hbm)
-    return fmt::format("{} must be in SBUF or PSUM", slot);
+    return fmt::format("{} must be on chip (SBUF or PSUM; on a TPU, VMEM), not in HBM", slot);
   return {};
 }
 

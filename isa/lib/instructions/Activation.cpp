@@ -24,24 +24,30 @@ void applyActivation(float *__restrict x, uint32_t rows, int64_t rowElements, fl
   }
 }
 
+} // namespace
+
+void activateRows(ActFunc func, float *x, uint32_t rows, int64_t rowElements, float scale, const float *biasOfRow,
+                  float bias) {
+  switch (func) {
+  case ActFunc::Identity:
+    applyActivation(x, rows, rowElements, scale, biasOfRow, bias, [](float v) { return v; });
+    break;
+  case ActFunc::Exp:
+    applyActivation(x, rows, rowElements, scale, biasOfRow, bias, [](float v) { return std::exp(v); });
+    break;
+  default:
+    applyActivation(x, rows, rowElements, scale, biasOfRow, bias, [func](float v) { return apply(func, v); });
+  }
+}
+
+namespace {
+
 /// Computes the activation of src0 into scratch row buffer `a` and returns it (not yet written to dst).
 float *activate(const Instruction &inst, const Memories &mem, const ResolvedPattern &src) {
   Scratch &s = scratch();
   float *x = rowsOf(s.a, src, true);
   const float *biasOfRow = hasBiasTile(inst) ? rowsOf(s.b, resolve(inst.src1, mem), true) : nullptr;
-  switch (inst.func) {
-  case ActFunc::Identity:
-    applyActivation(x, src.rows, src.rowElements, inst.imm, biasOfRow, inst.bias, [](float v) { return v; });
-    break;
-  case ActFunc::Exp:
-    applyActivation(x, src.rows, src.rowElements, inst.imm, biasOfRow, inst.bias, [](float v) { return std::exp(v); });
-    break;
-  default: {
-    const ActFunc func = inst.func;
-    applyActivation(x, src.rows, src.rowElements, inst.imm, biasOfRow, inst.bias,
-                    [func](float v) { return apply(func, v); });
-  }
-  }
+  activateRows(inst.func, x, src.rows, src.rowElements, inst.imm, biasOfRow, inst.bias);
   return x;
 }
 

@@ -203,6 +203,9 @@ inline uint64_t elementsPerPartition(const AccessPattern &pattern) {
   return pattern.partitions == 0 ? 0 : static_cast<uint64_t>(std::max<int64_t>(pattern.freeElements(), 0));
 }
 
+/// Whether `t` is one of the FP8 formats.
+inline bool isFp8(DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; }
+
 /// Whether an optional operand is present.
 inline bool present(const AccessPattern &pattern) { return pattern.partitions != 0; }
 
@@ -215,14 +218,46 @@ uint64_t streamingInstructionCycles(const Instruction &inst, uint64_t streaming,
 /// Half of `n`, rounded up: the BF16 fast paths process two elements per cycle.
 inline uint64_t half(uint64_t n) { return (n + 1) / 2; }
 
+/// `n / d` rounded up; a divisor of 0 (a figure the target lacks) counts as 1.
+inline uint64_t ceilDiv(uint64_t n, uint64_t d) { return d == 0 ? n : (n + d - 1) / d; }
+
 /// Common verify rules; each returns "" when satisfied.
 std::string requireOnChip(const char *slot, const AccessPattern &ap);
 std::string requireSameShape(const char *a, const AccessPattern &x, const char *b, const AccessPattern &y);
 /// `ap` is [partitions, 1] with `partitions` matching `rows` (a per-partition scalar operand).
 std::string requirePerPartition(const char *slot, const AccessPattern &ap, uint32_t rows);
 
+/// The first problem among `problems` ("" when none).
+inline std::string firstProblem(std::initializer_list<std::string> problems) {
+  for (const std::string &problem : problems)
+    if (!problem.empty())
+      return problem;
+  return {};
+}
+
 /// The use rule of the many instructions that read their present sources and write dst.
 OperandUse readsPresentSources(const Instruction &inst);
+
+// Semantics that a NeuronCore instruction and a TPU one share (each defined beside its NeuronCore instruction).
+
+/// dst[M, N] (+)= src0[K, M]^T @ src1[K, N], accumulated in FP32 (nc_matmul, with FP8 double row over 2K rows;
+/// mxu_matmul).
+void matmul(const Instruction &inst, const Memories &mem);
+/// dst = src0 <alu> src1 elementwise in FP32; a source with one element per row ([R, 1]) is broadcast along the
+/// row (tensor_tensor, vpu_binary).
+void tensorTensor(const Instruction &inst, const Memories &mem);
+/// x[row, :] = func(x[row, :] * scale + bias), the bias per row from `biasOfRow` when it is not null, in FP32, in
+/// place (activation, vpu_unary).
+void activateRows(ActFunc func, float *x, uint32_t rows, int64_t rowElements, float scale, const float *biasOfRow,
+                  float bias);
+/// dst[r, 0] = reduce_<alu>(src0[r, :]) left to right in FP32, negated when `negate` (tensor_reduce, vpu_reduce).
+void tensorReduce(const Instruction &inst, const Memories &mem);
+/// dst <- src0 through FP32, converting the dtype (dma_copy, tensor_copy, vpu_convert).
+void convertingCopy(const Instruction &inst, const Memories &mem);
+/// dst = imm, encoded into dst's dtype (memset, vpu_fill).
+void fill(const Instruction &inst, const Memories &mem);
+/// The address of every element of `r`, rows in order, row-major within each row (byte-exact moves).
+std::vector<std::byte *> &elementAddresses(const ResolvedPattern &r);
 
 // The definitions each file of this folder contributes.
 std::span<const InstructionDef> dataMovementInstructions();
@@ -231,5 +266,7 @@ std::span<const InstructionDef> elementwiseInstructions();
 std::span<const InstructionDef> activationInstructions();
 std::span<const InstructionDef> reductionInstructions();
 std::span<const InstructionDef> gatherInstructions();
+std::span<const InstructionDef> tpuVectorInstructions();
+std::span<const InstructionDef> tpuCoreInstructions();
 
 } // namespace tessera::isa::instructions

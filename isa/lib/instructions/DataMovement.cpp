@@ -13,13 +13,32 @@ namespace {
 
 // ---- shared ---------------------------------------------------------------------------------------------
 
-/// dst <- src0 with dtype conversion (dma_copy, tensor_copy).
-void copy(const Instruction &inst, const Memories &mem) {
+} // namespace
+
+void convertingCopy(const Instruction &inst, const Memories &mem) {
   const ResolvedPattern src = resolve(inst.src0, mem), dst = resolve(inst.dst, mem);
   assert(static_cast<int64_t>(src.rows) * src.rowElements == static_cast<int64_t>(dst.rows) * dst.rowElements);
   float *values = rowsOf(scratch().a, src, /*load=*/true);
   scatter(dst, values);
 }
+
+std::vector<std::byte *> &elementAddresses(const ResolvedPattern &r) {
+  thread_local std::vector<std::byte *> addresses;
+  addresses.resize(static_cast<size_t>(r.rows) * r.rowElements);
+  forEachElement(r, [&](std::byte *element, uint32_t row, int64_t index) {
+    addresses[static_cast<size_t>(row) * r.rowElements + index] = element;
+  });
+  return addresses;
+}
+
+void fill(const Instruction &inst, const Memories &mem) {
+  const ResolvedPattern dst = resolve(inst.dst, mem);
+  float *values = rowsOf(scratch().a, dst, false);
+  std::fill_n(values, static_cast<size_t>(dst.rows) * dst.rowElements, inst.imm);
+  scatter(dst, values);
+}
+
+namespace {
 
 std::string sameElementCount(const Instruction &inst, const Target *) {
   if (int64_t{inst.src0.partitions} * inst.src0.freeElements() != int64_t{inst.dst.partitions} * inst.dst.freeElements())
@@ -39,18 +58,6 @@ constexpr OperandDef kDmaCopyOperands[] = {
     {"dst", "dst", "HBM, SBUF or PSUM; same element count as src"},
     {"src0", "src", "HBM, SBUF or PSUM"},
 };
-
-// ---- byte-exact moves ---------------------------------------------------------------------------------------
-
-/// The address of every element of `r`, rows in order, row-major within each row.
-std::vector<std::byte *> &elementAddresses(const ResolvedPattern &r) {
-  thread_local std::vector<std::byte *> addresses;
-  addresses.resize(static_cast<size_t>(r.rows) * r.rowElements);
-  forEachElement(r, [&](std::byte *element, uint32_t row, int64_t index) {
-    addresses[static_cast<size_t>(row) * r.rowElements + index] = element;
-  });
-  return addresses;
-}
 
 // ---- dma_transpose ----------------------------------------------------------------------------------------
 
@@ -156,13 +163,6 @@ uint64_t tensorCopyCycles(const Instruction &inst, Engine engine, const Target &
 
 constexpr OperandDef kMemsetOperands[] = {{"dst", "dst", "SBUF or PSUM; value in imm"}};
 
-void memset(const Instruction &inst, const Memories &mem) {
-  const ResolvedPattern dst = resolve(inst.dst, mem);
-  float *values = rowsOf(scratch().a, dst, false);
-  std::fill_n(values, static_cast<size_t>(dst.rows) * dst.rowElements, inst.imm);
-  scatter(dst, values);
-}
-
 OperandUse writesOnly(const Instruction &) { return {}; }
 
 std::string verifyNothing(const Instruction &, const Target *) { return {}; }
@@ -175,7 +175,7 @@ uint64_t memsetCycles(const Instruction &inst, Engine engine, const Target &targ
 
 // ---- print ------------------------------------------------------------------------------------------------
 
-constexpr OperandDef kPrintOperands[] = {{"src0", "tile", "SBUF or PSUM"}};
+constexpr OperandDef kPrintOperands[] = {{"src0", "tile", "SBUF or PSUM (on a TPU: VMEM)"}};
 
 void print(const Instruction &, const Memories &) {} // the simulator logs the values (readValues)
 
@@ -202,7 +202,7 @@ const InstructionDef kDefinitions[] = {
      .cost = "fixed_latency_ns per transfer, then bytes at the bandwidth the DMA queues share ([dma] table)",
      .use = readsSrc0,
      .verify = sameElementCount,
-     .execute = copy,
+     .execute = convertingCopy,
      .cycles = noEngineCycles},
     {.op = Opcode::DmaTranspose,
      .name = "dma_transpose",
@@ -234,7 +234,7 @@ const InstructionDef kDefinitions[] = {
      .cost = "access_overhead_cycles + max(min_initiation_cycles, N)",
      .use = readsSrc0,
      .verify = verifyTensorCopy,
-     .execute = copy,
+     .execute = convertingCopy,
      .cycles = tensorCopyCycles},
     {.op = Opcode::TensorCopyPredicated,
      .name = "tensor_copy_predicated",
@@ -265,22 +265,24 @@ const InstructionDef kDefinitions[] = {
      .cost = "access_overhead_cycles + max(min_initiation_cycles, N), N/2 for zero into BF16",
      .use = writesOnly,
      .verify = verifyNothing,
-     .execute = memset,
+     .execute = fill,
      .cycles = memsetCycles},
     {.op = Opcode::Print,
      .name = "print",
      .nki = "nki.language.device_print",
-     .summary = "log a tile's values with the simulated time (tsr::device_print; not a hardware instruction)",
-     .engines = kComputeEngines,
+     .summary = "log a tile's values with the simulated time (tsr::device_print; not a hardware instruction); on "
+                "both families",
+     .engines = {Engine::Vector, Engine::Scalar, Engine::GpSimd, Engine::Vpu},
      .preferredEngine = Engine::Vector,
      .since = "v2",
      .operands = kPrintOperands,
-     .limits = "on-chip tiles only",
+     .limits = "on-chip tiles only; on a TPU it runs on the VPU",
      .cost = "0: a debugging aid that takes no engine time",
      .use = printUse,
      .verify = verifyPrint,
      .execute = print,
-     .cycles = printCycles},
+     .cycles = printCycles,
+     .family = kAnyFamily},
 };
 
 } // namespace

@@ -100,14 +100,6 @@ std::string requireSbuf(const char *slot, const AccessPattern &ap) {
   return {};
 }
 
-/// The first problem among `problems` ("" when none).
-std::string firstProblem(std::initializer_list<std::string> problems) {
-  for (const std::string &problem : problems)
-    if (!problem.empty())
-      return problem;
-  return {};
-}
-
 // ---- tensor_tensor ----------------------------------------------------------------------------------------
 
 constexpr OperandDef kTensorTensorOperands[] = {
@@ -116,15 +108,33 @@ constexpr OperandDef kTensorTensorOperands[] = {
     {"src1", "data2", "SBUF or PSUM, same shape as data1"},
 };
 
+/// `r`'s elements in `buffer` as rows of `rowElements` floats: an operand with one element per row ([R, 1]) is
+/// repeated along the row (a broadcast; expanded in place, last row first), any other is loaded as it is.
+const float *broadcastRows(std::vector<float> &buffer, const ResolvedPattern &r, int64_t rowElements) {
+  rowsOf(buffer, r, true);
+  if (r.rowElements == rowElements)
+    return buffer.data();
+  buffer.resize(std::max(buffer.size(), static_cast<size_t>(r.rows) * rowElements));
+  for (int64_t row = int64_t{r.rows} - 1; row >= 0; --row) {
+    const float value = buffer[row];
+    std::fill_n(buffer.begin() + row * rowElements, rowElements, value);
+  }
+  return buffer.data();
+}
+
+} // namespace
+
 void tensorTensor(const Instruction &inst, const Memories &mem) {
   const ResolvedPattern lhs = resolve(inst.src0, mem), rhs = resolve(inst.src1, mem), dst = resolve(inst.dst, mem);
   Scratch &s = scratch();
-  const float *a = rowsOf(s.a, lhs, true);
-  const float *b = rowsOf(s.b, rhs, true);
+  const float *a = broadcastRows(s.a, lhs, dst.rowElements);
+  const float *b = broadcastRows(s.b, rhs, dst.rowElements);
   float *result = rowsOf(s.c, dst, false);
   applyAlu(inst.alu, result, a, b, static_cast<size_t>(dst.rows) * dst.rowElements);
   scatter(dst, result);
 }
+
+namespace {
 
 OperandUse twoSources(const Instruction &) { return {.src0 = true, .src1 = true}; }
 

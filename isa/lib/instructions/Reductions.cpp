@@ -29,6 +29,8 @@ constexpr OperandDef kTensorReduceOperands[] = {
     {"src0", "data", "SBUF or PSUM, [P, F]"},
 };
 
+} // namespace
+
 void tensorReduce(const Instruction &inst, const Memories &mem) {
   const ResolvedPattern src = resolve(inst.src0, mem), dst = resolve(inst.dst, mem);
   Scratch &s = scratch();
@@ -40,6 +42,8 @@ void tensorReduce(const Instruction &inst, const Memories &mem) {
   }
   scatter(dst, out);
 }
+
+namespace {
 
 OperandUse readsSrc0(const Instruction &) { return {.src0 = true}; }
 

@@ -49,7 +49,8 @@ MatmulShape matmulShape(const Instruction &inst) {
           .n = inst.src1.freeElements() / rowsPerPartition};
 }
 
-/// dst[M, N] (+)= stationary[K, M]^T @ moving[K, N], accumulated in FP32 (FP8 double row: over 2K rows).
+} // namespace
+
 void matmul(const Instruction &inst, const Memories &mem) {
   const ResolvedPattern stationary = resolve(inst.src0, mem), moving = resolve(inst.src1, mem),
                         dst = resolve(inst.dst, mem);
@@ -65,9 +66,9 @@ void matmul(const Instruction &inst, const Memories &mem) {
   scatter(dst, c);
 }
 
-OperandUse matmulUse(const Instruction &inst) { return {.src0 = true, .src1 = true, .readsDst = inst.accumulate}; }
+namespace {
 
-bool isFp8(DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; }
+OperandUse matmulUse(const Instruction &inst) { return {.src0 = true, .src1 = true, .readsDst = inst.accumulate}; }
 
 /// A double-row operand [K, 2, X]: an even free size, and when its free dimensions are kept, the first is 2.
 std::string requireDoubleRowLayout(const char *slot, const AccessPattern &ap) {

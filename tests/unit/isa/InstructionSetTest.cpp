@@ -1,5 +1,6 @@
-// The instruction set as a whole: every opcode has exactly one complete definition, names are unique and
-// round-trip, and the shared checks (engine, generation, operand presence, reachability) hold for all of them.
+// The instruction set as a whole: every opcode has exactly one complete definition of one family, names are unique
+// and round-trip, and the shared checks (engine, family, generation, operand presence, reachability) hold for all
+// of them.
 
 #include "tessera/isa/InstructionSet.h"
 
@@ -20,12 +21,27 @@ TEST(InstructionSet, EveryOpcodeHasACompleteDefinition) {
     SCOPED_TRACE(std::string(def.name));
     EXPECT_EQ(def.op, op);
     EXPECT_FALSE(def.name.empty());
-    EXPECT_TRUE(def.nki.starts_with("nki.")) << def.nki;
     EXPECT_FALSE(def.summary.empty());
     EXPECT_FALSE(def.engines.empty());
     EXPECT_TRUE(def.engines.contains(def.preferredEngine));
     EXPECT_TRUE(def.since == "v2" || def.since == "v3" || def.since == "v4") << def.since;
-    EXPECT_FALSE(def.operands.empty());
+    // Only the scalar core's grid_step has no operands.
+    EXPECT_EQ(def.operands.empty(), op == Opcode::GridStep);
+    if (def.family == "tpu") {
+      // What Pallas calls it, then what Mosaic does: "jnp.dot / tpu.matmul".
+      EXPECT_NE(def.nki.find(" / "), std::string_view::npos) << def.nki;
+      EXPECT_FALSE(def.nki.starts_with("nki.")) << def.nki;
+      EXPECT_EQ(def.since, "v4");
+      for (Engine e : {Engine::Tensor, Engine::Vector, Engine::Scalar, Engine::GpSimd})
+        EXPECT_FALSE(def.engines.contains(e)) << name(e);
+    } else {
+      EXPECT_TRUE(def.family == "neuroncore" || def.family == kAnyFamily) << def.family;
+      EXPECT_TRUE(def.nki.starts_with("nki.")) << def.nki;
+    }
+    if (def.family == "neuroncore") {
+      for (Engine e : {Engine::Mxu, Engine::Vpu, Engine::ScalarUnit})
+        EXPECT_FALSE(def.engines.contains(e)) << name(e);
+    }
     EXPECT_FALSE(def.cost.empty());
     EXPECT_TRUE(def.use && def.verify && def.execute && def.cycles);
     EXPECT_TRUE(names.insert(def.name).second) << "duplicate name";

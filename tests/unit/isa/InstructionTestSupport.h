@@ -23,12 +23,15 @@
 namespace tessera::isa::testing {
 
 /// SBUF and PSUM with 128 partitions (SBUF smaller than a real core's; PSUM 8 banks of 2 KiB per partition, as
-/// on every NeuronCore), HBM tensors, and the GpSimd core width local_gather reads. Every instruction test
-/// (tests/unit/isa/*InstructionsTest.cpp) uses this one.
+/// on every NeuronCore), a TPU core's VMEM and SMEM (much smaller than a real core's), HBM tensors, and the GpSimd
+/// core width local_gather reads. Every instruction test (tests/unit/isa/*InstructionsTest.cpp) uses this one.
 struct TestMemory {
   static constexpr uint64_t kPartitions = 128, kSbufPartitionBytes = 16384, kPsumPartitionBytes = 16384;
+  static constexpr uint64_t kVmemBytes = 1 << 20, kSmemBytes = 1 << 14;
   std::vector<std::byte> sbuf = std::vector<std::byte>(kPartitions * kSbufPartitionBytes);
   std::vector<std::byte> psum = std::vector<std::byte>(kPartitions * kPsumPartitionBytes);
+  std::vector<std::byte> vmem = std::vector<std::byte>(kVmemBytes);
+  std::vector<std::byte> smem = std::vector<std::byte>(kSmemBytes);
   std::vector<std::vector<std::byte>> hbm;
   std::vector<std::byte *> hbmBases;
   uint32_t gpsimdPartitionsPerCore = 0;
@@ -51,6 +54,10 @@ struct TestMemory {
             .psum = psum.data(),
             .psumPartitionBytes = kPsumPartitionBytes,
             .hbm = hbmBases,
+            .vmem = vmem.data(),
+            .vmemBytes = kVmemBytes,
+            .smem = smem.data(),
+            .smemBytes = kSmemBytes,
             .gpsimdPartitionsPerCore = gpsimdPartitionsPerCore};
   }
 
@@ -68,6 +75,8 @@ struct TestMemory {
       return sbuf.data() + (ap.partitionStart + p) * kSbufPartitionBytes + ap.offset + freeOffset * size;
     case MemSpace::Psum:
       return psum.data() + (ap.partitionStart + p) * kPsumPartitionBytes + ap.offset + freeOffset * size;
+    case MemSpace::Vmem: return vmem.data() + ap.offset + (p * ap.partitionStride + freeOffset) * size;
+    case MemSpace::Smem: return smem.data() + ap.offset + (p * ap.partitionStride + freeOffset) * size;
     }
     return nullptr;
   }

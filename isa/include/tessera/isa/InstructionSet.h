@@ -64,20 +64,25 @@ struct InstructionDef {
   /// Where `inst.mode` selects an engine form (nc_transpose), the engine that form runs on; null when any of
   /// `engines` may run every form.
   Engine (*modeEngine)(const Instruction &inst) = nullptr;
-  /// The target family whose machines run it: Target::family ("neuroncore" or "tpu").
+  /// The target family whose machines run it: Target::family ("neuroncore" or "tpu"), or kAnyFamily.
   std::string_view family = "neuroncore";
 };
+
+/// The family of the simulator's own instructions that machines of every family run (print).
+inline constexpr std::string_view kAnyFamily = "any";
+/// Whether machines of `family` (Target::family) run `def`.
+bool runsOnFamily(const InstructionDef &def, std::string_view family);
 
 /// The definition of `op`.
 const InstructionDef &definition(Opcode op);
 /// Every definition, in Opcode order (InstructionSetTest checks that every opcode has one).
 std::span<const InstructionDef> instructionSet();
 
-/// Whether `target`'s generation ("v2", "v3"...) is at least `since`.
+/// Whether `target`'s generation ("v2", "v3"...; TPU "v5e", "7x") is at least `since`: the numbers are compared.
 bool generationAtLeast(const Target &target, std::string_view since);
 
-/// The checks every instruction shares, then its own: engine allowed, family and generation, operand presence, then
-/// def.verify. "" when `inst` may run on `engine` (nullopt: any of its engines) of `target` (null: any); else
+/// The checks every instruction shares, then its own: engine allowed, family and generation, operand presence, the
+/// family's memories (NeuronCore: SBUF and PSUM; TPU: VMEM; DMA instructions check their sides), then def.verify. "" when `inst` may run on `engine` (nullopt: any of its engines) of `target` (null: any); else
 /// the problem in one sentence, without the instruction's name (the caller says where it is).
 std::string verifyInstruction(const Instruction &inst, std::optional<Engine> engine, const Target *target);
 
