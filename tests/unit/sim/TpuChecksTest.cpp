@@ -228,6 +228,30 @@ TEST(TpuChecks, InstructionsAndMemoriesOfTheOtherFamilyAreRefused) {
   ASSERT_TRUE(e);
   EXPECT_TRUE(contains(e->what(), "operand dst is in sbuf, which target tpu-v5e (family tpu) does not have"))
       << e->what();
+
+  TpuProgramBuilder vmem("vmem_on_trn2");
+  memset.dst = vmem.buffer(DType::F32, kRows, kCols);
+  vmem.add(Engine::Vector, memset);
+  e = failure(vmem.program, testing::trn2());
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(contains(e->what(), "operand dst is in vmem, which target trn2 (family neuroncore) does not have"))
+      << e->what();
+}
+
+// A TPU target without MXUs, or with a stopped clock, is refused before the run.
+TEST(TpuChecks, TargetFiguresTheRunDividesByAreChecked) {
+  TpuProgramBuilder b("figures");
+  b.issue(Engine::Vpu, testing::vpuFill(b.buffer(DType::F32, kRows, kCols), 0.0f));
+  isa::Target noMxus = target();
+  noMxus.tpu.mxus = 0;
+  std::optional<Error> e = failure(b.program, noMxus);
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(contains(e->what(), "0 MXUs of 128 x 128")) << e->what();
+  isa::Target stopped = target();
+  stopped.vector.clockGhz = 0;
+  e = failure(b.program, stopped);
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(contains(e->what(), "the vpu engine's clock is 0 GHz")) << e->what();
 }
 
 // Issue numbers that could never all issue are refused before the run: a gap, a repeat, a stream out of order,

@@ -7,6 +7,7 @@
 #include "TpuProgramBuilder.h"
 
 #include "tessera/isa/Cost.h"
+#include "tessera/isa/DmaCost.h"
 #include "tessera/sim/Simulator.h"
 
 #include <gtest/gtest.h>
@@ -102,7 +103,15 @@ TEST(TpuSimulator, VectorAddThroughVmemMatchesTheReference) {
   EXPECT_NEAR(eventOf(result, vpu).startNs, landed, kPsTolerance);
   EXPECT_NEAR(eventOf(result, vpu).endNs - landed, testing::engineNs(add, Engine::Vpu, target()), kPsTolerance);
   EXPECT_NEAR(eventOf(result, b.streamIndex(Engine::Dma, 2)).startNs, eventOf(result, vpu).endNs, kPsTolerance);
-  EXPECT_NEAR(result.timeNs, eventOf(result, b.streamIndex(Engine::Dma, 2)).endNs, kPsTolerance);
+  // The store, alone on its DMA engine: its bytes at the engine's efficiency for 400-byte VMEM rows (a row plays
+  // the role of a partition), then the fixed latency.
+  const isa::Instruction &store = b.program.streams[b.streamIndex(Engine::Dma, 2)].instructions[0];
+  const isa::DmaTransferCost storeCost = isa::dmaTransferCost(store, target());
+  EXPECT_EQ(storeCost.bytesPerPartition, cols * 4.0);
+  EXPECT_DOUBLE_EQ(storeCost.efficiency, isa::dmaEfficiency(cols * 4.0, target().dma)) << "no stride penalty on a TPU";
+  const InstructionEvent &stored = eventOf(result, b.streamIndex(Engine::Dma, 2));
+  EXPECT_NEAR(stored.endNs - stored.startNs, testing::dmaNs(store, target()), kPsTolerance);
+  EXPECT_NEAR(result.timeNs, stored.endNs, kPsTolerance);
   EXPECT_EQ(result.hbmBytes, 3u * rows * cols * 4);
 }
 
