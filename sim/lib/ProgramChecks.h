@@ -33,8 +33,8 @@ void checkStreams(const isa::Program &program);
 /// Checks what executing instruction `index` of `stream` relies on: the stream's engine can run its opcode;
 /// its semaphore ids and wait/signal ranges are valid; its operand shapes agree (copies: same partitions and
 /// elements; matmul: K, M, N); and every operand lies inside its memory (SBUF/PSUM partitions and bytes per
-/// partition, VMEM/SMEM bytes of all its rows, HBM tensor bytes), a memory of the target's family. Throws an Error naming the stream, the instruction, its opcode and source line,
-/// the operand and the range.
+/// partition, VMEM/SMEM bytes of all its rows, HBM tensor bytes), a memory of the target's family. Throws an
+/// Error naming the stream, the instruction, its opcode and source line, the operand and the range.
 void checkInstruction(const isa::Program &program, const isa::Target &target, const isa::Stream &stream,
                       size_t index);
 

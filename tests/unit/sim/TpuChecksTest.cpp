@@ -36,6 +36,13 @@ std::optional<Error> failure(const isa::Program &program, const isa::Target &on 
   return std::nullopt;
 }
 
+/// Expects running `program` on `on` to stop with an Error whose message holds `text`.
+void expectRefused(const isa::Program &program, const std::string &text, const isa::Target &on = target()) {
+  const std::optional<Error> e = failure(program, on);
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(contains(e->what(), text)) << e->what();
+}
+
 /// The same, expecting a KernelBugError.
 std::optional<KernelBug> bugOf(const isa::Program &program) {
   HbmImage hbm;
@@ -196,18 +203,12 @@ TEST(TpuChecks, EnginesOfTheOtherFamilyAreRefused) {
   memset.op = isa::Opcode::Memset;
   memset.dst = b.buffer(DType::F32, kRows, kCols);
   b.add(Engine::Vector, memset);
-  std::optional<Error> e = failure(b.program);
-  ASSERT_TRUE(e);
-  EXPECT_TRUE(contains(e->what(), "has a stream for the NeuronCore's 'vector' engine, which a tpu target does not "
-                                  "have"))
-      << e->what();
+  expectRefused(b.program, "has a stream for the NeuronCore's 'vector' engine, which a tpu target does not have");
 
   TpuProgramBuilder onTrn2("wrong_unit");
   onTrn2.issue(Engine::Vpu, testing::vpuFill(onTrn2.buffer(DType::F32, kRows, kCols), 0.0f));
-  e = failure(onTrn2.program, testing::trn2());
-  ASSERT_TRUE(e);
-  EXPECT_TRUE(contains(e->what(), "has a stream for the TPU's 'vpu' unit, which a neuroncore target does not have"))
-      << e->what();
+  expectRefused(onTrn2.program, "has a stream for the TPU's 'vpu' unit, which a neuroncore target does not have",
+                testing::trn2());
 }
 
 // A TPU instruction on a NeuronCore-family opcode, and an SBUF operand on a TPU: each names what is wrong.
@@ -217,25 +218,18 @@ TEST(TpuChecks, InstructionsAndMemoriesOfTheOtherFamilyAreRefused) {
   memset.op = isa::Opcode::Memset;
   memset.dst = b.buffer(DType::F32, kRows, kCols);
   b.issue(Engine::Vpu, memset);
-  std::optional<Error> e = failure(b.program);
-  ASSERT_TRUE(e);
-  EXPECT_TRUE(contains(e->what(), "stream 'vpu', instruction 0 (memset)")) << e->what();
+  expectRefused(b.program, "stream 'vpu', instruction 0 (memset)");
 
   TpuProgramBuilder sbuf("sbuf_on_tpu");
   sbuf.issue(Engine::Vpu,
              testing::vpuFill(testing::onChip(isa::MemSpace::Sbuf, DType::F32, 0, kRows, 0, kCols), 0.0f));
-  e = failure(sbuf.program);
-  ASSERT_TRUE(e);
-  EXPECT_TRUE(contains(e->what(), "operand dst is in sbuf, which target tpu-v5e (family tpu) does not have"))
-      << e->what();
+  expectRefused(sbuf.program, "operand dst is in sbuf, which target tpu-v5e (family tpu) does not have");
 
   TpuProgramBuilder vmem("vmem_on_trn2");
   memset.dst = vmem.buffer(DType::F32, kRows, kCols);
   vmem.add(Engine::Vector, memset);
-  e = failure(vmem.program, testing::trn2());
-  ASSERT_TRUE(e);
-  EXPECT_TRUE(contains(e->what(), "operand dst is in vmem, which target trn2 (family neuroncore) does not have"))
-      << e->what();
+  expectRefused(vmem.program, "operand dst is in vmem, which target trn2 (family neuroncore) does not have",
+                testing::trn2());
 }
 
 // A TPU target without MXUs, or with a stopped clock, is refused before the run.
@@ -244,14 +238,10 @@ TEST(TpuChecks, TargetFiguresTheRunDividesByAreChecked) {
   b.issue(Engine::Vpu, testing::vpuFill(b.buffer(DType::F32, kRows, kCols), 0.0f));
   isa::Target noMxus = target();
   noMxus.tpu.mxus = 0;
-  std::optional<Error> e = failure(b.program, noMxus);
-  ASSERT_TRUE(e);
-  EXPECT_TRUE(contains(e->what(), "0 MXUs of 128 x 128")) << e->what();
+  expectRefused(b.program, "0 MXUs of 128 x 128", noMxus);
   isa::Target stopped = target();
   stopped.vector.clockGhz = 0;
-  e = failure(b.program, stopped);
-  ASSERT_TRUE(e);
-  EXPECT_TRUE(contains(e->what(), "the vpu engine's clock is 0 GHz")) << e->what();
+  expectRefused(b.program, "the vpu engine's clock is 0 GHz", stopped);
 }
 
 // Issue numbers that could never all issue are refused before the run: a gap, a repeat, a stream out of order,
@@ -263,27 +253,21 @@ TEST(TpuChecks, BrokenIssueNumbersAreRefused) {
     b.issue(Engine::Vpu, testing::vpuFill(tile, 0.0f));
     b.issue(Engine::ScalarUnit, testing::gridStep());
     b.issue(Engine::Vpu, testing::vpuFill(tile, 1.0f));
-    b.dma(0, testing::hbmTensor(b.tensor("out", {kRows, kCols}, DType::F32, true), DType::F32, kRows, kCols), tile);
+    const int32_t out = b.tensor("out", {kRows, kCols}, DType::F32, /*isOutput=*/true);
+    b.dma(0, testing::hbmTensor(out, DType::F32, kRows, kCols), tile);
     change(b);
     return b.program;
   };
   auto vpu = [](TpuProgramBuilder &b) -> std::vector<isa::Instruction> & {
     return b.program.streams[b.streamIndex(Engine::Vpu)].instructions;
   };
-  std::optional<Error> e = failure(program([&](TpuProgramBuilder &b) { vpu(b)[1].issue = 4; }));
-  ASSERT_TRUE(e);
-  EXPECT_TRUE(contains(e->what(), "no instruction has issue 3")) << e->what();
-  e = failure(program([&](TpuProgramBuilder &b) { vpu(b)[1].issue = 2; }));
-  ASSERT_TRUE(e);
-  EXPECT_TRUE(contains(e->what(), "both have issue 2")) << e->what();
-  e = failure(program([&](TpuProgramBuilder &b) { std::swap(vpu(b)[0].issue, vpu(b)[1].issue); }));
-  ASSERT_TRUE(e);
-  EXPECT_TRUE(contains(e->what(), "has issue 1 after issue 3")) << e->what();
-  e = failure(program([](TpuProgramBuilder &b) {
-    b.program.streams[b.streamIndex(Engine::Dma)].instructions[0].issue = 4;
-  }));
-  ASSERT_TRUE(e);
-  EXPECT_TRUE(contains(e->what(), "stream 'dma0', instruction 0 (dma) has issue 4")) << e->what();
+  expectRefused(program([&](TpuProgramBuilder &b) { vpu(b)[1].issue = 4; }), "no instruction has issue 3");
+  expectRefused(program([&](TpuProgramBuilder &b) { vpu(b)[1].issue = 2; }), "both have issue 2");
+  expectRefused(program([&](TpuProgramBuilder &b) { std::swap(vpu(b)[0].issue, vpu(b)[1].issue); }),
+                "has issue 1 after issue 3");
+  expectRefused(
+      program([](TpuProgramBuilder &b) { b.program.streams[b.streamIndex(Engine::Dma)].instructions[0].issue = 4; }),
+      "stream 'dma0', instruction 0 (dma) has issue 4");
 }
 
 // The VPU's instruction (issue 1) waits for a semaphore that only the MXU's (issue 2) signals: the MXU waits for
