@@ -195,14 +195,19 @@ TEST(TpuChecks, VmemOperandOutsideVmemIsRefused) {
   }
 }
 
+/// A NeuronCore memset of `dst`.
+isa::Instruction memsetOf(const isa::AccessPattern &dst) {
+  isa::Instruction inst;
+  inst.op = isa::Opcode::Memset;
+  inst.dst = dst;
+  return inst;
+}
+
 // A NeuronCore engine's stream on a TPU target, and a TPU unit's stream on a NeuronCore target, are refused
 // before the run.
 TEST(TpuChecks, EnginesOfTheOtherFamilyAreRefused) {
   TpuProgramBuilder b("wrong_engine");
-  isa::Instruction memset;
-  memset.op = isa::Opcode::Memset;
-  memset.dst = b.buffer(DType::F32, kRows, kCols);
-  b.add(Engine::Vector, memset);
+  b.add(Engine::Vector, memsetOf(b.buffer(DType::F32, kRows, kCols)));
   expectRefused(b.program, "has a stream for the NeuronCore's 'vector' engine, which a tpu target does not have");
 
   TpuProgramBuilder onTrn2("wrong_unit");
@@ -214,10 +219,7 @@ TEST(TpuChecks, EnginesOfTheOtherFamilyAreRefused) {
 // A TPU instruction on a NeuronCore-family opcode, and an SBUF operand on a TPU: each names what is wrong.
 TEST(TpuChecks, InstructionsAndMemoriesOfTheOtherFamilyAreRefused) {
   TpuProgramBuilder b("wrong_opcode");
-  isa::Instruction memset;
-  memset.op = isa::Opcode::Memset;
-  memset.dst = b.buffer(DType::F32, kRows, kCols);
-  b.issue(Engine::Vpu, memset);
+  b.issue(Engine::Vpu, memsetOf(b.buffer(DType::F32, kRows, kCols)));
   expectRefused(b.program, "stream 'vpu', instruction 0 (memset)");
 
   TpuProgramBuilder sbuf("sbuf_on_tpu");
@@ -226,8 +228,7 @@ TEST(TpuChecks, InstructionsAndMemoriesOfTheOtherFamilyAreRefused) {
   expectRefused(sbuf.program, "operand dst is in sbuf, which target tpu-v5e (family tpu) does not have");
 
   TpuProgramBuilder vmem("vmem_on_trn2");
-  memset.dst = vmem.buffer(DType::F32, kRows, kCols);
-  vmem.add(Engine::Vector, memset);
+  vmem.add(Engine::Vector, memsetOf(vmem.buffer(DType::F32, kRows, kCols)));
   expectRefused(vmem.program, "operand dst is in vmem, which target trn2 (family neuroncore) does not have",
                 testing::trn2());
 }
