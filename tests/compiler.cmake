@@ -62,4 +62,17 @@ add_test(NAME isa/docs-up-to-date COMMAND sh -c "$0 isa --markdown | diff -u \"$
 add_test(NAME isa/json COMMAND sh -c "$0 isa --target trn1 --json | grep -q '\"nki\": \"nki.isa.nc_matmul\"'"
          $<TARGET_FILE:tessera>)
 add_test(NAME isa/unknown COMMAND sh -c "$0 isa no_such_op 2>&1; [ $? -eq 2 ]" $<TARGET_FILE:tessera>)
-set_tests_properties(isa/docs-up-to-date isa/json isa/unknown PROPERTIES LABELS e2e)
+# Without --target both families list, grouped; a target lists its family's instructions (and print) only, and
+# asking it for another family's instruction is bad input.
+add_test(NAME isa/families COMMAND sh -c "out=$($0 isa) && for group in NeuronCore TPU 'Both families'; do \
+  echo \"$out\" | grep -q \"^== $group ==\" || exit 1; done" $<TARGET_FILE:tessera>)
+add_test(NAME isa/target-family COMMAND sh -c "out=$($0 isa --target trn2) && echo \"$out\" | grep -q '^matmul ' && \
+  echo \"$out\" | grep -q '^print ' && ! echo \"$out\" | grep -q '^mxu_matmul '" $<TARGET_FILE:tessera>)
+add_test(NAME isa/tpu-target-family COMMAND sh -c "out=$($0 isa --target tpu-v5e) && \
+  echo \"$out\" | grep -q '^mxu_matmul ' && echo \"$out\" | grep -q '^print ' && \
+  echo \"$out\" | grep -q '^  grid_step_cycles ' && ! echo \"$out\" | grep -q '^matmul '" $<TARGET_FILE:tessera>)
+add_test(NAME isa/other-family COMMAND sh -c "$0 isa mxu_matmul --target trn2 2>&1 | grep -q 'tpu family'; \
+  [ $? -eq 0 ] && { $0 isa mxu_matmul --target trn2 >/dev/null 2>&1; [ $? -eq 2 ]; }" $<TARGET_FILE:tessera>)
+set_tests_properties(isa/docs-up-to-date isa/json isa/unknown isa/families isa/target-family
+                     isa/tpu-target-family isa/other-family
+                     PROPERTIES LABELS e2e)

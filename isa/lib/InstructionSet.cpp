@@ -55,13 +55,6 @@ int generationNumber(std::string_view generation) {
   return std::atoi(std::string(generation).c_str());
 }
 
-/// How a family's documentation names a generation: "NeuronCore-v3", "TPU v5e".
-std::string generationLabel(std::string_view family, std::string_view generation) {
-  if (family == "tpu")
-    return fmt::format("TPU {}", generation);
-  return fmt::format("NeuronCore-{}", generation);
-}
-
 bool isDma(Opcode op) { return op == Opcode::DmaCopy || op == Opcode::DmaTranspose || op == Opcode::TpuDma; }
 
 /// The family whose memories the operands of `def` must be in: its own; for an instruction of any family, the
@@ -144,6 +137,12 @@ std::span<const InstructionDef> instructionSet() {
     return all;
   }();
   return defined;
+}
+
+std::string generationLabel(std::string_view family, std::string_view generation) {
+  if (family == "tpu")
+    return fmt::format("TPU {}", generation);
+  return fmt::format("NeuronCore-{}", generation);
 }
 
 bool generationAtLeast(const Target &target, std::string_view since) {

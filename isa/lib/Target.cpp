@@ -415,6 +415,8 @@ void readNeuronCore(const toml::table &root, const fs::path &file, TableReader &
   checkNeuronCoreConsistency(target, memory, access, tensor);
 }
 
+constexpr uint64_t kMaxSublanes = 1024, kMaxLanes = 65536;
+
 bool isPowerOfTwo(uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
 /// The TPU checks that relate several fields; each error is located at the field that cannot be right.
@@ -472,8 +474,9 @@ void readTpu(const toml::table &root, const fs::path &file, TableReader &header,
 
   TableReader core(root, "tensor_core", file, hint);
   const double clockGhz = core.number("clock_ghz", NumberRange::Positive);
-  tpu.sublanes = core.integer("sublanes", 1);
-  tpu.lanes = core.integer("lanes", 1);
+  // Bounded so that one vreg's bytes (sublanes x lanes x 4) cannot overflow.
+  tpu.sublanes = core.integer("sublanes", 1, kMaxSublanes);
+  tpu.lanes = core.integer("lanes", 1, kMaxLanes);
   tpu.vregs = core.integer("vregs", 1);
   tpu.scalarRegisters = core.integer("scalar_registers", 1);
   tpu.vmemBytes = core.integer("vmem_bytes", 1, std::numeric_limits<int64_t>::max());

@@ -5,11 +5,24 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string_view>
+
 namespace tessera::driver {
 namespace {
 
 constexpr isa::Engine kEngines[] = {isa::Engine::Tensor, isa::Engine::Vector, isa::Engine::Scalar,
-                                    isa::Engine::GpSimd, isa::Engine::Dma};
+                                    isa::Engine::GpSimd, isa::Engine::Mxu,    isa::Engine::Vpu,
+                                    isa::Engine::ScalarUnit, isa::Engine::Dma};
+
+/// The families in the order the reference lists them; print (of any family) comes last, in its own group.
+constexpr std::string_view kFamilies[] = {"neuroncore", "tpu", isa::kAnyFamily};
+
+std::string_view familyTitle(std::string_view family) {
+  if (family == "tpu") return "TPU";
+  if (family == "neuroncore") return "NeuronCore";
+  return "Both families";
+}
 
 std::vector<std::string> enginesOf(const isa::InstructionDef &def) {
   std::vector<std::string> names;
@@ -18,104 +31,167 @@ std::vector<std::string> enginesOf(const isa::InstructionDef &def) {
   return names;
 }
 
-/// The definitions to print: all, or the one named `only` (an InputError when there is none).
-std::vector<const isa::InstructionDef *> selected(const std::string &only) {
+/// Where the generations of `def` start: "NeuronCore-v2"; for an instruction of any family, every family's first.
+std::string sinceLabel(const isa::InstructionDef &def) {
+  if (def.family != isa::kAnyFamily) return isa::generationLabel(def.family, def.since);
+  return fmt::format("{}; every TPU", isa::generationLabel("neuroncore", def.since));
+}
+
+/// The definitions to print: those `target`'s family runs (all without a target), or the one named `only` (an
+/// InputError when there is none, or when it is another family's).
+std::vector<const isa::InstructionDef *> selected(const isa::Target *target, const std::string &only) {
   std::vector<const isa::InstructionDef *> defs;
-  for (const isa::InstructionDef &def : isa::instructionSet())
-    if (only.empty() || def.name == only || def.nki.ends_with("." + only)) defs.push_back(&def);
+  for (const isa::InstructionDef &def : isa::instructionSet()) {
+    if (!only.empty() && def.name != only && !def.nki.ends_with("." + only)) continue;
+    if (!target || isa::runsOnFamily(def, target->family)) {
+      defs.push_back(&def);
+      continue;
+    }
+    if (def.name == only)
+      throw InputError(fmt::format("{} is an instruction of the {} family; target {} is of the {} family", only,
+                                   def.family, target->name, target->family));
+  }
   if (defs.empty()) throw InputError(fmt::format("no instruction is named '{}' (`tessera isa` lists them)", only));
   return defs;
 }
 
 std::string coefficientValue(double v) { return v == static_cast<int64_t>(v) ? fmt::format("{}", int64_t(v)) : fmt::format("{}", v); }
 
+std::string instructionText(const isa::InstructionDef &def, const isa::Target *target) {
+  const bool available = !target || isa::generationAtLeast(*target, def.since);
+  const std::string since =
+      target ? isa::generationLabel(target->family, def.since) : sinceLabel(def);
+  std::string out = fmt::format("{}  ({}){}\n  {}\n  engines: {}   since {}\n", def.name, def.nki,
+                                available ? "" : fmt::format("  -- not on {}", target->name), def.summary,
+                                fmt::join(enginesOf(def), ", "), since);
+  for (const isa::OperandDef &operand : def.operands)
+    out += fmt::format("    {:<5} {:<11} {}\n", operand.slot, operand.nkiName, operand.doc);
+  out += fmt::format("  limits: {}\n  cost:   {}\n\n", def.limits, def.cost);
+  return out;
+}
+
 } // namespace
 
-std::string isaReferenceText(const isa::Target &target, const std::string &only) {
-  std::string out = fmt::format("Instruction set of {} (NeuronCore-{}); costs in engine cycles, coefficients from "
-                                "{}\n\n",
-                                target.name, target.generation, target.file.string());
-  for (const isa::InstructionDef *def : selected(only)) {
-    const bool available = isa::generationAtLeast(target, def->since);
-    out += fmt::format("{}  ({}){}\n  {}\n  engines: {}   since NeuronCore-{}\n", def->name, def->nki,
-                       available ? "" : fmt::format("  -- not on {}", target.name), def->summary,
-                       fmt::join(enginesOf(*def), ", "), def->since);
-    for (const isa::OperandDef &operand : def->operands)
-      out += fmt::format("    {:<5} {:<11} {}\n", operand.slot, operand.nkiName, operand.doc);
-    out += fmt::format("  limits: {}\n  cost:   {}\n\n", def->limits, def->cost);
+std::string isaReferenceText(const isa::Target *target, const std::string &only) {
+  const std::vector<const isa::InstructionDef *> defs = selected(target, only);
+  if (!target) {
+    std::string out = "Instruction sets of both families; costs in engine cycles, their coefficients in each target "
+                      "file (--target T shows one target's)\n";
+    for (std::string_view family : kFamilies) {
+      std::string group;
+      for (const isa::InstructionDef *def : defs)
+        if (def->family == family) group += instructionText(*def, nullptr);
+      if (!group.empty()) out += fmt::format("\n== {} ==\n\n{}", familyTitle(family), group);
+    }
+    return out;
   }
-  out += fmt::format("[cost] coefficients of {}:\n", target.name);
-  for (const auto &[key, value] : target.costCoefficients)
+  std::string out = fmt::format("Instruction set of {} ({}); costs in engine cycles, coefficients from {}\n\n",
+                                target->name, isa::generationLabel(target->family, target->generation),
+                                target->file.string());
+  for (const isa::InstructionDef *def : defs) out += instructionText(*def, target);
+  out += fmt::format("[cost] coefficients of {}:\n", target->name);
+  for (const auto &[key, value] : target->costCoefficients)
     out += fmt::format("  {:<28} {}\n", key, coefficientValue(value));
   return out;
 }
 
-nlohmann::json isaReferenceJson(const isa::Target &target, const std::string &only) {
+nlohmann::json isaReferenceJson(const isa::Target *target, const std::string &only) {
   nlohmann::json instructions = nlohmann::json::array();
-  for (const isa::InstructionDef *def : selected(only)) {
+  for (const isa::InstructionDef *def : selected(target, only)) {
     nlohmann::json operands = nlohmann::json::array();
     for (const isa::OperandDef &operand : def->operands)
       operands.push_back({{"slot", operand.slot}, {"nki_name", operand.nkiName}, {"doc", operand.doc}});
-    instructions.push_back({{"name", def->name},
-                            {"nki", def->nki},
-                            {"summary", def->summary},
-                            {"engines", enginesOf(*def)},
-                            {"since", def->since},
-                            {"available", isa::generationAtLeast(target, def->since)},
-                            {"operands", operands},
-                            {"limits", def->limits},
-                            {"cost", def->cost}});
+    nlohmann::json entry = {{"name", def->name},         {"nki", def->nki},         {"summary", def->summary},
+                            {"family", def->family},     {"engines", enginesOf(*def)}, {"since", def->since},
+                            {"operands", operands},      {"limits", def->limits},   {"cost", def->cost}};
+    if (target) entry["available"] = isa::generationAtLeast(*target, def->since);
+    instructions.push_back(std::move(entry));
   }
+  if (!target) return {{"instructions", instructions}};
   nlohmann::json coefficients = nlohmann::json::object();
-  for (const auto &[key, value] : target.costCoefficients) coefficients[key] = value;
-  return {{"target", target.name},
-          {"generation", target.generation},
+  for (const auto &[key, value] : target->costCoefficients) coefficients[key] = value;
+  return {{"target", target->name},
+          {"family", target->family},
+          {"generation", target->generation},
           {"instructions", instructions},
           {"cost_coefficients", coefficients}};
 }
 
-std::string isaReferenceMarkdown(const std::vector<isa::Target> &targets) {
-  std::string out = "# NeuronCore instruction set\n\n"
-                    "Generated by `tessera isa --markdown` from the instruction definitions (isa/lib/instructions/) "
-                    "and the target files (isa/targets/); a test checks that this file is up to date. Costs are in "
-                    "cycles of the engine that runs the instruction; each formula names the target file's [cost] "
-                    "coefficients, whose values and sources are in the target files.\n\n| instruction | NKI | engines |";
-  for (const isa::Target &t : targets) out += fmt::format(" {} |", t.name);
+namespace {
+
+/// The rows "| [name](#name) | `nki` | engines | yes | - |" of a family's table, one column per target.
+std::string summaryTable(std::string_view family, const std::vector<const isa::Target *> &targets) {
+  std::string out = fmt::format("| instruction | {} | engines |", family == "tpu" ? "Pallas / Mosaic" : "NKI");
+  for (const isa::Target *t : targets) out += fmt::format(" {} |", t->name);
   out += "\n|---|---|---|";
   for (size_t i = 0; i < targets.size(); ++i) out += "---|";
   out += "\n";
   for (const isa::InstructionDef &def : isa::instructionSet()) {
+    if (!isa::runsOnFamily(def, family)) continue;
     out += fmt::format("| [{}](#{}) | `{}` | {} |", def.name, def.name, def.nki, fmt::join(enginesOf(def), ", "));
-    for (const isa::Target &t : targets) out += isa::generationAtLeast(t, def.since) ? " yes |" : " - |";
+    for (const isa::Target *t : targets) out += isa::generationAtLeast(*t, def.since) ? " yes |" : " - |";
     out += "\n";
   }
-  for (const isa::InstructionDef &def : isa::instructionSet()) {
-    out += fmt::format("\n## {}\n\n`{}`: {}\n\n- engines: {}; from NeuronCore-{}\n", def.name, def.nki, def.summary,
-                       fmt::join(enginesOf(def), ", "), def.since);
-    for (const isa::OperandDef &operand : def.operands)
-      out += fmt::format("- `{}` ({}): {}\n", operand.slot, operand.nkiName, operand.doc);
-    out += fmt::format("- limits: {}\n- cost: {}\n", def.limits, def.cost);
-  }
-  out += "\n## Cost coefficients\n\n| coefficient |";
-  for (const isa::Target &t : targets) out += fmt::format(" {} |", t.name);
+  return out;
+}
+
+std::string instructionMarkdown(const isa::InstructionDef &def) {
+  std::string out = fmt::format("\n### {}\n\n`{}`: {}\n\n- engines: {}; from {}\n", def.name, def.nki, def.summary,
+                                fmt::join(enginesOf(def), ", "), sinceLabel(def));
+  for (const isa::OperandDef &operand : def.operands)
+    out += fmt::format("- `{}` ({}): {}\n", operand.slot, operand.nkiName, operand.doc);
+  out += fmt::format("- limits: {}\n- cost: {}\n", def.limits, def.cost);
+  return out;
+}
+
+/// Every [cost] key of `targets`, in order of first appearance, with each target's value.
+std::string coefficientTable(const std::vector<const isa::Target *> &targets) {
+  std::string out = "| coefficient |";
+  for (const isa::Target *t : targets) out += fmt::format(" {} |", t->name);
   out += "\n|---|";
   for (size_t i = 0; i < targets.size(); ++i) out += "---|";
   out += "\n";
   std::vector<std::string> keys;
-  for (const isa::Target &t : targets)
-    for (const auto &[key, value] : t.costCoefficients)
+  for (const isa::Target *t : targets)
+    for (const auto &[key, value] : t->costCoefficients)
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
   for (const std::string &key : keys) {
     out += fmt::format("| `{}` |", key);
-    for (const isa::Target &t : targets) {
+    for (const isa::Target *t : targets) {
       std::string cell = "-";
-      for (const auto &[k, v] : t.costCoefficients)
+      for (const auto &[k, v] : t->costCoefficients)
         if (k == key) cell = coefficientValue(v);
       out += fmt::format(" {} |", cell);
     }
     out += "\n";
   }
   return out;
+}
+
+} // namespace
+
+std::string isaReferenceMarkdown(const std::vector<isa::Target> &targets) {
+  std::string out = "# Instruction sets\n\n"
+                    "Generated by `tessera isa --markdown` from the instruction definitions (isa/lib/instructions/) "
+                    "and the target files (isa/targets/); a test checks that this file is up to date. Each family "
+                    "has its own instructions (a target runs only its family's, and `print`, the simulator's device "
+                    "print, on both). Costs are in cycles of the engine that runs the instruction; each formula names "
+                    "the target file's [cost] coefficients, whose values and sources are in the target files.\n";
+  std::string coefficients = "\n## Cost coefficients\n";
+  for (std::string_view family : kFamilies) {
+    std::vector<const isa::Target *> ofFamily;
+    for (const isa::Target &t : targets)
+      if (t.family == family) ofFamily.push_back(&t);
+    if (family != isa::kAnyFamily) {
+      out += fmt::format("\n## {} (family `{}`)\n\n{}", familyTitle(family), family, summaryTable(family, ofFamily));
+      if (!ofFamily.empty()) coefficients += fmt::format("\n### {}\n\n{}", familyTitle(family), coefficientTable(ofFamily));
+    } else {
+      out += fmt::format("\n## {}\n", familyTitle(family));
+    }
+    for (const isa::InstructionDef &def : isa::instructionSet())
+      if (def.family == family) out += instructionMarkdown(def);
+  }
+  return out + coefficients;
 }
 
 } // namespace tessera::driver

@@ -167,22 +167,46 @@ nlohmann::json toJson(const sim::KernelBug &bug) {
 }
 
 nlohmann::json toJson(const isa::Target &t) {
-  return {{"name", t.name},
-          {"family", t.family},
-          {"generation", t.generation},
-          {"description", t.description},
-          {"file", t.file.string()},
-          {"partitions", t.partitions},
-          {"sbuf_bytes_per_partition", t.sbufBytesPerPartition},
-          {"psum_bytes_per_partition", t.psumBytesPerPartition},
-          {"psum_banks", t.psumBanks},
-          {"tensor_engine", {{"rows", t.tensor.rows}, {"cols", t.tensor.cols}, {"clock_ghz", t.tensor.clockGhz},
-                             {"peak_bf16_tflops", t.tensor.peakBf16Tflops}, {"peak_fp32_tflops", t.tensor.peakFp32Tflops}}},
-          {"vector_clock_ghz", t.vector.clockGhz},
-          {"scalar_clock_ghz", t.scalar.clockGhz},
-          {"gpsimd_clock_ghz", t.gpsimd.clockGhz},
-          {"dma", {{"engines", t.dma.engines}, {"queues", t.dma.queues}, {"bytes_per_ns", t.dma.bytesPerNs()},
-                   {"fixed_latency_ns", t.dma.fixedLatencyNs}}}};
+  nlohmann::json j = {{"name", t.name},
+                      {"family", t.family},
+                      {"generation", t.generation},
+                      {"description", t.description},
+                      {"file", t.file.string()},
+                      {"dma",
+                       {{"engines", t.dma.engines},
+                        {"queues", t.dma.queues},
+                        {"bytes_per_ns", t.dma.bytesPerNs()},
+                        {"fixed_latency_ns", t.dma.fixedLatencyNs}}},
+                      {"hbm", {{"bytes", t.hbm.bytes}, {"chip_gbps", t.hbm.chipGBps},
+                               {"cores_per_chip", t.hbm.coresPerChip}}}};
+  if (t.isTpu()) {
+    // One TensorCore: its MXUs (each rows x cols), one clock, VMEM/SMEM; peaks per TensorCore.
+    j["tensor_core"] = {{"tensor_cores_per_chip", t.tpu.tensorCoresPerChip},
+                        {"clock_ghz", t.tensor.clockGhz},
+                        {"mxus", t.tpu.mxus},
+                        {"mxu_rows", t.tensor.rows},
+                        {"mxu_cols", t.tensor.cols},
+                        {"peak_bf16_tflops", t.tensor.peakBf16Tflops},
+                        {"peak_fp32_tflops", t.tensor.peakFp32Tflops},
+                        {"peak_fp8_tflops", t.tensor.peakFp8Tflops},
+                        {"peak_int8_tops", t.tpu.peakInt8Tops},
+                        {"sublanes", t.tpu.sublanes},
+                        {"lanes", t.tpu.lanes},
+                        {"vregs", t.tpu.vregs},
+                        {"vmem_bytes", t.tpu.vmemBytes},
+                        {"smem_bytes", t.tpu.smemBytes}};
+    return j;
+  }
+  j["partitions"] = t.partitions;
+  j["sbuf_bytes_per_partition"] = t.sbufBytesPerPartition;
+  j["psum_bytes_per_partition"] = t.psumBytesPerPartition;
+  j["psum_banks"] = t.psumBanks;
+  j["tensor_engine"] = {{"rows", t.tensor.rows}, {"cols", t.tensor.cols}, {"clock_ghz", t.tensor.clockGhz},
+                        {"peak_bf16_tflops", t.tensor.peakBf16Tflops}, {"peak_fp32_tflops", t.tensor.peakFp32Tflops}};
+  j["vector_clock_ghz"] = t.vector.clockGhz;
+  j["scalar_clock_ghz"] = t.scalar.clockGhz;
+  j["gpsimd_clock_ghz"] = t.gpsimd.clockGhz;
+  return j;
 }
 
 } // namespace tessera::driver

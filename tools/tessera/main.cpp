@@ -245,6 +245,12 @@ int cmdTargets(const std::vector<std::string> &args) {
   nlohmann::json out = nlohmann::json::array();
   for (const isa::Target &t : isa::Target::all()) {
     if (json) out.push_back(toJson(t));
+    else if (t.isTpu()) // one TensorCore: peak per TensorCore, its share of HBM, VMEM, the MXUs
+      fmt::print("{:<8} {:<10} {:<4} {:>6.1f} TFLOP/s bf16  {:>6.1f} B/ns HBM  {} MiB VMEM  {} MXUs {}x{} at {} GHz, "
+                 "{} TensorCore{}/chip  {}\n",
+                 t.name, t.family, t.generation, t.tensor.peakBf16Tflops, t.dma.hbmGBps, t.tpu.vmemBytes >> 20,
+                 t.tpu.mxus, t.tensor.rows, t.tensor.cols, t.tensor.clockGhz, t.tpu.tensorCoresPerChip,
+                 t.tpu.tensorCoresPerChip == 1 ? "" : "s", t.description);
     else
       fmt::print("{:<8} {:<10} {:<4} {:>6.1f} TFLOP/s bf16  {:>6.1f} B/ns DMA  {} KiB SBUF/partition  {}\n", t.name,
                  t.family, t.generation, t.tensor.peakBf16Tflops, t.dma.bytesPerNs(), t.sbufBytesPerPartition / 1024,
@@ -256,9 +262,10 @@ int cmdTargets(const std::vector<std::string> &args) {
 
 int cmdIsa(const std::vector<std::string> &args) {
   bool json = false, markdown = false;
-  std::string target = "trn2", only;
+  std::string target, only;
   po::options_description desc("tessera isa [INSTRUCTION]");
-  desc.add_options()("target", po::value(&target)->value_name("T"), "the target whose limits and costs to show")(
+  desc.add_options()("target", po::value(&target)->value_name("T"),
+                     "the target whose family, limits and costs to show (default: both families, no costs)")(
       "json", po::bool_switch(&json), "print JSON")(
       "markdown", po::bool_switch(&markdown), "print the whole reference for the built-in targets (docs/isa/README.md)")(
       "instruction", po::value(&only), "show only this instruction (by name or NKI name)");
@@ -266,15 +273,18 @@ int cmdIsa(const std::vector<std::string> &args) {
   pos.add("instruction", 1);
   parse(args, desc, pos);
   if (markdown) {
+    // Family by family: each family's tables have a column per built-in target of that family.
     std::vector<isa::Target> builtin;
     for (const isa::Target &t : isa::Target::all())
       if (t.file.parent_path() == isa::Target::builtinDirectory()) builtin.push_back(t);
     fmt::print("{}", isaReferenceMarkdown(builtin));
     return kOk;
   }
-  const isa::Target t = loadTarget(target);
-  if (json) fmt::print("{}\n", isaReferenceJson(t, only).dump(2));
-  else fmt::print("{}", isaReferenceText(t, only));
+  std::optional<isa::Target> t;
+  if (!target.empty()) t = loadTarget(target);
+  const isa::Target *chosen = t ? &*t : nullptr;
+  if (json) fmt::print("{}\n", isaReferenceJson(chosen, only).dump(2));
+  else fmt::print("{}", isaReferenceText(chosen, only));
   return kOk;
 }
 

@@ -68,6 +68,9 @@ std::vector<Case> numericCases() {
     all.push_back({"matmul_blocked", t, {{"M", 512}, {"N", 2048}, {"K", 512}}, {{"bm", 256}, {"bn", 1024}, {"bk", 256}}});
     all.push_back({"matmul_blocked", t, {{"M", 256}, {"N", 1024}, {"K", 384}}, {{"bm", 128}, {"bn", 512}, {"bk", 128}}});
     all.push_back({"matmul_blocked", t, {{"M", 128}, {"N", 256}, {"K", 128}}, {}});
+    // Pallas-style narrow blocks: bn of 128 or 256 columns takes moving tiles of that width.
+    all.push_back({"matmul_blocked", t, {{"M", 256}, {"N", 1024}, {"K", 256}}, {{"bm", 128}, {"bn", 128}, {"bk", 128}}});
+    all.push_back({"matmul_blocked", t, {{"M", 256}, {"N", 1024}, {"K", 256}}, {{"bm", 256}, {"bn", 256}, {"bk", 128}}});
   }
   return all;
 }

@@ -3,6 +3,8 @@
 /// $TESSERA_TARGET_PATH works, a user's modified copy loads, and every kind of bad file is an Error that names
 /// the field and its line.
 
+#include "TargetTestSupport.h"
+
 #include "tessera/isa/Error.h"
 #include "tessera/isa/Target.h"
 
@@ -21,50 +23,11 @@ namespace tessera::isa {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace targettest;
 
 constexpr uint64_t kKiB = 1024;
 constexpr uint64_t kMiB = 1024 * kKiB;
 constexpr uint64_t kGiB = 1024 * kMiB;
-
-std::string readText(const fs::path &file) {
-  std::ifstream in(file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void writeText(const fs::path &file, const std::string &text) {
-  std::ofstream out(file);
-  out << text;
-}
-
-/// The 1-based line of the first line of `text` that contains `needle`; 0 when none does.
-uint32_t lineContaining(const std::string &text, const std::string &needle) {
-  std::istringstream lines(text);
-  std::string line;
-  for (uint32_t number = 1; std::getline(lines, line); ++number)
-    if (line.find(needle) != std::string::npos)
-      return number;
-  return 0;
-}
-
-/// `text` with the first line that starts with `prefix` replaced by `replacement` (which may be empty).
-std::string replaceLine(const std::string &text, const std::string &prefix, const std::string &replacement) {
-  std::istringstream lines(text);
-  std::ostringstream result;
-  std::string line;
-  bool replaced = false;
-  while (std::getline(lines, line)) {
-    if (!replaced && line.starts_with(prefix)) {
-      result << replacement << '\n';
-      replaced = true;
-      continue;
-    }
-    result << line << '\n';
-  }
-  EXPECT_TRUE(replaced) << "no line starts with '" << prefix << "'";
-  return result.str();
-}
 
 /// Sets (or unsets) an environment variable for the lifetime of the object.
 class ScopedEnv {
@@ -101,14 +64,8 @@ protected:
   }
   void TearDown() override { fs::remove_all(folder_); }
 
-  fs::path builtin(const std::string &name) const { return Target::builtinDirectory() / (name + ".toml"); }
-
   fs::path folder_;
 };
-
-bool near(double actual, double expected, double relative) {
-  return std::abs(actual - expected) <= relative * std::abs(expected);
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The built-in targets
@@ -214,11 +171,11 @@ TEST(BuiltinTargets, Trn3MatchesNeuronCoreV4Figures) {
 
 // A design where accumulating onto PSUM that memset wrote is defined: the field reads either way.
 TEST_F(TargetFileTest, AccumulateOntoNonMatmulCanBeDefined) {
-  const std::string text = readText(builtin("trn2"));
+  const std::string text = readText(builtinFile("trn2"));
   const fs::path file = folder_ / "defined.toml";
   writeText(file, replaceLine(text, "accumulate_onto_non_matmul =", "accumulate_onto_non_matmul = \"defined\" # mine"));
   EXPECT_TRUE(Target::load(file).tensor.accumulateOntoNonMatmulDefined);
-  EXPECT_FALSE(Target::load(builtin("trn2")).tensor.accumulateOntoNonMatmulDefined);
+  EXPECT_FALSE(Target::load(builtinFile("trn2")).tensor.accumulateOntoNonMatmulDefined);
 }
 
 class EachBuiltinTarget : public ::testing::TestWithParam<std::string> {};
@@ -298,20 +255,7 @@ TEST_P(EachBuiltinTarget, TensorEngineModesAndInstructionLimits) {
   EXPECT_EQ(t.localGatherMaxElementsPerIndex, 32u);
 }
 
-TEST_P(EachBuiltinTarget, EveryFigureHasASource) {
-  // Each `key = value` line carries a comment naming where the figure comes from.
-  const std::string text = readText(Target::builtinDirectory() / (GetParam() + ".toml"));
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.empty() || line.starts_with("#") || line.starts_with("[") || line.find('=') == std::string::npos)
-      continue;
-    if (line.starts_with("name") || line.starts_with("family") || line.starts_with("generation") ||
-        line.starts_with("description"))
-      continue;
-    EXPECT_NE(line.find('#'), std::string::npos) << "no source comment: " << line;
-  }
-}
+TEST_P(EachBuiltinTarget, EveryFigureHasASource) { expectEveryFigureHasASource(GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Builtin, EachBuiltinTarget, ::testing::Values("trn1", "trn2", "trn3"));
 
@@ -319,9 +263,9 @@ INSTANTIATE_TEST_SUITE_P(Builtin, EachBuiltinTarget, ::testing::Values("trn1", "
 // Finding targets
 
 TEST_F(TargetFileTest, FindByPathLoadsThatFile) {
-  const Target byPath = Target::find(builtin("trn2").string());
+  const Target byPath = Target::find(builtinFile("trn2").string());
   EXPECT_EQ(byPath.name, "trn2");
-  EXPECT_EQ(byPath.file, builtin("trn2"));
+  EXPECT_EQ(byPath.file, builtinFile("trn2"));
 
   // A bare file name ending in .toml is a path too, relative to the working directory.
   const fs::path previous = fs::current_path();
@@ -373,7 +317,7 @@ TEST_F(TargetFileTest, UserSearchPathComesFirst) {
   const fs::path emptyFolder = folder_ / "empty";
   fs::create_directories(userFolder);
   fs::create_directories(emptyFolder);
-  const std::string trn2 = readText(builtin("trn2"));
+  const std::string trn2 = readText(builtinFile("trn2"));
   writeText(userFolder / "aardvark.toml", replaceLine(trn2, "name =", "name = \"aardvark\""));
   writeText(userFolder / "trn1.toml", replaceLine(trn2, "description =", "description = \"my trn1\""));
   writeText(userFolder / "notes.txt", "not a target");
@@ -404,7 +348,7 @@ TEST_F(TargetFileTest, UserSearchPathComesFirst) {
 }
 
 TEST_F(TargetFileTest, ModifiedCopyWithA64x64ArrayLoads) {
-  std::string text = readText(builtin("trn2"));
+  std::string text = readText(builtinFile("trn2"));
   text = replaceLine(text, "name =", "name = \"trn2-64x64\"");
   text = replaceLine(text, "rows =", "rows = 64");
   text = replaceLine(text, "cols =", "cols = 64");
@@ -426,41 +370,9 @@ TEST_F(TargetFileTest, ModifiedCopyWithA64x64ArrayLoads) {
 // ---------------------------------------------------------------------------------------------------------------
 // Bad files: each is an Error naming the file, the field and the line to fix.
 
-struct BadFileCase {
-  std::string label;
-  std::string linePrefix;     ///< the line of trn2.toml to replace
-  std::string replacement;    ///< what replaces it ("" deletes the field)
-  std::string expectedText;   ///< must appear in the error message
-  std::string expectedLineOf; ///< the error's line is the line holding this text ("" = no line)
-};
-
-void PrintTo(const BadFileCase &c, std::ostream *out) { *out << c.label; }
-
 class BadTargetFile : public ::testing::TestWithParam<BadFileCase> {};
 
-TEST_P(BadTargetFile, IsAnErrorNamingTheFieldAndLine) {
-  const BadFileCase &c = GetParam();
-  const std::string text =
-      replaceLine(readText(Target::builtinDirectory() / "trn2.toml"), c.linePrefix, c.replacement);
-  const fs::path file = fs::temp_directory_path() / ("tessera-bad-" + std::to_string(::getpid()) + "-" + c.label + ".toml");
-  writeText(file, text);
-  const uint32_t expectedLine = c.expectedLineOf.empty() ? 0 : lineContaining(text, c.expectedLineOf);
-  ASSERT_TRUE(c.expectedLineOf.empty() || expectedLine > 0) << "test case error: no line holds " << c.expectedLineOf;
-
-  std::optional<Error> error;
-  try {
-    Target::load(file);
-  } catch (const Error &e) {
-    error = e;
-  }
-  fs::remove(file);
-
-  ASSERT_TRUE(error.has_value()) << "loading the file did not fail";
-  EXPECT_NE(error->message().find(c.expectedText), std::string::npos)
-      << "message: " << error->message() << "\nexpected to contain: " << c.expectedText;
-  EXPECT_EQ(error->where().file, file.string());
-  EXPECT_EQ(error->where().line, expectedLine) << "message: " << error->message();
-}
+TEST_P(BadTargetFile, IsAnErrorNamingTheFieldAndLine) { expectBadFileError("trn2", GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, BadTargetFile,

@@ -78,12 +78,16 @@ const InstructionDef &definition(Opcode op);
 /// Every definition, in Opcode order (InstructionSetTest checks that every opcode has one).
 std::span<const InstructionDef> instructionSet();
 
+/// How a family's documentation names a generation: "NeuronCore-v3", "TPU v5e".
+std::string generationLabel(std::string_view family, std::string_view generation);
+
 /// Whether `target`'s generation ("v2", "v3"...; TPU "v5e", "7x") is at least `since`: the numbers are compared.
 bool generationAtLeast(const Target &target, std::string_view since);
 
 /// The checks every instruction shares, then its own: engine allowed, family and generation, operand presence, the
-/// family's memories (NeuronCore: SBUF and PSUM; TPU: VMEM; DMA instructions check their sides), then def.verify. "" when `inst` may run on `engine` (nullopt: any of its engines) of `target` (null: any); else
-/// the problem in one sentence, without the instruction's name (the caller says where it is).
+/// family's memories (NeuronCore: SBUF and PSUM; TPU: VMEM, inside the target's; DMA instructions check their
+/// sides), then def.verify. "" when `inst` may run on `engine` (nullopt: any of its engines) of `target` (null:
+/// any); else the problem in one sentence, without the instruction's name (the caller says where it is).
 std::string verifyInstruction(const Instruction &inst, std::optional<Engine> engine, const Target *target);
 
 } // namespace tessera::isa
