@@ -30,7 +30,8 @@ DmaTransferCost dmaTransferCost(const Instruction &inst, const Target &target) {
                                                                               : inst.src0.partitions);
   cost.bytesPerPartition = static_cast<double>(cost.bytes) / rows;
   cost.efficiency = dmaEfficiency(cost.bytesPerPartition, target.dma);
-  if (isStridedAccess(inst.src0, target) || isStridedAccess(inst.dst, target))
+  // The stride penalty is the NeuronCore's (NKI); a TPU target's [cost] has no strided_access_* keys.
+  if (!target.isTpu() && (isStridedAccess(inst.src0, target) || isStridedAccess(inst.dst, target)))
     cost.efficiency /= target.cost.stridedAccessFactor;
   cost.streamingNs = static_cast<double>(cost.bytes) / (target.dma.bytesPerNsPerEngine * cost.efficiency);
   const double hbmShare = target.dma.hbmGBps;

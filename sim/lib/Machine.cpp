@@ -28,8 +28,10 @@ std::unique_ptr<StreamEngine> makeEngine(const isa::Stream &stream, RunEnvironme
 Machine::Machine(sc_core::sc_module_name name, const isa::Program &program, const isa::Target &target,
                  HbmImage &hbm, const SimOptions &options)
     : sc_core::sc_module(name), program_(program),
-      sbuf_("SBUF", target.partitions, target.sbufBytesPerPartition, options.computeValues),
-      psum_("PSUM", target.partitions, target.psumBytesPerPartition, options.computeValues), hbm_(hbm, target),
+      sbuf_("SBUF", target.isTpu() ? 0 : target.partitions, target.sbufBytesPerPartition, options.computeValues),
+      psum_("PSUM", target.isTpu() ? 0 : target.partitions, target.psumBytesPerPartition, options.computeValues),
+      vmem_("VMEM", target.isTpu() ? 1 : 0, target.tpu.vmemBytes, options.computeValues),
+      smem_("SMEM", target.isTpu() ? 1 : 0, target.tpu.smemBytes, options.computeValues), hbm_(hbm, target),
       ports_(target.ports),
       semaphores_(program.semaphores),
       checks_(options.checks ? std::make_unique<KernelBugChecks>(program, target) : nullptr),
@@ -41,10 +43,15 @@ Machine::Machine(sc_core::sc_module_name name, const isa::Program &program, cons
                         .psum = psum_.data(),
                         .psumPartitionBytes = psum_.bytesPerPartition(),
                         .hbm = hbm_.tensorBases(),
+                        .vmem = vmem_.data(),
+                        .vmemBytes = vmem_.bytesPerPartition(),
+                        .smem = smem_.data(),
+                        .smemBytes = smem_.bytesPerPartition(),
                         .gpsimdPartitionsPerCore = target.gpsimdPartitionsPerCore},
            .semaphores = semaphores_,
            .hbm = hbm_,
            .ports = ports_,
+           .issueOrder = issueOrder_,
            .checks = checks_.get(),
            .failure = nullptr} {
   if (options.progress) env_.progress = &options.progress;
@@ -89,6 +96,13 @@ void Machine::throwDeadlock() const {
     if (!firstLocation.known())
       firstLocation = where;
     const std::string at = where.known() ? fmt::format(" at {}", where.str()) : std::string{};
+    if (engine->awaitingTurn()) {
+      const std::string waits = fmt::format("waits for its turn to issue (issue {}) behind {}", inst.issue,
+                                            describeIssue(issueOrder_.next()));
+      blocked += fmt::format("\n  {}{} {}", describeInstruction(stream, engine->position()), at, waits);
+      bug.instructions.push_back(bugInstruction(program_, stream, engine->position(), waits));
+      continue;
+    }
     const isa::SemWait *wait = engine->blockedOn();
     if (!wait) {
       blocked += fmt::format("\n  {}{} is stuck", describeInstruction(stream, engine->position()), at);
@@ -106,6 +120,18 @@ void Machine::throwDeadlock() const {
                        firstLocation,
                        "every semaphore wait needs enough signals from instructions that can run before it; a count "
                        "above the number of signals, or a cycle of waits, never resolves");
+}
+
+std::string Machine::describeIssue(uint32_t issue) const {
+  for (const auto &engine : engines_) {
+    if (engine->finished())
+      continue;
+    const isa::Stream &stream = engine->stream();
+    if (stream.instructions[engine->position()].issue == issue)
+      return fmt::format("{} (issue {}), which has not started", describeInstruction(stream, engine->position()),
+                         issue);
+  }
+  return fmt::format("issue {}, which no unfinished stream holds next", issue);
 }
 
 SimResult Machine::results() const {

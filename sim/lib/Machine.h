@@ -1,9 +1,12 @@
 #pragma once
 /// \file
-/// The top-level module: one NeuronCore running one isa::Program. It owns the memories (SBUF, PSUM, HBM with its
-/// shared DMA bandwidth), the semaphores, and one engine module per instruction stream (a ComputeEngine for the
-/// Tensor/Vector/Scalar/GpSimd streams, a DmaQueue per DMA queue), and runs them until every stream finishes.
+/// The top-level module: one core running one isa::Program, a NeuronCore or a TPU TensorCore. It owns the
+/// memories (NeuronCore: SBUF and PSUM; TPU: VMEM and SMEM; both: HBM with its shared DMA bandwidth), the
+/// semaphores, the TPU's issue order, and one engine module per instruction stream (a ComputeEngine for the
+/// Tensor/Vector/Scalar/GpSimd or MXU/VPU/scalar-unit streams, a DmaQueue per DMA queue), and runs them until every
+/// stream finishes.
 
+#include "IssueOrder.h"
 #include "RunEnvironment.h"
 #include "Semaphores.h"
 #include "engines/StreamEngine.h"
@@ -18,6 +21,7 @@
 #include <systemc>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace tessera::sim {
@@ -41,12 +45,17 @@ public:
 
 private:
   [[noreturn]] void throwDeadlock() const;
+  /// "stream 'vpu', instruction 0 (vpu_binary) (issue 1), which has not started": the instruction whose turn
+  /// in the issue order it is, for a deadlock report.
+  std::string describeIssue(uint32_t issue) const;
 
   const isa::Program &program_;
-  OnChipMemory sbuf_, psum_;
+  OnChipMemory sbuf_, psum_;  ///< NeuronCore; without storage on a TPU
+  OnChipMemory vmem_, smem_;  ///< TPU, flat (one row); without storage on a NeuronCore
   Hbm hbm_;
   MemoryPorts ports_;
   Semaphores semaphores_;
+  IssueOrder issueOrder_;
   std::unique_ptr<KernelBugChecks> checks_;
   std::vector<InstructionEvent> timeline_;
   RunEnvironment env_;

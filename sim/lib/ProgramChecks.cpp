@@ -9,7 +9,10 @@
 
 #include <systemc>
 
+#include <algorithm>
 #include <set>
+#include <utility>
+#include <vector>
 
 namespace tessera::sim {
 namespace {
@@ -64,10 +67,11 @@ private:
         bugInstruction(program_, stream_, index_, fmt::format("{} {}", writes ? "writes" : "reads", operand)));
     const auto [first, last] = ap.byteExtent();
     bug.region.memory = std::string(isa::name(ap.space));
-    if (ap.space == MemSpace::Hbm) {
-      bug.region.tensor = ap.tensor >= 0 && static_cast<size_t>(ap.tensor) < program_.tensors.size()
-                              ? program_.tensors[ap.tensor].name
-                              : std::string{};
+    if (ap.flat()) { // HBM, VMEM, SMEM: the bytes from the first to the last element, all rows
+      if (ap.space == MemSpace::Hbm)
+        bug.region.tensor = ap.tensor >= 0 && static_cast<size_t>(ap.tensor) < program_.tensors.size()
+                                ? program_.tensors[ap.tensor].name
+                                : std::string{};
       bug.region.p0 = 0;
       bug.region.p1 = 1;
     } else {
@@ -101,10 +105,13 @@ private:
     const int64_t elements = ap.freeElements();
     if (ap.partitions == 0 || elements <= 0) [[unlikely]]
       fail(fmt::format("operand {} is empty ({} partitions x {} elements)", operand, ap.partitions, elements));
-    if (ap.space == MemSpace::Hbm)
-      checkHbm(operand, ap);
-    else
-      checkOnChip(operand, ap);
+    switch (ap.space) {
+    case MemSpace::Hbm: checkHbm(operand, ap); return;
+    case MemSpace::Sbuf:
+    case MemSpace::Psum: checkOnChip(operand, ap); return;
+    case MemSpace::Vmem: checkFlatOnChip(operand, ap, target_.tpu.vmemBytes); return;
+    case MemSpace::Smem: checkFlatOnChip(operand, ap, target_.tpu.smemBytes); return;
+    }
   }
 
   void checkHbm(const char *operand, const AccessPattern &ap) const {
@@ -128,7 +135,29 @@ private:
                     "check the tile's offset and shape against the tensor's shape");
   }
 
+  /// VMEM or SMEM, `memoryBytes` long: every row, at its pitch, inside the memory.
+  void checkFlatOnChip(const char *operand, const AccessPattern &ap, uint64_t memoryBytes) const {
+    if (memoryBytes == 0) [[unlikely]]
+      reportMissingMemory(operand, ap);
+    const auto [first, last] = ap.byteExtent();
+    if (first < 0 || static_cast<uint64_t>(last) > memoryBytes) [[unlikely]]
+      failOutOfBounds(operand, ap,
+                      fmt::format("operand {} touches {} bytes [{}, {}), but {} holds {} bytes", operand,
+                                  isa::name(ap.space), first, last, isa::name(ap.space), memoryBytes),
+                      "check the buffer's address, rows and row pitch against the target's memory");
+  }
+
+  /// An operand in a memory the target's family does not have (SBUF on a TPU, VMEM on a NeuronCore).
+  [[noreturn, gnu::cold, gnu::noinline]] void reportMissingMemory(const char *operand, const AccessPattern &ap) const {
+    fail(fmt::format("operand {} is in {}, which target {} (family {}) does not have", operand, isa::name(ap.space),
+                     target_.name, target_.family),
+         target_.isTpu() ? "a TPU program keeps its tiles in VMEM (and scalars in SMEM)"
+                         : "a NeuronCore program keeps its tiles in SBUF and PSUM");
+  }
+
   void checkOnChip(const char *operand, const AccessPattern &ap) const {
+    if (target_.partitions == 0) [[unlikely]]
+      reportMissingMemory(operand, ap);
     const uint64_t partitionBytes =
         ap.space == MemSpace::Sbuf ? target_.sbufBytesPerPartition : target_.psumBytesPerPartition;
     if (uint64_t{ap.partitionStart} + ap.partitions > target_.partitions) [[unlikely]]
@@ -214,17 +243,127 @@ void prepareHbm(const isa::Program &program, HbmImage &hbm, bool withStorage) {
   }
 }
 
+namespace {
+
+/// Whether `engine` is a unit of the TPU TensorCore (the DMA queues belong to both families).
+bool isTpuUnit(Engine engine) { return engine == Engine::Mxu || engine == Engine::Vpu || engine == Engine::ScalarUnit; }
+
+/// The TensorCore figures the cost formulas divide by or size memories with.
+void checkTpuFigures(const isa::Target &target, const std::string &where) {
+  const isa::TpuSpec &tpu = target.tpu;
+  const isa::TpuCostModel &cost = target.tpuCost;
+  if (tpu.mxus == 0 || target.tensor.rows == 0 || target.tensor.cols == 0 || tpu.sublanes == 0 || tpu.lanes == 0 ||
+      tpu.vmemBytes == 0 || tpu.smemBytes == 0 || cost.mxuRowsPerCycle == 0 || cost.vpuLoadSlots == 0 ||
+      cost.vpuStoreSlots == 0)
+    throw Error(fmt::format("{}: {} MXUs of {} x {}, vregs of {} sublanes x {} lanes, {} bytes of VMEM and {} of "
+                            "SMEM, {} MXU rows per cycle, {} vreg loads and {} stores per cycle",
+                            where, tpu.mxus, target.tensor.rows, target.tensor.cols, tpu.sublanes, tpu.lanes,
+                            tpu.vmemBytes, tpu.smemBytes, cost.mxuRowsPerCycle, cost.vpuLoadSlots,
+                            cost.vpuStoreSlots),
+                {}, "a TPU target needs positive MXU count and size, vreg shape, VMEM and SMEM sizes, and the "
+                    "per-cycle rates its cost formulas divide by");
+}
+
+/// A stream of an engine the target's family does not have.
+[[noreturn]] void failForeignEngine(const isa::Program &program, const isa::Target &target, const std::string &where,
+                                    const isa::Stream &stream) {
+  const bool tpuUnit = isTpuUnit(stream.engine);
+  throw Error(fmt::format("{}: kernel '{}' has a stream for the {} '{}' {}, which a {} target does not have", where,
+                          program.kernel, tpuUnit ? "TPU's" : "NeuronCore's", stream.label(),
+                          tpuUnit ? "unit" : "engine", target.family),
+              {},
+              target.isTpu() ? "a TPU program runs on the mxu, vpu and scalar units and DMA queues"
+                             : "a NeuronCore program runs on the tensor, vector, scalar and gpsimd engines and DMA "
+                               "queues");
+}
+
+/// "stream 'vpu', instruction 3 (vpu_binary)" of the stream with index `s`.
+std::string describeAt(const isa::Program &program, uint32_t s, size_t index) {
+  return describeInstruction(program.streams[s], index);
+}
+
+/// Throws an Error about the issue number of instruction `index` of stream `s`.
+[[noreturn]] void failIssue(const isa::Program &program, uint32_t s, size_t index, const std::string &what) {
+  throw Error(fmt::format("kernel '{}': {}", program.kernel, what),
+              locationOf(program, program.streams[s].instructions[index]),
+              "the TensorCore's MXU, VPU and scalar-unit instructions carry their place in one program order, "
+              "1, 2, 3... (isa::Instruction::issue); DMA transfers and NeuronCore instructions carry 0");
+}
+
+/// The issue numbers (Instruction::issue): only TPU units carry them, each stream's increase, and together they
+/// are 1..N, each once.
+void checkIssueOrder(const isa::Program &program) {
+  uint32_t numbered = 0;
+  for (uint32_t s = 0; s < program.streams.size(); ++s) {
+    const isa::Stream &stream = program.streams[s];
+    uint32_t previous = 0;
+    for (size_t i = 0; i < stream.instructions.size(); ++i) {
+      const uint32_t issue = stream.instructions[i].issue;
+      if (issue == 0)
+        continue;
+      if (!isTpuUnit(stream.engine))
+        failIssue(program, s, i,
+                  fmt::format("{} has issue {}, but only the TPU's MXU, VPU and scalar-unit instructions are in the "
+                              "issue order",
+                              describeAt(program, s, i), issue));
+      if (issue <= previous)
+        failIssue(program, s, i,
+                  fmt::format("{} has issue {} after issue {}: a stream issues in its own order",
+                              describeAt(program, s, i), issue, previous));
+      previous = issue;
+      ++numbered;
+    }
+  }
+  if (numbered == 0)
+    return;
+  // Who holds each of 1..numbered (stream + 1, index; 0: nobody), and the highest number of all.
+  std::vector<std::pair<uint32_t, size_t>> holder(size_t{numbered} + 1, {0, 0});
+  std::pair<uint32_t, size_t> highestAt{0, 0};
+  uint32_t highest = 0;
+  for (uint32_t s = 0; s < program.streams.size(); ++s)
+    for (size_t i = 0; i < program.streams[s].instructions.size(); ++i) {
+      const uint32_t issue = program.streams[s].instructions[i].issue;
+      if (issue > highest) {
+        highest = issue;
+        highestAt = {s, i};
+      }
+      if (issue == 0 || issue > numbered)
+        continue;
+      if (const auto [other, at] = holder[issue]; other != 0)
+        failIssue(program, s, i,
+                  fmt::format("{} and {} both have issue {}", describeAt(program, other - 1, at),
+                              describeAt(program, s, i), issue));
+      holder[issue] = {s + 1, i};
+    }
+  // `numbered` distinct numbers: all of 1..numbered unless one is missing (and some number is above it).
+  for (uint32_t issue = 1; issue <= numbered; ++issue)
+    if (holder[issue].first == 0)
+      failIssue(program, highestAt.first, highestAt.second,
+                fmt::format("no instruction has issue {}, but {} has issue {}: the instructions after a missing "
+                            "number never issue",
+                            issue, describeAt(program, highestAt.first, highestAt.second), highest));
+}
+
+} // namespace
+
 void checkTarget(const isa::Program &program, const isa::Target &target) {
   const std::string where = target.file.empty() ? fmt::format("target '{}'", target.name)
                                                 : fmt::format("target '{}' ({})", target.name, target.file.string());
-  if (target.partitions == 0)
+  const bool tpu = target.isTpu();
+  if (!tpu && target.partitions == 0)
     throw Error(fmt::format("{} has no partitions", where), {}, "set the memory's partitions in the target file");
+  if (tpu)
+    checkTpuFigures(target, where);
   for (const isa::Stream &stream : program.streams) {
+    if (stream.engine != Engine::Dma && isTpuUnit(stream.engine) != tpu)
+      failForeignEngine(program, target, where, stream);
     if (stream.engine == Engine::Dma) {
       const isa::DmaSpec &dma = target.dma;
+      // The stride penalty is a NeuronCore figure (isa/DmaCost.h).
+      const bool strideFactorMissing = !tpu && target.cost.stridedAccessFactor == 0;
       if (!(dma.bytesPerNsPerEngine > 0) || !(dma.hbmGBps > 0) || !(dma.fixedLatencyNs >= 0) ||
           dma.engines == 0 || dma.saturatedBytesPerPartition == 0 || !(dma.efficiencyKneeBytes >= 0) ||
-          target.cost.stridedAccessFactor == 0)
+          strideFactorMissing)
         throw Error(fmt::format("{}: {} DMA engines of {} bytes/ns, HBM share {} bytes/ns, fixed latency {} ns, "
                                 "saturation at {} bytes per partition, knee {} bytes, stride factor {}",
                                 where, dma.engines, dma.bytesPerNsPerEngine, dma.hbmGBps, dma.fixedLatencyNs,
@@ -247,6 +386,7 @@ void checkStreams(const isa::Program &program) {
     if (!labels.insert(stream.label()).second)
       throw Error(fmt::format("kernel '{}' has two streams for '{}'", program.kernel, stream.label()), {},
                   "each compute engine and each DMA queue runs one stream");
+  checkIssueOrder(program);
 }
 
 void checkInstruction(const isa::Program &program, const isa::Target &target, const isa::Stream &stream,

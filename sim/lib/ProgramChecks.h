@@ -19,18 +19,22 @@ namespace tessera::sim {
 /// any other size is an Error naming the tensor.
 void prepareHbm(const isa::Program &program, HbmImage &hbm, bool withStorage = true);
 
-/// Checks the target figures the run divides by: the clock of each engine with a stream, the DMA bandwidth and
-/// fixed latency when there are DMA streams, and the memory sizes.
+/// Checks the program's engines against the target's family (no NeuronCore engine on a TPU, no TPU unit on a
+/// NeuronCore) and the target figures the run divides by: the clock of each engine with a stream, the DMA
+/// bandwidth and fixed latency when there are DMA streams, and the memory sizes (on a TPU also the MXUs, the vreg
+/// shape and the per-cycle rates of its cost formulas).
 void checkTarget(const isa::Program &program, const isa::Target &target);
 
-/// Checks that each compute engine and each DMA queue has at most one stream.
+/// Checks that each compute engine and each DMA queue has at most one stream, and the TPU's issue numbers
+/// (Instruction::issue): only MXU, VPU and scalar-unit instructions carry them, each stream's increase, and together
+/// they are 1..N, each once (anything else would deadlock the issue order).
 void checkStreams(const isa::Program &program);
 
 /// Checks what executing instruction `index` of `stream` relies on: the stream's engine can run its opcode;
 /// its semaphore ids and wait/signal ranges are valid; its operand shapes agree (copies: same partitions and
 /// elements; matmul: K, M, N); and every operand lies inside its memory (SBUF/PSUM partitions and bytes per
-/// partition, HBM tensor bytes). Throws an Error naming the stream, the instruction, its opcode and source line,
-/// the operand and the range.
+/// partition, VMEM/SMEM bytes of all its rows, HBM tensor bytes), a memory of the target's family. Throws an
+/// Error naming the stream, the instruction, its opcode and source line, the operand and the range.
 void checkInstruction(const isa::Program &program, const isa::Target &target, const isa::Stream &stream,
                       size_t index);
 

@@ -1,9 +1,9 @@
 #pragma once
 /// \file
-/// What every engine of one run shares: the program, the target, the memories, the semaphores, the kernel-bug
-/// checks, the first failure a thread hit, and
-/// the timeline when one is recorded.
+/// What every engine of one run shares: the program, the target, the memories, the semaphores, the TPU's issue
+/// order, the kernel-bug checks, the first failure a thread hit, and the timeline when one is recorded.
 
+#include "IssueOrder.h"
 #include "Semaphores.h"
 #include "checks/KernelBugChecks.h"
 #include "memory/Hbm.h"
@@ -27,6 +27,7 @@ struct RunEnvironment {
   Semaphores &semaphores;
   Hbm &hbm;
   MemoryPorts &ports;  ///< SBUF/PSUM ports that engines share (NeuronCore-v2)
+  IssueOrder &issueOrder; ///< the TPU TensorCore's one program order (instructions with Instruction::issue != 0)
   KernelBugChecks *checks = nullptr;  ///< races and uninitialised reads; null when SimOptions::checks is off
   std::exception_ptr failure;  ///< set by the first thread that fails; the run then stops and rethrows it
   /// Where engines append an InstructionEvent as each instruction retires; null unless SimOptions::recordTimeline.

@@ -4,32 +4,16 @@
 
 namespace tessera::sim {
 
-Region Region::of(const isa::AccessPattern &ap) {
-  const auto [first, last] = ap.byteExtent();
-  if (ap.space == isa::MemSpace::Hbm)
-    return {.memory = memoryOf(ap), .p0 = 0, .p1 = 1, .b0 = first, .b1 = last};
-  return {.memory = memoryOf(ap), .p0 = ap.partitionStart, .p1 = ap.partitionStart + ap.partitions, .b0 = first,
-          .b1 = last};
-}
-
-Region Region::intersection(const Region &o) const {
-  return {.memory = memory,
-          .p0 = std::max(p0, o.p0),
-          .p1 = std::min(p1, o.p1),
-          .b0 = std::max(b0, o.b0),
-          .b1 = std::min(b1, o.b1)};
-}
-
 uint64_t AccessHistory::hashOf(const isa::AccessPattern &ap) {
-  const bool inHbm = ap.space == isa::MemSpace::Hbm;
+  const bool flat = ap.flat();
   uint64_t h = 0x9e3779b97f4a7c15ull;
   auto mix = [&h](uint64_t v) {
     h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
     h *= 0xff51afd7ed558ccdull;
   };
-  mix(uint64_t{memoryOf(ap)} << 32 | (inHbm ? 0 : ap.partitionStart));
+  mix(uint64_t{memoryOf(ap)} << 32 | (flat ? 0 : ap.partitionStart));
   mix(uint64_t{ap.partitions} << 32 | isa::byteSize(ap.dtype) << 8 | ap.freeRank);
-  mix(static_cast<uint64_t>(inHbm ? ap.partitionStride : 0));
+  mix(static_cast<uint64_t>(flat ? ap.partitionStride : 0));
   mix(static_cast<uint64_t>(ap.offset));
   for (unsigned d = 0; d < ap.freeRank; ++d)
     mix(static_cast<uint64_t>(ap.sizes[d]) * 0x100000001b3ull ^ static_cast<uint64_t>(ap.strides[d]));
@@ -37,11 +21,10 @@ uint64_t AccessHistory::hashOf(const isa::AccessPattern &ap) {
 }
 
 bool AccessHistory::Key::matches(const isa::AccessPattern &ap) const {
-  const bool inHbm = ap.space == isa::MemSpace::Hbm;
   if (memory != memoryOf(ap) || partitions != ap.partitions || offset != ap.offset || freeRank != ap.freeRank ||
       elementBytes != isa::byteSize(ap.dtype))
     return false;
-  if (inHbm ? partitionStride != ap.partitionStride : partitionStart != ap.partitionStart)
+  if (ap.flat() ? partitionStride != ap.partitionStride : partitionStart != ap.partitionStart)
     return false;
   for (unsigned d = 0; d < freeRank; ++d)
     if (sizes[d] != ap.sizes[d] || strides[d] != ap.strides[d])
@@ -50,13 +33,13 @@ bool AccessHistory::Key::matches(const isa::AccessPattern &ap) const {
 }
 
 AccessHistory::Key AccessHistory::keyOf(const isa::AccessPattern &ap) {
-  const bool inHbm = ap.space == isa::MemSpace::Hbm;
+  const bool flat = ap.flat();
   Key key{.memory = memoryOf(ap),
-          .partitionStart = inHbm ? 0 : ap.partitionStart,
+          .partitionStart = flat ? 0 : ap.partitionStart,
           .partitions = ap.partitions,
           .elementBytes = isa::byteSize(ap.dtype),
           .freeRank = ap.freeRank,
-          .partitionStride = inHbm ? ap.partitionStride : 0,
+          .partitionStride = flat ? ap.partitionStride : 0,
           .offset = ap.offset};
   for (unsigned d = 0; d < ap.freeRank; ++d) {
     key.sizes[d] = ap.sizes[d];
@@ -113,19 +96,24 @@ uint32_t AccessHistory::make(uint64_t hash, const isa::AccessPattern &ap) {
       slot = (slot + 1) & mask;
     table_[slot] = id + 1;
   }
-  // Existing entries that overlap start before region.b1 and, being at most longest_ bytes long, after
-  // region.b0 - longest_.
+  // Existing entries that overlap start before the region's last byte and, spanning at most longest_ bytes,
+  // after its first byte - longest_.
   auto &index = byFirstByte_[region.memory];
   int64_t &longest = longest_[region.memory];
-  for (auto it = index.upper_bound(region.b0 - longest); it != index.end() && it->first < region.b1; ++it) {
+  const int64_t first = region.firstByte(), last = region.lastByte();
+  for (auto it = index.upper_bound(first - longest); it != index.end() && it->first < last; ++it) {
     Entry &other = entries_[it->second];
     if (!other.region.overlaps(region))
       continue;
     other.overlaps.push_back(id);
     entries_[id].overlaps.push_back(it->second);
+    if (other.region.contains(region))
+      other.covers.push_back(id);
+    if (region.contains(other.region))
+      entries_[id].covers.push_back(it->second);
   }
-  index.emplace(region.b0, id);
-  longest = std::max(longest, region.b1 - region.b0);
+  index.emplace(first, id);
+  longest = std::max(longest, last - first);
   return id;
 }
 
@@ -144,10 +132,7 @@ void AccessHistory::recordWrite(uint32_t id, Access access) {
   accesses.writer = access;
   memoryWritten_[entries_[id].region.memory] = true;
   accesses.readers.clear();
-  const Region &region = entries_[id].region;
-  for (uint32_t o : entries_[id].overlaps) {
-    if (!region.contains(entries_[o].region))
-      continue;
+  for (uint32_t o : entries_[id].covers) {
     accesses_[o].writer = {};
     accesses_[o].readers.clear();
   }

@@ -5,9 +5,12 @@
 /// bytes overlap it. Conflicting accesses are found through that overlap list, so nothing is searched or
 /// allocated while a program reuses its patterns (compiled programs reuse a few tile addresses all the time).
 ///
-/// Overlap is judged on each pattern's extent, as the compiler's semaphore insertion judges it: on chip the
-/// partition range x the byte range within a partition, in HBM the tensor's byte range from the first to the
-/// last element (AccessPattern::byteExtent(), so strided tiles of one tensor overlap when their extents do).
+/// Overlap is judged on each pattern's Region (Region.h), as the compiler's semaphore insertion judges it: on
+/// SBUF/PSUM the partition range x the byte range within a partition, in HBM the tensor's byte range from the
+/// first to the last element (AccessPattern::byteExtent(), so strided tiles of one tensor overlap when their
+/// extents do), in VMEM/SMEM each row's byte range, rows a pitch apart.
+
+#include "checks/Region.h"
 
 #include "tessera/isa/Program.h"
 
@@ -18,35 +21,6 @@
 #include <vector>
 
 namespace tessera::sim {
-
-/// A memory the checks track: SBUF, PSUM, or one HBM tensor.
-using MemoryId = uint32_t;
-constexpr MemoryId kSbufMemory = 0, kPsumMemory = 1, kFirstHbmMemory = 2;
-inline MemoryId memoryOf(const isa::AccessPattern &ap) {
-  switch (ap.space) {
-  case isa::MemSpace::Sbuf: return kSbufMemory;
-  case isa::MemSpace::Psum: return kPsumMemory;
-  case isa::MemSpace::Hbm: break;
-  }
-  return kFirstHbmMemory + static_cast<MemoryId>(ap.tensor);
-}
-
-/// Partitions [p0, p1) x bytes [b0, b1) of a memory (HBM: one partition, bytes of the tensor).
-struct Region {
-  MemoryId memory = 0;
-  uint32_t p0 = 0, p1 = 1;
-  int64_t b0 = 0, b1 = 0;
-
-  static Region of(const isa::AccessPattern &ap);
-  bool overlaps(const Region &o) const {
-    return memory == o.memory && p0 < o.p1 && o.p0 < p1 && b0 < o.b1 && o.b0 < b1;
-  }
-  bool contains(const Region &o) const {
-    return memory == o.memory && p0 <= o.p0 && o.p1 <= p1 && b0 <= o.b0 && o.b1 <= b1;
-  }
-  /// The part both cover (they must overlap).
-  Region intersection(const Region &o) const;
-};
 
 /// One instruction: its stream and its index in that stream.
 struct Access {
@@ -64,7 +38,7 @@ public:
     std::vector<Access> readers;  ///< the latest read of each stream since that write
   };
 
-  /// Tracks the SBUF, PSUM and HBM tensors of `program`.
+  /// Tracks SBUF, PSUM, VMEM, SMEM and the HBM tensors of `program`.
   explicit AccessHistory(const isa::Program &program);
 
   /// The entry of `ap`'s pattern, made (and linked to the entries it overlaps) on first use.
@@ -105,6 +79,7 @@ private:
     uint64_t hash = 0;
     Region region;
     std::vector<uint32_t> overlaps;
+    std::vector<uint32_t> covers;  ///< the entries among `overlaps` whose every byte this one's region holds
     bool written = false;
   };
   static Key keyOf(const isa::AccessPattern &ap);

@@ -24,7 +24,9 @@ double nowNs() { return static_cast<double>(sc_core::sc_time_stamp().value()) / 
 
 KernelBugChecks::KernelBugChecks(const isa::Program &program, const isa::Target &target)
     : program_(program), target_(target), order_(program), history_(program), written_(program, target),
-      nonMatmulPsum_(target.tensor.accumulateOntoNonMatmulDefined ? nullptr : std::make_unique<NonMatmulPsum>()) {}
+      nonMatmulPsum_(target.isTpu() || target.tensor.accumulateOntoNonMatmulDefined
+                         ? nullptr
+                         : std::make_unique<NonMatmulPsum>()) {}
 
 void KernelBugChecks::start(uint32_t s, size_t index) {
   const Instruction &inst = program_.streams[s].instructions[index];
@@ -117,23 +119,37 @@ std::string instructionAt(const isa::Program &program, uint32_t s, size_t index)
   return describeInstruction(stream, index) + at;
 }
 
-/// "sbuf partitions [0, 128) bytes [0, 2048)", "hbm tensor 'c' bytes [0, 4096)".
+/// "sbuf", "psum", "vmem" or "smem": the name of an on-chip memory the checks track.
+std::string_view onChipName(MemoryId memory) {
+  switch (memory) {
+  case kSbufMemory: return isa::name(isa::MemSpace::Sbuf);
+  case kPsumMemory: return isa::name(isa::MemSpace::Psum);
+  case kVmemMemory: return isa::name(isa::MemSpace::Vmem);
+  default: return isa::name(isa::MemSpace::Smem);
+  }
+}
+
+/// "sbuf partitions [0, 128) bytes [0, 2048)", "hbm tensor 'c' bytes [0, 4096)", "vmem bytes [4096, 4608) of 8
+/// rows 2048 bytes apart".
 std::string describeRegion(const isa::Program &program, const Region &r) {
   if (r.memory >= kFirstHbmMemory)
     return fmt::format("hbm tensor '{}' bytes [{}, {})", program.tensors[r.memory - kFirstHbmMemory].name, r.b0,
                        r.b1);
-  return fmt::format("{} partitions [{}, {}) bytes [{}, {})", r.memory == kSbufMemory ? "sbuf" : "psum", r.p0, r.p1,
-                     r.b0, r.b1);
+  if (r.memory == kVmemMemory || r.memory == kSmemMemory) {
+    const std::string bytes = fmt::format("{} bytes [{}, {})", onChipName(r.memory), r.b0, r.b1);
+    return r.pitched() ? fmt::format("{} of {} rows {} bytes apart", bytes, r.p1 - r.p0, r.pitch) : bytes;
+  }
+  return fmt::format("{} partitions [{}, {}) bytes [{}, {})", onChipName(r.memory), r.p0, r.p1, r.b0, r.b1);
 }
 
 /// A checks Region as a report's BugRegion.
 BugRegion bugRegion(const isa::Program &program, const Region &r) {
-  BugRegion region{.p0 = r.p0, .p1 = r.p1, .b0 = r.b0, .b1 = r.b1};
+  BugRegion region{.p0 = r.p0, .p1 = r.p1, .b0 = r.b0, .b1 = r.b1, .rowPitch = r.pitch};
   if (r.memory >= kFirstHbmMemory) {
     region.memory = "hbm";
     region.tensor = program.tensors[r.memory - kFirstHbmMemory].name;
   } else {
-    region.memory = r.memory == kSbufMemory ? "sbuf" : "psum";
+    region.memory = onChipName(r.memory);
   }
   return region;
 }
@@ -166,9 +182,8 @@ void KernelBugChecks::reportUninitialised(uint32_t s, size_t index, const char *
   const MemoryId memory = memoryOf(ap);
   const Region where{.memory = memory, .p0 = hole.row, .p1 = hole.row + 1, .b0 = hole.first, .b1 = hole.last};
   std::string place = describeRegion(program_, where);
-  if (memory < kFirstHbmMemory) // one partition: say so plainly
-    place = fmt::format("{} partition {} bytes [{}, {})", memory == kSbufMemory ? "sbuf" : "psum", hole.row,
-                        hole.first, hole.last);
+  if (memory == kSbufMemory || memory == kPsumMemory) // one partition: say so plainly
+    place = fmt::format("{} partition {} bytes [{}, {})", onChipName(memory), hole.row, hole.first, hole.last);
   const bool output = memory >= kFirstHbmMemory;
   KernelBug bug{.kind = BugKind::UninitialisedRead, .timeNs = nowNs(), .region = bugRegion(program_, where)};
   bug.instructions.push_back(bugInstruction(program_, program_.streams[s], index, fmt::format("reads {}", operand)));

@@ -1,12 +1,13 @@
 #pragma once
 /// \file
 /// The checks that find bugs in a kernel's synchronisation while it runs (SimOptions::checks):
-/// - a race: two instructions of different streams (engines or DMA queues) touch overlapping bytes of SBUF, PSUM
-///   or an HBM tensor, at least one of them writes, and no chain of semaphores orders them (HappensBefore.h);
-/// - an uninitialised read: an instruction reads SBUF or PSUM bytes, or bytes of an HBM output tensor, that no
-///   instruction has written (WrittenBytes.h);
-/// - on targets where it is undefined (tensor_engine.accumulate_onto_non_matmul), a matmul accumulating onto
-///   PSUM bytes that a non-matmul instruction wrote last (NonMatmulPsum.h).
+/// - a race: two instructions of different streams (engines or DMA queues) touch overlapping bytes of SBUF, PSUM,
+///   VMEM, SMEM or an HBM tensor, at least one of them writes, and no chain of semaphores orders them
+///   (HappensBefore.h; what overlaps: Region.h);
+/// - an uninitialised read: an instruction reads SBUF, PSUM, VMEM or SMEM bytes, or bytes of an HBM output tensor,
+///   that no instruction has written (WrittenBytes.h);
+/// - on NeuronCore targets where it is undefined (tensor_engine.accumulate_onto_non_matmul), a matmul accumulating
+///   onto PSUM bytes that a non-matmul instruction wrote last (NonMatmulPsum.h).
 /// The first problem stops the run with a KernelBugError naming both instructions (stream, index, opcode, kernel
 /// source line), the memory and byte range, and the simulated time. Checks never change simulated time.
 

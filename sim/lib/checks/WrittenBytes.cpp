@@ -43,12 +43,13 @@ template <class F> bool forEachRun(const AccessPattern &ap, F &&f) {
       --rank;
     }
   }
-  const bool inHbm = ap.space == isa::MemSpace::Hbm;
-  const int64_t start = (inHbm ? ap.offset * elementBytes : ap.offset) + flip;
+  // A flat memory (HBM, VMEM, SMEM) is one row of the bitmap, its rows partitionStride elements apart in it.
+  const bool flat = ap.flat();
+  const int64_t start = (ap.space == isa::MemSpace::Hbm ? ap.offset * elementBytes : ap.offset) + flip;
   std::array<int64_t, AccessPattern::kMaxFreeDims> at{};
   for (uint32_t p = 0; p < ap.partitions; ++p) {
-    const uint32_t row = inHbm ? 0 : ap.partitionStart + p;
-    const int64_t rowStart = start + (inHbm ? int64_t{p} * ap.partitionStride * elementBytes : 0);
+    const uint32_t row = flat ? 0 : ap.partitionStart + p;
+    const int64_t rowStart = start + (flat ? int64_t{p} * ap.partitionStride * elementBytes : 0);
     at.fill(0);
     for (;;) {
       int64_t first = rowStart;
@@ -111,6 +112,8 @@ WrittenBytes::WrittenBytes(const isa::Program &program, const isa::Target &targe
   };
   allocate(bitmaps_[kSbufMemory], target.partitions, target.sbufBytesPerPartition);
   allocate(bitmaps_[kPsumMemory], target.partitions, target.psumBytesPerPartition);
+  allocate(bitmaps_[kVmemMemory], 1, target.tpu.vmemBytes);
+  allocate(bitmaps_[kSmemMemory], 1, target.tpu.smemBytes);
   for (size_t t = 0; t < program.tensors.size(); ++t)
     if (program.tensors[t].isOutput)
       allocate(bitmaps_[kFirstHbmMemory + t], 1, static_cast<uint64_t>(program.tensors[t].bytes()));

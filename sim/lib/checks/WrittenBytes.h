@@ -1,8 +1,9 @@
 #pragma once
 /// \file
-/// Which bytes of SBUF, PSUM and the HBM output tensors some instruction has written: one bit per byte, rows
-/// of 64-bit words (a row per partition on chip, one row per output tensor). HBM input tensors are written
-/// before the kernel starts and have no bitmap. A read of a byte whose bit is clear reads never-written memory.
+/// Which bytes of SBUF, PSUM, VMEM, SMEM and the HBM output tensors some instruction has written: one bit per
+/// byte, rows of 64-bit words (a row per SBUF/PSUM partition, one row for VMEM, for SMEM and for each output
+/// tensor). HBM input tensors are written before the kernel starts and have no bitmap. A read of a byte whose bit
+/// is clear reads never-written memory.
 
 #include "checks/AccessHistory.h"
 
@@ -25,7 +26,7 @@ public:
 
   /// Bytes [first, last) of row `row`, none of which has been written.
   struct Hole {
-    uint32_t row = 0;  ///< the partition on chip; 0 in HBM
+    uint32_t row = 0;  ///< the partition on SBUF/PSUM; 0 in a flat memory (HBM, VMEM, SMEM)
     int64_t first = 0, last = 0;
   };
   /// Whether every byte `ap` touches has been written; if not, the first run of unwritten bytes it touches.

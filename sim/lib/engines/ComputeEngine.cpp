@@ -1,6 +1,7 @@
 #include "engines/ComputeEngine.h"
 
 #include "ProgramChecks.h"
+#include "engines/MxuTiming.h"
 
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/InstructionOverhead.h"
@@ -32,13 +33,18 @@ void ComputeEngine::perform(const isa::Instruction &inst) {
     return;
   }
   const isa::Instruction *previous = position() ? &stream().instructions[position() - 1] : nullptr;
-  const uint64_t cycles = isa::engineCycles(inst, engine, env_.target) +
-                          isa::staticOverheadCycles(inst, previous, engine, env_.target);
-  const uint64_t ps = picoseconds(cycles);
+  uint64_t cycles = isa::engineCycles(inst, engine, env_.target) +
+                    isa::staticOverheadCycles(inst, previous, engine, env_.target);
   // Stalls before the instruction starts: its producer's commit, then a memory port another engine holds.
   const uint64_t committed =
       previousEndPs_ + picoseconds(isa::dependencyCommitCycles(inst, previous, engine, env_.target));
-  const uint64_t start = env_.ports.reserve(engine, inst, std::max(now, committed), ps);
+  const uint64_t ready = std::max(now, committed);
+  if (engine == isa::Engine::Mxu && (!previous || ready > previousEndPs_))
+    cycles += exposedWeightLoadCycles(inst, env_.target); // the MXU sat idle: nothing hid the first weight load
+  const uint64_t ps = picoseconds(cycles);
+  const uint64_t start = env_.ports.reserve(engine, inst, ready, ps);
+  if (inst.issue != 0) // the next in issue order may start this one's issue cycles after it
+    env_.issueOrder.issued(inst.issue, start + picoseconds(isa::issueCycles(inst, engine, env_.target)));
   stalled(start - now);
   busyPs_ += ps;
   previousEndPs_ = start + ps;

@@ -26,6 +26,8 @@ void StreamEngine::run() {
       const isa::Instruction &inst = instructions[position_];
       const uint64_t waitedBefore = waitedPs_, busyBefore = busyPs_;
       checkInstruction(env_.program, env_.target, stream_, position_);
+      if (inst.issue != 0)
+        awaitTurn(inst);
       if (inst.waitCount != 0)
         awaitSemaphores(inst);
       currentWaitPs_ = waitedPs_ - waitedBefore;
@@ -67,6 +69,14 @@ void StreamEngine::record(uint64_t waitedPs, uint64_t busyPs) {
                             .issueNs = static_cast<double>(startPs - waitedPs) / 1000.0,
                             .startNs = static_cast<double>(startPs) / 1000.0,
                             .endNs = static_cast<double>(endPs) / 1000.0});
+}
+
+void StreamEngine::awaitTurn(const isa::Instruction &inst) {
+  const sc_core::sc_time before = sc_core::sc_time_stamp();
+  awaitingTurn_ = true;
+  env_.issueOrder.awaitTurn(inst.issue);
+  awaitingTurn_ = false;
+  waitedPs_ += (sc_core::sc_time_stamp() - before).value();
 }
 
 void StreamEngine::awaitSemaphores(const isa::Instruction &inst) {

@@ -1,11 +1,17 @@
 #include "memory/OnChipMemory.h"
 
+#include <new>
+
 namespace tessera::sim {
 
 OnChipMemory::OnChipMemory(std::string name, uint32_t partitions, uint64_t bytesPerPartition, bool withStorage)
     : name_(std::move(name)), partitions_(partitions), bytesPerPartition_(bytesPerPartition) {
-  if (withStorage)
-    bytes_ = std::make_unique<std::byte[]>(static_cast<size_t>(partitions) * bytesPerPartition);
+  const size_t bytes = static_cast<size_t>(partitions) * bytesPerPartition;
+  if (!withStorage || bytes == 0)
+    return;
+  bytes_.reset(static_cast<std::byte *>(std::calloc(bytes, 1)));
+  if (!bytes_)
+    throw std::bad_alloc();
 }
 
 } // namespace tessera::sim

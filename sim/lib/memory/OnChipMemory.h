@@ -1,17 +1,20 @@
 #pragma once
 /// \file
-/// On-chip storage: SBUF and PSUM are each `partitions` rows of `bytesPerPartition` bytes. Element addresses are
-/// computed by isa::execute from the base pointer and the row size.
+/// On-chip storage: SBUF and PSUM (NeuronCore) are each `partitions` rows of `bytesPerPartition` bytes; VMEM and
+/// SMEM (TPU) are flat, one row of all their bytes. Element addresses are computed by isa::execute from the base
+/// pointer and the row size.
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
 namespace tessera::sim {
 
-/// One partitioned on-chip memory. Contents start at zero. Timing-only runs never touch values, so they build it
-/// without storage.
+/// One on-chip memory. Contents start at zero: the storage comes from calloc, so the pages of a large memory
+/// (128 MiB of VMEM) cost nothing until a kernel touches them. Timing-only runs never touch values, so they build
+/// it without storage.
 class OnChipMemory {
 public:
   OnChipMemory(std::string name, uint32_t partitions, uint64_t bytesPerPartition, bool withStorage);
@@ -26,7 +29,10 @@ private:
   std::string name_;
   uint32_t partitions_ = 0;
   uint64_t bytesPerPartition_ = 0;
-  std::unique_ptr<std::byte[]> bytes_;
+  struct Free {
+    void operator()(std::byte *bytes) const { std::free(bytes); }
+  };
+  std::unique_ptr<std::byte[], Free> bytes_;
 };
 
 } // namespace tessera::sim

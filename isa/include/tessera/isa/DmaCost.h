@@ -4,7 +4,8 @@
 ///   efficiency e(b) = min(1, b (S + k) / (S (b + k))), b = bytes per partition, S = saturated_bytes_per_partition,
 ///                     k = efficiency_knee_bytes (a saturation curve fitted to the DMA bandwidth guide's
 ///                     ">= 2 KiB per partition approaches peak, >= 4 KiB saturates"), divided by
-///                     strided_access_factor when either side's minor stride exceeds strided_access_bytes;
+///                     strided_access_factor when either side's minor stride exceeds strided_access_bytes
+///                     (NeuronCore only; on a TPU a partition is a VMEM row and no stride penalty applies);
 ///   streaming time    bytes / (bytes_per_ns_per_engine x e) on the transfer's engine;
 ///   HBM time          HBM-side bytes / the core's HBM share (chip_gbps / cores_per_chip);
 /// plus fixed_latency_ns per transfer. How transfers share engines and HBM over time is the simulator's model

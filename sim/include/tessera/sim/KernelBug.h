@@ -18,8 +18,9 @@ namespace tessera::sim {
 
 enum class BugKind : uint8_t {
   Race,                    ///< two streams touch the same bytes, one writes, and no semaphore orders them
-  UninitialisedRead,       ///< a read of SBUF/PSUM or HBM-output bytes nothing has written
-  OutOfBounds,             ///< an operand outside its memory (SBUF/PSUM partitions or bytes, an HBM tensor)
+  UninitialisedRead,       ///< a read of on-chip (SBUF, PSUM, VMEM, SMEM) or HBM-output bytes nothing has written
+  OutOfBounds,             ///< an operand outside its memory (SBUF/PSUM partitions or bytes, VMEM/SMEM bytes, an
+                           ///< HBM tensor)
   Deadlock,                ///< streams wait for semaphores that no remaining instruction signals
   AccumulateOntoNonMatmul, ///< a matmul accumulates onto PSUM a non-matmul instruction wrote (undefined on v2/v3)
 };
@@ -48,13 +49,15 @@ struct BugInstruction {
   std::string action = {};
 };
 
-/// A range of one memory: partitions [p0, p1) x bytes [b0, b1) of each (on chip), or bytes [b0, b1) of an HBM
-/// tensor. `memory` is "sbuf", "psum" or "hbm" ("" when the bug has no memory range, as a deadlock).
+/// A range of one memory: partitions [p0, p1) x bytes [b0, b1) of each (SBUF/PSUM), bytes [b0, b1) of an HBM
+/// tensor, or in VMEM/SMEM rows [p0, p1) of bytes [b0, b1) + r x rowPitch (row r; one row when rowPitch is 0).
+/// `memory` is "sbuf", "psum", "vmem", "smem" or "hbm" ("" when the bug has no memory range, as a deadlock).
 struct BugRegion {
   std::string memory = {};
   std::string tensor = {};  ///< HBM: the tensor's name
   uint32_t p0 = 0, p1 = 0;
   int64_t b0 = 0, b1 = 0;
+  int64_t rowPitch = 0;     ///< VMEM/SMEM: bytes from one row to the next; 0: partitions, or one row
   bool known() const { return !memory.empty(); }
 };
 
