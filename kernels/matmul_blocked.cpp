@@ -56,7 +56,7 @@ const Registration registration{{
       Tile acc = ndarray<f32>({tm, bm / tm * bn});
       for (auto mb : affine_range(M / bm))
         for (auto nb : affine_range(N / bn)) {
-          isa::memset(acc, 0.0f);
+          fill(acc, 0.0f);
           for (auto kb : affine_range(K / bk)) {
             std::vector<Tile> stationary, moving; // [128, bm] and [128, bn] per k of the step
             for (int64_t k = 0; k < bk / tk; ++k) {

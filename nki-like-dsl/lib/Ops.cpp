@@ -123,6 +123,13 @@ Tile full(DType dtype, Shape shape, float value, Loc loc) {
   return t;
 }
 
+void fill(const Tile &dst, float value, Loc loc) {
+  Tracer::current(loc).checkAlive(dst.buffer(), loc);
+  graph::Op o = makeOp(graph::OpKind::Memset, dst.buffer(), {});
+  o.value = value;
+  record(std::move(o), loc);
+}
+
 Tile ndarray(DType dtype, Shape shape, MemSpace space, Loc loc) {
   if (space == MemSpace::Hbm)
     fail(loc, "ndarray: tiles live in SBUF or PSUM; HBM tensors are the kernel's arguments");

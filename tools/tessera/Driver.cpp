@@ -1,7 +1,8 @@
 // The path of one kernel through Tessera, top to bottom:
 //   1. find the kernel (registered by its DSL source) and the target (a TOML file of hardware figures);
 //   2. trace the kernel: run its C++ body once, symbolically, to get a kernel graph;
-//   3. compile: graph -> tile dialect -> (verify, allocate) -> nc dialect -> (synchronise) -> isa::Program;
+//   3. compile: graph -> tile dialect -> (verify, allocate) -> nc dialect (NeuronCore) or tpu dialect (TPU)
+//      -> (synchronise) -> isa::Program;
 //   4. make inputs and simulate the program on the SystemC model of the target: outputs and time;
 //   5. run the golden model (the kernel JIT-compiled for this CPU) and the kernel's own reference, and compare;
 //   6. report.
@@ -51,6 +52,14 @@ template <typename F> compiler::CompileResult compileWithin(const RunRequest &re
   }
 }
 
+/// What allocation found (peak on-chip memory) and what the compiler noted, for the report.
+void keepAllocation(compiler::CompileResult &compiled, RunReport &report) {
+  report.sbufPeakBytes = compiled.sbufPeakBytes;
+  report.psumPeakBytes = compiled.psumPeakBytes;
+  report.vmemPeakBytes = compiled.vmemPeakBytes;
+  report.notes = std::move(compiled.notes);
+}
+
 /// Stops a program that is over the instruction or memory limit before anything large is allocated.
 void checkLimits(const isa::Program &program, const isa::Target &target, const RunRequest &request) {
   const uint64_t instructions = program.instructionCount();
@@ -92,7 +101,9 @@ uint64_t estimateHostBytes(const isa::Program &program, const isa::Target &targe
   // inputs, the expected outputs and the decoded outputs.
   bytes = satAdd(bytes, satMul(tensorBytes, request.golden ? 3 : 1));
   bytes = satAdd(bytes, satMul(elements, 4 * 2));
-  const uint64_t onChip = satMul(target.partitions, satAdd(target.sbufBytesPerPartition, target.psumBytesPerPartition));
+  const uint64_t onChip = target.isTpu()
+                              ? satAdd(target.tpu.vmemBytes, target.tpu.smemBytes)
+                              : satMul(target.partitions, satAdd(target.sbufBytesPerPartition, target.psumBytesPerPartition));
   return satAdd(bytes, satMul(onChip, request.checks ? 2 : 1));
 }
 
@@ -182,8 +193,7 @@ RunReport runKernel(const RunRequest &request) {
   report.program = std::make_shared<const isa::Program>(std::move(compiled.program));
   const isa::Program &program = *report.program;
   report.instructions = program.instructionCount();
-  report.sbufPeakBytes = compiled.sbufPeakBytes;
-  report.psumPeakBytes = compiled.psumPeakBytes;
+  keepAllocation(compiled, report);
   checkLimits(program, report.target, request);
 
   // 4. Simulate with random inputs: every instruction computes its values and advances its engine's time.
@@ -268,8 +278,7 @@ RunReport simulateFile(const std::string &path, const RunRequest &request) {
   report.kernel = program.kernel;
   report.target = loadTarget(program.target);
   report.instructions = program.instructionCount();
-  report.sbufPeakBytes = compiled.sbufPeakBytes;
-  report.psumPeakBytes = compiled.psumPeakBytes;
+  keepAllocation(compiled, report);
   checkLimits(program, report.target, request);
   report.timingOnly = request.timingOnly; // either way there is no reference to check outputs against
   sim::HbmImage hbm = request.timingOnly ? sim::HbmImage{} : makeInputs(program, request.seed);
@@ -289,7 +298,7 @@ std::map<std::string, double> RunReport::busyPercent() const {
 
 double RunReport::tensorBoundUs() const {
   for (const sim::StreamStats &s : sim.streams)
-    if (s.engine == isa::Engine::Tensor) return s.busyNs / 1000.0;
+    if (s.engine == isa::Engine::Tensor || s.engine == isa::Engine::Mxu) return s.busyNs / 1000.0;
   return 0;
 }
 

@@ -94,8 +94,11 @@ struct RunReport {
   /// The simulated program: its instructions, operands and source lines, which sim.timeline indexes into.
   std::shared_ptr<const isa::Program> program;
   size_t instructions = 0;
-  int64_t sbufPeakBytes = -1;  ///< peak SBUF use per partition (from allocation; -1 unknown)
+  int64_t sbufPeakBytes = -1;  ///< NeuronCore: peak SBUF use per partition (from allocation; -1 unknown)
   int64_t psumPeakBytes = -1;
+  int64_t vmemPeakBytes = -1;  ///< TPU: peak VMEM use (from allocation; -1 unknown)
+  /// What the compiler told the kernel's author without failing ("file:line: what"), e.g. VMEM padding.
+  std::vector<std::string> notes;
   std::vector<TensorCheck> checks;  ///< empty in a timing-only run
   /// What the outputs were checked against: "golden", "reference", "golden+reference", or "none".
   std::string reference = "none";
@@ -105,14 +108,14 @@ struct RunReport {
   bool ok = false;            ///< every output within tolerance (a timing-only run checks nothing: true)
 
   double timeUs() const { return sim.timeNs / 1000.0; }
-  /// Simulated time in tensor-engine cycles.
+  /// Simulated time in cycles of the tensor engine (NeuronCore) or the MXUs (TPU).
   double cycles() const { return sim.timeNs * target.tensor.clockGhz; }
   double achievedTflops() const { return sim.timeNs > 0 ? double(sim.flops) / sim.timeNs / 1000.0 : 0; }
   /// Share of the run each stream spent executing, in percent; DMA queues are summarised as "dma": the share
   /// of the run the shared DMA bandwidth was moving bytes.
   std::map<std::string, double> busyPercent() const;
-  /// The two lower bounds a reader can check by hand: the tensor engine's busy time, and HBM bytes over the
-  /// DMA bandwidth.
+  /// The two lower bounds a reader can check by hand: the tensor engine's (MXUs') busy time, and HBM bytes over
+  /// the DMA bandwidth.
   double tensorBoundUs() const;
   double dmaBoundUs() const;
 };

@@ -276,7 +276,8 @@ void summary(Page &p) {
   const double tensorUs = r.tensorBoundUs(), dmaUs = r.dmaBoundUs();
   card(h, "lower bounds", "bound-us", std::max(tensorUs, dmaUs),
        fmt::format("{}-bound", tensorUs >= dmaUs ? "compute" : "DMA"),
-       fmt::format("tensor engine busy {:.3f} us<br>DMA at full bandwidth {:.3f} us", tensorUs, dmaUs));
+       fmt::format("{} busy {:.3f} us<br>DMA at full bandwidth {:.3f} us",
+                   r.target.isTpu() ? "MXUs" : "tensor engine", tensorUs, dmaUs));
   card(h, "instructions", "instructions", double(r.instructions), grouped(r.instructions),
        fmt::format("{} streams, {} semaphores", p.program.streams.size(), p.program.semaphores));
   if (r.sbufPeakBytes >= 0)
@@ -284,6 +285,10 @@ void summary(Page &p) {
          fmt::format("{:.1f} KiB SBUF", r.sbufPeakBytes / 1024.0),
          fmt::format("of {:.1f} KiB per partition<br>PSUM {:.1f} of {:.1f} KiB", r.target.sbufBytesPerPartition / 1024.0,
                      r.psumPeakBytes / 1024.0, r.target.psumBytesPerPartition / 1024.0));
+  if (r.vmemPeakBytes >= 0)
+    card(h, "on-chip memory (allocated)", "vmem-peak", double(r.vmemPeakBytes),
+         fmt::format("{:.1f} MiB VMEM", r.vmemPeakBytes / 1048576.0),
+         fmt::format("of {:.1f} MiB", r.target.tpu.vmemBytes / 1048576.0));
   h += "</div>";
 
   // Numerics: each output against the golden model and the reference.

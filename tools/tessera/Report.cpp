@@ -7,6 +7,9 @@ namespace tessera::driver {
 namespace {
 double peakTflops(const isa::Target &t) { return t.tensor.peakBf16Tflops; }
 
+/// What the matrix unit is called on `t`'s family: the key of its bound in --json.
+const char *matrixUnit(const isa::Target &t) { return t.isTpu() ? "mxu" : "tensor_engine"; }
+
 /// At most this many partitions and elements per partition of each device_print in the text report (--json has
 /// them all).
 constexpr int64_t kPrintRows = 8, kPrintColumns = 8;
@@ -61,11 +64,16 @@ nlohmann::json toJson(const RunReport &r) {
   j["peak_tflops"] = peakTflops(r.target);
   j["hbm_bytes"] = r.sim.hbmBytes;
   j["dma_bytes_per_ns"] = r.target.dma.bytesPerNs();
-  j["bounds_us"] = {{"tensor_engine", r.tensorBoundUs()}, {"dma", r.dmaBoundUs()}};
+  j["bounds_us"] = {{matrixUnit(r.target), r.tensorBoundUs()}, {"dma", r.dmaBoundUs()}};
   j["instructions"] = r.instructions;
   j["sim_seconds"] = r.sim.hostSeconds;
-  j["sbuf_peak_bytes_per_partition"] = r.sbufPeakBytes;
-  j["psum_peak_bytes_per_partition"] = r.psumPeakBytes;
+  if (r.target.isTpu()) {
+    j["vmem_peak_bytes"] = r.vmemPeakBytes;
+  } else {
+    j["sbuf_peak_bytes_per_partition"] = r.sbufPeakBytes;
+    j["psum_peak_bytes_per_partition"] = r.psumPeakBytes;
+  }
+  j["notes"] = r.notes;
   double maxAbs = 0, maxRel = 0;
   nlohmann::json outputs = nlohmann::json::array();
   for (const TensorCheck &c : r.checks) {
@@ -116,6 +124,10 @@ std::string toText(const RunReport &r) {
     line("  on-chip memory   SBUF {:.1f} of {:.1f} KiB, PSUM {:.1f} of {:.1f} KiB per partition (peak)",
          r.sbufPeakBytes / 1024.0, r.target.sbufBytesPerPartition / 1024.0, r.psumPeakBytes / 1024.0,
          r.target.psumBytesPerPartition / 1024.0);
+  if (r.vmemPeakBytes >= 0)
+    line("  on-chip memory   VMEM {:.1f} of {:.1f} MiB (peak)", r.vmemPeakBytes / 1048576.0,
+         r.target.tpu.vmemBytes / 1048576.0);
+  for (const std::string &note : r.notes) line("  note: {}", note);
   line("");
   line("  engine busy");
   for (auto &[name, pct] : r.busyPercent()) {
@@ -160,6 +172,8 @@ nlohmann::json toJson(const sim::KernelBug &bug) {
   if (bug.region.known()) {
     nlohmann::json region = {{"memory", bug.region.memory}, {"bytes", {bug.region.b0, bug.region.b1}}};
     if (bug.region.memory == "hbm") region["tensor"] = bug.region.tensor;
+    else if (bug.region.memory == "vmem" || bug.region.memory == "smem")
+      region["rows"] = {bug.region.p0, bug.region.p1}, region["row_pitch"] = bug.region.rowPitch;
     else region["partitions"] = {bug.region.p0, bug.region.p1};
     j["region"] = region;
   }

@@ -48,6 +48,7 @@ bool rowMajorDense(const isa::AccessPattern &ap) {
 }
 
 /// "sbuf[0:128] @1024 128x512 bf16" (partitions, byte address in each, partitions x free sizes, dtype);
+/// "vmem @8192 128x512 f32 pitch 512" (byte address, rows x free sizes, dtype, elements between rows);
 /// "hbm a_t[256:384, 0:128] bf16" (rows and columns of a matrix); otherwise "hbm x +8192 128x512 bf16 row 1024"
 /// (element offset, shape, elements between rows). Strides that are not row-major follow as "strides [..]".
 std::string describe(const isa::Program &program, const isa::AccessPattern &ap) {
@@ -60,6 +61,9 @@ std::string describe(const isa::Program &program, const isa::AccessPattern &ap) 
     strides += "]";
   }
   const std::string_view dtype = isa::name(ap.dtype);
+  if (ap.space == isa::MemSpace::Vmem || ap.space == isa::MemSpace::Smem)
+    return fmt::format("{} @{} {} {} pitch {}{}", isa::name(ap.space), ap.offset, sizes, dtype, ap.partitionStride,
+                       strides);
   if (ap.space != isa::MemSpace::Hbm)
     return fmt::format("{}[{}:{}] @{} {} {}{}", isa::name(ap.space), ap.partitionStart,
                        ap.partitionStart + ap.partitions, ap.offset, sizes, dtype, strides);

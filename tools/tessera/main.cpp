@@ -3,7 +3,7 @@
 //   tessera targets                   the machines that can be simulated
 //   tessera run KERNEL [--target T] [--shape K=V,...] [--param P=V,...] [--seed N] [--no-golden] [--json]
 //                      [--trace FILE.json]
-//   tessera compile KERNEL [--target T] [--shape ...] [--param ...] --emit tile|tile-allocated|nc
+//   tessera compile KERNEL [--target T] [--shape ...] [--param ...] --emit tile|tile-allocated|nc|tpu
 //   tessera sim FILE.mlir [--seed N] [--timing-only] [--json] [--trace FILE.json]
 //   tessera isa [INSTRUCTION] [--target T] [--json] [--markdown]
 //   tessera systolic --rows R --cols C --dataflow ws|os|is --gemm M,N,K [--model pe|fold] [--animate] [--svg F]
@@ -363,18 +363,25 @@ int cmdCompile(const std::vector<std::string> &args) {
   opts.add(desc);
   LimitOptions limits;
   limits.add(desc, /*simulates=*/false);
-  desc.add_options()("emit", po::value(&emit)->required(), "stage to print: tile (as imported), tile-allocated, nc")(
+  desc.add_options()("emit", po::value(&emit)->required(),
+                     "stage to print: tile (as imported), tile-allocated, nc (NeuronCore) or tpu (TPU)")(
       "print-ir-after-all", po::bool_switch(&printAfterAll), "print the module after every pass (stderr)")(
       "locations", po::bool_switch(&locations), "print each op's kernel source line (keep them for tessera sim)");
   po::positional_options_description pos;
   pos.add("kernel", 1);
   parse(args, desc, pos);
-  if (emit != "tile" && emit != "tile-allocated" && emit != "nc")
-    throw InputError(fmt::format("--emit: unknown stage '{}'", emit), {}, "stages: tile, tile-allocated, nc");
+  if (emit != "tile" && emit != "tile-allocated" && emit != "nc" && emit != "tpu")
+    throw InputError(fmt::format("--emit: unknown stage '{}'", emit), {}, "stages: tile, tile-allocated, nc, tpu");
   RunRequest r = opts.request();
   limits.apply(r);
   const tsr::KernelInfo &kernel = findKernel(r.kernel);
   isa::Target target = loadTarget(r.target);
+  const char *targetStage = target.isTpu() ? "tpu" : "nc";
+  const bool machineLevel = emit == "nc" || emit == "tpu";
+  if (machineLevel && emit != targetStage)
+    throw InputError(fmt::format("--emit {}: target {} is a {}, whose instructions are the {} dialect's", emit,
+                                 target.name, target.family, targetStage),
+                     {}, fmt::format("use --emit {}", targetStage));
   tsr::Params params;
   tsr::graph::KernelGraph graph = traceKernel(kernel, r.shape, params, r.kernelParams);
   if (emit == "tile") {
@@ -382,7 +389,7 @@ int cmdCompile(const std::vector<std::string> &args) {
     return kOk;
   }
   r.compile.keepTileIr = emit == "tile-allocated";
-  r.compile.keepNcIr = emit == "nc";
+  r.compile.keepNcIr = machineLevel;
   r.compile.printIrAfterAll = printAfterAll;
   r.compile.printLocations = locations;
   compiler::CompileResult result;
@@ -391,7 +398,7 @@ int cmdCompile(const std::vector<std::string> &args) {
   } catch (const compiler::InstructionLimitError &e) {
     throw LimitError(e.message(), e.where(), "raise --max-instructions, or use smaller shapes");
   }
-  fmt::print("{}", emit == "nc" ? result.ncIr : result.tileIr);
+  fmt::print("{}", machineLevel ? result.ncIr : result.tileIr);
   return kOk;
 }
 
@@ -428,7 +435,7 @@ void printUsage(std::FILE *out) {
              "  list                     kernels, their shape parameters (--shape) and kernel parameters (--param)\n"
              "  targets                  machines that can be simulated\n"
              "  run KERNEL               compile, simulate and check a kernel: time, engines, numerics\n"
-             "  compile KERNEL --emit S  print a compiler stage (tile, tile-allocated, nc)\n"
+             "  compile KERNEL --emit S  print a compiler stage (tile, tile-allocated, nc or tpu)\n"
              "  sim FILE.mlir            simulate a saved module (the output of compile --emit nc)\n"
              "  isa [INSTRUCTION]        the instruction set: operands, engines, limits, cost formulas\n"
              "  systolic --gemm M,N,K    one GEMM on a systolic array, PE by PE: cycles, utilisation, SRAM/DRAM traffic\n\n"

@@ -41,6 +41,10 @@ Tile ndarray(DType dtype, Shape shape, tessera::isa::MemSpace space = tessera::i
 template <DType T> Tile ndarray(Shape shape, Loc loc = Loc::current()) {
   return ndarray(T, std::move(shape), tessera::isa::MemSpace::Sbuf, loc);
 }
+/// Sets every element of an existing tile (or slice) to `value` (NKI: `t[...] = value`): the language-level fill,
+/// which the compiler may fold away (a zeroed PSUM tile that a matmul overwrites) and which runs on every target,
+/// unlike tsr::isa::memset, which is exactly one NeuronCore instruction.
+void fill(const Tile &dst, float value, Loc loc = Loc::current());
 
 // ---- Data movement -----------------------------------------------------------------------------------------
 
