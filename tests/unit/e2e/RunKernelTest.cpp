@@ -1,5 +1,5 @@
 // End-to-end: each kernel of the library traced, compiled, simulated and checked against its reference, on
-// every NeuronCore target at several shapes; and the matmul time checked against the bounds a reader can
+// every NeuronCore target and on TPU v5e and v6e at several shapes (softmax's narrow rows padded in VMEM); and the matmul time checked against the bounds a reader can
 // compute by hand from the target file.
 
 #include "tessera/Driver.h"
@@ -26,7 +26,9 @@ struct Case {
 };
 
 std::string caseName(const testing::TestParamInfo<Case> &info) {
-  std::string name = info.param.kernel + "_" + info.param.target;
+  std::string target = info.param.target;
+  std::replace(target.begin(), target.end(), '-', '_'); // "tpu-v5e": test names take letters, digits and _
+  std::string name = info.param.kernel + "_" + target;
   for (auto &[k, v] : info.param.shape) name += "_" + k + std::to_string(v);
   return name;
 }
@@ -45,7 +47,7 @@ TEST_P(KernelRuns, MatchReference) {
 
 std::vector<Case> cases() {
   std::vector<Case> all;
-  for (std::string target : {"trn1", "trn2", "trn3"}) {
+  for (std::string target : {"trn1", "trn2", "trn3", "tpu-v5e", "tpu-v6e"}) {
     all.push_back({"add", target, {{"M", 128}, {"N", 128}}});
     all.push_back({"add", target, {{"M", 256}, {"N", 3072}}});
     all.push_back({"matmul", target, {{"M", 128}, {"N", 512}, {"K", 128}}});
