@@ -223,10 +223,9 @@ TEST(TpuMxuMatmul, Verify) {
 /// pipeline fill (weight load + mxu_latency_cycles) that the simulator adds after idling.
 uint64_t expectedMatmulCycles(const Target &t, uint64_t k, uint64_t m, uint64_t n, bool fp32) {
   const uint64_t tiles = ceilDiv(k, t.tensor.rows) * ceilDiv(n, t.tensor.cols);
-  const uint64_t rounds = ceilDiv(tiles, t.tpu.mxus);
   const uint64_t rows = ceilDiv(m, t.tpu.sublanes) * t.tpu.sublanes;
-  const uint64_t perRound = std::max<uint64_t>(ceilDiv(rows, t.tpuCost.mxuRowsPerCycle), t.tpuCost.mxuWeightLoadCycles);
-  const uint64_t stream = rounds * perRound * (fp32 ? t.tpuCost.mxuFp32Passes : 1);
+  const uint64_t perTile = std::max<uint64_t>(ceilDiv(rows, t.tpuCost.mxuRowsPerCycle), t.tpuCost.mxuWeightLoadCycles);
+  const uint64_t stream = ceilDiv(tiles * perTile * (fp32 ? t.tpuCost.mxuFp32Passes : 1), t.tpu.mxus);
   const uint64_t popped = ceilDiv(m, t.tpu.sublanes) * ceilDiv(n, t.tpu.lanes);
   return std::max(stream, popped);
 }
@@ -237,10 +236,10 @@ TEST(TpuMxuMatmul, Cycles) {
     DType type;
     uint64_t cycles; // worked out by hand for the test target, as a check on the recomputed formula too
   };
-  // 2 x 3 tiles in 2 rounds of max(24 rows, 96 weight load); 1 tile of 512 rows x 3 FP32 passes; 8 tiles in 2
-  // rounds of 1000 rows. No mxu_latency_cycles (37): back-to-back matmuls pipeline it.
-  for (const Case &c : {Case{256, 20, 384, DType::BF16, 2 * 96}, Case{128, 512, 128, DType::F32, 512 * 3},
-                        Case{8, 1000, 1024, DType::BF16, 2 * 1000}}) {
+  // 2 x 3 tiles of max(24 rows, 96 weight load) over 4 MXUs; 1 tile of 512 rows x 3 FP32 passes over 4 MXUs; 8
+  // tiles of 1000 rows over 4 MXUs. No mxu_latency_cycles (37): back-to-back matmuls pipeline it.
+  for (const Case &c : {Case{256, 20, 384, DType::BF16, 6 * 96 / 4}, Case{128, 512, 128, DType::F32, 512 * 3 / 4},
+                        Case{8, 1000, 1024, DType::BF16, 8 * 1000 / 4}}) {
     VmemLayout layout;
     const Instruction inst = matmulOf(layout.buffer(DType::F32, c.m, c.n), layout.buffer(c.type, c.k, c.m),
                                       layout.buffer(c.type, c.k, c.n), false);
@@ -248,7 +247,7 @@ TEST(TpuMxuMatmul, Cycles) {
     EXPECT_EQ(engineCycles(inst, Engine::Mxu, tpu()), expectedMatmulCycles(tpu(), c.k, c.m, c.n, c.type == DType::F32));
     EXPECT_EQ(flops(inst), uint64_t(2 * c.k * c.m * c.n));
   }
-  // With 16 MXUs and no weight-load floor, popping 32 accumulator vregs outlasts 2 rounds of 8 rows.
+  // With 16 MXUs and no weight-load floor, popping 32 accumulator vregs outlasts 32 tiles of 8 rows over 16 MXUs.
   Target wide = tpu();
   wide.tpu.mxus = 16;
   wide.tpuCost.mxuWeightLoadCycles = 0;
