@@ -6,10 +6,19 @@ namespace tessera::kernels {
 
 using namespace tsr;
 
-int64_t columnChunk(int64_t n) {
-  for (int64_t c : {2048, 1024, 512, 256, 128})
-    if (n % c == 0) return std::min(c, n);
-  return n;
+std::vector<Tile> loadChunks(const Hbm &x, const Index &row, const Index &col, int64_t rows, int64_t cols) {
+  std::vector<Tile> chunks;
+  for (int64_t start = 0; start < cols; start += kChunkColumns)
+    chunks.push_back(load(x.window(row, col + start, {rows, std::min(kChunkColumns, cols - start)})));
+  return chunks;
+}
+
+void storeChunks(const Hbm &y, const Index &row, const Index &col, const std::vector<Tile> &chunks) {
+  int64_t start = 0;
+  for (const Tile &chunk : chunks) {
+    store(y.window(row, col + start, chunk.shape()), chunk);
+    start += chunk.shape()[1];
+  }
 }
 
 Tile broadcastRows(const Tile &row, int64_t rows) {

@@ -1,42 +1,51 @@
 #pragma once
 /// \file
-/// What the row-wise kernels share (add, gelu, rmsnorm, layernorm): rows go to partitions, 128 at a time, and a
-/// last block of R % 128 rows is a smaller tile of its own (the DSL has no masks); columns are cut into chunks
-/// wide enough for full-speed DMA; and a [1, C] row (gamma, beta) is broadcast to every partition.
+/// What the row-wise kernels share (gelu, rmsnorm, layernorm): rows go to partitions, 128 at a time, and a last
+/// block of R % 128 rows is a smaller tile of its own (the DSL has no masks); a row block moves in column chunks,
+/// several DMAs side by side; and a [1, C] row (gamma, beta) is broadcast to every partition.
 
 #include "tessera/dsl/tsr.h"
 
 #include <cstdint>
 #include <variant>
+#include <vector>
 
 namespace tessera::kernels {
 
-/// The widest chunk of at most 2048 columns that divides n when n is a multiple of 128 (8 KiB per partition of
-/// FP32, enough for full-speed DMA per TARGETS.md's >= 4 KiB advice), else all n columns.
-int64_t columnChunk(int64_t n);
-
-/// Runs `block(firstRow, rows, prepared)` for each block of an R-row tensor: an affine_range loop over the
-/// R / 128 blocks of 128 rows (tsr::tile_size::pmax), then, after it, one block of the last R % 128 rows.
-/// `prepared` is what `prepare(rows)` returned, called once per block height before that height's blocks and
-/// outside the loop: tiles every block reads (gamma broadcast to `rows` partitions), made once, not per block.
-template <class Prepare, class Block> void forEachRowBlock(int64_t R, Prepare prepare, Block block) {
-  constexpr int64_t pmax = tsr::tile_size::pmax;
-  if (const int64_t full = R / pmax; full > 0) {
-    const auto prepared = prepare(pmax);
-    for (auto i : tsr::affine_range(full)) block(i * pmax, pmax, prepared);
+/// Runs `block(start, size, prepared)` over the blocks of `size` of [0, extent): an affine_range loop over the
+/// extent / size full blocks, then, after it, one block of the last extent % size (a smaller tile: the DSL has no
+/// masks). `prepared` is what `prepare(size)` returned, called once per block size before that size's blocks and
+/// outside the loop: tiles every block reads (gamma broadcast to `size` partitions), made once, not per block.
+template <class Prepare, class Block> void forEachBlock(int64_t extent, int64_t size, Prepare prepare, Block block) {
+  if (const int64_t full = extent / size; full > 0) {
+    const auto prepared = prepare(size);
+    for (auto i : tsr::affine_range(full)) block(i * size, size, prepared);
   }
-  if (const int64_t rest = R % pmax; rest > 0) {
+  if (const int64_t rest = extent % size; rest > 0) {
     const auto prepared = prepare(rest);
-    block(tsr::Index(R - rest), rest, prepared);
+    block(tsr::Index(extent - rest), rest, prepared);
   }
 }
 
-/// forEachRowBlock for blocks that read nothing prepared: `block(firstRow, rows)`.
-template <class Block> void forEachRowBlock(int64_t R, Block block) {
-  forEachRowBlock(
-      R, [](int64_t) { return std::monostate{}; },
-      [&](const tsr::Index &row, int64_t rows, std::monostate) { block(row, rows); });
+/// forEachBlock for blocks that read nothing prepared: `block(start, size)`.
+template <class Block> void forEachBlock(int64_t extent, int64_t size, Block block) {
+  forEachBlock(
+      extent, size, [](int64_t) { return std::monostate{}; },
+      [&](const tsr::Index &start, int64_t n, std::monostate) { block(start, n); });
 }
+
+/// The columns of one DMA of a row-wise kernel: 512 FP32 values, 2 KiB per partition, where a NeuronCore DMA
+/// engine streams at 90% of its peak (docs/memory.md). A queue carries one transfer at a time and each runs on one
+/// engine, a sixteenth of the core's bandwidth, so a row block moves in several transfers that run side by side.
+inline constexpr int64_t kChunkColumns = 512;
+
+/// Loads the window [rows, cols] of x at (row, col) in column chunks of kChunkColumns (the last one narrower
+/// when cols is not a multiple of it), one [rows, <= 512] tile each.
+std::vector<tsr::Tile> loadChunks(const tsr::Hbm &x, const tsr::Index &row, const tsr::Index &col, int64_t rows,
+                                  int64_t cols);
+
+/// Stores `chunks`, as loadChunks cut them, into the window of y at (row, col).
+void storeChunks(const tsr::Hbm &y, const tsr::Index &row, const tsr::Index &col, const std::vector<tsr::Tile> &chunks);
 
 /// A new [rows, C] FP32 tile whose every partition holds `row` (a [1, C] tile): the tensor engine's partition
 /// broadcast (NKI's broadcast_to along partitions), ones[1, rows].T @ row, 512 columns per matmul. Exact: each

@@ -2,11 +2,18 @@
 // Rows go to partitions, 128 at a time; each row block is cut into free-dimension chunks of up to 2048
 // elements (8 KiB per partition, enough for full-speed DMA per TARGETS.md's >= 4 KiB advice).
 
-#include "Rows.h"
+#include "tessera/dsl/tsr.h"
 
 namespace {
 
 using namespace tsr;
+
+/// The widest chunk of at most 2048 columns that divides n (n a multiple of 128).
+int64_t chunkOf(int64_t n) {
+  for (int64_t c : {2048, 1024, 512, 256, 128})
+    if (n % c == 0) return std::min(c, n);
+  return n;
+}
 
 const Registration registration{{
     .name = "add",
@@ -20,7 +27,7 @@ const Registration registration{{
                                          output("c", {p["M"], p["N"]}, f32)};
         },
     .body = body([](Hbm a, Hbm b, Hbm c) {
-      const int64_t rows = tile_size::pmax, cols = tessera::kernels::columnChunk(a.dim(1));
+      const int64_t rows = tile_size::pmax, cols = chunkOf(a.dim(1));
       for (auto i : affine_range(a.dim(0) / rows))
         for (auto j : affine_range(a.dim(1) / cols)) {
           Tile x = load(a.tile(i, j, {rows, cols}));

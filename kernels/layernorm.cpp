@@ -1,10 +1,12 @@
 // layernorm: Y[r, :] = (X[r, :] - mean) / sqrt(var + eps) * gamma + beta, mean and (biased) variance over the
 // row, FP32, rows on partitions (NKI's LayerNorm tutorial, first version: language ops only). Per block of up to
-// 128 rows: the row sum scaled by 1/C is the mean; the centred row's squares, summed and scaled, the variance
-// (two passes: no cancellation); rsqrt(var + eps); then multiply by it (broadcast along the row) and by gamma,
-// and add beta. gamma and beta [1, C] are broadcast to every partition once, before the loop (Rows.h). R need
-// not be a multiple of 128: the last R % 128 rows are one smaller block after the loop. eps is fixed at 1e-5
-// (PyTorch's default): kernel parameters are positive integers. FP32 in and out, as rmsnorm (see there).
+// 128 rows, moved in column chunks of 512 as rmsnorm's (Rows.h): the chunks' row sums, added and scaled by 1/C,
+// are the mean; the centred chunks' squares, summed and scaled, the variance (two passes: no cancellation);
+// rsqrt(var + eps); then each centred chunk is multiplied by it (broadcast along the row) and by its columns of
+// gamma, and beta added. gamma and beta [1, C] are broadcast to every partition once, before the loop (Rows.h).
+// R need not be a multiple of 128 (the last R % 128 rows are one smaller block after the loop), nor C of 512.
+// eps is fixed at 1e-5 (PyTorch's default): kernel parameters are positive integers. FP32 in and out, as rmsnorm
+// (see there for why).
 //
 // Written with tsr:: language ops, so it runs on every target. A NeuronCore-only variant (the tutorial's second
 // version) would take the statistics with tsr::isa::bn_stats on each chunk of at most 512 columns of a row block,
@@ -16,12 +18,16 @@
 #include "Rows.h"
 
 #include <cmath>
+#include <vector>
 
 namespace {
 
 using namespace tsr;
 using tessera::kernels::broadcastRows;
-using tessera::kernels::forEachRowBlock;
+using tessera::kernels::forEachBlock;
+using tessera::kernels::kChunkColumns;
+using tessera::kernels::loadChunks;
+using tessera::kernels::storeChunks;
 
 constexpr float kEps = 1e-5f;
 
@@ -43,17 +49,28 @@ const Registration registration{{
       const int64_t cols = x.dim(1);
       Tile gammaRow = load(gamma.tile(0, 0, {1, cols}));
       Tile betaRow = load(beta.tile(0, 0, {1, cols}));
-      forEachRowBlock(
-          x.dim(0),
+      forEachBlock(
+          x.dim(0), tile_size::pmax,
           [&](int64_t rows) {
             return RowConstants{broadcastRows(gammaRow, rows), broadcastRows(betaRow, rows),
                                 full(f32, {rows, 1}, 1.0f / float(cols)), full(f32, {rows, 1}, kEps)};
           },
           [&](const Index &row, int64_t rows, const RowConstants &k) {
-            Tile t = load(x.window(row, 0, {rows, cols}));
-            Tile centred = t - sum(t) * k.invCols;
-            Tile scale = rsqrt(sum(square(centred)) * k.invCols + k.eps);
-            store(y.window(row, 0, {rows, cols}), centred * scale * k.gamma + k.beta);
+            const std::vector<Tile> chunks = loadChunks(x, row, 0, rows, cols);
+            Tile total = sum(chunks[0]);
+            for (size_t j = 1; j < chunks.size(); ++j) total += sum(chunks[j]);
+            Tile mean = total * k.invCols;
+            std::vector<Tile> centred;
+            for (const Tile &chunk : chunks) centred.push_back(chunk - mean);
+            Tile squares = sum(square(centred[0]));
+            for (size_t j = 1; j < centred.size(); ++j) squares += sum(square(centred[j]));
+            Tile scale = rsqrt(squares * k.invCols + k.eps);
+            std::vector<Tile> out;
+            for (size_t j = 0; j < centred.size(); ++j) {
+              const int64_t start = int64_t(j) * kChunkColumns, size = centred[j].shape()[1];
+              out.push_back(centred[j] * scale * k.gamma.slice(start, size) + k.beta.slice(start, size));
+            }
+            storeChunks(y, row, 0, out);
           });
     }),
     .reference =

@@ -1,8 +1,12 @@
 // rmsnorm: Y[r, :] = X[r, :] / sqrt(mean(X[r, :]^2) + eps) * gamma, FP32, rows on partitions (NKI's RMSNorm
-// tutorial, plus the eps it leaves out). Per block of up to 128 rows: the squares and their row sum, scaled by
-// 1/C, plus eps, rsqrt, then two multiplies: by the [rows, 1] reciprocal (broadcast along the row) and by gamma.
-// gamma[1, C] is broadcast to every partition once, before the loop, on the tensor engine (Rows.h). R need not
-// be a multiple of 128: the last R % 128 rows are one smaller block after the loop.
+// tutorial, plus the eps it leaves out). Per block of up to 128 rows, moved in column chunks of 512 (Rows.h): the
+// chunks' squares and row sums, added, scaled by 1/C, plus eps, rsqrt; then each chunk multiplied by that
+// [rows, 1] reciprocal (broadcast along the row) and by its columns of gamma. gamma[1, C] is broadcast to every
+// partition once, before the loop, on the tensor engine (Rows.h). R need not be a multiple of 128 (the last
+// R % 128 rows are one smaller block after the loop), nor C of 512 (the last chunk is narrower).
+// The chunks pay on a NeuronCore, where one DMA runs on one of 16 engines: at R=2048, C=4096 trn2 takes 756 us
+// instead of 982 with one DMA per row block; tpu-v5e, whose DMAs each stream at HBM's full rate, 99 us instead of
+// 89 (it issues more VPU instructions).
 // eps is fixed at 1e-6 (Llama's): kernel parameters are positive integers, so it cannot be one. Input and
 // output are FP32, as softmax's: kernel parameters must not change the tensors (KernelInfo), and the language's
 // elementwise ops compute in their input's dtype, so bf16 tensors would need a conversion each way around the
@@ -11,12 +15,16 @@
 #include "Rows.h"
 
 #include <cmath>
+#include <vector>
 
 namespace {
 
 using namespace tsr;
 using tessera::kernels::broadcastRows;
-using tessera::kernels::forEachRowBlock;
+using tessera::kernels::forEachBlock;
+using tessera::kernels::kChunkColumns;
+using tessera::kernels::loadChunks;
+using tessera::kernels::storeChunks;
 
 constexpr float kEps = 1e-6f;
 
@@ -37,16 +45,21 @@ const Registration registration{{
     .body = body([](Hbm x, Hbm gamma, Hbm y) {
       const int64_t cols = x.dim(1);
       Tile gammaRow = load(gamma.tile(0, 0, {1, cols}));
-      forEachRowBlock(
-          x.dim(0),
+      forEachBlock(
+          x.dim(0), tile_size::pmax,
           [&](int64_t rows) {
             return RowConstants{broadcastRows(gammaRow, rows), full(f32, {rows, 1}, 1.0f / float(cols)),
                                 full(f32, {rows, 1}, kEps)};
           },
           [&](const Index &row, int64_t rows, const RowConstants &k) {
-            Tile t = load(x.window(row, 0, {rows, cols}));
-            Tile scale = rsqrt(sum(square(t)) * k.invCols + k.eps);
-            store(y.window(row, 0, {rows, cols}), t * scale * k.gamma);
+            const std::vector<Tile> chunks = loadChunks(x, row, 0, rows, cols);
+            Tile squares = sum(square(chunks[0]));
+            for (size_t j = 1; j < chunks.size(); ++j) squares += sum(square(chunks[j]));
+            Tile scale = rsqrt(squares * k.invCols + k.eps);
+            std::vector<Tile> out;
+            for (size_t j = 0; j < chunks.size(); ++j)
+              out.push_back(chunks[j] * scale * k.gamma.slice(int64_t(j) * kChunkColumns, chunks[j].shape()[1]));
+            storeChunks(y, row, 0, out);
           });
     }),
     .reference =

@@ -68,11 +68,11 @@ std::vector<Case> cases() {
     all.push_back({"gelu", target, {{"R", 128}, {"C", 1024}}});
     all.push_back({"gelu", target, {{"R", 200}, {"C", 4096}}});
     all.push_back({"gelu", target, {{"R", 72}, {"C", 1000}}});
-    // mlp: one tile of each dimension; D of 384 (128-wide down-projection tiles); T of 384 (128-wide moving
-    // tiles in the up projections) and F of 640 (one weight block of 640 columns).
+    // mlp: one tile of each dimension; D of 384 (128-wide down-projection tiles); a token block of 384 (the
+    // moving tiles of the gate and up projections) with one weight block of 384 hidden units.
     all.push_back({"mlp", target, {{"T", 128}, {"D", 128}, {"F", 128}}});
     all.push_back({"mlp", target, {{"T", 256}, {"D", 384}, {"F", 512}}});
-    all.push_back({"mlp", target, {{"T", 384}, {"D", 256}, {"F", 640}}});
+    all.push_back({"mlp", target, {{"T", 384}, {"D", 256}, {"F", 384}}});
   }
   return all;
 }
