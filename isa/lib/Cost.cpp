@@ -41,14 +41,6 @@ uint64_t stridedAccessFactor(const Instruction &inst, const Target &target) {
   return strided ? target.cost.stridedAccessFactor : 1;
 }
 
-uint64_t issueCycles(const Instruction &inst, Engine engine, const Target &target) {
-  if (inst.issue == 0)
-    return 0;
-  if (engine == Engine::ScalarUnit)
-    return engineCycles(inst, engine, target);
-  return target.tpuCost.vpuIssueCycles;
-}
-
 double clockGhz(Engine engine, const Target &target) {
   switch (engine) {
   case Engine::Tensor: return target.tensor.clockGhz;

@@ -504,7 +504,6 @@ void readTpu(const toml::table &root, const fs::path &file, TableReader &header,
   model.mxuWeightLoadCycles = cost.integer("mxu_weight_load_cycles", 0);
   model.mxuFp32Passes = cost.integer("mxu_fp32_passes", 1);
   model.mxuLatencyCycles = cost.integer("mxu_latency_cycles", 0);
-  model.vpuIssueCycles = cost.integer("vpu_issue_cycles", 1);
   model.vpuLatencyCycles = cost.integer("vpu_latency_cycles", 0);
   model.vpuLoadSlots = cost.integer("vpu_load_slots", 1);
   model.vpuStoreSlots = cost.integer("vpu_store_slots", 1);

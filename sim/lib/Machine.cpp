@@ -33,7 +33,7 @@ Machine::Machine(sc_core::sc_module_name name, const isa::Program &program, cons
       vmem_("VMEM", target.isTpu() ? 1 : 0, target.tpu.vmemBytes, options.computeValues),
       smem_("SMEM", target.isTpu() ? 1 : 0, target.tpu.smemBytes, options.computeValues), hbm_(hbm, target),
       ports_(target.ports),
-      semaphores_(program.semaphores),
+      semaphores_(program.semaphores), stepBarrier_(program),
       checks_(options.checks ? std::make_unique<KernelBugChecks>(program, target) : nullptr),
       env_{.program = program,
            .target = target,
@@ -51,7 +51,7 @@ Machine::Machine(sc_core::sc_module_name name, const isa::Program &program, cons
            .semaphores = semaphores_,
            .hbm = hbm_,
            .ports = ports_,
-           .issueOrder = issueOrder_,
+           .stepBarrier = stepBarrier_,
            .checks = checks_.get(),
            .failure = nullptr} {
   if (options.progress) env_.progress = &options.progress;
@@ -96,9 +96,8 @@ void Machine::throwDeadlock() const {
     if (!firstLocation.known())
       firstLocation = where;
     const std::string at = where.known() ? fmt::format(" at {}", where.str()) : std::string{};
-    if (engine->awaitingTurn()) {
-      const std::string waits = fmt::format("waits for its turn to issue (issue {}) behind {}", inst.issue,
-                                            describeIssue(issueOrder_.next()));
+    if (engine->awaitingStep()) {
+      const std::string waits = describeStepWait(inst);
       blocked += fmt::format("\n  {}{} {}", describeInstruction(stream, engine->position()), at, waits);
       bug.instructions.push_back(bugInstruction(program_, stream, engine->position(), waits));
       continue;
@@ -122,16 +121,22 @@ void Machine::throwDeadlock() const {
                        "above the number of signals, or a cycle of waits, never resolves");
 }
 
-std::string Machine::describeIssue(uint32_t issue) const {
+std::string Machine::describeStepWait(const isa::Instruction &inst) const {
+  if (inst.op != isa::Opcode::GridStep)
+    return fmt::format("waits for grid step {}'s bookkeeping", inst.step);
+  const uint32_t previous = inst.step - 1;
+  const uint32_t unfinished = stepBarrier_.unfinished(previous);
+  const std::string waits = fmt::format("grid step {} waits for {} unfinished instruction{} of step {}", inst.step,
+                                        unfinished, unfinished == 1 ? "" : "s", previous);
+  // A stream's steps never decrease, so an unfinished instruction of the previous step is where its stream stands.
   for (const auto &engine : engines_) {
     if (engine->finished())
       continue;
     const isa::Stream &stream = engine->stream();
-    if (stream.instructions[engine->position()].issue == issue)
-      return fmt::format("{} (issue {}), which has not started", describeInstruction(stream, engine->position()),
-                         issue);
+    if (stream.instructions[engine->position()].step == previous)
+      return fmt::format("{}, e.g. {}", waits, describeInstruction(stream, engine->position()));
   }
-  return fmt::format("issue {}, which no unfinished stream holds next", issue);
+  return waits;
 }
 
 SimResult Machine::results() const {

@@ -2,13 +2,13 @@
 /// \file
 /// The top-level module: one core running one isa::Program, a NeuronCore or a TPU TensorCore. It owns the
 /// memories (NeuronCore: SBUF and PSUM; TPU: VMEM and SMEM; both: HBM with its shared DMA bandwidth), the
-/// semaphores, the TPU's issue order, and one engine module per instruction stream (a ComputeEngine for the
+/// semaphores, the TPU's grid-step barrier, and one engine module per instruction stream (a ComputeEngine for the
 /// Tensor/Vector/Scalar/GpSimd or MXU/VPU/scalar-unit streams, a DmaQueue per DMA queue), and runs them until every
 /// stream finishes.
 
-#include "IssueOrder.h"
 #include "RunEnvironment.h"
 #include "Semaphores.h"
+#include "StepBarrier.h"
 #include "engines/StreamEngine.h"
 #include "memory/Hbm.h"
 #include "memory/MemoryPorts.h"
@@ -45,9 +45,10 @@ public:
 
 private:
   [[noreturn]] void throwDeadlock() const;
-  /// "stream 'vpu', instruction 0 (vpu_binary) (issue 1), which has not started": the instruction whose turn
-  /// in the issue order it is, for a deadlock report.
-  std::string describeIssue(uint32_t issue) const;
+  /// What `inst`, held at the grid-step barrier, waits for, for a deadlock report: "waits for grid step 3's
+  /// bookkeeping", or "grid step 4 waits for 2 unfinished instructions of step 3, e.g. stream 'vpu', instruction
+  /// 12 (vpu_binary)".
+  std::string describeStepWait(const isa::Instruction &inst) const;
 
   const isa::Program &program_;
   OnChipMemory sbuf_, psum_;  ///< NeuronCore; without storage on a TPU
@@ -55,7 +56,7 @@ private:
   Hbm hbm_;
   MemoryPorts ports_;
   Semaphores semaphores_;
-  IssueOrder issueOrder_;
+  StepBarrier stepBarrier_;
   std::unique_ptr<KernelBugChecks> checks_;
   std::vector<InstructionEvent> timeline_;
   RunEnvironment env_;

@@ -10,6 +10,7 @@
 #include <systemc>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -282,66 +283,83 @@ std::string describeAt(const isa::Program &program, uint32_t s, size_t index) {
   return describeInstruction(program.streams[s], index);
 }
 
-/// Throws an Error about the issue number of instruction `index` of stream `s`.
-[[noreturn]] void failIssue(const isa::Program &program, uint32_t s, size_t index, const std::string &what) {
+/// Throws an Error about the grid step of instruction `index` of stream `s`.
+[[noreturn]] void failStep(const isa::Program &program, uint32_t s, size_t index, const std::string &what) {
+  const std::vector<Instruction> &instructions = program.streams[s].instructions;
   throw Error(fmt::format("kernel '{}': {}", program.kernel, what),
-              locationOf(program, program.streams[s].instructions[index]),
-              "the TensorCore's MXU, VPU and scalar-unit instructions carry their place in one program order, "
-              "1, 2, 3... (isa::Instruction::issue); DMA transfers and NeuronCore instructions carry 0");
+              index < instructions.size() ? locationOf(program, instructions[index]) : SourceLoc{},
+              "the TensorCore's MXU, VPU and scalar-unit instructions carry the grid step they belong to, 1, 2, 3... "
+              "(isa::Instruction::step), never fewer along a stream; step s starts with the scalar stream's s-th "
+              "instruction, its one grid_step; DMA transfers and NeuronCore instructions carry 0");
 }
 
-/// The issue numbers (Instruction::issue): only TPU units carry them, each stream's increase, and together they
-/// are 1..N, each once.
-void checkIssueOrder(const isa::Program &program) {
-  uint32_t numbered = 0;
+/// The grid steps (Instruction::step): only TPU units carry them, every one of theirs a step, never decreasing
+/// along a stream; step s of 1..S (the highest) starts with the scalar stream's instruction s - 1, a GridStep, and
+/// no other GridStep exists. Anything else would hold the grid-step barrier forever or let a step start twice.
+void checkSteps(const isa::Program &program) {
+  uint32_t steps = 0;
+  std::pair<uint32_t, size_t> highestAt{0, 0};
+  std::optional<uint32_t> scalar;
   for (uint32_t s = 0; s < program.streams.size(); ++s) {
     const isa::Stream &stream = program.streams[s];
+    const bool tpuUnit = isTpuUnit(stream.engine);
+    if (stream.engine == Engine::ScalarUnit)
+      scalar = s;
     uint32_t previous = 0;
     for (size_t i = 0; i < stream.instructions.size(); ++i) {
-      const uint32_t issue = stream.instructions[i].issue;
-      if (issue == 0)
+      const uint32_t step = stream.instructions[i].step;
+      if (!tpuUnit && step != 0)
+        failStep(program, s, i,
+                 fmt::format("{} belongs to grid step {}, but only the TPU's MXU, VPU and scalar-unit instructions "
+                             "belong to grid steps",
+                             describeAt(program, s, i), step));
+      if (!tpuUnit)
         continue;
-      if (!isTpuUnit(stream.engine))
-        failIssue(program, s, i,
-                  fmt::format("{} has issue {}, but only the TPU's MXU, VPU and scalar-unit instructions are in the "
-                              "issue order",
-                              describeAt(program, s, i), issue));
-      if (issue <= previous)
-        failIssue(program, s, i,
-                  fmt::format("{} has issue {} after issue {}: a stream issues in its own order",
-                              describeAt(program, s, i), issue, previous));
-      previous = issue;
-      ++numbered;
-    }
-  }
-  if (numbered == 0)
-    return;
-  // Who holds each of 1..numbered (stream + 1, index; 0: nobody), and the highest number of all.
-  std::vector<std::pair<uint32_t, size_t>> holder(size_t{numbered} + 1, {0, 0});
-  std::pair<uint32_t, size_t> highestAt{0, 0};
-  uint32_t highest = 0;
-  for (uint32_t s = 0; s < program.streams.size(); ++s)
-    for (size_t i = 0; i < program.streams[s].instructions.size(); ++i) {
-      const uint32_t issue = program.streams[s].instructions[i].issue;
-      if (issue > highest) {
-        highest = issue;
+      if (step == 0)
+        failStep(program, s, i, fmt::format("{} belongs to no grid step (step 0)", describeAt(program, s, i)));
+      if (step < previous)
+        failStep(program, s, i,
+                 fmt::format("{} belongs to step {} after an instruction of step {}: a stream's steps never "
+                             "decrease",
+                             describeAt(program, s, i), step, previous));
+      previous = step;
+      if (step > steps) {
+        steps = step;
         highestAt = {s, i};
       }
-      if (issue == 0 || issue > numbered)
-        continue;
-      if (const auto [other, at] = holder[issue]; other != 0)
-        failIssue(program, s, i,
-                  fmt::format("{} and {} both have issue {}", describeAt(program, other - 1, at),
-                              describeAt(program, s, i), issue));
-      holder[issue] = {s + 1, i};
     }
-  // `numbered` distinct numbers: all of 1..numbered unless one is missing (and some number is above it).
-  for (uint32_t issue = 1; issue <= numbered; ++issue)
-    if (holder[issue].first == 0)
-      failIssue(program, highestAt.first, highestAt.second,
-                fmt::format("no instruction has issue {}, but {} has issue {}: the instructions after a missing "
-                            "number never issue",
-                            issue, describeAt(program, highestAt.first, highestAt.second), highest));
+  }
+  if (steps == 0)
+    return;
+  if (!scalar)
+    failStep(program, highestAt.first, highestAt.second,
+             fmt::format("{} belongs to step {}, but the kernel has no scalar stream to run grid steps",
+                         describeAt(program, highestAt.first, highestAt.second), steps));
+  const std::vector<Instruction> &scalarInstructions = program.streams[*scalar].instructions;
+  for (uint32_t step = 1; step <= steps; ++step) {
+    const size_t at = step - 1;
+    const Instruction *gridStep = at < scalarInstructions.size() ? &scalarInstructions[at] : nullptr;
+    if (gridStep && gridStep->op == Opcode::GridStep && gridStep->step == step)
+      continue;
+    if (gridStep && gridStep->op == Opcode::GridStep && gridStep->step < step)
+      failStep(program, *scalar, at,
+               fmt::format("{} is a second grid_step of step {}", describeAt(program, *scalar, at), gridStep->step));
+    const std::string there =
+        !gridStep ? fmt::format("the scalar stream ends after {} instructions", scalarInstructions.size())
+        : gridStep->op == Opcode::GridStep
+            ? fmt::format("{} starts step {} instead", describeAt(program, *scalar, at), gridStep->step)
+            : fmt::format("{} is not a grid_step", describeAt(program, *scalar, at));
+    const bool located = gridStep != nullptr;
+    failStep(program, located ? *scalar : highestAt.first, located ? at : highestAt.second,
+             fmt::format("step {} of {} has no grid_step: {}", step, steps, there));
+  }
+  // Every step's GridStep is where it belongs: any other is a second one.
+  for (uint32_t s = 0; s < program.streams.size(); ++s)
+    for (size_t i = (s == *scalar) ? steps : 0; i < program.streams[s].instructions.size(); ++i)
+      if (const Instruction &inst = program.streams[s].instructions[i]; inst.op == Opcode::GridStep && inst.step != 0)
+        failStep(program, s, i,
+                 fmt::format("{} is a second grid_step of step {}; {} starts it", describeAt(program, s, i),
+                             inst.step, describeAt(program, *scalar, inst.step - 1)));
 }
 
 } // namespace
@@ -386,7 +404,7 @@ void checkStreams(const isa::Program &program) {
     if (!labels.insert(stream.label()).second)
       throw Error(fmt::format("kernel '{}' has two streams for '{}'", program.kernel, stream.label()), {},
                   "each compute engine and each DMA queue runs one stream");
-  checkIssueOrder(program);
+  checkSteps(program);
 }
 
 void checkInstruction(const isa::Program &program, const isa::Target &target, const isa::Stream &stream,

@@ -25,9 +25,10 @@ void prepareHbm(const isa::Program &program, HbmImage &hbm, bool withStorage = t
 /// shape and the per-cycle rates of its cost formulas).
 void checkTarget(const isa::Program &program, const isa::Target &target);
 
-/// Checks that each compute engine and each DMA queue has at most one stream, and the TPU's issue numbers
-/// (Instruction::issue): only MXU, VPU and scalar-unit instructions carry them, each stream's increase, and together
-/// they are 1..N, each once (anything else would deadlock the issue order).
+/// Checks that each compute engine and each DMA queue has at most one stream, and the TPU's grid steps
+/// (Instruction::step): only MXU, VPU and scalar-unit instructions carry them, all of those do, never decreasing
+/// along a stream, and every step s of 1..S has exactly one GridStep, the scalar stream's s-th instruction
+/// (anything else would hold the grid-step barrier forever or start a step twice).
 void checkStreams(const isa::Program &program);
 
 /// Checks what executing instruction `index` of `stream` relies on: the stream's engine can run its opcode;

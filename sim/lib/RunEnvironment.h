@@ -1,10 +1,10 @@
 #pragma once
 /// \file
-/// What every engine of one run shares: the program, the target, the memories, the semaphores, the TPU's issue
-/// order, the kernel-bug checks, the first failure a thread hit, and the timeline when one is recorded.
+/// What every engine of one run shares: the program, the target, the memories, the semaphores, the TPU's grid-step
+/// barrier, the kernel-bug checks, the first failure a thread hit, and the timeline when one is recorded.
 
-#include "IssueOrder.h"
 #include "Semaphores.h"
+#include "StepBarrier.h"
 #include "checks/KernelBugChecks.h"
 #include "memory/Hbm.h"
 #include "memory/MemoryPorts.h"
@@ -27,7 +27,7 @@ struct RunEnvironment {
   Semaphores &semaphores;
   Hbm &hbm;
   MemoryPorts &ports;  ///< SBUF/PSUM ports that engines share (NeuronCore-v2)
-  IssueOrder &issueOrder; ///< the TPU TensorCore's one program order (instructions with Instruction::issue != 0)
+  StepBarrier &stepBarrier; ///< the TPU TensorCore's grid steps (instructions with Instruction::step != 0)
   KernelBugChecks *checks = nullptr;  ///< races and uninitialised reads; null when SimOptions::checks is off
   std::exception_ptr failure;  ///< set by the first thread that fails; the run then stops and rethrows it
   /// Where engines append an InstructionEvent as each instruction retires; null unless SimOptions::recordTimeline.

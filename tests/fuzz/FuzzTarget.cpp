@@ -59,8 +59,8 @@ void checkTpu(const tessera::isa::Target &t) {
         "VMEM and SMEM sizes");
   check(t.tensor.clockGhz > 0 && t.vector.clockGhz == t.tensor.clockGhz && t.scalar.clockGhz == t.tensor.clockGhz,
         "one TensorCore clock");
-  check(cost.mxuRowsPerCycle > 0 && cost.mxuFp32Passes > 0 && cost.vpuIssueCycles > 0 && cost.vpuLoadSlots > 0 &&
-            cost.vpuStoreSlots > 0 && cost.eupCyclesPerVreg > 0,
+  check(cost.mxuRowsPerCycle > 0 && cost.mxuFp32Passes > 0 && cost.vpuLoadSlots > 0 && cost.vpuStoreSlots > 0 &&
+            cost.eupCyclesPerVreg > 0,
         "cost divisors");
   check(tpu.tensorCoresPerChip > 0 && t.partitions == 0, "TensorCores, nothing partitioned");
   check(std::abs(t.mxuPeakBf16Tflops() - t.tensor.peakBf16Tflops) <= tpu.peakTolerance * t.tensor.peakBf16Tflops,

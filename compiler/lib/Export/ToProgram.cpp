@@ -1,8 +1,9 @@
 //===- ToProgram.cpp - an nc or tpu module becomes an isa::Program -------------------------------------===//
 //
 // Streams in a fixed order: NeuronCore tensor, vector, scalar, gpsimd; TPU mxu, vpu, scalar (the scalar core);
-// then one per DMA queue in use, in the order of first use. On a TPU the compute instructions also get their place
-// in the one order the TensorCore issues them in (Instruction::issue = 1, 2, 3... in program order; DMA: 0).
+// then one per DMA queue in use, in the order of first use. On a TPU the compute instructions also get the grid
+// step they belong to (Instruction::step): each grid_step, in module order, starts the next step, 1, 2, 3...;
+// every MXU, VPU and scalar-unit instruction belongs to the step of the last grid_step before it (DMA: 0).
 //
 //===------------------------------------------------------------------------------------------------------===//
 
@@ -97,7 +98,7 @@ isa::Program toProgram(ModuleOp module) {
   }
   std::map<unsigned, size_t> dmaStream;
   Locations locations(p.locations);
-  uint32_t semaphores = 0, issued = 0;
+  uint32_t semaphores = 0, step = 0;
 
   for (Operation &op : fn.getBody().front()) {
     if (llvm::isa<func::ReturnOp>(op)) continue;
@@ -117,7 +118,15 @@ isa::Program toProgram(ModuleOp module) {
     }
     isa::Instruction inst = machineInstructionOf(&op);
     inst.loc = locations.index(op.getLoc());
-    if (tpu && engine != isa::Engine::Dma) inst.issue = ++issued;
+    if (tpu && engine != isa::Engine::Dma) {
+      if (inst.op == isa::Opcode::GridStep) ++step;
+      if (step == 0)
+        throw Error(fmt::format("'{}' comes before the kernel's first tpu.grid_step: every MXU, VPU and scalar-unit "
+                                "instruction belongs to a grid step, which a grid_step starts",
+                                op.getName().getStringRef().str()),
+                    sourceOf(op.getLoc()));
+      inst.step = step;
+    }
     if (inst.op == isa::Opcode::Print) {
       inst.text = static_cast<uint32_t>(p.texts.size());
       p.texts.push_back(printLabelOf(&op).str());

@@ -50,22 +50,27 @@ std::string verifyMatmul(const Instruction &inst, const Target *target) {
       {requireMxuType("lhs^T", inst.src0.dtype, target), requireMxuType("rhs", inst.src1.dtype, target)});
 }
 
-/// The weight tiles of rhs, ceil(K / tensor.rows) x ceil(N / tensor.cols), load into the tpu.mxus MXUs in rounds;
-/// in each round the M LHS rows (padded to sublanes) stream at mxu_rows_per_cycle while the next round's weights
-/// load, so a round takes max(rows / mxu_rows_per_cycle, mxu_weight_load_cycles); x mxu_fp32_passes with an FP32
-/// operand. Popping the results into VMEM takes one VPU slot per accumulator vreg, overlapped with the stream.
+/// The weight tiles of rhs, ceil(K / tensor.rows) x ceil(N / tensor.cols), each stream the M LHS rows (padded to
+/// sublanes) through an MXU at mxu_rows_per_cycle while the next tile's weights load, so a tile takes
+/// max(rows / mxu_rows_per_cycle, mxu_weight_load_cycles) MXU-cycles, x mxu_fp32_passes with an FP32 operand. The
+/// tpu.mxus MXUs share the tiles: the instruction occupies the matrix unit for its tiles' MXU-cycles / mxus. A
+/// matmul with fewer tiles than MXUs leaves some idle for its own part, which the next matmul's tiles fill: Mosaic
+/// schedules consecutive dots over all MXUs, as JAX's docs describe large dots tiled "over the MXUs" (an
+/// assumption for small ones: a lone matmul of one tile is charged a quarter of its time on four MXUs). Popping the
+/// results into VMEM takes one VPU slot per accumulator vreg, overlapped with the stream. The cycles are the MXU's
+/// occupancy only: back-to-back matmuls pipeline, and the simulator adds the pipeline fill (the first weight load
+/// and mxu_latency_cycles) when the MXU starts after being idle (sim/lib/engines/MxuTiming.h).
 uint64_t matmulCycles(const Instruction &inst, Engine, const Target &target) {
   const TpuSpec &tpu = target.tpu;
   const TpuCostModel &cost = target.tpuCost;
   const uint64_t k = inst.src0.partitions, m = elementsPerPartition(inst.src0), n = elementsPerPartition(inst.src1);
   const uint64_t weightTiles = ceilDiv(k, target.tensor.rows) * ceilDiv(n, target.tensor.cols);
-  const uint64_t rounds = ceilDiv(weightTiles, tpu.mxus);
   const uint64_t paddedRows = ceilDiv(m, tpu.sublanes) * std::max(1u, tpu.sublanes);
-  const uint64_t perRound = std::max<uint64_t>(ceilDiv(paddedRows, cost.mxuRowsPerCycle), cost.mxuWeightLoadCycles);
+  const uint64_t perTile = std::max<uint64_t>(ceilDiv(paddedRows, cost.mxuRowsPerCycle), cost.mxuWeightLoadCycles);
   const bool fp32 = inst.src0.dtype == DType::F32 || inst.src1.dtype == DType::F32;
-  const uint64_t stream = rounds * perRound * (fp32 ? cost.mxuFp32Passes : 1);
+  const uint64_t stream = ceilDiv(weightTiles * perTile * (fp32 ? cost.mxuFp32Passes : 1), tpu.mxus);
   const uint64_t resultVregs = ceilDiv(m, tpu.sublanes) * ceilDiv(n, tpu.lanes);
-  return std::max(stream, resultVregs) + cost.mxuLatencyCycles;
+  return std::max(stream, resultVregs);
 }
 
 // ---- dma ----------------------------------------------------------------------------------------------------
@@ -141,10 +146,12 @@ const InstructionDef kDefinitions[] = {
      .operands = kMatmulOperands,
      .limits = "operands in VMEM; acc f32 [M, N]; K, M, N any size (rhs is tiled into tensor.rows x tensor.cols "
                "weight tiles); lhs^T and rhs bf16 or f32 (fp8 where tensor.peak_fp8_tflops > 0); mode 0",
-     .cost = "weight tiles = ceil(K / tensor.rows) x ceil(N / tensor.cols); rounds = ceil(tiles / tpu.mxus); stream "
-             "= rounds x max(M padded to sublanes / mxu_rows_per_cycle, mxu_weight_load_cycles), x mxu_fp32_passes "
-             "with an FP32 operand; cycles = max(stream, ceil(M / sublanes) x ceil(N / lanes)) + "
-             "mxu_latency_cycles; the simulator adds mxu_weight_load_cycles when the MXU starts after being idle",
+     .cost = "weight tiles = ceil(K / tensor.rows) x ceil(N / tensor.cols); stream = ceil(tiles x max(M padded to "
+             "sublanes / mxu_rows_per_cycle, mxu_weight_load_cycles) / tpu.mxus) (the MXUs share consecutive "
+             "matmuls' tiles), x mxu_fp32_passes "
+             "with an FP32 operand; cycles = max(stream, ceil(M / sublanes) x ceil(N / lanes)), the MXU's occupancy "
+             "(back-to-back matmuls pipeline); the simulator adds the pipeline fill, mxu_weight_load_cycles (x "
+             "mxu_fp32_passes) + mxu_latency_cycles, when the MXU starts after being idle",
      .use = matmulUse,
      .verify = verifyMatmul,
      .execute = matmul,
@@ -177,7 +184,8 @@ const InstructionDef kDefinitions[] = {
      .since = "v4",
      .operands = {},
      .limits = "no operands; one at the kernel's entry and one per iteration of a loop that loads or stores",
-     .cost = "grid_step_cycles; it holds the in-order issue for its whole duration",
+     .cost = "grid_step_cycles; it starts once every instruction of the previous grid step has completed, and the "
+             "MXU, VPU and scalar-unit instructions of its own step start once it has",
      .use = noOperands,
      .verify = verifyGridStep,
      .execute = noEffect,

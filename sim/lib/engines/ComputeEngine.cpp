@@ -40,11 +40,9 @@ void ComputeEngine::perform(const isa::Instruction &inst) {
       previousEndPs_ + picoseconds(isa::dependencyCommitCycles(inst, previous, engine, env_.target));
   const uint64_t ready = std::max(now, committed);
   if (engine == isa::Engine::Mxu && (!previous || ready > previousEndPs_))
-    cycles += exposedWeightLoadCycles(inst, env_.target); // the MXU sat idle: nothing hid the first weight load
+    cycles += pipelineFillCycles(inst, env_.target); // the MXU sat idle: nothing in flight hid its fill
   const uint64_t ps = picoseconds(cycles);
   const uint64_t start = env_.ports.reserve(engine, inst, ready, ps);
-  if (inst.issue != 0) // the next in issue order may start this one's issue cycles after it
-    env_.issueOrder.issued(inst.issue, start + picoseconds(isa::issueCycles(inst, engine, env_.target)));
   stalled(start - now);
   busyPs_ += ps;
   previousEndPs_ = start + ps;

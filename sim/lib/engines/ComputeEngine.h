@@ -4,11 +4,10 @@
 /// stream one instruction at a time, each taking isa::engineCycles() cycles of the engine's clock (loosely timed:
 /// one wait per instruction, no clock edges). The same class models every kind; the kind selects the cost formula
 /// and clock, the tensor engine adds what its time depends on across instructions (TensorEngineTiming), and the
-/// MXU its first weight load after idling (MxuTiming). Vector and Scalar instructions add
+/// MXU its pipeline fill after idling (MxuTiming). Vector and Scalar instructions add
 /// isa::staticOverheadCycles(); before it starts, an instruction stalls for its producer's commit when it depends
 /// back to back on the instruction before it (isa::dependencyCommitCycles), and for a memory port that another
-/// engine holds (MemoryPorts, NeuronCore-v2). A TPU instruction tells the issue order when it starts
-/// (IssueOrder.h), so that the next one in program order may start isa::issueCycles() later.
+/// engine holds (MemoryPorts, NeuronCore-v2).
 
 #include "engines/StreamEngine.h"
 #include "engines/TensorEngineTiming.h"

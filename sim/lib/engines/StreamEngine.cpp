@@ -26,8 +26,8 @@ void StreamEngine::run() {
       const isa::Instruction &inst = instructions[position_];
       const uint64_t waitedBefore = waitedPs_, busyBefore = busyPs_;
       checkInstruction(env_.program, env_.target, stream_, position_);
-      if (inst.issue != 0)
-        awaitTurn(inst);
+      if (inst.step != 0)
+        awaitStep(inst);
       if (inst.waitCount != 0)
         awaitSemaphores(inst);
       currentWaitPs_ = waitedPs_ - waitedBefore;
@@ -41,6 +41,8 @@ void StreamEngine::run() {
         if (checks)
           checks->signal(streamIndex_, sem);
       }
+      if (inst.step != 0)
+        env_.stepBarrier.finished(inst);
       flops_ += isa::flops(inst);
       hbmBytes_ += isa::hbmBytes(inst);
       if (env_.progress && ++env_.retired % SimOptions::kProgressInterval == 0)
@@ -71,11 +73,11 @@ void StreamEngine::record(uint64_t waitedPs, uint64_t busyPs) {
                             .endNs = static_cast<double>(endPs) / 1000.0});
 }
 
-void StreamEngine::awaitTurn(const isa::Instruction &inst) {
+void StreamEngine::awaitStep(const isa::Instruction &inst) {
   const sc_core::sc_time before = sc_core::sc_time_stamp();
-  awaitingTurn_ = true;
-  env_.issueOrder.awaitTurn(inst.issue);
-  awaitingTurn_ = false;
+  awaitingStep_ = true;
+  env_.stepBarrier.awaitStart(inst);
+  awaitingStep_ = false;
   waitedPs_ += (sc_core::sc_time_stamp() - before).value();
 }
 

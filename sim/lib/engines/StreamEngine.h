@@ -1,12 +1,13 @@
 #pragma once
 /// \file
 /// What every engine does with its instruction stream, whatever the engine: one SC_THREAD that, for each
-/// instruction, checks it (operands inside their memories, shapes, semaphores), waits for its turn in the TPU's
-/// issue order (IssueOrder.h; instructions with Instruction::issue != 0), waits for its semaphores, hands
-/// it to the kernel-bug checks (races, uninitialised reads; when on), lets the engine occupy itself with it
-/// (perform(): one wait(sc_time) and, unless timing only, the instruction's semantics), then signals its
-/// semaphores. A failed check stops the whole run with that Error. With SimOptions::recordTimeline it appends an
-/// InstructionEvent to the timeline as each instruction retires (off: one branch per instruction, nothing else).
+/// instruction, checks it (operands inside their memories, shapes, semaphores), waits at the TPU's grid-step
+/// barrier (StepBarrier.h; instructions with Instruction::step != 0), waits for its semaphores, hands it to the
+/// kernel-bug checks (races, uninitialised reads; when on), lets the engine occupy itself with it (perform(): one
+/// wait(sc_time) and, unless timing only, the instruction's semantics), then signals its semaphores and tells the
+/// barrier it completed. A failed check stops the whole run with that Error. With SimOptions::recordTimeline it
+/// appends an InstructionEvent to the timeline as each instruction retires (off: one branch per instruction,
+/// nothing else).
 
 #include "RunEnvironment.h"
 
@@ -30,14 +31,14 @@ public:
   size_t position() const { return position_; }
   /// The semaphore wait it is blocked on, or null.
   const isa::SemWait *blockedOn() const { return blockedOn_; }
-  /// Whether it waits for its instruction's turn in the issue order (IssueOrder.h).
-  bool awaitingTurn() const { return awaitingTurn_; }
+  /// Whether it waits at the grid-step barrier (StepBarrier.h) for its instruction's step.
+  bool awaitingStep() const { return awaitingStep_; }
 
   /// When its last retired instruction completed.
   const sc_core::sc_time &lastCompletion() const { return lastCompletion_; }
   /// Time spent occupied by instructions (DMA queues: with a transfer in flight).
   sc_core::sc_time busy() const { return sc_core::sc_time::from_value(busyPs_); }
-  /// Time spent blocked: on its issue turn, on semaphores, on a memory port another engine held, on a producer's
+  /// Time spent blocked: at the grid-step barrier, on semaphores, on a memory port another engine held, on a producer's
   /// commit.
   sc_core::sc_time waited() const { return sc_core::sc_time::from_value(waitedPs_); }
   /// Floating-point operations and HBM bytes of the retired instructions (isa::flops, isa::hbmBytes).
@@ -59,7 +60,7 @@ protected:
 
 private:
   void run();
-  void awaitTurn(const isa::Instruction &inst);
+  void awaitStep(const isa::Instruction &inst);
   void awaitSemaphores(const isa::Instruction &inst);
   /// Appends the instruction at position_, just performed, to the timeline: it waited `waitedPs` (semaphores and
   /// stalls) and then occupied the engine for `busyPs`.
@@ -70,7 +71,7 @@ private:
   size_t position_ = 0;
   bool finished_ = false;
   const isa::SemWait *blockedOn_ = nullptr;
-  bool awaitingTurn_ = false;
+  bool awaitingStep_ = false;
   sc_core::sc_time lastCompletion_;
   uint64_t waitedPs_ = 0;
   uint64_t flops_ = 0, hbmBytes_ = 0;

@@ -1,8 +1,10 @@
-// Compiling for a TPU target: the isa::Program a tpu module becomes (its streams and the TensorCore's issue
-// order), a tpu-level .mlir file read back, and what compile() reports besides the program (VMEM peak, notes).
+// Compiling for a TPU target: the isa::Program a tpu module becomes (its streams and the grid steps of the
+// TensorCore's instructions), a tpu-level .mlir file read back, and what compile() reports besides the program
+// (VMEM peak, notes).
 
 #include "tessera/Driver.h"
 #include "tessera/compiler/Compiler.h"
+#include "tessera/isa/Error.h"
 
 #include <gtest/gtest.h>
 
@@ -42,7 +44,7 @@ module attributes {tessera.target = "tpu-v5e"} {
 }
 )mlir";
 
-TEST(TpuCompile, ProgramHasTheTensorCoresStreamsAndIssueOrder) {
+TEST(TpuCompile, ProgramHasTheTensorCoresStreamsAndGridSteps) {
   const std::string file = writeTemp("tpu-module", kTpuModule);
   compiler::CompileResult r = compiler::compileFile(file);
   std::filesystem::remove(file);
@@ -56,23 +58,23 @@ TEST(TpuCompile, ProgramHasTheTensorCoresStreamsAndIssueOrder) {
   EXPECT_EQ(p.streams[3].engine, isa::Engine::Dma);
   EXPECT_EQ(p.streams[3].queue, 0u);
   EXPECT_EQ(p.streams[4].queue, 8u);
-  // Program order of the compute instructions, across their streams: grid step 1, matmul 2, print 3, convert 4,
-  // grid step 5. DMA instructions are not in the issue order.
+  // Each grid_step starts the next step: the matmul, the print and the convert follow the first, so they belong to
+  // step 1; the second starts step 2. DMA instructions belong to no step.
   ASSERT_EQ(p.streams[0].instructions.size(), 1u);
   EXPECT_EQ(p.streams[0].instructions[0].op, isa::Opcode::MxuMatmul);
-  EXPECT_EQ(p.streams[0].instructions[0].issue, 2u);
+  EXPECT_EQ(p.streams[0].instructions[0].step, 1u);
   ASSERT_EQ(p.streams[1].instructions.size(), 2u);
   EXPECT_EQ(p.streams[1].instructions[0].op, isa::Opcode::Print);
-  EXPECT_EQ(p.streams[1].instructions[0].issue, 3u);
+  EXPECT_EQ(p.streams[1].instructions[0].step, 1u);
   EXPECT_EQ(p.textOf(p.streams[1].instructions[0]), "acc");
-  EXPECT_EQ(p.streams[1].instructions[1].issue, 4u);
+  EXPECT_EQ(p.streams[1].instructions[1].step, 1u);
   ASSERT_EQ(p.streams[2].instructions.size(), 2u);
-  EXPECT_EQ(p.streams[2].instructions[0].issue, 1u);
-  EXPECT_EQ(p.streams[2].instructions[1].issue, 5u);
+  EXPECT_EQ(p.streams[2].instructions[0].step, 1u);
+  EXPECT_EQ(p.streams[2].instructions[1].step, 2u);
   for (size_t s : {3, 4}) {
     ASSERT_EQ(p.streams[s].instructions.size(), 1u);
     EXPECT_EQ(p.streams[s].instructions[0].op, isa::Opcode::TpuDma);
-    EXPECT_EQ(p.streams[s].instructions[0].issue, 0u);
+    EXPECT_EQ(p.streams[s].instructions[0].step, 0u);
   }
   // The VMEM operands keep their rows and pitch.
   const isa::AccessPattern &acc = p.streams[0].instructions[0].dst;
@@ -83,13 +85,32 @@ TEST(TpuCompile, ProgramHasTheTensorCoresStreamsAndIssueOrder) {
   EXPECT_EQ(p.semaphores, 3u);
 }
 
-TEST(TpuCompile, NeuronCoreProgramsHaveNoIssueOrder) {
+// The same module without its first grid_step: the matmul would belong to no step, which the export refuses at
+// the matmul's line.
+TEST(TpuCompile, AnInstructionBeforeTheFirstGridStepIsAnError) {
+  std::string module = kTpuModule;
+  const std::string firstStep = "    tpu.grid_step {engine = \"scalar\"}\n";
+  module.erase(module.find(firstStep), firstStep.size());
+  const std::string file = writeTemp("tpu-no-first-step", module);
+  try {
+    compiler::compileFile(file);
+    ADD_FAILURE() << "compiled";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("'tpu.mxu_matmul' comes before the kernel's first tpu.grid_step"),
+              std::string::npos)
+        << e.what();
+    EXPECT_EQ(e.where().line, 10u);
+  }
+  std::filesystem::remove(file);
+}
+
+TEST(TpuCompile, NeuronCoreProgramsHaveNoGridSteps) {
   tsr::Params params;
   compiler::CompileResult r =
       compiler::compile(driver::traceKernel(driver::findKernel("softmax"), {}, params), driver::loadTarget("trn2"));
   EXPECT_EQ(r.program.streams[0].engine, isa::Engine::Tensor);
   for (const isa::Stream &s : r.program.streams)
-    for (const isa::Instruction &i : s.instructions) EXPECT_EQ(i.issue, 0u);
+    for (const isa::Instruction &i : s.instructions) EXPECT_EQ(i.step, 0u);
   EXPECT_EQ(r.vmemPeakBytes, -1);
   EXPECT_TRUE(r.notes.empty());
 }
@@ -107,14 +128,28 @@ TEST(TpuCompile, ReportsVmemPeakAndPaddedTiles) {
            note.find("softmax.cpp:") != std::string::npos;
   });
   EXPECT_TRUE(padded) << r.notes.front();
-  // The program's compute instructions are numbered 1, 2, 3... in issue order, whatever their stream.
-  std::vector<uint32_t> issues;
-  for (const isa::Stream &s : r.program.streams)
-    for (const isa::Instruction &i : s.instructions)
-      if (s.engine != isa::Engine::Dma) issues.push_back(i.issue);
-  std::sort(issues.begin(), issues.end());
-  ASSERT_FALSE(issues.empty());
-  for (size_t k = 0; k < issues.size(); ++k) EXPECT_EQ(issues[k], k + 1);
+  // The scalar stream is the grid steps 1, 2, 3... in order; every other compute instruction belongs to one of
+  // them, never fewer along its stream.
+  const auto scalar = std::ranges::find(r.program.streams, isa::Engine::ScalarUnit, &isa::Stream::engine);
+  ASSERT_NE(scalar, r.program.streams.end());
+  const size_t steps = scalar->instructions.size();
+  ASSERT_GT(steps, 0u);
+  for (size_t k = 0; k < steps; ++k) {
+    EXPECT_EQ(scalar->instructions[k].op, isa::Opcode::GridStep);
+    EXPECT_EQ(scalar->instructions[k].step, k + 1);
+  }
+  for (const isa::Stream &s : r.program.streams) {
+    uint32_t previous = s.engine == isa::Engine::Dma ? 0 : 1;
+    for (const isa::Instruction &i : s.instructions) {
+      if (s.engine == isa::Engine::Dma) {
+        EXPECT_EQ(i.step, 0u);
+        continue;
+      }
+      EXPECT_GE(i.step, previous) << s.label();
+      EXPECT_LE(i.step, steps) << s.label();
+      previous = i.step;
+    }
+  }
 }
 
 TEST(TpuCompile, AlignedTilesNeedNoNote) {

@@ -43,7 +43,6 @@ inline Target tpuTestTarget() {
   t.tpuCost.mxuWeightLoadCycles = 96;
   t.tpuCost.mxuFp32Passes = 3;
   t.tpuCost.mxuLatencyCycles = 37;
-  t.tpuCost.vpuIssueCycles = 1;
   t.tpuCost.vpuLatencyCycles = 5;
   t.tpuCost.vpuLoadSlots = 3;
   t.tpuCost.vpuStoreSlots = 2;

@@ -1,6 +1,6 @@
 /// The simulator's checks on TPU programs (tpu-v5e): races and uninitialised reads in VMEM, judged row by row so
 /// that disjoint column windows of one buffer never race; VMEM operands outside VMEM; engines and memories of the
-/// other family; issue numbers that cannot all issue; a deadlock in the issue order.
+/// other family; grid steps that cannot all run; a deadlock at a grid-step barrier.
 
 #include "TpuProgramBuilder.h"
 
@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -74,9 +75,9 @@ TpuProgramBuilder windows(int64_t dmaCols, int64_t fillCol0) {
   const uint32_t done = b.semaphore();
   b.dma(0, testing::columns(buf, 0, dmaCols), testing::hbmTensor(x, DType::F32, kRows, dmaCols), {}, {done},
         {"windows.cpp", 4});
-  b.issue(Engine::ScalarUnit, testing::gridStep());
-  b.issue(Engine::Vpu, testing::vpuFill(testing::columns(buf, fillCol0, kCols - fillCol0), 0.0f), {}, {done},
-          {"windows.cpp", 5});
+  b.gridStep();
+  b.compute(Engine::Vpu, testing::vpuFill(testing::columns(buf, fillCol0, kCols - fillCol0), 0.0f), {}, {done},
+            {"windows.cpp", 5});
   b.dma(1, testing::hbmTensor(out, DType::F32, kRows, kCols), buf, {{done, 2}});
   return b;
 }
@@ -116,11 +117,11 @@ TEST(TpuChecks, UnorderedVpuReadOfADmaLoadIsARace) {
     const isa::AccessPattern bufX = b.buffer(DType::F32, kRows, kCols), sum = b.buffer(DType::F32, kRows, kCols);
     const uint32_t loaded = b.semaphore();
     b.dma(0, bufX, testing::hbmTensor(x, DType::F32, kRows, kCols), {}, {loaded}, {"add.cpp", 3});
-    b.issue(Engine::ScalarUnit, testing::gridStep());
+    b.gridStep();
     std::vector<isa::SemWait> wait;
     if (waits)
       wait.push_back({loaded, 1});
-    b.issue(Engine::Vpu, testing::vpuBinary(sum, bufX, bufX), wait, {}, {"add.cpp", 4});
+    b.compute(Engine::Vpu, testing::vpuBinary(sum, bufX, bufX), wait, {}, {"add.cpp", 4});
     if (waits) {
       HbmImage hbm;
       EXPECT_NO_THROW(simulate(b.program, target(), hbm));
@@ -146,7 +147,8 @@ TEST(TpuChecks, UnorderedVpuReadOfADmaLoadIsARace) {
 TEST(TpuChecks, ReadOfNeverWrittenVmemIsReported) {
   TpuProgramBuilder b("uninitialised");
   const isa::AccessPattern tile = b.buffer(DType::F32, kRows, kCols), out = b.buffer(DType::F32, kRows, kCols);
-  b.issue(Engine::Vpu, testing::vpuBinary(out, tile, tile), {}, {}, {"uninit.cpp", 8});
+  b.gridStep();
+  b.compute(Engine::Vpu, testing::vpuBinary(out, tile, tile), {}, {}, {"uninit.cpp", 8});
   const std::optional<KernelBug> bug = bugOf(b.program);
   ASSERT_TRUE(bug);
   EXPECT_EQ(bug->kind, BugKind::UninitialisedRead);
@@ -165,8 +167,9 @@ TEST(TpuChecks, UnwrittenRowsBetweenWrittenOnesAreFound) {
   isa::AccessPattern evenRows = tile;
   evenRows.partitions = kRows / 2;
   evenRows.partitionStride = 2 * tile.partitionStride;
-  b.issue(Engine::Vpu, testing::vpuFill(evenRows, 1.0f));
-  b.issue(Engine::Vpu, testing::vpuBinary(out, tile, tile));
+  b.gridStep();
+  b.compute(Engine::Vpu, testing::vpuFill(evenRows, 1.0f));
+  b.compute(Engine::Vpu, testing::vpuBinary(out, tile, tile));
   const std::optional<KernelBug> bug = bugOf(b.program);
   ASSERT_TRUE(bug);
   EXPECT_EQ(bug->kind, BugKind::UninitialisedRead);
@@ -181,7 +184,8 @@ TEST(TpuChecks, VmemOperandOutsideVmemIsRefused) {
   TpuProgramBuilder b("oob");
   isa::AccessPattern tile = b.buffer(DType::F32, kRows, kCols);
   tile.offset = static_cast<int64_t>(target().tpu.vmemBytes) - kRows / 2 * kCols * 4;
-  b.issue(Engine::Vpu, testing::vpuFill(tile, 1.0f), {}, {}, {"oob.cpp", 2});
+  b.gridStep();
+  b.compute(Engine::Vpu, testing::vpuFill(tile, 1.0f), {}, {}, {"oob.cpp", 2});
   HbmImage hbm;
   try {
     simulate(b.program, target(), hbm);
@@ -211,7 +215,7 @@ TEST(TpuChecks, EnginesOfTheOtherFamilyAreRefused) {
   expectRefused(b.program, "has a stream for the NeuronCore's 'vector' engine, which a tpu target does not have");
 
   TpuProgramBuilder onTrn2("wrong_unit");
-  onTrn2.issue(Engine::Vpu, testing::vpuFill(onTrn2.buffer(DType::F32, kRows, kCols), 0.0f));
+  onTrn2.compute(Engine::Vpu, testing::vpuFill(onTrn2.buffer(DType::F32, kRows, kCols), 0.0f));
   expectRefused(onTrn2.program, "has a stream for the TPU's 'vpu' unit, which a neuroncore target does not have",
                 testing::trn2());
 }
@@ -219,12 +223,14 @@ TEST(TpuChecks, EnginesOfTheOtherFamilyAreRefused) {
 // A TPU instruction on a NeuronCore-family opcode, and an SBUF operand on a TPU: each names what is wrong.
 TEST(TpuChecks, InstructionsAndMemoriesOfTheOtherFamilyAreRefused) {
   TpuProgramBuilder b("wrong_opcode");
-  b.issue(Engine::Vpu, memsetOf(b.buffer(DType::F32, kRows, kCols)));
+  b.gridStep();
+  b.compute(Engine::Vpu, memsetOf(b.buffer(DType::F32, kRows, kCols)));
   expectRefused(b.program, "stream 'vpu', instruction 0 (memset)");
 
   TpuProgramBuilder sbuf("sbuf_on_tpu");
-  sbuf.issue(Engine::Vpu,
-             testing::vpuFill(testing::onChip(isa::MemSpace::Sbuf, DType::F32, 0, kRows, 0, kCols), 0.0f));
+  sbuf.gridStep();
+  sbuf.compute(Engine::Vpu,
+               testing::vpuFill(testing::onChip(isa::MemSpace::Sbuf, DType::F32, 0, kRows, 0, kCols), 0.0f));
   expectRefused(sbuf.program, "operand dst is in sbuf, which target tpu-v5e (family tpu) does not have");
 
   TpuProgramBuilder vmem("vmem_on_trn2");
@@ -236,7 +242,8 @@ TEST(TpuChecks, InstructionsAndMemoriesOfTheOtherFamilyAreRefused) {
 // A TPU target without MXUs, or with a stopped clock, is refused before the run.
 TEST(TpuChecks, TargetFiguresTheRunDividesByAreChecked) {
   TpuProgramBuilder b("figures");
-  b.issue(Engine::Vpu, testing::vpuFill(b.buffer(DType::F32, kRows, kCols), 0.0f));
+  b.gridStep();
+  b.compute(Engine::Vpu, testing::vpuFill(b.buffer(DType::F32, kRows, kCols), 0.0f));
   isa::Target noMxus = target();
   noMxus.tpu.mxus = 0;
   expectRefused(b.program, "0 MXUs of 128 x 128", noMxus);
@@ -245,52 +252,91 @@ TEST(TpuChecks, TargetFiguresTheRunDividesByAreChecked) {
   expectRefused(b.program, "the vpu engine's clock is 0 GHz", stopped);
 }
 
-// Issue numbers that could never all issue are refused before the run: a gap, a repeat, a stream out of order,
-// a DMA transfer in the order.
-TEST(TpuChecks, BrokenIssueNumbersAreRefused) {
+// Grid steps that could never all run, or would start a step twice, are refused before the run: a compute
+// instruction without a step, a stream's steps decreasing, a step without its grid_step (a gap, the scalar stream
+// too short, something else in its place, no scalar stream at all), a second grid_step of a step (on the scalar
+// stream or elsewhere), and a step on a DMA transfer.
+TEST(TpuChecks, BrokenGridStepsAreRefused) {
   auto program = [](auto &&change) {
-    TpuProgramBuilder b("issue");
+    TpuProgramBuilder b("steps");
     const isa::AccessPattern tile = b.buffer(DType::F32, kRows, kCols);
-    b.issue(Engine::Vpu, testing::vpuFill(tile, 0.0f));
-    b.issue(Engine::ScalarUnit, testing::gridStep());
-    b.issue(Engine::Vpu, testing::vpuFill(tile, 1.0f));
+    b.gridStep();
+    b.compute(Engine::Vpu, testing::vpuFill(tile, 0.0f));
+    b.gridStep();
+    const uint32_t filled = b.semaphore();
+    b.compute(Engine::Vpu, testing::vpuFill(tile, 1.0f), {}, {filled});
     const int32_t out = b.tensor("out", {kRows, kCols}, DType::F32, /*isOutput=*/true);
-    b.dma(0, testing::hbmTensor(out, DType::F32, kRows, kCols), tile);
+    b.dma(0, testing::hbmTensor(out, DType::F32, kRows, kCols), tile, {{filled, 1}});
     change(b);
     return b.program;
   };
-  auto vpu = [](TpuProgramBuilder &b) -> std::vector<isa::Instruction> & {
-    return b.program.streams[b.streamIndex(Engine::Vpu)].instructions;
+  auto stream = [](TpuProgramBuilder &b, Engine engine) -> std::vector<isa::Instruction> & {
+    return b.program.streams[b.streamIndex(engine)].instructions;
   };
-  expectRefused(program([&](TpuProgramBuilder &b) { vpu(b)[1].issue = 4; }), "no instruction has issue 3");
-  expectRefused(program([&](TpuProgramBuilder &b) { vpu(b)[1].issue = 2; }), "both have issue 2");
-  expectRefused(program([&](TpuProgramBuilder &b) { std::swap(vpu(b)[0].issue, vpu(b)[1].issue); }),
-                "has issue 1 after issue 3");
-  expectRefused(
-      program([](TpuProgramBuilder &b) { b.program.streams[b.streamIndex(Engine::Dma)].instructions[0].issue = 4; }),
-      "stream 'dma0', instruction 0 (dma) has issue 4");
+  auto vpu = [&](TpuProgramBuilder &b) -> std::vector<isa::Instruction> & { return stream(b, Engine::Vpu); };
+  auto scalar = [&](TpuProgramBuilder &b) -> std::vector<isa::Instruction> & {
+    return stream(b, Engine::ScalarUnit);
+  };
+  HbmImage hbm;
+  EXPECT_NO_THROW(simulate(program([](TpuProgramBuilder &) {}), target(), hbm)) << "the unchanged program runs";
+  expectRefused(program([&](TpuProgramBuilder &b) { vpu(b)[0].step = 0; }),
+                "stream 'vpu', instruction 0 (vpu_fill) belongs to no grid step (step 0)");
+  expectRefused(program([&](TpuProgramBuilder &b) { std::swap(vpu(b)[0].step, vpu(b)[1].step); }),
+                "stream 'vpu', instruction 1 (vpu_fill) belongs to step 1 after an instruction of step 2: a "
+                "stream's steps never decrease");
+  expectRefused(program([&](TpuProgramBuilder &b) { vpu(b)[1].step = 3; }),
+                "step 3 of 3 has no grid_step: the scalar stream ends after 2 instructions");
+  expectRefused(program([&](TpuProgramBuilder &b) { scalar(b)[1].step = 3; }),
+                "step 2 of 3 has no grid_step: stream 'scalar', instruction 1 (grid_step) starts step 3 instead");
+  expectRefused(program([&](TpuProgramBuilder &b) {
+                  scalar(b)[0] = testing::vpuFill({}, 0.0f);
+                  scalar(b)[0].step = 1;
+                }),
+                "step 1 of 2 has no grid_step: stream 'scalar', instruction 0 (vpu_fill) is not a grid_step");
+  expectRefused(program([&](TpuProgramBuilder &b) { scalar(b)[1].step = 1; }),
+                "stream 'scalar', instruction 1 (grid_step) is a second grid_step of step 1");
+  expectRefused(program([&](TpuProgramBuilder &b) { b.add(Engine::ScalarUnit, scalar(b)[1]); }),
+                "stream 'scalar', instruction 2 (grid_step) is a second grid_step of step 2; stream 'scalar', "
+                "instruction 1 (grid_step) starts it");
+  expectRefused(program([&](TpuProgramBuilder &b) { b.add(Engine::Vpu, scalar(b)[1]); }),
+                "stream 'vpu', instruction 2 (grid_step) is a second grid_step of step 2; stream 'scalar', "
+                "instruction 1 (grid_step) starts it");
+  expectRefused(program([](TpuProgramBuilder &b) {
+                  std::erase_if(b.program.streams, [](const isa::Stream &s) { return s.engine == Engine::ScalarUnit; });
+                }),
+                "stream 'vpu', instruction 1 (vpu_fill) belongs to step 2, but the kernel has no scalar stream to run "
+                "grid steps");
+  expectRefused(program([&](TpuProgramBuilder &b) { stream(b, Engine::Dma)[0].step = 2; }),
+                "stream 'dma0', instruction 0 (dma) belongs to grid step 2, but only the TPU's MXU, VPU and "
+                "scalar-unit instructions belong to grid steps");
 }
 
-// The VPU's instruction (issue 1) waits for a semaphore that only the MXU's (issue 2) signals: the MXU waits for
-// its turn behind it, forever. The report says which stream waits for the turn, behind which instruction.
-TEST(TpuChecks, DeadlockInTheIssueOrderIsReported) {
-  TpuProgramBuilder b("issue_deadlock");
+// Step 1's VPU fill waits for a semaphore that only the MXU's matmul of step 2 signals: GridStep 2 waits for the
+// fill, the matmul for GridStep 2, forever. The report says what each blocked stream waits for.
+TEST(TpuChecks, DeadlockAtAGridStepBarrierIsReported) {
+  TpuProgramBuilder b("step_deadlock");
   const isa::AccessPattern lhsT = b.buffer(DType::BF16, 128, 64), rhs = b.buffer(DType::BF16, 128, 128),
                            acc = b.buffer(DType::F32, 64, 128);
   const uint32_t multiplied = b.semaphore();
-  b.issue(Engine::Vpu, testing::vpuFill(acc, 0.0f), {{multiplied, 1}}, {}, {"deadlock.cpp", 6});
-  b.issue(Engine::Mxu, testing::mxuMatmul(acc, lhsT, rhs), {}, {multiplied}, {"deadlock.cpp", 7});
+  b.gridStep({"deadlock.cpp", 5});
+  b.compute(Engine::Vpu, testing::vpuFill(acc, 0.0f), {{multiplied, 1}}, {}, {"deadlock.cpp", 6});
+  b.gridStep({"deadlock.cpp", 7});
+  b.compute(Engine::Mxu, testing::mxuMatmul(acc, lhsT, rhs), {}, {multiplied}, {"deadlock.cpp", 8});
   const std::optional<KernelBug> bug = bugOf(b.program);
   ASSERT_TRUE(bug);
   EXPECT_EQ(bug->kind, BugKind::Deadlock);
-  ASSERT_EQ(bug->instructions.size(), 2u);
-  const BugInstruction &vpu = bug->instructions[0].stream == "vpu" ? bug->instructions[0] : bug->instructions[1];
-  const BugInstruction &mxu = bug->instructions[0].stream == "mxu" ? bug->instructions[0] : bug->instructions[1];
-  EXPECT_EQ(vpu.action, "waits for semaphore 0 to reach 1; it stands at 0");
-  EXPECT_EQ(mxu.action,
-            "waits for its turn to issue (issue 2) behind stream 'vpu', instruction 0 (vpu_fill) (issue 1), which "
-            "has not started");
-  EXPECT_EQ(mxu.loc.line, 7u);
+  ASSERT_EQ(bug->instructions.size(), 3u);
+  auto of = [&](const std::string &name) {
+    const auto it = std::ranges::find(bug->instructions, name, &BugInstruction::stream);
+    EXPECT_NE(it, bug->instructions.end()) << name;
+    return it == bug->instructions.end() ? BugInstruction{} : *it;
+  };
+  EXPECT_EQ(of("vpu").action, "waits for semaphore 0 to reach 1; it stands at 0");
+  EXPECT_EQ(of("scalar").action, "grid step 2 waits for 1 unfinished instruction of step 1, e.g. stream 'vpu', "
+                                 "instruction 0 (vpu_fill)");
+  EXPECT_EQ(of("scalar").loc.line, 7u);
+  EXPECT_EQ(of("mxu").action, "waits for grid step 2's bookkeeping");
+  EXPECT_EQ(of("mxu").loc.line, 8u);
 }
 
 } // namespace

@@ -2,8 +2,8 @@
 /// \file
 /// Builds small TPU TensorCore programs by hand for the simulator's tests, so that a test reads like the program:
 /// VMEM buffers laid out as the lowering lays them out (rows padded to the native sublane tiling, the row pitch
-/// rounded up to the lanes, each buffer at a multiple of tpu.vmemAlignment), and the TPU instructions, numbered in
-/// issue order (Instruction::issue) as they are added.
+/// rounded up to the lanes, each buffer at a multiple of tpu.vmemAlignment), and the TPU instructions, each in the
+/// grid step (Instruction::step) that the last gridStep() started, as the lowering emits them.
 
 #include "ProgramBuilder.h"
 
@@ -21,6 +21,13 @@ namespace tessera::sim::testing {
 inline const isa::Target &tpuV5e() {
   static const isa::Target target = isa::Target::find("tpu-v5e");
   return target;
+}
+
+/// The scalar core's bookkeeping at the start of a grid step (TpuProgramBuilder::gridStep() numbers it).
+inline isa::Instruction gridStep() {
+  isa::Instruction inst;
+  inst.op = isa::Opcode::GridStep;
+  return inst;
 }
 
 class TpuProgramBuilder : public ProgramBuilder {
@@ -44,14 +51,23 @@ public:
     return ap;
   }
 
-  /// Appends `inst` to the stream of TPU unit `unit` (Mxu, Vpu or ScalarUnit), next in issue order.
-  void issue(isa::Engine unit, isa::Instruction inst, std::vector<isa::SemWait> waits = {},
-             std::vector<uint32_t> signals = {}, SourceLoc where = {}) {
-    inst.issue = ++issued_;
+  /// Starts the next grid step: appends its GridStep to the scalar unit's stream. Returns the step, 1-based.
+  uint32_t gridStep(SourceLoc where = {}) {
+    isa::Instruction inst = testing::gridStep();
+    inst.step = ++step_;
+    add(isa::Engine::ScalarUnit, inst, {}, {}, where);
+    return step_;
+  }
+
+  /// Appends `inst` to the stream of TPU unit `unit` (Mxu, Vpu or ScalarUnit), in the current grid step (0, which
+  /// the checks refuse, before the first gridStep()).
+  void compute(isa::Engine unit, isa::Instruction inst, std::vector<isa::SemWait> waits = {},
+               std::vector<uint32_t> signals = {}, SourceLoc where = {}) {
+    inst.step = step_;
     add(unit, inst, std::move(waits), std::move(signals), where);
   }
 
-  /// Appends a DMA transfer dst <- src to queue `queue` (DMA queues are not in the issue order).
+  /// Appends a DMA transfer dst <- src to queue `queue` (DMA queues belong to no grid step).
   void dma(uint32_t queue, const isa::AccessPattern &dst, const isa::AccessPattern &src,
            std::vector<isa::SemWait> waits = {}, std::vector<uint32_t> signals = {}, SourceLoc where = {}) {
     isa::Instruction inst;
@@ -72,7 +88,7 @@ public:
 private:
   const isa::Target &target_;
   int64_t nextVmem_ = 0;
-  uint32_t issued_ = 0;
+  uint32_t step_ = 0;
 };
 
 /// Columns [col0, col0 + cols) of every row of VMEM buffer `buf`.
@@ -115,12 +131,6 @@ inline isa::Instruction mxuMatmul(const isa::AccessPattern &acc, const isa::Acce
   inst.dst = acc;
   inst.src0 = lhsT;
   inst.src1 = rhs;
-  return inst;
-}
-
-inline isa::Instruction gridStep() {
-  isa::Instruction inst;
-  inst.op = isa::Opcode::GridStep;
   return inst;
 }
 

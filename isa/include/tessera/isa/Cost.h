@@ -25,11 +25,6 @@ uint64_t stridedAccessFactor(const Instruction &inst, const Target &target);
 /// it when the tensor engine had no multiply to hide it behind.
 uint64_t loadStationaryCycles(const Instruction &inst, const Target &target);
 
-/// TPU: cycles after an in-order instruction (Instruction::issue != 0) starts before the next one in issue order
-/// may start. The scalar core issues everything, so its own instructions hold issue for their whole duration;
-/// an MXU or VPU instruction takes tpuCost.vpuIssueCycles of the issue slot. 0 for unordered instructions.
-uint64_t issueCycles(const Instruction &inst, Engine engine, const Target &target);
-
 /// The clock of the engine running a stream of this kind, in GHz (DMA: 1, costs are in ns).
 double clockGhz(Engine engine, const Target &target);
 

@@ -23,8 +23,8 @@ std::string_view name(MemSpace s);
 
 /// The kinds of instruction stream. NeuronCore: Tensor, Vector, Scalar and GpSimd have one stream each. TPU
 /// TensorCore: Mxu (the matrix units), Vpu (vector unit, with its transcendental and cross-lane units) and
-/// ScalarUnit (the scalar core: grid-loop bookkeeping), one stream each; the TPU's compute streams issue in one
-/// program order (Instruction::issue). Both: Dma has one stream per DMA queue. Dma stays last.
+/// ScalarUnit (the scalar core: grid-loop bookkeeping), one stream each; the TPU's compute instructions belong to
+/// grid steps (Instruction::step). Both: Dma has one stream per DMA queue. Dma stays last.
 enum class Engine : uint8_t { Tensor, Vector, Scalar, GpSimd, Mxu, Vpu, ScalarUnit, Dma };
 std::string_view name(Engine e);
 
@@ -173,10 +173,9 @@ struct Instruction {
   uint32_t waitBegin = 0, waitCount = 0;     ///< range in Program::waits
   uint32_t signalBegin = 0, signalCount = 0; ///< range in Program::signals
   uint32_t loc = 0;                          ///< index into Program::locations (0 = unknown)
-  /// TPU compute instructions (MXU, VPU, scalar unit): their 1-based place in the one program order the
-  /// TensorCore issues them in; an instruction starts no earlier than the one before it in that order was
-  /// issued (isa::issueCycles after it started). 0: not ordered with other streams (NeuronCore, DMA).
-  uint32_t issue = 0;
+  /// TPU compute instructions (MXU, VPU, scalar unit): the grid step they belong to, 1-based; the step's GridStep
+  /// starts it. 0: not in a step (DMA queues, NeuronCore).
+  uint32_t step = 0;
 };
 
 /// One engine's instruction stream.

@@ -126,7 +126,6 @@ struct TpuCostModel {
   unsigned mxuWeightLoadCycles = 0;    ///< loading one weight tile, exposed when the MXU had no work to hide it
   unsigned mxuFp32Passes = 0;          ///< an FP32 matmul costs this many BF16 passes
   unsigned mxuLatencyCycles = 0;       ///< from the last row pushed to the last result popped
-  unsigned vpuIssueCycles = 0;         ///< a VPU or MXU instruction occupies the issue slot this long
   unsigned vpuLatencyCycles = 0;       ///< a vector op's result is ready this long after issue
   unsigned vpuLoadSlots = 0;           ///< vreg loads per cycle (vld slots of a bundle)
   unsigned vpuStoreSlots = 0;          ///< vreg stores per cycle (vst slots)

@@ -21,7 +21,7 @@ std::optional<isa::Engine> machineEngineOf(mlir::Operation *op);
 /// The DMA queue of `op` (0 on a compute engine).
 unsigned machineQueueOf(mlir::Operation *op);
 
-/// The isa::Instruction `op` stands for, without its waits, signals, location, Print label and issue number.
+/// The isa::Instruction `op` stands for, without its waits, signals, location, Print label and grid step.
 isa::Instruction machineInstructionOf(mlir::Operation *op);
 
 /// A Print instruction's label ("" for any other op).

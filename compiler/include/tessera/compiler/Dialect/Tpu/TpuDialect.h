@@ -31,7 +31,7 @@ std::optional<isa::Engine> engineOf(mlir::Operation *op);
 /// is `text`. Waits and signals are not set here.
 mlir::Operation *build(mlir::OpBuilder &b, mlir::Location loc, const isa::Instruction &inst, isa::Engine engine,
                        unsigned queue, llvm::StringRef text = {});
-/// The isa::Instruction a tpu op stands for (without its waits, signals, location, Print label and issue number).
+/// The isa::Instruction a tpu op stands for (without its waits, signals, location, Print label and grid step).
 isa::Instruction toInstruction(mlir::Operation *op);
 
 } // namespace tessera::tpu
