@@ -21,6 +21,12 @@ void storeChunks(const Hbm &y, const Index &row, const Index &col, const std::ve
   }
 }
 
+Tile rowSum(const std::vector<Tile> &chunks) {
+  Tile total = sum(chunks.front());
+  for (size_t j = 1; j < chunks.size(); ++j) total += sum(chunks[j]);
+  return total;
+}
+
 Tile broadcastRows(const Tile &row, int64_t rows) {
   const int64_t cols = row.shape()[1], width = tile_size::gemm_moving_fmax;
   Tile ones = full(row.dtype(), {1, rows}, 1.0f);

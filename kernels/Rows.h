@@ -47,6 +47,9 @@ std::vector<tsr::Tile> loadChunks(const tsr::Hbm &x, const tsr::Index &row, cons
 /// Stores `chunks`, as loadChunks cut them, into the window of y at (row, col).
 void storeChunks(const tsr::Hbm &y, const tsr::Index &row, const tsr::Index &col, const std::vector<tsr::Tile> &chunks);
 
+/// The row sums of the columns `chunks` hold together (as loadChunks cut a row block): [rows, 1], FP32.
+tsr::Tile rowSum(const std::vector<tsr::Tile> &chunks);
+
 /// A new [rows, C] FP32 tile whose every partition holds `row` (a [1, C] tile): the tensor engine's partition
 /// broadcast (NKI's broadcast_to along partitions), ones[1, rows].T @ row, 512 columns per matmul. Exact: each
 /// result is one product with 1.0. Runs on every target (the MXU on a TPU).

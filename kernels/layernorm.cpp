@@ -27,6 +27,7 @@ using tessera::kernels::broadcastRows;
 using tessera::kernels::forEachBlock;
 using tessera::kernels::kChunkColumns;
 using tessera::kernels::loadChunks;
+using tessera::kernels::rowSum;
 using tessera::kernels::storeChunks;
 
 constexpr float kEps = 1e-5f;
@@ -57,14 +58,13 @@ const Registration registration{{
           },
           [&](const Index &row, int64_t rows, const RowConstants &k) {
             const std::vector<Tile> chunks = loadChunks(x, row, 0, rows, cols);
-            Tile total = sum(chunks[0]);
-            for (size_t j = 1; j < chunks.size(); ++j) total += sum(chunks[j]);
-            Tile mean = total * k.invCols;
-            std::vector<Tile> centred;
-            for (const Tile &chunk : chunks) centred.push_back(chunk - mean);
-            Tile squares = sum(square(centred[0]));
-            for (size_t j = 1; j < centred.size(); ++j) squares += sum(square(centred[j]));
-            Tile scale = rsqrt(squares * k.invCols + k.eps);
+            Tile mean = rowSum(chunks) * k.invCols;
+            std::vector<Tile> centred, squares;
+            for (const Tile &chunk : chunks) {
+              centred.push_back(chunk - mean);
+              squares.push_back(square(centred.back()));
+            }
+            Tile scale = rsqrt(rowSum(squares) * k.invCols + k.eps);
             std::vector<Tile> out;
             for (size_t j = 0; j < centred.size(); ++j) {
               const int64_t start = int64_t(j) * kChunkColumns, size = centred[j].shape()[1];

@@ -24,6 +24,7 @@ using tessera::kernels::broadcastRows;
 using tessera::kernels::forEachBlock;
 using tessera::kernels::kChunkColumns;
 using tessera::kernels::loadChunks;
+using tessera::kernels::rowSum;
 using tessera::kernels::storeChunks;
 
 constexpr float kEps = 1e-6f;
@@ -53,9 +54,9 @@ const Registration registration{{
           },
           [&](const Index &row, int64_t rows, const RowConstants &k) {
             const std::vector<Tile> chunks = loadChunks(x, row, 0, rows, cols);
-            Tile squares = sum(square(chunks[0]));
-            for (size_t j = 1; j < chunks.size(); ++j) squares += sum(square(chunks[j]));
-            Tile scale = rsqrt(squares * k.invCols + k.eps);
+            std::vector<Tile> squares;
+            for (const Tile &chunk : chunks) squares.push_back(square(chunk));
+            Tile scale = rsqrt(rowSum(squares) * k.invCols + k.eps);
             std::vector<Tile> out;
             for (size_t j = 0; j < chunks.size(); ++j)
               out.push_back(chunks[j] * scale * k.gamma.slice(int64_t(j) * kChunkColumns, chunks[j].shape()[1]));

@@ -188,6 +188,8 @@ TEST(LibraryKernels, MisuseSaysWhatWasExpected) {
   EXPECT_EQ(errorOf({.kernel = "mlp", .shape = {{"T", 200}}}), "mlp: T must be a multiple of 128");
   EXPECT_EQ(errorOf({.kernel = "mlp", .shape = {{"T", 512}}, .kernelParams = {{"bt", 384}}}),
             "mlp: block bt=384 must be a multiple of 128 that divides T=512");
+  EXPECT_EQ(errorOf({.kernel = "mlp", .shape = {{"T", 1024}}, .kernelParams = {{"bt", 1024}}}),
+            "mlp: block bt=1024 must be at most 512 tokens (the moving tile of the gate and up projections)");
 }
 
 } // namespace
