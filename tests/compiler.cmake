@@ -3,6 +3,9 @@
 
 # DSL and compiler units, plus end-to-end checks through the driver (they link the kernels).
 tessera_unit_tests(compiler-tests "dsl;compiler;e2e" TesseraDriver TesseraKernels)
+# LibraryKernelsTest runs `tessera list --json`.
+target_compile_definitions(compiler-tests PRIVATE TESSERA_CLI="$<TARGET_FILE:tessera>")
+add_dependencies(compiler-tests tessera)
 # HtmlReportTest decodes headless Chromium's screenshot of a report.
 find_package(PNG REQUIRED)
 target_link_libraries(compiler-tests PRIVATE PNG::PNG)
@@ -22,6 +25,11 @@ set(e2e_runs
   "matmul_hoisted trn2 M=256,N=1024,K=256" "matmul_blocked_free trn1 M=256,N=1024,K=256"
   "matmul_blocked trn1 M=256,N=1024,K=256" "matmul_blocked trn2 M=512,N=512,K=384"
   "softmax trn1 R=128,C=64" "softmax trn2 R=256,C=512" "softmax trn2 R=512,C=2048")
+# The kernels of issue #7 at their default shapes on the targets it names.
+foreach(target trn1 trn2 tpu-v5e tpu-v6e)
+  list(APPEND e2e_runs "rmsnorm ${target} R=512,C=1024" "layernorm ${target} R=512,C=1024"
+       "gelu ${target} R=256,C=1024" "mlp ${target} T=512,D=512,F=1024")
+endforeach()
 foreach(run ${e2e_runs})
   separate_arguments(parts UNIX_COMMAND "${run}")
   list(GET parts 0 kernel)

@@ -1,6 +1,7 @@
 // End-to-end: each kernel of the library traced, compiled, simulated and checked against its reference, on
-// every NeuronCore target and on TPU v5e and v6e at several shapes (softmax's narrow rows padded in VMEM); and the matmul time checked against the bounds a reader can
-// compute by hand from the target file.
+// every NeuronCore target and on TPU v5e and v6e at several shapes (softmax's narrow rows padded in VMEM; the
+// row-wise kernels with a last block of fewer than 128 rows); and the matmul time checked against the bounds a
+// reader can compute by hand from the target file. Kernel-specific checks: LibraryKernelsTest.cpp.
 
 #include "tessera/Driver.h"
 #include "tessera/Report.h"
@@ -56,6 +57,22 @@ std::vector<Case> cases() {
     all.push_back({"matmul_tiled", target, {{"M", 256}, {"N", 1024}, {"K", 384}}});
     all.push_back({"softmax", target, {{"R", 128}, {"C", 64}}});
     all.push_back({"softmax", target, {{"R", 384}, {"C", 1000}}});
+    // Row-wise kernels at a multiple of 128 rows, with a last block of fewer rows (200 = 128 + 72), and with
+    // fewer than 128 rows in all (no loop); columns not a multiple of 128 or 512.
+    all.push_back({"rmsnorm", target, {{"R", 256}, {"C", 512}}});
+    all.push_back({"rmsnorm", target, {{"R", 200}, {"C", 1000}}});
+    all.push_back({"rmsnorm", target, {{"R", 64}, {"C", 96}}});
+    all.push_back({"layernorm", target, {{"R", 256}, {"C", 1024}}});
+    all.push_back({"layernorm", target, {{"R", 300}, {"C", 640}}});
+    all.push_back({"layernorm", target, {{"R", 40}, {"C", 200}}});
+    all.push_back({"gelu", target, {{"R", 128}, {"C", 1024}}});
+    all.push_back({"gelu", target, {{"R", 200}, {"C", 4096}}});
+    all.push_back({"gelu", target, {{"R", 72}, {"C", 1000}}});
+    // mlp: one tile of each dimension; D of 384 (128-wide down-projection tiles); a token block of 384 (the
+    // moving tiles of the gate and up projections) with one weight block of 384 hidden units.
+    all.push_back({"mlp", target, {{"T", 128}, {"D", 128}, {"F", 128}}});
+    all.push_back({"mlp", target, {{"T", 256}, {"D", 384}, {"F", 512}}});
+    all.push_back({"mlp", target, {{"T", 384}, {"D", 256}, {"F", 384}}});
   }
   return all;
 }

@@ -1,0 +1,42 @@
+#include "Rows.h"
+
+#include <algorithm>
+
+namespace tessera::kernels {
+
+using namespace tsr;
+
+std::vector<Tile> loadChunks(const Hbm &x, const Index &row, const Index &col, int64_t rows, int64_t cols) {
+  std::vector<Tile> chunks;
+  for (int64_t start = 0; start < cols; start += kChunkColumns)
+    chunks.push_back(load(x.window(row, col + start, {rows, std::min(kChunkColumns, cols - start)})));
+  return chunks;
+}
+
+void storeChunks(const Hbm &y, const Index &row, const Index &col, const std::vector<Tile> &chunks) {
+  int64_t start = 0;
+  for (const Tile &chunk : chunks) {
+    store(y.window(row, col + start, chunk.shape()), chunk);
+    start += chunk.shape()[1];
+  }
+}
+
+Tile rowSum(const std::vector<Tile> &chunks) {
+  Tile total = sum(chunks.front());
+  for (size_t j = 1; j < chunks.size(); ++j) total += sum(chunks[j]);
+  return total;
+}
+
+Tile broadcastRows(const Tile &row, int64_t rows) {
+  const int64_t cols = row.shape()[1], width = tile_size::gemm_moving_fmax;
+  Tile ones = full(row.dtype(), {1, rows}, 1.0f);
+  Tile out = zeros<f32>({rows, cols});
+  for (int64_t start = 0; start < cols; start += width) {
+    const int64_t size = std::min(width, cols - start);
+    Tile part = matmul(ones, row.slice(start, size));
+    out.slice(start, size) += part;
+  }
+  return out;
+}
+
+} // namespace tessera::kernels
