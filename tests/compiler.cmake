@@ -3,6 +3,8 @@
 
 # DSL and compiler units, plus end-to-end checks through the driver (they link the kernels).
 tessera_unit_tests(compiler-tests "dsl;compiler;e2e" TesseraDriver TesseraKernels)
+# The compiler's internal pieces without MLIR types (lib/Import/ForwardReferences.h) are tested directly too.
+target_include_directories(compiler-tests PRIVATE ${PROJECT_SOURCE_DIR}/compiler/lib)
 # LibraryKernelsTest runs `tessera list --json`.
 target_compile_definitions(compiler-tests PRIVATE TESSERA_CLI="$<TARGET_FILE:tessera>")
 add_dependencies(compiler-tests tessera)

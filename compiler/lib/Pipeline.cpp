@@ -9,6 +9,7 @@
 //===------------------------------------------------------------------------------------------------------===//
 
 #include "ErrorCollector.h"
+#include "Import/ForwardReferences.h"
 #include "tessera/compiler/Compiler.h"
 #include "tessera/compiler/Dialect/Nc/NcDialect.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
@@ -194,6 +195,9 @@ CompileResult compileFile(const std::string &path, const CompileOptions &options
   llvm::SourceMgr sources;
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
   if (!buffer) throw Error(fmt::format("cannot read '{}': {}", path, buffer.getError().message()));
+  if (std::optional<ForwardReference> early = findForwardReference((*buffer)->getBuffer()))
+    throw Error(fmt::format("{} is used before it is defined", early->name), SourceLoc{path, early->line, early->column},
+                "define every value above its uses: a Tessera module has one block per region");
   sources.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &ctx);
   if (!module) errors.raise("parse");
