@@ -10,6 +10,7 @@
 
 #include "ErrorCollector.h"
 #include "Import/ForwardReferences.h"
+#include "Transforms/TileUnroller.h"
 #include "tessera/compiler/Compiler.h"
 #include "tessera/compiler/Dialect/Nc/NcDialect.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
@@ -65,12 +66,13 @@ void addTileStages(OpPassManager &pm, unsigned loopBuffers) {
   pm.addPass(createAllocateMemoryPass(loopBuffers));
 }
 
-/// The target stages of `family` (TPU or NeuronCore): from placed tiles to synchronised instructions.
-void addTargetStages(OpPassManager &pm, bool tpu, uint64_t maxInstructions) {
+/// The target stages of `family` (TPU or NeuronCore): from placed tiles to synchronised instructions, each marked
+/// with its tile op when `recordOrigins`.
+void addTargetStages(OpPassManager &pm, bool tpu, uint64_t maxInstructions, bool recordOrigins = false) {
   if (tpu) {
-    pm.addPass(createLowerTileToTpuPass(maxInstructions));
+    pm.addPass(createLowerTileToTpuPass(maxInstructions, recordOrigins));
   } else {
-    pm.addPass(createLowerTileToNcPass(maxInstructions));
+    pm.addPass(createLowerTileToNcPass(maxInstructions, recordOrigins));
     pm.addPass(createVerifyAccessPass());
   }
   pm.addPass(createInsertSemaphoresPass());
@@ -79,6 +81,61 @@ void addTargetStages(OpPassManager &pm, bool tpu, uint64_t maxInstructions) {
 void addStages(OpPassManager &pm, unsigned loopBuffers, bool tpu) {
   addTileStages(pm, loopBuffers);
   addTargetStages(pm, tpu, 0);
+}
+
+/// The allocation a tile value lives in: its tile.alloc, or a view's source's.
+tile::AllocOp rootAllocation(Value tile) {
+  while (Operation *def = tile.getDefiningOp()) {
+    if (auto alloc = llvm::dyn_cast<tile::AllocOp>(def)) return alloc;
+    auto view = llvm::dyn_cast<tile::ViewOp>(def);
+    if (!view) return {};
+    tile = view.getSource();
+  }
+  return {};
+}
+
+/// The kernel's tiles and tile ops, numbered as the lowering numbers them (numberTileOps), from the placed tile
+/// module: the part of Provenance that the lowering's origins point into.
+void describeTiles(ModuleOp module, const isa::Target &target, Provenance &out) {
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    Block &body = fn.getBody().front();
+    llvm::DenseMap<Operation *, int64_t> numbers = numberTileOps(body);
+    out.tileOps.assign(numbers.size(), {});
+    llvm::DenseMap<Operation *, int32_t> allocations;
+    auto allocationIndex = [&](tile::AllocOp alloc) {
+      auto [it, fresh] = allocations.try_emplace(alloc, static_cast<int32_t>(out.allocations.size()));
+      if (!fresh) return it->second;
+      MemRefType t = alloc.getType();
+      TileAllocation a;
+      a.name = alloc.getName() ? alloc.getName()->str() : fmt::format("t{}", it->second);
+      a.space = target.isTpu() ? isa::MemSpace::Vmem
+                : tile::memorySpaceOf(t) == tile::MemorySpace::psum ? isa::MemSpace::Psum
+                                                                     : isa::MemSpace::Sbuf;
+      a.dtype = nc::toIsa(t.getElementType()).value_or(isa::DType::F32);
+      a.rows = t.getDimSize(0);
+      a.cols = t.getDimSize(1);
+      a.offset = alloc.getOffset().value_or(0);
+      a.bufs = alloc.getBufs().value_or(1);
+      a.copyBytes = tileCopyBytes(t, target);
+      if (target.isTpu()) a.pitch = vmemLayout(t, target).pitch;
+      a.fixed = alloc.getFixed();
+      a.loc = sourceOf(alloc.getLoc());
+      out.allocations.push_back(std::move(a));
+      return it->second;
+    };
+    for (auto [op, number] : numbers) {
+      TileOpRecord &record = out.tileOps[number];
+      record.op = op->getName().getStringRef().str();
+      record.loc = sourceOf(op->getLoc());
+      llvm::SmallVector<Value> tiles(op->getOperands());
+      if (auto alloc = llvm::dyn_cast<tile::AllocOp>(op)) tiles.push_back(alloc.getResult());
+      for (Value v : tiles)
+        if (tile::AllocOp alloc = rootAllocation(v)) {
+          const int32_t index = allocationIndex(alloc);
+          if (!llvm::is_contained(record.allocations, index)) record.allocations.push_back(index);
+        }
+    }
+  }
 }
 
 } // namespace
@@ -152,7 +209,8 @@ static CompileResult runStages(MLIRContext &ctx, ErrorCollector &errors, ModuleO
   PassManager tilePm(&ctx);
   addTileStages(tilePm, options.loopBuffers);
   PassManager targetPm(&ctx);
-  addTargetStages(targetPm, target->isTpu(), options.maxInstructions);
+  const bool provenance = options.recordProvenance && fromTile;
+  addTargetStages(targetPm, target->isTpu(), options.maxInstructions, provenance);
   PassManager checkPm(&ctx); // a module read from a file: its instructions are checked as written
   if (!target->isTpu()) checkPm.addPass(createVerifyAccessPass());
   if (options.printIrAfterAll)
@@ -162,6 +220,7 @@ static CompileResult runStages(MLIRContext &ctx, ErrorCollector &errors, ModuleO
   if (fromTile) {
     if (failed(tilePm.run(module))) errors.raise("tile");
     if (options.keepTileIr) result.tileIr = print(module, options.printLocations);
+    if (provenance) describeTiles(module, *target, result.provenance);
     if (failed(targetPm.run(module))) errors.raise(target->isTpu() ? "tpu" : "nc");
   } else if (failed(checkPm.run(module))) {
     errors.raise(target->isTpu() ? "tpu" : "nc");
@@ -173,7 +232,7 @@ static CompileResult runStages(MLIRContext &ctx, ErrorCollector &errors, ModuleO
     if (auto peak = fn->getAttrOfType<IntegerAttr>("tile.vmem_peak")) result.vmemPeakBytes = peak.getInt();
   }
   result.notes = errors.notes();
-  result.program = toProgram(module);
+  result.program = toProgram(module, provenance ? &result.provenance.order : nullptr);
   return result;
 }
 

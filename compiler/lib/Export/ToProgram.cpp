@@ -64,7 +64,7 @@ SourceLoc sourceOf(Location loc) {
   return {};
 }
 
-isa::Program toProgram(ModuleOp module) {
+isa::Program toProgram(ModuleOp module, std::vector<ProgramStep> *order) {
   auto fns = llvm::to_vector(module.getOps<func::FuncOp>());
   if (fns.size() != 1) throw Error(fmt::format("expected one kernel function in the module, found {}", fns.size()));
   func::FuncOp fn = fns.front();
@@ -145,6 +145,11 @@ isa::Program toProgram(ModuleOp module) {
         semaphores = std::max(semaphores, static_cast<uint32_t>(sem) + 1);
       }
     inst.signalCount = static_cast<uint32_t>(p.signals.size()) - inst.signalBegin;
+    if (order) {
+      auto origin = op.getAttrOfType<IntegerAttr>(tile::kOriginAttr);
+      order->push_back({static_cast<uint32_t>(s), static_cast<uint32_t>(p.streams[s].instructions.size()),
+                        origin ? static_cast<int32_t>(origin.getInt()) : -1});
+    }
     p.streams[s].instructions.push_back(inst);
   }
   p.semaphores = semaphores;

@@ -175,6 +175,7 @@ private:
       for (isa::AccessPattern *ap : {&fitted.dst, &fitted.dst2, &fitted.src0, &fitted.src1, &fitted.src2})
         if (ap->partitions != 0 && ap->space != isa::MemSpace::Hbm) isa::splitLongFreeDimension(*ap, target_);
     Operation *created = nc::build(b_, loc, fitted, engine, queue, text);
+    stamp(created);
     lastEmitted_ = created;
     if (!manual()) {
       if (pendingWaits_.empty()) return success();
@@ -209,8 +210,10 @@ private:
 
 struct LowerTileToNcPass : PassWrapper<LowerTileToNcPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerTileToNcPass)
-  explicit LowerTileToNcPass(uint64_t maxInstructions = 0) : maxInstructions(maxInstructions) {}
+  LowerTileToNcPass(uint64_t maxInstructions = 0, bool recordOrigins = false)
+      : maxInstructions(maxInstructions), recordOrigins(recordOrigins) {}
   uint64_t maxInstructions = 0;
+  bool recordOrigins = false;
   StringRef getName() const override { return "LowerTileToNc"; }
   StringRef getArgument() const override { return "lower-tile-to-nc"; }
   StringRef getDescription() const override { return "Unroll, resolve addresses and assign engines: tile -> nc"; }
@@ -227,6 +230,7 @@ struct LowerTileToNcPass : PassWrapper<LowerTileToNcPass, OperationPass<ModuleOp
     for (auto fn : llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
       if (failed(replaceBody(fn, [&](Block &body, OpBuilder &b) {
             Lowering lowering(*target, b, maxInstructions);
+            if (recordOrigins) lowering.recordOrigins(body);
             if (failed(lowering.block(body))) return failure();
             return lowering.finish();
           })))
@@ -236,8 +240,8 @@ struct LowerTileToNcPass : PassWrapper<LowerTileToNcPass, OperationPass<ModuleOp
 
 } // namespace
 
-std::unique_ptr<Pass> createLowerTileToNcPass(uint64_t maxInstructions) {
-  return std::make_unique<LowerTileToNcPass>(maxInstructions);
+std::unique_ptr<Pass> createLowerTileToNcPass(uint64_t maxInstructions, bool recordOrigins) {
+  return std::make_unique<LowerTileToNcPass>(maxInstructions, recordOrigins);
 }
 
 } // namespace tessera::compiler

@@ -114,15 +114,17 @@ private:
     if (std::string problem = isa::verifyInstruction(i, engine, &target_); !problem.empty())
       return emitError(loc) << isa::name(i.op) << " " << problem;
     const unsigned queue = engine == isa::Engine::Dma ? nextDmaQueue(i) : 0;
-    tpu::build(b_, loc, i, engine, queue, text);
+    stamp(tpu::build(b_, loc, i, engine, queue, text));
     return success();
   }
 };
 
 struct LowerTileToTpuPass : PassWrapper<LowerTileToTpuPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerTileToTpuPass)
-  explicit LowerTileToTpuPass(uint64_t maxInstructions = 0) : maxInstructions(maxInstructions) {}
+  LowerTileToTpuPass(uint64_t maxInstructions = 0, bool recordOrigins = false)
+      : maxInstructions(maxInstructions), recordOrigins(recordOrigins) {}
   uint64_t maxInstructions = 0;
+  bool recordOrigins = false;
   StringRef getName() const override { return "LowerTileToTpu"; }
   StringRef getArgument() const override { return "lower-tile-to-tpu"; }
   StringRef getDescription() const override {
@@ -142,6 +144,7 @@ struct LowerTileToTpuPass : PassWrapper<LowerTileToTpuPass, OperationPass<Module
     for (auto fn : llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
       if (failed(replaceBody(fn, [&](Block &body, OpBuilder &b) {
             Lowering lowering(*target, b, maxInstructions);
+            if (recordOrigins) lowering.recordOrigins(body);
             if (failed(lowering.prologue(fn.getLoc()))) return failure();
             return lowering.block(body);
           })))
@@ -163,8 +166,8 @@ struct LowerTileToTpuPass : PassWrapper<LowerTileToTpuPass, OperationPass<Module
 
 } // namespace
 
-std::unique_ptr<Pass> createLowerTileToTpuPass(uint64_t maxInstructions) {
-  return std::make_unique<LowerTileToTpuPass>(maxInstructions);
+std::unique_ptr<Pass> createLowerTileToTpuPass(uint64_t maxInstructions, bool recordOrigins) {
+  return std::make_unique<LowerTileToTpuPass>(maxInstructions, recordOrigins);
 }
 
 } // namespace tessera::compiler

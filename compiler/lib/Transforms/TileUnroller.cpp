@@ -37,6 +37,19 @@ isa::AccessPattern Buffer::pattern(int64_t width) const {
   return ap;
 }
 
+llvm::DenseMap<Operation *, int64_t> numberTileOps(Block &body) {
+  llvm::DenseMap<Operation *, int64_t> numbers;
+  for (Operation &op : body)
+    op.walk<WalkOrder::PreOrder>([&](Operation *o) { numbers.try_emplace(o, static_cast<int64_t>(numbers.size())); });
+  return numbers;
+}
+
+void TileUnroller::stamp(Operation *instruction) {
+  if (origins_.empty() || !current_) return;
+  auto it = origins_.find(current_);
+  if (it != origins_.end()) instruction->setAttr(tile::kOriginAttr, b_.getI64IntegerAttr(it->second));
+}
+
 LogicalResult TileUnroller::block(Block &block) {
   for (Operation &op : block) {
     current_ = &op;

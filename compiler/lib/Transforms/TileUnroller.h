@@ -36,6 +36,9 @@ struct Buffer {
   isa::AccessPattern pattern(int64_t width = 0) const;
 };
 
+/// Numbers the ops nested in `body` in pre-order from 0: the numbering of Provenance::tileOps.
+llvm::DenseMap<mlir::Operation *, int64_t> numberTileOps(mlir::Block &body);
+
 /// Walks a tile function as it runs; subclasses emit the target's instructions.
 class TileUnroller {
 public:
@@ -46,6 +49,8 @@ public:
 
   /// Lowers the ops of `block` in order, running loop bodies once per iteration.
   mlir::LogicalResult block(mlir::Block &block);
+  /// Makes every instruction emitted from now on carry tile::kOriginAttr: the number of its tile op within `body`.
+  void recordOrigins(mlir::Block &body) { origins_ = numberTileOps(body); }
 
 protected:
   /// Lowers one tile op other than a loop, index arithmetic, an alloc or a view.
@@ -90,6 +95,8 @@ protected:
 
   /// The tile op being lowered.
   mlir::Operation *current() const { return current_; }
+  /// Marks `instruction`, just built, with the tile op being lowered (when recording origins).
+  void stamp(mlir::Operation *instruction);
   /// Stops the walk after the current op: an error was emitted where no LogicalResult could carry it.
   void fail() { error_ = true; }
 
@@ -108,6 +115,7 @@ private:
   llvm::DenseMap<mlir::Value, Buffer> buffers_;
   unsigned nextLoadQueue_ = 0, nextStoreQueue_ = 0;
   mlir::Operation *current_ = nullptr;
+  llvm::DenseMap<mlir::Operation *, int64_t> origins_; ///< empty unless recordOrigins was called
   bool error_ = false;
   uint64_t maxInstructions_ = 0;
   uint64_t emitted_ = 0;

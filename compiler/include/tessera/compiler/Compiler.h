@@ -3,6 +3,7 @@
 /// The compiler's entry point for the rest of Tessera: a traced kernel graph in, an isa::Program out, with the
 /// MLIR text of each stage on request. No MLIR type appears here, so callers need no MLIR header.
 
+#include "tessera/compiler/Provenance.h"
 #include "tessera/dsl/Graph.h"
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Target.h"
@@ -28,6 +29,8 @@ struct CompileOptions {
   /// The most instructions the unroller (lower-tile-to-nc or -tpu) may emit; past it compiling stops with an error
   /// naming the limit, before the module grows further (about 1 KiB of host memory per instruction). 0: none.
   uint64_t maxInstructions = kDefaultMaxInstructions;
+  /// Record where each instruction came from (CompileResult::provenance), for the hardware backends.
+  bool recordProvenance = false;
   static constexpr uint64_t kDefaultMaxInstructions = 50'000'000;
 };
 
@@ -52,6 +55,9 @@ struct CompileResult {
   /// What the compiler wants the kernel's author to know but is not an error, each "file:line: what" (e.g. a
   /// tile that VMEM's native tiling pads).
   std::vector<std::string> notes;
+  /// Each instruction's tile op, the kernel's tiles and the program order, when CompileOptions::recordProvenance
+  /// asked for them (empty otherwise, and for a module read from a target-level file).
+  Provenance provenance;
 };
 
 /// Compiles `kernel` for `target`: import -> verify-target -> allocate-memory -> lower-tile-to-nc (or -tpu on a

@@ -43,13 +43,16 @@ VmemLayout vmemLayout(mlir::MemRefType t, const isa::Target &target);
 /// tile -> nc: unrolls the loops, resolves every address, assigns each op an engine (and DMA queue), and turns
 /// a zero-filled PSUM tile's first accumulating matmul into the one that starts the accumulation group.
 /// Test: compiler/test/Transforms/lower-tile-to-nc.mlir
-std::unique_ptr<mlir::Pass> createLowerTileToNcPass(uint64_t maxInstructions = 0); ///< 0: no instruction limit
+/// `recordOrigins`: mark each instruction with its tile op (Provenance; CompileOptions::recordProvenance).
+std::unique_ptr<mlir::Pass> createLowerTileToNcPass(uint64_t maxInstructions = 0, ///< 0: no instruction limit
+                                                    bool recordOrigins = false);
 
 /// tile -> tpu: unrolls the loops, resolves every VMEM address, puts each op on its unit (MXU, VPU, scalar core,
 /// DMA queue), adds the scalar core's grid steps, and fills a zero-filled accumulator only when something reads
 /// it before a matmul overwrites it. Ops written at the tsr::isa level are an error (NeuronCore instructions).
 /// Test: compiler/test/Transforms/lower-tile-to-tpu.mlir
-std::unique_ptr<mlir::Pass> createLowerTileToTpuPass(uint64_t maxInstructions = 0); ///< 0: no instruction limit
+std::unique_ptr<mlir::Pass> createLowerTileToTpuPass(uint64_t maxInstructions = 0, ///< 0: no instruction limit
+                                                     bool recordOrigins = false);
 
 /// nc: checks every engine instruction's SBUF/PSUM access patterns against the target's access rules (partition
 /// start, free dimensions, sizes, strides, elements per partition: isa/AccessRules.h), with the error at the

@@ -40,5 +40,8 @@ inline constexpr llvm::StringLiteral kTargetAttr = "tessera.target";
 /// instruction; in a manual_sync scope, with no automatic semaphore waits.
 inline constexpr llvm::StringLiteral kIsaAttr = "tile.isa";
 inline constexpr llvm::StringLiteral kManualAttr = "tile.manual";
+/// On an nc or tpu instruction, when the compiler records provenance: the number of the tile op it came from
+/// (compiler::numberTileOps; read back into compiler::Provenance by the export to isa::Program).
+inline constexpr llvm::StringLiteral kOriginAttr = "tile.origin";
 
 } // namespace tessera::tile
