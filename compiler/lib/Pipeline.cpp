@@ -123,7 +123,10 @@ void describeTiles(ModuleOp module, const isa::Target &target, Provenance &out) 
       out.allocations.push_back(std::move(a));
       return it->second;
     };
-    for (auto [op, number] : numbers) {
+    std::vector<Operation *> ops(numbers.size());
+    for (auto [op, number] : numbers) ops[number] = op;
+    for (size_t number = 0; number < ops.size(); ++number) { // in order: allocations are numbered as they come
+      Operation *op = ops[number];
       TileOpRecord &record = out.tileOps[number];
       record.op = op->getName().getStringRef().str();
       record.loc = sourceOf(op->getLoc());

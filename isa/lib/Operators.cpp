@@ -14,23 +14,44 @@ namespace {
 template <typename Enum> struct Named {
   Enum value;
   std::string_view name;
+  std::string_view nki; ///< NKI 0.6's nki.language function for it (nki.api.shared.rst, "NKI ALU operators" and
+                        ///< "activation functions"), "" where NKI has none
 };
 
 constexpr std::array<Named<AluOp>, 17> kAluOps = {{
-    {AluOp::Add, "add"},          {AluOp::Subtract, "subtract"}, {AluOp::Multiply, "multiply"},
-    {AluOp::Max, "max"},          {AluOp::Min, "min"},           {AluOp::Divide, "divide"},
-    {AluOp::Bypass, "bypass"},    {AluOp::Power, "power"},       {AluOp::AbsMax, "abs_max"},
-    {AluOp::IsEqual, "is_equal"}, {AluOp::NotEqual, "not_equal"}, {AluOp::IsGt, "is_gt"},
-    {AluOp::IsGe, "is_ge"},       {AluOp::IsLt, "is_lt"},         {AluOp::IsLe, "is_le"},
-    {AluOp::LogicalAnd, "logical_and"}, {AluOp::LogicalOr, "logical_or"},
+    {AluOp::Add, "add", "add"},
+    {AluOp::Subtract, "subtract", "subtract"},
+    {AluOp::Multiply, "multiply", "multiply"},
+    {AluOp::Max, "max", "maximum"},
+    {AluOp::Min, "min", "minimum"},
+    {AluOp::Divide, "divide", "divide"},
+    {AluOp::Bypass, "bypass", "bypass"},
+    {AluOp::Power, "power", "power"},
+    {AluOp::AbsMax, "abs_max", "abs_max"},
+    {AluOp::IsEqual, "is_equal", "equal"},
+    {AluOp::NotEqual, "not_equal", "not_equal"},
+    {AluOp::IsGt, "is_gt", "greater"},
+    {AluOp::IsGe, "is_ge", "greater_equal"},
+    {AluOp::IsLt, "is_lt", "less"},
+    {AluOp::IsLe, "is_le", "less_equal"},
+    {AluOp::LogicalAnd, "logical_and", "logical_and"},
+    {AluOp::LogicalOr, "logical_or", "logical_or"},
 }};
 
 constexpr std::array<Named<ActFunc>, 13> kActFuncs = {{
-    {ActFunc::Identity, "identity"}, {ActFunc::Exp, "exp"},         {ActFunc::Log, "log"},
-    {ActFunc::Tanh, "tanh"},         {ActFunc::Gelu, "gelu"},       {ActFunc::GeluApproxTanh, "gelu_apprx_tanh"},
-    {ActFunc::Silu, "silu"},         {ActFunc::Sigmoid, "sigmoid"}, {ActFunc::Relu, "relu"},
-    {ActFunc::Rsqrt, "rsqrt"},       {ActFunc::Square, "square"},   {ActFunc::Sqrt, "sqrt"},
-    {ActFunc::Reciprocal, "reciprocal"},
+    {ActFunc::Identity, "identity", "copy"},
+    {ActFunc::Exp, "exp", "exp"},
+    {ActFunc::Log, "log", "log"},
+    {ActFunc::Tanh, "tanh", "tanh"},
+    {ActFunc::Gelu, "gelu", "gelu"},
+    {ActFunc::GeluApproxTanh, "gelu_apprx_tanh", "gelu_apprx_tanh"},
+    {ActFunc::Silu, "silu", "silu"},
+    {ActFunc::Sigmoid, "sigmoid", "sigmoid"},
+    {ActFunc::Relu, "relu", "relu"},
+    {ActFunc::Rsqrt, "rsqrt", "rsqrt"},
+    {ActFunc::Square, "square", "square"},
+    {ActFunc::Sqrt, "sqrt", "sqrt"},
+    {ActFunc::Reciprocal, "reciprocal", "reciprocal"},
 }};
 
 template <typename Enum, size_t N> std::string_view nameIn(const std::array<Named<Enum>, N> &table, Enum value) {
@@ -38,6 +59,13 @@ template <typename Enum, size_t N> std::string_view nameIn(const std::array<Name
     if (entry.value == value)
       return entry.name;
   return "unknown";
+}
+
+template <typename Enum, size_t N> std::string_view nkiNameIn(const std::array<Named<Enum>, N> &table, Enum value) {
+  for (const Named<Enum> &entry : table)
+    if (entry.value == value)
+      return entry.nki;
+  return "";
 }
 
 template <typename Enum, size_t N>
@@ -66,6 +94,8 @@ std::optional<Opcode> parseOpcode(std::string_view name) {
 std::string_view name(AluOp op) { return nameIn(kAluOps, op); }
 std::optional<AluOp> parseAluOp(std::string_view name) { return parseIn(kAluOps, name); }
 std::string_view name(ActFunc f) { return nameIn(kActFuncs, f); }
+std::string_view nkiName(AluOp op) { return nkiNameIn(kAluOps, op); }
+std::string_view nkiName(ActFunc f) { return nkiNameIn(kActFuncs, f); }
 std::optional<ActFunc> parseActFunc(std::string_view name) { return parseIn(kActFuncs, name); }
 
 float apply(AluOp op, float a, float b) {

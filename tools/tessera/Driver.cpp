@@ -191,6 +191,8 @@ RunReport runKernel(const RunRequest &request) {
     return compiler::compile(graph, report.target, options);
   });
   report.program = std::make_shared<const isa::Program>(std::move(compiled.program));
+  if (!compiled.provenance.empty())
+    report.provenance = std::make_shared<const compiler::Provenance>(std::move(compiled.provenance));
   const isa::Program &program = *report.program;
   report.instructions = program.instructionCount();
   keepAllocation(compiled, report);
@@ -246,6 +248,17 @@ RunReport runKernel(const RunRequest &request) {
 
   // 6. The report is printed by the caller (Report.h): text on a terminal, JSON with --json.
   return report;
+}
+
+CompiledKernel compileKernel(const RunRequest &request) {
+  CompiledKernel k;
+  k.kernel = &findKernel(request.kernel);
+  k.target = loadTarget(request.target);
+  tsr::graph::KernelGraph graph = traceKernel(*k.kernel, request.shape, k.params, request.kernelParams);
+  k.compiled = compileWithin(request, [&](const compiler::CompileOptions &options) {
+    return compiler::compile(graph, k.target, options);
+  });
+  return k;
 }
 
 sim::SimOptions RunRequest::simOptions() const {

@@ -93,6 +93,9 @@ struct RunReport {
   sim::SimResult sim;
   /// The simulated program: its instructions, operands and source lines, which sim.timeline indexes into.
   std::shared_ptr<const isa::Program> program;
+  /// Where the program's instructions came from, when the request's compile options recorded it (for the hardware
+  /// backends: tessera deploy); null otherwise.
+  std::shared_ptr<const compiler::Provenance> provenance;
   size_t instructions = 0;
   int64_t sbufPeakBytes = -1;  ///< NeuronCore: peak SBUF use per partition (from allocation; -1 unknown)
   int64_t psumPeakBytes = -1;
@@ -136,6 +139,16 @@ uint64_t estimateHostBytes(const isa::Program &program, const isa::Target &targe
 
 /// Traces, compiles, simulates and checks one kernel.
 RunReport runKernel(const RunRequest &request);
+
+/// A kernel traced and compiled, not simulated: what `tessera compile` prints a stage of.
+struct CompiledKernel {
+  const tsr::KernelInfo *kernel = nullptr;
+  isa::Target target;
+  tsr::Params params;
+  compiler::CompileResult compiled;
+};
+/// Traces and compiles `request`'s kernel with request.compile (recordProvenance for a hardware backend).
+CompiledKernel compileKernel(const RunRequest &request);
 
 /// Simulates a kernel saved as MLIR (`tessera compile --emit nc` output, or a tile-level module) with random
 /// inputs from `request.seed`: time and engine use, no reference to check against (`request.kernel`, `target`,

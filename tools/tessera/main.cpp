@@ -3,7 +3,8 @@
 //   tessera targets                   the machines that can be simulated
 //   tessera run KERNEL [--target T] [--shape K=V,...] [--param P=V,...] [--seed N] [--no-golden] [--json]
 //                      [--trace FILE.json]
-//   tessera compile KERNEL [--target T] [--shape ...] [--param ...] --emit tile|tile-allocated|nc|tpu
+//   tessera compile KERNEL [--target T] [--shape ...] [--param ...] --emit tile|tile-allocated|nc|tpu|nki|pallas
+//                          [-o FILE]
 //   tessera sim FILE.mlir [--seed N] [--timing-only] [--json] [--trace FILE.json]
 //   tessera isa [INSTRUCTION] [--target T] [--json] [--markdown]
 //   tessera systolic --rows R --cols C --dataflow ws|os|is --gemm M,N,K [--model pe|fold] [--animate] [--svg F]
@@ -11,6 +12,7 @@
 // limit stopped the run (--max-instructions, --max-memory-gib, --timeout).
 
 #include "tessera/AtomicFile.h"
+#include "tessera/DeviceCode.h"
 #include "tessera/Driver.h"
 #include "tessera/HtmlReport.h"
 #include "tessera/IsaReference.h"
@@ -355,25 +357,48 @@ int cmdRun(const std::vector<std::string> &args) {
   return report.ok ? kOk : kCheckFailed;
 }
 
+/// `tessera compile --emit nki|pallas`: the kernel as the simulator ran it, for the device's toolchain, on stdout
+/// or into `output`.
+int emitForDevice(RunRequest r, const std::string &backend, const std::string &output) {
+  r.compile.recordProvenance = true;
+  std::optional<AtomicFile> file;
+  if (!output.empty()) file.emplace(output, backend + " module");
+  CompiledKernel k = compileKernel(r);
+  const std::string text = emitDeviceCode(
+      kernelSource(*k.kernel, k.params, k.target, k.compiled.program, k.compiled.provenance,
+                   emitCommand(r, k.params, backend)),
+      backend);
+  if (file) file->commit(text);
+  else fmt::print("{}", text);
+  return kOk;
+}
+
 int cmdCompile(const std::vector<std::string> &args) {
   KernelOptions opts;
-  std::string emit;
+  std::string emit, output;
   bool printAfterAll = false, locations = false;
   po::options_description desc("tessera compile KERNEL");
   opts.add(desc);
   LimitOptions limits;
   limits.add(desc, /*simulates=*/false);
   desc.add_options()("emit", po::value(&emit)->required(),
-                     "stage to print: tile (as imported), tile-allocated, nc (NeuronCore) or tpu (TPU)")(
+                     "stage to print: tile (as imported), tile-allocated, nc (NeuronCore) or tpu (TPU); or the kernel "
+                     "for the device: nki (Trainium) or pallas (TPU)")(
+      "output,o", po::value(&output)->value_name("FILE"), "write to FILE instead of stdout (nki, pallas)")(
       "print-ir-after-all", po::bool_switch(&printAfterAll), "print the module after every pass (stderr)")(
       "locations", po::bool_switch(&locations), "print each op's kernel source line (keep them for tessera sim)");
   po::positional_options_description pos;
   pos.add("kernel", 1);
   parse(args, desc, pos);
-  if (emit != "tile" && emit != "tile-allocated" && emit != "nc" && emit != "tpu")
-    throw InputError(fmt::format("--emit: unknown stage '{}'", emit), {}, "stages: tile, tile-allocated, nc, tpu");
+  const bool device = emit == "nki" || emit == "pallas";
+  if (emit != "tile" && emit != "tile-allocated" && emit != "nc" && emit != "tpu" && !device)
+    throw InputError(fmt::format("--emit: unknown stage '{}'", emit), {},
+                     "stages: tile, tile-allocated, nc, tpu; device code: nki, pallas");
+  if (!output.empty() && !device)
+    throw InputError("--output: only --emit nki and --emit pallas write a file; the MLIR stages go to stdout");
   RunRequest r = opts.request();
   limits.apply(r);
+  if (device) return emitForDevice(r, emit, output);
   const tsr::KernelInfo &kernel = findKernel(r.kernel);
   isa::Target target = loadTarget(r.target);
   const char *targetStage = target.isTpu() ? "tpu" : "nc";
@@ -435,7 +460,8 @@ void printUsage(std::FILE *out) {
              "  list                     kernels, their shape parameters (--shape) and kernel parameters (--param)\n"
              "  targets                  machines that can be simulated\n"
              "  run KERNEL               compile, simulate and check a kernel: time, engines, numerics\n"
-             "  compile KERNEL --emit S  print a compiler stage (tile, tile-allocated, nc or tpu)\n"
+             "  compile KERNEL --emit S  print a compiler stage (tile, tile-allocated, nc or tpu), or the kernel for the\n"
+             "                           device: nki (Trainium), pallas (TPU)\n"
              "  sim FILE.mlir            simulate a saved module (the output of compile --emit nc)\n"
              "  isa [INSTRUCTION]        the instruction set: operands, engines, limits, cost formulas\n"
              "  systolic --gemm M,N,K    one GEMM on a systolic array, PE by PE: cycles, utilisation, SRAM/DRAM traffic\n\n"

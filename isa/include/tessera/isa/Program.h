@@ -116,6 +116,8 @@ enum class AluOp : uint8_t {
   LogicalAnd, LogicalOr,
 };
 std::string_view name(AluOp op);
+/// The nki.language function NKI 0.6 names `op` by ("maximum" for Max, "greater" for IsGt...).
+std::string_view nkiName(AluOp op);
 std::optional<AluOp> parseAluOp(std::string_view name);
 /// `a <op> b` in FP32 (Max/Min propagate NaN, as numpy does).
 float apply(AluOp op, float a, float b);
@@ -125,6 +127,8 @@ enum class ActFunc : uint8_t {
   Identity, Exp, Log, Tanh, Gelu, GeluApproxTanh, Silu, Sigmoid, Relu, Rsqrt, Square, Sqrt, Reciprocal,
 };
 std::string_view name(ActFunc f);
+/// The nki.language function NKI 0.6 names `f` by as an activation ("copy" for Identity).
+std::string_view nkiName(ActFunc f);
 std::optional<ActFunc> parseActFunc(std::string_view name);
 /// f(x) in FP32.
 float apply(ActFunc f, float x);

@@ -1,0 +1,87 @@
+#include "Operands.h"
+
+#include "tessera/isa/InstructionSet.h"
+
+#include <fmt/format.h>
+
+namespace tessera::backends {
+
+namespace {
+
+/// Whether the free dimensions of `ap` walk consecutive elements (row-major, no gaps, no repeats).
+bool contiguous(const isa::AccessPattern &ap) {
+  int64_t expected = 1;
+  for (int d = ap.freeRank - 1; d >= 0; --d) {
+    if (ap.sizes[d] != 1 && ap.strides[d] != expected) return false;
+    expected *= ap.sizes[d];
+  }
+  return true;
+}
+
+} // namespace
+
+std::vector<Step> programOrder(const KernelSource &k) {
+  const isa::Program &p = *k.program;
+  const compiler::Provenance &prov = *k.provenance;
+  if (prov.order.size() != p.instructionCount())
+    throw Error(fmt::format("kernel '{}' was compiled without provenance: the backends need "
+                            "CompileOptions::recordProvenance",
+                            k.kernel));
+  std::vector<Step> steps;
+  steps.reserve(prov.order.size());
+  for (const compiler::ProgramStep &s : prov.order) {
+    const isa::Stream &stream = p.streams.at(s.stream);
+    const isa::Instruction &inst = stream.instructions.at(s.index);
+    SourceLoc loc = inst.loc < p.locations.size() ? p.locations[inst.loc] : SourceLoc{};
+    steps.push_back({&inst, &stream, s.stream, s.index, s.tileOp, std::move(loc)});
+  }
+  return steps;
+}
+
+Window windowOf(const KernelSource &k, const Step &step, const isa::AccessPattern &ap, std::string_view backend) {
+  const isa::Program &p = *k.program;
+  auto fail = [&](const std::string &why) {
+    return Error(fmt::format("{}: {} cannot express this {} operand: {}", backend, backend, isa::name(step.inst->op),
+                             why),
+                 step.loc, "this access pattern has no equivalent there; report it with the kernel");
+  };
+  Window w;
+  w.rows = ap.partitions;
+  w.cols = ap.freeElements();
+  if (ap.freeRank == 1 && ap.strides[0] == 0) {
+    w.broadcast = true;
+    w.cols = ap.sizes[0];
+  } else if (!contiguous(ap)) {
+    throw fail("its free dimensions are strided");
+  }
+  if (ap.space == isa::MemSpace::Hbm) {
+    if (ap.tensor < 0 || static_cast<size_t>(ap.tensor) >= p.tensors.size()) throw fail("it names no kernel tensor");
+    const isa::TensorInfo &t = p.tensors[ap.tensor];
+    if (t.shape.size() != 2) throw fail(fmt::format("tensor '{}' has {} dimensions, not 2", t.name, t.shape.size()));
+    if (ap.partitionStride != t.shape[1] && ap.partitions > 1)
+      throw fail(fmt::format("its rows are {} elements apart, not the {} of a row of '{}'", ap.partitionStride,
+                             t.shape[1], t.name));
+    if (w.broadcast) throw fail("it repeats an HBM element");
+    w.tensor = ap.tensor;
+    w.row = ap.offset / t.shape[1];
+    w.col = ap.offset % t.shape[1];
+    if (w.col + w.cols > t.shape[1]) throw fail("a row of it runs past the end of a row of the tensor");
+    return w;
+  }
+  std::optional<compiler::TilePlace> place = k.provenance->place(step.tileOp, ap);
+  if (!place) throw fail("it lies in none of the tiles of its kernel op");
+  const compiler::TileAllocation &a = k.provenance->allocations[place->allocation];
+  w.onChip = true;
+  w.allocation = place->allocation;
+  w.copy = place->copy;
+  w.row = place->row;
+  w.col = place->col;
+  if (ap.space == isa::MemSpace::Vmem && ap.partitions > 1 && ap.partitionStride != a.pitch)
+    throw fail(fmt::format("its rows are {} elements apart, not the {} of tile '{}'", ap.partitionStride, a.pitch,
+                           a.name));
+  if (w.row + w.rows > a.rows || w.col + (w.broadcast ? 1 : w.cols) > a.cols)
+    throw fail(fmt::format("it runs past the edge of tile '{}' [{}, {}]", a.name, a.rows, a.cols));
+  return w;
+}
+
+} // namespace tessera::backends

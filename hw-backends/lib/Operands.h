@@ -1,0 +1,42 @@
+#pragma once
+/// \file
+/// Internal to the backends: the instructions of a compiled kernel in program order, and each operand as a
+/// window of a kernel tensor or of one copy of a tile, which is how NKI and Pallas name memory.
+
+#include "tessera/backends/KernelSource.h"
+
+#include <string>
+#include <vector>
+
+namespace tessera::backends {
+
+/// A rectangle of rows (partitions) x columns (free elements) of an HBM tensor or of one copy of a tile.
+struct Window {
+  bool onChip = false;
+  int32_t tensor = -1;      ///< HBM: index into Program::tensors
+  int32_t allocation = -1;  ///< on chip: index into Provenance::allocations
+  int64_t copy = 0;         ///< on chip: the rotating copy
+  int64_t row = 0, rows = 0;
+  int64_t col = 0, cols = 0;
+  /// A [rows, 1] column read as `cols` wide (a stride-0 free dimension: an [R, 1] operand broadcast).
+  bool broadcast = false;
+};
+
+/// One instruction of the program, where it came from, and where in the kernel's source.
+struct Step {
+  const isa::Instruction *inst = nullptr;
+  const isa::Stream *stream = nullptr;
+  uint32_t streamIndex = 0, index = 0; ///< program.streams[streamIndex].instructions[index]
+  int32_t tileOp = -1;
+  SourceLoc loc;
+};
+
+/// The program's instructions in program order. Throws tessera::Error when the kernel was compiled without
+/// provenance.
+std::vector<Step> programOrder(const KernelSource &k);
+
+/// Where `ap`, an operand of `step`, lies. Throws tessera::Error at the kernel's line when the operand is not a
+/// window a backend can name (`backend` says which, for the message).
+Window windowOf(const KernelSource &k, const Step &step, const isa::AccessPattern &ap, std::string_view backend);
+
+} // namespace tessera::backends

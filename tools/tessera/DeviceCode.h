@@ -1,0 +1,29 @@
+#pragma once
+/// \file
+/// The kernel the simulator ran, as source for a device toolchain: `tessera compile --emit nki|pallas` and the
+/// kernel file of `tessera deploy`.
+
+#include "tessera/Driver.h"
+#include "tessera/backends/KernelSource.h"
+
+#include <string>
+
+namespace tessera::driver {
+
+/// The backend that emits code for `target`'s family: "nki" (NeuronCore) or "pallas" (TPU).
+std::string deviceBackendOf(const isa::Target &target);
+
+/// The command that emits the same file again: "tessera compile matmul --target trn2 --shape ... --emit nki".
+std::string emitCommand(const RunRequest &request, const tsr::Params &params, const std::string &backend);
+
+/// What a backend reads, for a kernel compiled (or run) with provenance. The pointers point into `target`,
+/// `program` and `provenance`, which must outlive the result.
+backends::KernelSource kernelSource(const tsr::KernelInfo &kernel, const tsr::Params &params, const isa::Target &target,
+                                    const isa::Program &program, const compiler::Provenance &provenance,
+                                    std::string command);
+
+/// The Python module of `backend` ("nki" or "pallas") for `source`. A target of the other family, or a kernel the
+/// backend cannot express, is an InputError naming the kernel's line.
+std::string emitDeviceCode(const backends::KernelSource &source, const std::string &backend);
+
+} // namespace tessera::driver
