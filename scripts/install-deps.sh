@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ ccache pkg-config python3 lld
+  cmake ninja-build g++ ccache pkg-config python3 python3-venv lld   # python3-venv: the backend checks (scripts/backend-venv.sh)
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools   # the compiler (MLIR 19)
   libsystemc-dev                                           # the simulator's kernel (SystemC 2.3.4)
   libfmt-dev libboost-program-options-dev                  # formatting, CLI flags

@@ -6,7 +6,7 @@ tessera_unit_tests(compiler-tests "dsl;compiler;e2e" TesseraDriver TesseraKernel
 # The compiler's internal pieces without MLIR types (lib/Import/ForwardReferences.h) are tested directly too.
 target_include_directories(compiler-tests PRIVATE ${PROJECT_SOURCE_DIR}/compiler/lib)
 # LibraryKernelsTest runs `tessera list --json`.
-target_compile_definitions(compiler-tests PRIVATE TESSERA_CLI="$<TARGET_FILE:tessera>")
+target_compile_definitions(compiler-tests PRIVATE TESSERA_CLI="$<TARGET_FILE:tessera>" TESSERA_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_dependencies(compiler-tests tessera)
 # HtmlReportTest decodes headless Chromium's screenshot of a report.
 find_package(PNG REQUIRED)
@@ -86,3 +86,6 @@ add_test(NAME isa/other-family COMMAND sh -c "$0 isa mxu_matmul --target trn2 2>
 set_tests_properties(isa/docs-up-to-date isa/json isa/unknown isa/families isa/target-family
                      isa/tpu-target-family isa/other-family
                      PROPERTIES LABELS e2e)
+
+# The hardware backends' emitted NKI and Pallas modules (tests/backends.cmake).
+include(${CMAKE_CURRENT_SOURCE_DIR}/backends.cmake)

@@ -246,6 +246,8 @@ RunReport runKernel(const RunRequest &request) {
     report.ok = report.ok && report.checks.back().ok;
   }
 
+  if (request.keepTensors) report.hbm = std::make_shared<const sim::HbmImage>(std::move(hbm));
+
   // 6. The report is printed by the caller (Report.h): text on a terminal, JSON with --json.
   return report;
 }

@@ -61,6 +61,9 @@ struct RunRequest {
   bool golden = true;
   /// Record when every instruction ran (RunReport::sim.timeline), for `--trace` and the HTML report.
   bool recordTimeline = false;
+  /// Keep the tensors after the run (RunReport::hbm: the inputs as the kernel read them and the outputs it
+  /// wrote), for `tessera deploy`.
+  bool keepTensors = false;
   /// Told how the simulation advances (a progress bar); see sim::SimOptions::progress.
   std::function<void(double, uint64_t, uint64_t)> progress;
   compiler::CompileOptions compile;
@@ -96,6 +99,8 @@ struct RunReport {
   /// Where the program's instructions came from, when the request's compile options recorded it (for the hardware
   /// backends: tessera deploy); null otherwise.
   std::shared_ptr<const compiler::Provenance> provenance;
+  /// Every tensor's bytes after the run, in program.tensors order, when RunRequest::keepTensors asked for them.
+  std::shared_ptr<const sim::HbmImage> hbm;
   size_t instructions = 0;
   int64_t sbufPeakBytes = -1;  ///< NeuronCore: peak SBUF use per partition (from allocation; -1 unknown)
   int64_t psumPeakBytes = -1;

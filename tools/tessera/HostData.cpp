@@ -32,14 +32,18 @@ tsr::HostTensor decodeTensor(const isa::Program &program, const sim::HbmImage &h
   return values;
 }
 
+double tolerance(isa::DType dtype) {
+  // Four roundings of the output type, plus room for FP32 accumulation-order differences.
+  // Assumption: a kernel's own arithmetic errs by a few units of the output's last place.
+  constexpr double kRoundings = 4, kAccumulationSlack = 1e-5;
+  return kRoundings * isa::unitRoundoff(dtype) + kAccumulationSlack;
+}
+
 TensorCheck compare(const std::string &name, isa::DType dtype, const tsr::HostTensor &out,
                     const tsr::HostTensor &ref) {
   TensorCheck c;
   c.name = name;
-  // Four roundings of the output type, plus room for FP32 accumulation-order differences.
-  // Assumption: a kernel's own arithmetic errs by a few units of the output's last place.
-  constexpr double kRoundings = 4, kAccumulationSlack = 1e-5;
-  c.tolerance = kRoundings * isa::unitRoundoff(dtype) + kAccumulationSlack;
+  c.tolerance = tolerance(dtype);
   double sumSquares = 0;
   for (float r : ref) sumSquares += double(r) * r;
   double rms = ref.empty() ? 0 : std::sqrt(sumSquares / double(ref.size()));

@@ -39,6 +39,10 @@ struct TensorCheck {
   std::optional<Against> vsReference; ///< the kernel's hand-written reference, when it has one
 };
 
+/// The largest relative error (TensorCheck::maxRelErr) an output of `dtype` may have: four roundings of the dtype
+/// plus room for FP32 accumulation order.
+double tolerance(isa::DType dtype);
+
 /// Compares `out` with `ref`; NaN or Inf where the reference is finite fails.
 TensorCheck compare(const std::string &name, isa::DType dtype, const tsr::HostTensor &out,
                     const tsr::HostTensor &ref);

@@ -5,6 +5,7 @@
 //                      [--trace FILE.json]
 //   tessera compile KERNEL [--target T] [--shape ...] [--param ...] --emit tile|tile-allocated|nc|tpu|nki|pallas
 //                          [-o FILE]
+//   tessera deploy KERNEL [--target T] [--shape ...] [--param ...] [--seed N] -o DIR
 //   tessera sim FILE.mlir [--seed N] [--timing-only] [--json] [--trace FILE.json]
 //   tessera isa [INSTRUCTION] [--target T] [--json] [--markdown]
 //   tessera systolic --rows R --cols C --dataflow ws|os|is --gemm M,N,K [--model pe|fold] [--animate] [--svg F]
@@ -12,6 +13,7 @@
 // limit stopped the run (--max-instructions, --max-memory-gib, --timeout).
 
 #include "tessera/AtomicFile.h"
+#include "tessera/Deploy.h"
 #include "tessera/DeviceCode.h"
 #include "tessera/Driver.h"
 #include "tessera/HtmlReport.h"
@@ -427,6 +429,54 @@ int cmdCompile(const std::vector<std::string> &args) {
   return kOk;
 }
 
+/// The command line that ran, for the records a bundle keeps: "tessera deploy matmul --target tpu-v5e -o dir".
+std::string commandLine(const std::string &command, const std::vector<std::string> &args) {
+  std::string line = "tessera " + command;
+  for (const std::string &a : args) line += " " + a;
+  return line;
+}
+
+int cmdDeploy(const std::vector<std::string> &args) {
+  KernelOptions opts;
+  std::string output;
+  po::options_description desc("tessera deploy KERNEL");
+  opts.add(desc);
+  LimitOptions limits;
+  limits.add(desc);
+  desc.add_options()("seed", po::value(&opts.seed)->default_value(opts.seed), "seed of the random inputs")(
+      "output,o", po::value(&output)->required()->value_name("DIR"), "the folder to write (created if missing)");
+  po::positional_options_description pos;
+  pos.add("kernel", 1);
+  parse(args, desc, pos);
+  RunRequest request = opts.request();
+  limits.apply(request);
+  DeployBundle bundle;
+  {
+    ProgressBar bar(stderr, !opts.json && ProgressBar::isTerminal(stderr));
+    request.progress = bar.callback();
+    bundle = deployKernel(request, output, commandLine("deploy", args));
+  }
+  const RunReport &r = bundle.report;
+  if (opts.json) {
+    nlohmann::json j = {{"ok", true},           {"dir", bundle.dir.string()}, {"backend", bundle.backend},
+                        {"files", bundle.files}, {"kernel", r.kernel},         {"target", r.target.name},
+                        {"predicted_us", r.timeUs()}};
+    fmt::print("{}\n", j.dump(2));
+    return kOk;
+  }
+  const bool tpu = bundle.backend == "pallas";
+  fmt::print("deployed {} for {} into {}\n\n", r.kernel, r.target.name, bundle.dir.string());
+  fmt::print("  {:<22} the {} kernel\n", bundle.files[0], tpu ? "Pallas (TPU)" : "NKI 0.6 (Trainium)");
+  fmt::print("  {:<22} {}\n", "run.py",
+             tpu ? "python3 run.py on a TPU host; --interpret or --export on any CPU with jax"
+                 : "python3 run.py on a Trainium host; --simulate with NKI on any CPU");
+  fmt::print("  {:<22} inputs, the simulator's outputs, tolerances, predicted time\n", "tessera.json");
+  fmt::print("  {:<22} {} files: inputs/*.npy, expected/*.npy\n", "", bundle.files.size() - 4);
+  fmt::print("\n  predicted time {:.3f} us ({} instructions); the runner prints the device's beside it\n",
+             r.timeUs(), r.instructions);
+  return kOk;
+}
+
 int cmdSim(const std::vector<std::string> &args) {
   std::string file;
   RunRequest request;
@@ -462,6 +512,8 @@ void printUsage(std::FILE *out) {
              "  run KERNEL               compile, simulate and check a kernel: time, engines, numerics\n"
              "  compile KERNEL --emit S  print a compiler stage (tile, tile-allocated, nc or tpu), or the kernel for the\n"
              "                           device: nki (Trainium), pallas (TPU)\n"
+             "  deploy KERNEL -o DIR     a folder for the device host: the kernel (NKI or Pallas), inputs, the\n"
+             "                           simulator's outputs and time, and a runner that compares and times it\n"
              "  sim FILE.mlir            simulate a saved module (the output of compile --emit nc)\n"
              "  isa [INSTRUCTION]        the instruction set: operands, engines, limits, cost formulas\n"
              "  systolic --gemm M,N,K    one GEMM on a systolic array, PE by PE: cycles, utilisation, SRAM/DRAM traffic\n\n"
@@ -502,7 +554,7 @@ int main(int argc, char **argv) {
   }
   static const std::map<std::string, std::function<int(const std::vector<std::string> &)>> commands = {
       {"list", cmdList}, {"targets", cmdTargets}, {"run", cmdRun}, {"compile", cmdCompile}, {"sim", cmdSim},
-      {"systolic", runSystolicCommand}, {"isa", cmdIsa}};
+      {"systolic", runSystolicCommand}, {"isa", cmdIsa}, {"deploy", cmdDeploy}};
   auto it = commands.find(args[0]);
   if (it == commands.end()) {
     fmt::print(stderr, "tessera: unknown command '{}'\n\n", args[0]);

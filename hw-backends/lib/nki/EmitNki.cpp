@@ -254,10 +254,11 @@ private:
       else if (i.bias != 0.0f) c.arg("bias", pythonFloat(i.bias));
       if (i.imm != 1.0f) c.arg("scale", pythonFloat(i.imm));
       break;
-    case isa::Opcode::TensorReduce:
+    case isa::Opcode::TensorReduce: // NKI 0.6's tensor_reduce takes no engine: its compiler picks one
       c.arg("dst", dst()).arg("op", op(i.alu)).arg("data", operand(s, i.src0)).arg("axis", "1");
       c.flag("negate", i.negate).arg("keepdims", "True");
-      engineArg(c, s);
+      if (s.stream->engine != def.preferredEngine)
+        return fmt::format("{}  # Tessera ran it on {}", c.text(), isa::name(s.stream->engine));
       break;
     case isa::Opcode::TensorPartitionReduce:
       c.arg("dst", dst()).arg("op", op(i.alu)).arg("data", operand(s, i.src0));

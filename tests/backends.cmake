@@ -1,0 +1,39 @@
+# The hardware backends: each library kernel's emitted NKI and Pallas modules, checked with what runs offline
+# (docs/backends.md). Pallas runs under the real JAX from PyPI, in the virtual environment the backends/venv
+# fixture makes (scripts/backend-venv.sh, versions pinned in hw-backends/check/requirements.txt); NKI cannot be
+# installed off a Neuron host, so its modules are compiled by Python and checked against the NKI 0.6 API manifest.
+set(BACKEND_VENV ${PROJECT_BINARY_DIR}/backend-venv)
+set(BACKEND_WORK ${PROJECT_BINARY_DIR}/backend-checks)
+set(check_kernel ${PROJECT_SOURCE_DIR}/hw-backends/check/check_kernel.sh)
+add_test(NAME backends/venv COMMAND ${PROJECT_SOURCE_DIR}/scripts/backend-venv.sh ${BACKEND_VENV})
+set_tests_properties(backends/venv PROPERTIES FIXTURES_SETUP backend_venv LABELS backends TIMEOUT 1200)
+
+# The library kernels: kernels/*.cpp named in lower case (the others are the helpers they share).
+file(GLOB kernel_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/*.cpp)
+set(library_kernels)
+foreach(source ${kernel_sources})
+  get_filename_component(kernel ${source} NAME_WE)
+  if(kernel MATCHES "^[a-z]")
+    list(APPEND library_kernels ${kernel})
+  endif()
+endforeach()
+
+foreach(kernel ${library_kernels})
+  add_test(NAME backends/pallas/${kernel}/tpu-v5e
+           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v5e ${BACKEND_WORK})
+  set_tests_properties(backends/pallas/${kernel}/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+  foreach(target trn1 trn2)
+    add_test(NAME backends/nki/${kernel}/${target}
+             COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${Python3_EXECUTABLE} nki ${kernel} ${target} ${BACKEND_WORK})
+    set_tests_properties(backends/nki/${kernel}/${target} PROPERTIES LABELS backends)
+  endforeach()
+endforeach()
+# A second TPU generation for the kernels of each kind: elementwise, row-wise, matmul.
+foreach(kernel add softmax matmul_blocked)
+  add_test(NAME backends/pallas/${kernel}/tpu-v6e
+           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v6e ${BACKEND_WORK})
+  set_tests_properties(backends/pallas/${kernel}/tpu-v6e PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+endforeach()
+add_test(NAME backends/every-kernel
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/hw-backends/check/every_kernel.py $<TARGET_FILE:tessera> ${library_kernels})
+set_tests_properties(backends/every-kernel PROPERTIES LABELS backends)

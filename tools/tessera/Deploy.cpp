@@ -1,0 +1,153 @@
+#include "tessera/Deploy.h"
+
+#include "tessera/DeviceCode.h"
+#include "tessera/HostData.h"
+#include "tessera/Npy.h"
+#include "tessera/Report.h"
+#include "tessera/backends/Deploy.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+namespace tessera::driver {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The NumPy (or ml_dtypes) name of a dtype, as the runner reads it.
+std::string numpyName(isa::DType dtype) {
+  switch (dtype) {
+  case isa::DType::F32: return "float32";
+  case isa::DType::BF16: return "bfloat16";
+  case isa::DType::F16: return "float16";
+  case isa::DType::F8E4M3: return "float8_e4m3fn";
+  case isa::DType::F8E5M2: return "float8_e5m2";
+  case isa::DType::I32: return "int32";
+  case isa::DType::U32: return "uint32";
+  case isa::DType::U8: return "uint8";
+  }
+  return "float32";
+}
+
+void writeText(const fs::path &path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!out) throw InputError(fmt::format("cannot write '{}'", path.string()));
+}
+
+void makeDirectory(const fs::path &dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw InputError(fmt::format("cannot create the bundle folder '{}': {}", dir.string(),
+                                 ec ? ec.message() : "a file of that name is in the way"));
+}
+
+std::string readme(const RunReport &report, const std::string &module, const std::string &backend,
+                   const std::string &command) {
+  const bool tpu = backend == "pallas";
+  return fmt::format(
+      "# {kernel} on {target}, deployed by Tessera\n\n"
+      "Made by `{command}`. Tessera simulated this kernel in {time:.3f} us on {target}; `{module}` is the same\n"
+      "program for {toolchain}.\n\n"
+      "On a {host}:\n\n"
+      "    python3 run.py            # runs it, compares every output with expected/, times it\n\n"
+      "{offline}"
+      "It prints measured against predicted time and writes `record-device.json`; `tessera calibrate\n"
+      "record-device.json ...` fits the target's cost coefficients to such records.\n\n"
+      "| file | what |\n|---|---|\n"
+      "| `{module}` | the kernel |\n| `run.py` | the runner (Python 3, NumPy{mld}) |\n"
+      "| `tessera.json` | kernel, target, shapes, dtypes, tolerances, predicted time |\n"
+      "| `inputs/*.npy` | the inputs the simulator used (bfloat16/fp8 stored as their bits: uint16/uint8) |\n"
+      "| `expected/*.npy` | the outputs the simulator computed from them |\n",
+      fmt::arg("kernel", report.kernel), fmt::arg("target", report.target.name), fmt::arg("command", command),
+      fmt::arg("time", report.timeUs()), fmt::arg("module", module),
+      fmt::arg("toolchain", tpu ? "JAX Pallas (Mosaic TPU)" : "NKI 0.6 (Neuron SDK 2.32)"),
+      fmt::arg("host", tpu ? "TPU host with `jax[tpu]`" : "Trainium host with the Neuron SDK (NKI)"),
+      fmt::arg("offline",
+               tpu ? "Without a TPU, on any machine with `jax`: `python3 run.py --interpret` (interpret mode, race\n"
+                     "detection, numerics) and `python3 run.py --export` (lowers it for TPU).\n\n"
+                   : "Without a device, with NKI installed: `python3 run.py --simulate` (nki.simulate, numerics).\n\n"),
+      fmt::arg("mld", " and ml_dtypes for bfloat16/fp8"));
+}
+
+} // namespace
+
+DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::string &command) {
+  request.timingOnly = false;
+  request.keepTensors = true;
+  request.compile.recordProvenance = true;
+  const isa::Target target = loadTarget(request.target);
+  DeployBundle bundle;
+  bundle.dir = dir;
+  bundle.backend = deviceBackendOf(target);
+  bundle.report = runKernel(request);
+  const RunReport &report = bundle.report;
+  if (!report.ok)
+    throw Error(fmt::format("kernel '{}' does not match its references on {}: Tessera deploys only kernels whose "
+                            "simulated outputs are right",
+                            report.kernel, report.target.name),
+                {}, fmt::format("`tessera run {} --target {}` shows the mismatch", report.kernel, report.target.name));
+  const tsr::KernelInfo &kernel = findKernel(request.kernel);
+  const std::string code = emitDeviceCode(kernelSource(kernel, report.params, report.target, *report.program,
+                                                       *report.provenance,
+                                                       emitCommand(request, report.params, bundle.backend)),
+                                          bundle.backend);
+
+  makeDirectory(dir);
+  makeDirectory(dir / "inputs");
+  makeDirectory(dir / "expected");
+  const std::string module = kernel.name + ".py";
+  writeText(dir / module, code);
+  writeText(dir / "run.py", backends::deployRunner());
+  fs::permissions(dir / "run.py", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                  fs::perm_options::add);
+  bundle.files = {module, "run.py"};
+
+  const isa::Program &program = *report.program;
+  nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array();
+  for (size_t i = 0; i < program.tensors.size(); ++i) {
+    const isa::TensorInfo &t = program.tensors[i];
+    const std::string file = fmt::format("{}/{}.npy", t.isOutput ? "expected" : "inputs", t.name);
+    writeNpy(dir / file, {npyDescr(t.dtype), t.shape, (*report.hbm)[i]});
+    bundle.files.push_back(file);
+    nlohmann::json entry = {{"name", t.name}, {"shape", t.shape}, {"dtype", numpyName(t.dtype)},
+                            {"storage", npyStorageName(t.dtype)}, {"file", file}};
+    if (t.isOutput) entry["tolerance"] = tolerance(t.dtype);
+    (t.isOutput ? outputs : inputs).push_back(entry);
+  }
+  nlohmann::json run = toJson(report);
+  nlohmann::json manifest = {
+      {"bundle_version", 1},
+      {"kernel", report.kernel},
+      {"summary", kernel.summary},
+      {"target", report.target.name},
+      {"family", report.target.family},
+      {"backend", bundle.backend},
+      {"module", module},
+      {"function", kernel.name},
+      {"shape", report.params.values()},
+      {"kernel_params", report.params.kernelValues()},
+      {"loop_buffers", request.compile.loopBuffers},
+      {"seed", request.seed},
+      {"command", command},
+      {"inputs", inputs},
+      {"outputs", outputs},
+      {"predicted",
+       {{"time_us", report.timeUs()},
+        {"cycles", report.cycles()},
+        {"instructions", report.instructions},
+        {"hbm_bytes", report.sim.hbmBytes},
+        {"flops", report.sim.flops},
+        {"engines", run.value("engines", nlohmann::json::object())}}},
+  };
+  writeText(dir / "tessera.json", manifest.dump(2) + "\n");
+  writeText(dir / "README.md", readme(report, module, bundle.backend, command));
+  bundle.files.push_back("tessera.json");
+  bundle.files.push_back("README.md");
+  return bundle;
+}
+
+} // namespace tessera::driver

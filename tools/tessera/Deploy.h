@@ -1,0 +1,28 @@
+#pragma once
+/// \file
+/// `tessera deploy`: a folder to copy to a Trainium or TPU host. It holds the kernel as the device's toolchain
+/// takes it (NKI or Pallas, emitted from the very program the simulator ran), the inputs the simulator used and the
+/// outputs it computed (.npy), its predicted time, and run.py, which runs the kernel on the device, compares the
+/// outputs, and records measured against predicted time for `tessera calibrate`.
+
+#include "tessera/Driver.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace tessera::driver {
+
+struct DeployBundle {
+  std::filesystem::path dir;
+  std::string backend;               ///< "nki" or "pallas"
+  std::vector<std::string> files;    ///< what was written, relative to dir
+  RunReport report;                  ///< the simulation the bundle's expected outputs and time come from
+};
+
+/// Runs `request` (with values: the expected outputs come from it) and writes the bundle into `dir` (created if
+/// missing; the bundle's own files in it are replaced). A run whose outputs fail their checks writes nothing and
+/// throws tessera::Error; a `dir` that cannot be written is an InputError.
+DeployBundle deployKernel(RunRequest request, const std::filesystem::path &dir, const std::string &command);
+
+} // namespace tessera::driver

@@ -1,0 +1,124 @@
+#include "tessera/Npy.h"
+
+#include "tessera/Driver.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <fstream>
+#include <regex>
+
+namespace tessera::driver {
+
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr size_t kMagicSize = 6;
+
+/// Bytes per element of a supported type string ("<f4" -> 4), 0 for an unsupported one.
+size_t elementBytes(const std::string &descr) {
+  static const std::regex form(R"([<|=]([fiuV])([1248]))");
+  std::smatch m;
+  if (!std::regex_match(descr, m, form)) return 0;
+  return static_cast<size_t>(std::stoi(m[2]));
+}
+
+} // namespace
+
+std::string npyDescr(isa::DType dtype) {
+  switch (dtype) {
+  case isa::DType::F32: return "<f4";
+  case isa::DType::F16: return "<f2";
+  case isa::DType::BF16: return "<u2";
+  case isa::DType::F8E4M3:
+  case isa::DType::F8E5M2:
+  case isa::DType::U8: return "|u1";
+  case isa::DType::I32: return "<i4";
+  case isa::DType::U32: return "<u4";
+  }
+  return "<f4";
+}
+
+std::string npyStorageName(isa::DType dtype) {
+  const std::string d = npyDescr(dtype);
+  const char kind = d[1];
+  const int bits = 8 * (d[2] - '0');
+  return fmt::format("{}{}", kind == 'f' ? "float" : kind == 'i' ? "int" : "uint", bits);
+}
+
+void writeNpy(const std::filesystem::path &path, const NpyArray &array) {
+  std::string shape = array.shape.size() == 1 ? fmt::format("({},)", array.shape[0])
+                                              : fmt::format("({})", fmt::join(array.shape, ", "));
+  std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", array.descr, shape);
+  // Magic (6), version (2), header length (2), header: padded with spaces and a newline to a multiple of 64.
+  const size_t unpadded = kMagicSize + 2 + 2 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header += '\n';
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw InputError(fmt::format("cannot write '{}'", path.string()));
+  out.write(kMagic, kMagicSize);
+  const char version[2] = {1, 0};
+  out.write(version, 2);
+  const uint16_t length = static_cast<uint16_t>(header.size());
+  const char lengthBytes[2] = {static_cast<char>(length & 0xff), static_cast<char>(length >> 8)};
+  out.write(lengthBytes, 2);
+  out.write(header.data(), static_cast<std::streamsize>(header.size()));
+  out.write(reinterpret_cast<const char *>(array.data.data()), static_cast<std::streamsize>(array.data.size()));
+  if (!out) throw InputError(fmt::format("cannot write '{}'", path.string()));
+}
+
+NpyArray readNpy(const std::filesystem::path &path) {
+  auto fail = [&](const std::string &why) {
+    return InputError(fmt::format("'{}' is not a .npy file Tessera can read: {}", path.string(), why), {},
+                      "save it with numpy.save (little-endian, C order)");
+  };
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("cannot read '{}'", path.string()));
+  char prefix[kMagicSize + 2];
+  if (!in.read(prefix, sizeof prefix) || std::string(prefix, kMagicSize) != std::string(kMagic, kMagicSize))
+    throw fail("it does not start with NumPy's magic bytes");
+  const int major = static_cast<unsigned char>(prefix[kMagicSize]);
+  size_t headerLength = 0;
+  if (major == 1) {
+    unsigned char b[2];
+    if (!in.read(reinterpret_cast<char *>(b), 2)) throw fail("its header is cut short");
+    headerLength = b[0] | (size_t(b[1]) << 8);
+  } else if (major == 2 || major == 3) {
+    unsigned char b[4];
+    if (!in.read(reinterpret_cast<char *>(b), 4)) throw fail("its header is cut short");
+    headerLength = b[0] | (size_t(b[1]) << 8) | (size_t(b[2]) << 16) | (size_t(b[3]) << 24);
+  } else {
+    throw fail(fmt::format("format version {} is unknown", major));
+  }
+  if (headerLength > (1u << 20)) throw fail("its header is implausibly long");
+  std::string header(headerLength, '\0');
+  if (!in.read(header.data(), static_cast<std::streamsize>(headerLength))) throw fail("its header is cut short");
+
+  static const std::regex descrField(R"('descr'\s*:\s*'([^']*)')"), orderField(R"('fortran_order'\s*:\s*(True|False))"),
+      shapeField(R"('shape'\s*:\s*\(([^)]*)\))");
+  std::smatch m;
+  NpyArray array;
+  if (!std::regex_search(header, m, descrField)) throw fail("its header has no 'descr'");
+  array.descr = m[1];
+  if (array.descr.size() == 3 && array.descr[0] == '>' && array.descr[2] != '1') throw fail("it is big-endian");
+  const size_t element = elementBytes(array.descr);
+  if (element == 0) throw fail(fmt::format("its element type '{}' is not a number type", array.descr));
+  if (!std::regex_search(header, m, orderField)) throw fail("its header has no 'fortran_order'");
+  if (m[1] == "True") throw fail("it is in Fortran order (save a C-ordered array: numpy.ascontiguousarray)");
+  if (!std::regex_search(header, m, shapeField)) throw fail("its header has no 'shape'");
+  const std::string dims = m[1];
+  static const std::regex number(R"(\d+)");
+  uint64_t elements = 1;
+  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), number); it != std::sregex_iterator(); ++it) {
+    const int64_t d = std::stoll(it->str());
+    array.shape.push_back(d);
+    if (__builtin_mul_overflow(elements, static_cast<uint64_t>(d), &elements) || elements > (uint64_t{1} << 40))
+      throw fail("its shape is too large");
+  }
+  array.data.resize(static_cast<size_t>(elements) * element);
+  if (!in.read(reinterpret_cast<char *>(array.data.data()), static_cast<std::streamsize>(array.data.size())))
+    throw fail(fmt::format("it holds fewer than the {} bytes its shape needs", array.data.size()));
+  return array;
+}
+
+} // namespace tessera::driver
