@@ -61,25 +61,29 @@ std::string targetReference(const isa::Target &target) {
 
 
 /// The tile stages, for either family: from the kernel as imported to tiles placed in memory.
-void addTileStages(OpPassManager &pm, unsigned loopBuffers) {
+void addTileStages(OpPassManager &pm, unsigned loopBuffers, bool tpu) {
+  if (tpu) pm.addPass(createLegalizeForTpuPass());
   pm.addPass(createVerifyTargetPass());
   pm.addPass(createAllocateMemoryPass(loopBuffers));
 }
 
 /// The target stages of `family` (TPU or NeuronCore): from placed tiles to synchronised instructions, each marked
 /// with its tile op when `recordOrigins`.
-void addTargetStages(OpPassManager &pm, bool tpu, uint64_t maxInstructions, bool recordOrigins = false) {
+/// `schedule`: reorder the NeuronCore engines' streams by list scheduling (nc-schedule-instructions).
+void addTargetStages(OpPassManager &pm, bool tpu, uint64_t maxInstructions, bool recordOrigins = false,
+                     bool schedule = false) {
   if (tpu) {
     pm.addPass(createLowerTileToTpuPass(maxInstructions, recordOrigins));
   } else {
-    pm.addPass(createLowerTileToNcPass(maxInstructions, recordOrigins));
+    pm.addPass(createLowerTileToNcPass(maxInstructions, recordOrigins, /*markFlexible=*/schedule));
     pm.addPass(createVerifyAccessPass());
+    if (schedule) pm.addPass(createScheduleInstructionsPass());
   }
   pm.addPass(createInsertSemaphoresPass());
 }
 
 void addStages(OpPassManager &pm, unsigned loopBuffers, bool tpu) {
-  addTileStages(pm, loopBuffers);
+  addTileStages(pm, loopBuffers, tpu);
   addTargetStages(pm, tpu, 0);
 }
 
@@ -149,11 +153,13 @@ void registerDialects(DialectRegistry &registry) {
 }
 
 void registerPasses() {
+  PassRegistration<Pass>([] { return createLegalizeForTpuPass(); });
   PassRegistration<Pass>([] { return createVerifyTargetPass(); });
   PassRegistration<Pass>([] { return createAllocateMemoryPass(); });
   PassRegistration<Pass>([] { return createLowerTileToNcPass(); });
   PassRegistration<Pass>([] { return createLowerTileToTpuPass(); });
   PassRegistration<Pass>([] { return createVerifyAccessPass(); });
+  PassRegistration<Pass>([] { return createScheduleInstructionsPass(); });
   PassRegistration<Pass>([] { return createInsertSemaphoresPass(); });
   PassRegistration<Pass>([] { return createLowerTileToLinalgPass(); }); // the golden model (lib/Golden/)
   const unsigned loopBuffers = CompileOptions{}.loopBuffers;
@@ -210,10 +216,11 @@ static CompileResult runStages(MLIRContext &ctx, ErrorCollector &errors, ModuleO
   const isa::Target *target = targetOf(module);
   if (!target) errors.raise("target");
   PassManager tilePm(&ctx);
-  addTileStages(tilePm, options.loopBuffers);
+  addTileStages(tilePm, options.loopBuffers, target->isTpu());
   PassManager targetPm(&ctx);
   const bool provenance = options.recordProvenance && fromTile;
-  addTargetStages(targetPm, target->isTpu(), options.maxInstructions, provenance);
+  const bool schedule = options.scheduleInstructions || module->hasAttr(tile::kScheduleAttr);
+  addTargetStages(targetPm, target->isTpu(), options.maxInstructions, provenance, schedule);
   PassManager checkPm(&ctx); // a module read from a file: its instructions are checked as written
   if (!target->isTpu()) checkPm.addPass(createVerifyAccessPass());
   if (options.printIrAfterAll)

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace tsr {
 
 namespace {
@@ -28,29 +31,57 @@ std::string joined(const std::map<std::string, int64_t> &values) {
   return s;
 }
 
+/// `v` as the shortest text that reads back as the same double ("0.125", "1e-05").
+std::string scalarText(double v) { return fmt::format("{}", v); }
+
 } // namespace
 
 int64_t Params::operator[](const std::string &name) const {
   if (auto it = values_.find(name); it != values_.end()) return it->second;
   if (auto it = kernel_.find(name); it != kernel_.end()) return it->second;
+  if (scalars_.contains(name))
+    throw Error(fmt::format("parameter '{}' is a scalar parameter: read it with p.scalar(\"{}\")", name, name));
   std::string have = str();
   if (!kernel_.empty()) have += (have.empty() ? "" : ",") + kernelStr();
   throw Error(fmt::format("parameter '{}' is not defined (have: {})", name, have.empty() ? "none" : have));
 }
 
+double Params::scalar(const std::string &name) const {
+  if (auto it = scalars_.find(name); it != scalars_.end()) return it->second;
+  if (values_.contains(name) || kernel_.contains(name))
+    throw Error(fmt::format("parameter '{}' is an integer parameter: read it with p[\"{}\"]", name, name));
+  std::string have;
+  for (auto &[k, v] : scalars_) have += fmt::format("{}{}={}", have.empty() ? "" : ",", k, scalarText(v));
+  throw Error(fmt::format("scalar parameter '{}' is not defined (have: {})", name, have.empty() ? "none" : have));
+}
+
 std::string Params::str() const { return joined(values_); }
-std::string Params::kernelStr() const { return joined(kernel_); }
+std::string Params::kernelStr() const {
+  // One list, sorted by name across both kinds, as --param reads it back.
+  std::map<std::string, std::string> all;
+  for (auto &[k, v] : kernel_) all[k] = std::to_string(v);
+  for (auto &[k, v] : scalars_) all[k] = scalarText(v);
+  std::string s;
+  for (auto &[k, v] : all) s += fmt::format("{}{}={}", s.empty() ? "" : ",", k, v);
+  return s;
+}
 
 std::string KernelInfo::describeKernelParams() const {
   std::string s;
   for (auto &[k, v] : kernelParams) s += fmt::format("{}{}={}", s.empty() ? "" : ", ", k, v);
+  for (auto &[k, v] : scalarParams) s += fmt::format("{}{}={}", s.empty() ? "" : ", ", k, scalarText(v));
   return s.empty() ? "none" : s;
 }
 
-Params KernelInfo::resolve(const std::map<std::string, int64_t> &shape,
-                           const std::map<std::string, int64_t> &kernel) const {
+bool KernelInfo::isScalarParam(const std::string &name) const {
+  return std::any_of(scalarParams.begin(), scalarParams.end(), [&](const auto &p) { return p.first == name; });
+}
+
+Params KernelInfo::resolve(const std::map<std::string, int64_t> &shape, const std::map<std::string, int64_t> &kernel,
+                           const std::map<std::string, double> &scalars) const {
   std::map<std::string, int64_t> values(params.begin(), params.end());
   std::map<std::string, int64_t> kernelValues(kernelParams.begin(), kernelParams.end());
+  std::map<std::string, double> scalarValues(scalarParams.begin(), scalarParams.end());
   for (auto &[k, v] : shape) {
     if (!values.contains(k)) {
       std::string known;
@@ -72,7 +103,16 @@ Params KernelInfo::resolve(const std::map<std::string, int64_t> &shape,
                               describeKernelParams()));
     kernelValues[k] = v;
   }
-  return Params(std::move(values), std::move(kernelValues));
+  for (auto &[k, v] : scalars) {
+    if (!scalarValues.contains(k))
+      throw Error(fmt::format("kernel '{}' has no scalar parameter '{}' (its kernel parameters: {})", name, k,
+                              describeKernelParams()));
+    if (!std::isfinite(v))
+      throw Error(fmt::format("scalar parameter {}={} must be a finite number (kernel '{}' has: {})", k, v, name,
+                              describeKernelParams()));
+    scalarValues[k] = v;
+  }
+  return Params(std::move(values), std::move(kernelValues), std::move(scalarValues));
 }
 
 const Params &detail::tracedParams() {
@@ -93,6 +133,16 @@ void Registry::add(KernelInfo info) {
         throw Error(fmt::format("kernel '{}' declares '{}' both as a shape parameter and as a kernel parameter", name,
                                 kernelParam.first),
                     info.loc);
+  for (auto &scalar : info.scalarParams) {
+    const bool shapeToo = std::any_of(info.params.begin(), info.params.end(),
+                                      [&](const auto &p) { return p.first == scalar.first; });
+    const bool kernelToo = std::any_of(info.kernelParams.begin(), info.kernelParams.end(),
+                                       [&](const auto &p) { return p.first == scalar.first; });
+    if (shapeToo || kernelToo)
+      throw Error(fmt::format("kernel '{}' declares '{}' both as a scalar parameter and as a {} parameter", name,
+                              scalar.first, shapeToo ? "shape" : "kernel"),
+                  info.loc);
+  }
   if (kernels_.contains(name))
     throw Error(fmt::format("kernel '{}' is registered twice (first at {})", name, kernels_.at(name).loc.str()),
                 info.loc);
@@ -118,6 +168,7 @@ Registration::Registration(KernelInfo info, std::source_location loc) {
 graph::KernelGraph trace(const KernelInfo &kernel, const Params &params) {
   graph::KernelGraph g;
   g.name = kernel.name;
+  g.scheduleInstructions = kernel.scheduleInstructions;
   for (TensorSpec &t : kernel.signature(params))
     g.tensors.push_back({std::move(t.name), std::move(t.shape), t.dtype, t.isOutput});
   detail::Tracer tracer(g);

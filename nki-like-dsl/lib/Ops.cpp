@@ -109,6 +109,7 @@ void require(bool condition, const std::string &message, Loc loc) {
 
 Tile psum(DType dtype, Shape shape, Loc loc) {
   Tile t = newTile("psum", std::move(shape), dtype, MemSpace::Psum, loc);
+  Tracer::current(loc).markAccumulator(t.buffer());
   graph::Op o = makeOp(graph::OpKind::Memset, t.buffer(), {});
   o.value = 0.0f;
   record(std::move(o), loc);
@@ -144,6 +145,21 @@ Tile load(const HbmTile &src, Loc loc) {
   return t;
 }
 
+void load(const Tile &dst, const HbmTile &src, Loc loc) {
+  Tracer::current(loc).checkAlive(dst.buffer(), loc);
+  if (dst.space() != MemSpace::Sbuf)
+    fail(loc, fmt::format("load: the destination is in {}; DMA loads fill SBUF tiles", tessera::isa::name(dst.space())));
+  if (dst.shape() != src.shape())
+    fail(loc, fmt::format("load: shape mismatch, HBM window {} into tile {}", shapeStr(src.shape()), shapeStr(dst.shape())));
+  if (dst.dtype() != src.dtype())
+    fail(loc, fmt::format("load: the tensor is {} but the tile is {}", tessera::isa::name(src.dtype()),
+                          tessera::isa::name(dst.dtype())),
+         "DMA does not convert: load into a tile of the tensor's dtype, then tsr::copy");
+  graph::Op o = makeOp(graph::OpKind::Load, dst.buffer(), {});
+  o.hbm = src.window();
+  record(std::move(o), loc);
+}
+
 void store(const HbmTile &dst, const Operand &src, Loc loc) {
   Tile t = src.tile("store", "source");
   if (t.shape() != dst.shape())
@@ -163,6 +179,18 @@ Tile copy(const Operand &src, DType dtype, Loc loc) {
   Tile t = newTile("copy", s.shape(), dtype, MemSpace::Sbuf, loc);
   record(makeOp(graph::OpKind::Copy, t.buffer(), {s.buffer()}), loc);
   return t;
+}
+
+void assign(const Tile &dst, const Operand &src, Loc loc) {
+  Tracer::current(loc).checkAlive(dst.buffer(), loc);
+  Tile s = src.tile("assign", "source");
+  if (s.shape() != dst.shape())
+    fail(loc, fmt::format("assign: shape mismatch, {} into {}", shapeStr(s.shape()), shapeStr(dst.shape())),
+         "the destination (a tile or a slice of one) must have the source's shape");
+  if (Tracer::current(loc).isAccumulator(dst.buffer()))
+    fail(loc, "assign: the destination is a zero-filled PSUM accumulator (tsr::psum), which only matmuls write",
+         "assign into an SBUF tile, or into a PSUM tile made with tsr::ndarray");
+  record(makeOp(graph::OpKind::Copy, dst.buffer(), {s.buffer()}), loc);
 }
 
 MatmulExpr matmul(const Operand &stationary, const Operand &moving, Loc loc) {
@@ -211,6 +239,9 @@ void MatmulExpr::record(Tile dst, bool accumulate, bool isaLevel) {
   if (dst.shape() != expected)
     fail(loc_, fmt::format("matmul: shape mismatch, the result is {} but the accumulator is {}", shapeStr(expected),
                            shapeStr(dst.shape())));
+  if (!isaLevel && Tracer::current(loc_).graph().buffers[dst.buffer()].viewOf >= 0)
+    fail(loc_, "matmul: the accumulator is a slice of a PSUM tile, where no accumulation group can start",
+         "accumulate into a whole PSUM tile: tsr::psum<tsr::f32>({M, N})");
   graph::Op o = makeOp(graph::OpKind::Matmul, dst.buffer(), {stationary_.buffer(), moving_.buffer()});
   o.accumulate = accumulate;
   o.isaLevel = isaLevel;
@@ -245,6 +276,19 @@ const Tile &operator+=(const Tile &acc, const Operand &x) {
          "the added tile must have the accumulator's shape, or be [P, 1] (broadcast along the free dimension)");
   graph::Op o = makeOp(graph::OpKind::Binary, acc.buffer(), {acc.buffer(), y.buffer()});
   o.alu = tessera::isa::AluOp::Add;
+  record(std::move(o), loc);
+  return acc;
+}
+const Tile &operator*=(const Tile &acc, const Operand &x) {
+  const Loc &loc = x.loc();
+  Tracer::current(loc).checkAlive(acc.buffer(), loc);
+  Tile y = x.tile("*=", "right-hand");
+  const Shape &sa = acc.shape(), &sy = y.shape();
+  if (sa != sy && !(sa[0] == sy[0] && sy[1] == 1))
+    fail(loc, fmt::format("*=: shape mismatch, {} *= {}", shapeStr(sa), shapeStr(sy)),
+         "the factor must have the tile's shape, or be [P, 1] (broadcast along the free dimension)");
+  graph::Op o = makeOp(graph::OpKind::Binary, acc.buffer(), {acc.buffer(), y.buffer()});
+  o.alu = tessera::isa::AluOp::Multiply;
   record(std::move(o), loc);
   return acc;
 }

@@ -40,10 +40,14 @@ Tile Tile::slice(const Index &start, int64_t size, std::source_location loc) con
   tracer.checkAlive(buffer_, loc);
   const graph::Buffer &base = tracer.graph().buffers[buffer_];
   const std::string shown = fmt::format("tile '{}' [{}]", base.name, fmt::join(base.shape, ", "));
-  if (base.space != tessera::isa::MemSpace::Sbuf)
-    throw tessera::Error(fmt::format("slice: {} is in {}; only SBUF tiles can be sliced", shown,
-                                     tessera::isa::name(base.space)),
-                         toLoc(loc), "a PSUM tile is one accumulation bank: give each matmul result a PSUM tile of its own");
+  const int root = base.viewOf >= 0 ? base.viewOf : buffer_;
+  if (base.space == tessera::isa::MemSpace::Psum && tracer.isAccumulator(root))
+    throw tessera::Error(fmt::format("slice: {} is a zero-filled PSUM accumulator (tsr::psum): matmuls accumulate "
+                                     "into it whole, and its first one starts the accumulation group",
+                                     shown),
+                         toLoc(loc),
+                         "to write a PSUM tile piece by piece (transposes side by side), make it with "
+                         "tsr::ndarray(dtype, shape, tsr::buffer::psum)");
   if (size <= 0) throw tessera::Error(fmt::format("slice: size {} of {} must be positive", size, shown), toLoc(loc));
   auto [lo, hi] = range(start.expr(), loc);
   if (lo < 0 || hi + size > base.shape[1])

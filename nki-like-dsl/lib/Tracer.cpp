@@ -32,6 +32,7 @@ int Tracer::allocate(graph::Buffer buffer) {
   if (buffer.name.empty()) buffer.name = "t" + std::to_string(id);
   graph_.buffers.push_back(std::move(buffer));
   bufferLoop_.push_back(openLoops_.empty() ? -1 : openLoops_.back());
+  accumulators_.push_back(0);
   blocks_.back()->stmts.emplace_back(graph::Alloc{id});
   return id;
 }

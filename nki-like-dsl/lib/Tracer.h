@@ -41,6 +41,9 @@ public:
   bool isOpen(int id) const;
   /// An Error at `loc` unless `buffer` is still alive: a tile lives only within the loop body that created it.
   void checkAlive(int buffer, const std::source_location &loc) const;
+  /// Marks `buffer` as a zero-filled PSUM accumulator (tsr::psum), which matmuls accumulate into whole.
+  void markAccumulator(int buffer) { accumulators_.at(buffer) = 1; }
+  bool isAccumulator(int buffer) const { return accumulators_.at(buffer) != 0; }
   /// Trip count of loop `id`.
   int64_t tripCount(int id) const { return tripCounts_[id]; }
 
@@ -55,6 +58,7 @@ private:
   std::vector<int> openLoops_;
   std::vector<int64_t> tripCounts_;
   std::vector<int> bufferLoop_; ///< per buffer: the innermost loop open when it was created, or -1
+  std::vector<char> accumulators_; ///< per buffer: made by tsr::psum
   std::vector<tessera::Error> deferred_;
   int manualDepth_ = 0;
 };

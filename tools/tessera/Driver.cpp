@@ -133,9 +133,10 @@ isa::Target loadTarget(const std::string &nameOrPath) {
 }
 
 tsr::graph::KernelGraph traceKernel(const tsr::KernelInfo &kernel, const std::map<std::string, int64_t> &shape,
-                                    tsr::Params &params, const std::map<std::string, int64_t> &kernelParams) {
+                                    tsr::Params &params, const std::map<std::string, int64_t> &kernelParams,
+                                    const std::map<std::string, double> &scalarParams) {
   try {
-    params = kernel.resolve(shape, kernelParams);
+    params = kernel.resolve(shape, kernelParams, scalarParams);
   } catch (const Error &e) {
     throw InputError(e);
   }
@@ -152,7 +153,7 @@ tsr::graph::KernelGraph traceKernel(const tsr::KernelInfo &kernel, const std::ma
   } catch (const InputError &) {
     throw;
   } catch (const Error &e) {
-    if (kernel.kernelParams.empty() || !e.hint().empty()) throw InputError(e);
+    if ((kernel.kernelParams.empty() && kernel.scalarParams.empty()) || !e.hint().empty()) throw InputError(e);
     throw InputError(e.message(), e.where(),
                      fmt::format("kernel '{}' was given the shape {} and the kernel parameters {} (--param; "
                                  "defaults: {})",
@@ -169,7 +170,8 @@ RunReport runKernel(const RunRequest &request) {
   report.target = loadTarget(request.target);
 
   // 2. Trace: the DSL body runs once and records a kernel graph (loops kept, not unrolled).
-  tsr::graph::KernelGraph graph = traceKernel(kernel, request.shape, report.params, request.kernelParams);
+  tsr::graph::KernelGraph graph =
+      traceKernel(kernel, request.shape, report.params, request.kernelParams, request.scalarParams);
 
   // Tensors too large for host memory stop here, before the compiler unrolls anything.
   if (!request.timingOnly && request.maxMemoryBytes != 0) {
@@ -256,7 +258,8 @@ CompiledKernel compileKernel(const RunRequest &request) {
   CompiledKernel k;
   k.kernel = &findKernel(request.kernel);
   k.target = loadTarget(request.target);
-  tsr::graph::KernelGraph graph = traceKernel(*k.kernel, request.shape, k.params, request.kernelParams);
+  tsr::graph::KernelGraph graph =
+      traceKernel(*k.kernel, request.shape, k.params, request.kernelParams, request.scalarParams);
   k.compiled = compileWithin(request, [&](const compiler::CompileOptions &options) {
     return compiler::compile(graph, k.target, options);
   });

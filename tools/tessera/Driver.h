@@ -53,6 +53,7 @@ struct RunRequest {
   std::string target = "trn2";
   std::map<std::string, int64_t> shape;   ///< overrides of the kernel's default shape parameters
   std::map<std::string, int64_t> kernelParams; ///< overrides of its default kernel parameters (`--param`)
+  std::map<std::string, double> scalarParams;  ///< overrides of its default scalar parameters (`--param`)
   uint64_t seed = 0;
   bool timingOnly = false;                ///< simulate time alone: no values, no reference, no comparison
   bool checks = true;                     ///< the simulator's kernel-bug checks (races, uninitialised reads)
@@ -135,7 +136,8 @@ isa::Target loadTarget(const std::string &nameOrPath);
 /// Resolves shape and kernel-parameter overrides (into `params`) and traces the kernel. Bad shapes and bad kernel
 /// parameters are InputErrors; DSL misuse is a tessera::Error.
 tsr::graph::KernelGraph traceKernel(const tsr::KernelInfo &kernel, const std::map<std::string, int64_t> &shape,
-                                    tsr::Params &params, const std::map<std::string, int64_t> &kernelParams = {});
+                                    tsr::Params &params, const std::map<std::string, int64_t> &kernelParams = {},
+                                    const std::map<std::string, double> &scalarParams = {});
 
 /// Host memory a run of `program` needs beyond the compiler's: the HBM image and its copies (input image, golden
 /// image, host tensors) unless timing-only, SBUF and PSUM storage (doubled for the checks' shadow state), the

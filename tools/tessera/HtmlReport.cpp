@@ -248,7 +248,7 @@ void header(Page &p) {
               "<div class=muted>shape {}{}</div></div><div class='badge {}' id=verdict>{}</div></header>\n",
       esc(r.kernel), esc(r.target.name), esc(r.target.description),
       r.params.values().empty() ? "as saved" : esc(r.params.str()),
-      r.params.kernelValues().empty() ? "" : ", params " + esc(r.params.kernelStr()), verdictClass(r), badge);
+      r.params.kernelStr().empty() ? "" : ", params " + esc(r.params.kernelStr()), verdictClass(r), badge);
 }
 
 void card(std::string &html, std::string_view title, std::string_view id, double value, std::string_view shown,

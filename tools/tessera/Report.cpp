@@ -54,7 +54,9 @@ nlohmann::json toJson(const RunReport &r) {
   j["kernel"] = r.kernel;
   j["target"] = r.target.name;
   j["shape"] = r.params.values();
-  j["kernel_params"] = r.params.kernelValues();
+  nlohmann::json kernelParams = r.params.kernelValues();
+  for (auto &[name, value] : r.params.scalarValues()) kernelParams[name] = value;
+  j["kernel_params"] = kernelParams;
   j["time_us"] = r.timeUs();
   j["cycles"] = static_cast<uint64_t>(r.cycles());
   j["clock_ghz"] = r.target.tensor.clockGhz;
@@ -112,7 +114,7 @@ std::string toText(const RunReport &r) {
   };
   line("{} on {} ({})  shape {}{}", r.kernel, r.target.name, r.target.description,
        r.params.values().empty() ? "as saved" : r.params.str(),
-       r.params.kernelValues().empty() ? "" : "  params " + r.params.kernelStr());
+       r.params.kernelStr().empty() ? "" : "  params " + r.params.kernelStr());
   line("");
   line("  simulated time   {:>12.3f} us   ({:.0f} cycles at {} GHz)", r.timeUs(), r.cycles(), r.target.tensor.clockGhz);
   line("  FLOPs            {:>12}        achieved {:.2f} of {:.1f} peak TFLOP/s ({:.1f}%)", r.sim.flops,

@@ -103,15 +103,42 @@ std::map<std::string, int64_t> parseShape(const std::string &text) {
   return parseAssignments("shape", text, "e.g. --shape M=1024,N=512");
 }
 
-/// Parses the values of every --param ("bm=256,bn=512", or one per flag) into kernel-parameter overrides of
-/// `kernel`; an error names the kernel's parameters.
-std::map<std::string, int64_t> parseKernelParams(const std::vector<std::string> &texts, const std::string &kernel) {
+/// The values of every --param ("bm=256,bn=512,scale=0.125", or one per flag), as overrides of `kernel`'s kernel
+/// parameters (positive integers) and scalar parameters (real numbers, which the kernel's declaration names); an
+/// error names the kernel's parameters.
+struct ParamOverrides {
+  std::map<std::string, int64_t> kernel;
+  std::map<std::string, double> scalars;
+};
+ParamOverrides parseKernelParams(const std::vector<std::string> &texts, const std::string &kernel) {
   std::string hint = "e.g. --param bm=256,bn=512";
-  if (const tsr::KernelInfo *k = tsr::Registry::instance().find(kernel))
-    hint = fmt::format("kernel '{}' has the kernel parameters {}", k->name, k->describeKernelParams());
-  std::map<std::string, int64_t> values;
-  for (const std::string &text : texts)
-    for (auto &[name, value] : parseAssignments("param", text, hint)) values[name] = value;
+  const tsr::KernelInfo *k = tsr::Registry::instance().find(kernel);
+  if (k) hint = fmt::format("kernel '{}' has the kernel parameters {}", k->name, k->describeKernelParams());
+  ParamOverrides values;
+  for (const std::string &text : texts) {
+    // The scalar parameters first (real numbers); the rest must be positive integers.
+    std::string integers;
+    size_t start = 0;
+    while (start <= text.size() && !text.empty()) {
+      const size_t end = text.find(',', start);
+      const std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      const size_t eq = item.find('=');
+      const std::string name = item.substr(0, eq == std::string::npos ? 0 : eq);
+      if (k && eq != std::string::npos && k->isScalarParam(name)) {
+        const std::string value = item.substr(eq + 1);
+        char *stop = nullptr;
+        const double v = std::strtod(value.c_str(), &stop);
+        if (value.empty() || *stop != '\0' || !std::isfinite(v))
+          throw InputError(fmt::format("--param: {} must be a number, got '{}'", name, value), {}, hint);
+        values.scalars[name] = v;
+      } else {
+        integers += (integers.empty() ? "" : ",") + item;
+      }
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+    for (auto &[name, value] : parseAssignments("param", integers, hint)) values.kernel[name] = value;
+  }
   return values;
 }
 
@@ -174,7 +201,9 @@ struct KernelOptions {
     r.kernel = kernel;
     r.target = target;
     r.shape = parseShape(shape);
-    r.kernelParams = parseKernelParams(params, kernel);
+    ParamOverrides overrides = parseKernelParams(params, kernel);
+    r.kernelParams = std::move(overrides.kernel);
+    r.scalarParams = std::move(overrides.scalars);
     r.seed = parseCount("seed", seed);
     r.compile.loopBuffers = noPipeline ? 1 : parseLoopBuffers(loopBuffers);
     return r;
@@ -217,25 +246,33 @@ int cmdList(const std::vector<std::string> &args) {
     for (auto &[name, value] : params) s += fmt::format("{}{}={}", s.empty() ? "" : ",", name, value);
     return s;
   };
+  // The kernel and scalar parameters, as --param takes them.
+  auto kernelJoined = [&](const tsr::KernelInfo &k) {
+    std::string s = joined(k.kernelParams);
+    for (auto &[name, value] : k.scalarParams) s += fmt::format("{}{}={}", s.empty() ? "" : ",", name, value);
+    return s;
+  };
   size_t width = 10, paramsWidth = 0; // the longest name and kernel parameters set the columns
   for (const tsr::KernelInfo *k : tsr::Registry::instance().all()) {
     width = std::max(width, k->name.size());
-    paramsWidth = std::max(paramsWidth, joined(k->kernelParams).size());
+    paramsWidth = std::max(paramsWidth, kernelJoined(*k).size());
   }
   for (const tsr::KernelInfo *k : tsr::Registry::instance().all()) {
     if (json) {
-      // "params": the shape parameters (--shape); "kernel_params": the kernel parameters (--param).
+      // "params": the shape parameters (--shape); "kernel_params": the kernel and scalar parameters (--param;
+      // integers and real numbers).
       nlohmann::json params = nlohmann::json::object(), kernelParams = nlohmann::json::object();
       for (auto &[name, value] : k->params) params[name] = value;
       for (auto &[name, value] : k->kernelParams) kernelParams[name] = value;
+      for (auto &[name, value] : k->scalarParams) kernelParams[name] = value;
       out.push_back(
           {{"name", k->name}, {"summary", k->summary}, {"params", params}, {"kernel_params", kernelParams}});
       continue;
     }
     if (paramsWidth == 0) fmt::print("{:<{}} {:<24} {}\n", k->name, width, joined(k->params), k->summary);
     else
-      fmt::print("{:<{}} {:<24} {:<{}} {}\n", k->name, width, joined(k->params), joined(k->kernelParams),
-                 paramsWidth, k->summary);
+      fmt::print("{:<{}} {:<24} {:<{}} {}\n", k->name, width, joined(k->params), kernelJoined(*k), paramsWidth,
+                 k->summary);
   }
   if (json) fmt::print("{}\n", out.dump(2));
   return kOk;
@@ -410,7 +447,7 @@ int cmdCompile(const std::vector<std::string> &args) {
                                  target.name, target.family, targetStage),
                      {}, fmt::format("use --emit {}", targetStage));
   tsr::Params params;
-  tsr::graph::KernelGraph graph = traceKernel(kernel, r.shape, params, r.kernelParams);
+  tsr::graph::KernelGraph graph = traceKernel(kernel, r.shape, params, r.kernelParams, r.scalarParams);
   if (emit == "tile") {
     fmt::print("{}", compiler::importToText(graph, target));
     return kOk;

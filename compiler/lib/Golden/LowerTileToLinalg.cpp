@@ -11,7 +11,10 @@
 //   tile.matmul                 linalg.fill 0 (unless accumulate), then linalg.generic over (k, m, n):
 //                               acc[m, n] += f32(stationary[k, m]) * f32(moving[k, n]), k ascending
 //   tile.binary                 linalg.generic; a [P, 1] operand broadcasts along the free dimension
-//   tile.activation             linalg.generic: func(x * scale) in f32 (math.exp)
+//   tile.activation             linalg.generic: func(x * scale + bias) in f32 (math.exp); with row sums, the
+//                               f32 results go to a scratch tile first, summed left to right into `sum`
+//   tile.transpose              linalg.generic with the transposed map (a copy, converting the element type)
+//   tile.fill_where             linalg.generic over linalg.index: the value where the position test holds
 //   tile.reduce                 linalg.generic: dst[p, 0] = src[p, 0], then a reduction over src[p, 1:], folding
 //                               left to right as the DSL does (an f32 accumulator when dst is narrower)
 //   tile.copy                   linalg.generic with arith.extf / arith.truncf
@@ -378,6 +381,8 @@ private:
     if (auto o = dyn_cast<tile::MatmulOp>(op)) return matmul(o);
     if (auto o = dyn_cast<tile::BinaryOp>(op)) return binary(o);
     if (auto o = dyn_cast<tile::ActivationOp>(op)) return activation(o);
+    if (auto o = dyn_cast<tile::TransposeOp>(op)) return transpose(o);
+    if (auto o = dyn_cast<tile::FillWhereOp>(op)) return fillWhere(o);
     if (auto o = dyn_cast<tile::ReduceOp>(op)) return reduce(o);
     if (auto o = dyn_cast<tile::CopyOp>(op)) return copy(o);
     if (auto o = dyn_cast<tile::MemsetOp>(op)) return memset(o);
@@ -450,17 +455,80 @@ private:
   }
 
   LogicalResult activation(tile::ActivationOp op) {
-    Value src = op.getSrc(), dst = op.getDst();
-    Type ts = logical(src), td = logical(dst);
+    Location loc = op.getLoc();
+    Value src = op.getSrc(), dst = op.getDst(), bias = op.getBias(), sum = op.getSum();
+    Type ts = logical(src), td = logical(dst), tb = bias ? logical(bias) : Type();
     float scale = op.getScale().convertToFloat();
     tile::Func func = op.getFunc();
-    generic(op.getLoc(), {src}, {dst}, {identity2d(), identity2d()}, {kParallel, kParallel},
-            [&](Scalars &s, ValueRange a) {
-              Value x = s.toF32(a[0], ts);
-              if (scale != 1.0f) x = s.alu(tile::Alu::multiply, x, s.f32(scale));
-              x = s.activation(func, x);
-              return s.fromF32(x, td);
-            });
+    // With row sums, the f32 results first (the sums are of them, before dst's rounding).
+    Value out = dst;
+    if (sum) out = b_.create<memref::AllocOp>(loc, MemRefType::get(cast<MemRefType>(dst.getType()).getShape(),
+                                                                   b_.getF32Type()));
+    llvm::SmallVector<Value> ins{src};
+    llvm::SmallVector<AffineMap> maps{identity2d()};
+    if (bias) {
+      ins.push_back(bias);
+      maps.push_back(broadcastMap(bias, dst));
+    }
+    maps.push_back(identity2d());
+    generic(loc, ins, {out}, maps, {kParallel, kParallel}, [&](Scalars &s, ValueRange a) {
+      Value x = s.toF32(a[0], ts);
+      if (scale != 1.0f) x = s.alu(tile::Alu::multiply, x, s.f32(scale));
+      if (bias) x = s.alu(tile::Alu::add, x, s.toF32(a[1], tb));
+      x = s.activation(func, x);
+      return sum ? x : s.fromF32(x, td);
+    });
+    if (!sum) return success();
+    // sum[p] = out[p, 0] + out[p, 1] + ..., left to right; then dst = out rounded.
+    const int64_t cols = dim(out, 1);
+    generic(loc, {columns(loc, out, 0, 1)}, {sum}, {identity2d(), identity2d()}, {kParallel, kParallel},
+            [&](Scalars &, ValueRange a) { return a[0]; });
+    if (cols > 1) {
+      AffineMap toColumn =
+          AffineMap::get(2, 0, {b_.getAffineDimExpr(0), b_.getAffineConstantExpr(0)}, b_.getContext());
+      generic(loc, {columns(loc, out, 1, cols - 1)}, {sum}, {identity2d(), toColumn}, {kParallel, kReduction},
+              [&](Scalars &s, ValueRange a) { return s.alu(tile::Alu::add, a[1], a[0]); });
+    }
+    generic(loc, {out}, {dst}, {identity2d(), identity2d()}, {kParallel, kParallel},
+            [&](Scalars &s, ValueRange a) { return s.fromF32(a[0], td); });
+    b_.create<memref::DeallocOp>(loc, out);
+    return success();
+  }
+
+  LogicalResult transpose(tile::TransposeOp op) {
+    Value src = op.getSrc(), dst = op.getDst();
+    Type ts = logical(src), td = logical(dst);
+    AffineMap swapped =
+        AffineMap::get(2, 0, {b_.getAffineDimExpr(1), b_.getAffineDimExpr(0)}, b_.getContext()); // dst (f, p)
+    generic(op.getLoc(), {src}, {dst}, {identity2d(), swapped}, {kParallel, kParallel},
+            [&](Scalars &s, ValueRange a) { return ts == td ? a[0] : s.fromF32(s.toF32(a[0], ts), td); });
+    return success();
+  }
+
+  LogicalResult fillWhere(tile::FillWhereOp op) {
+    Value dst = op.getDst();
+    Type td = logical(dst);
+    const int64_t partition = op.getPartition(), free = op.getFree();
+    Value offset = b_.create<arith::IndexCastOp>(op.getLoc(), b_.getI64Type(), op.getOffset());
+    const float value = op.getValue().convertToFloat();
+    tile::Alu cmp = op.getCmp();
+    b_.create<linalg::GenericOp>(
+        op.getLoc(), ValueRange{}, ValueRange{dst}, ArrayRef<AffineMap>{identity2d()},
+        ArrayRef<utils::IteratorType>{kParallel, kParallel}, [&](OpBuilder &b, Location l, ValueRange args) {
+          Scalars s(b, l);
+          auto i64 = [&](Value index) { return b.create<arith::IndexCastOp>(l, b.getI64Type(), index); };
+          auto constant = [&](int64_t v) { return b.create<arith::ConstantOp>(l, b.getI64IntegerAttr(v)); };
+          Value p = i64(b.create<linalg::IndexOp>(l, 0)), f = i64(b.create<linalg::IndexOp>(l, 1));
+          Value position = b.create<arith::AddIOp>(
+              l, offset,
+              b.create<arith::AddIOp>(l, b.create<arith::MulIOp>(l, constant(partition), p),
+                                      b.create<arith::MulIOp>(l, constant(free), f)));
+          // The comparison in f32, as the DSL's semantics compute it (exact for positions below 2^24).
+          Value picked = s.alu(cmp, b.create<arith::SIToFPOp>(l, b.getF32Type(), position), s.f32(0.0f));
+          Value isPicked = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNE, picked, s.f32(0.0f));
+          Value filled = s.fromF32(s.f32(value), td);
+          b.create<linalg::YieldOp>(l, ValueRange{b.create<arith::SelectOp>(l, isPicked, filled, args[0])});
+        });
     return success();
   }
 

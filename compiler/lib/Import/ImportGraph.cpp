@@ -112,8 +112,16 @@ private:
     case graph::OpKind::Binary:
       return b_.create<tile::BinaryOp>(l, toTile(op.alu), src(0), src(1), dst);
     case graph::OpKind::Activation:
-      return b_.create<tile::ActivationOp>(l, tile::FuncAttr::get(b_.getContext(), toTile(op.func)), src(0), dst,
-                                           b_.getF32FloatAttr(op.value));
+      return b_.create<tile::ActivationOp>(l, tile::FuncAttr::get(b_.getContext(), toTile(op.func)), src(0),
+                                           op.srcs.size() > 1 ? src(1) : Value(), dst,
+                                           op.dst2 >= 0 ? buffers_.at(op.dst2) : Value(), b_.getF32FloatAttr(op.value));
+    case graph::OpKind::Transpose:
+      return b_.create<tile::TransposeOp>(l, src(0), dst);
+    case graph::OpKind::FillWhere:
+      return b_.create<tile::FillWhereOp>(l, tile::AluAttr::get(b_.getContext(), toTile(op.where.cmp)), dst,
+                                          index(op.where.offset), b_.getF32FloatAttr(op.value),
+                                          b_.getI64IntegerAttr(op.where.partition),
+                                          b_.getI64IntegerAttr(op.where.free));
     case graph::OpKind::Reduce:
       return b_.create<tile::ReduceOp>(l, toTile(op.alu), src(0), dst);
     case graph::OpKind::Copy:
@@ -154,6 +162,7 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &ctx, const graph::KernelGraph &g,
   OpBuilder b(&ctx);
   OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
   (*module)->setAttr(tile::kTargetAttr, b.getStringAttr(targetName));
+  if (g.scheduleInstructions) (*module)->setAttr(tile::kScheduleAttr, b.getUnitAttr());
 
   llvm::SmallVector<Type> args;
   for (const graph::TensorArg &t : g.tensors)

@@ -5,7 +5,7 @@
 // a loop body, whose nested tiles all keep their own bytes (see Allocation::run). A tile
 // allocated inside a loop body gets `bufs` rotating copies (iteration i uses copy i mod bufs), so the DMA of
 // iteration i+1 can overlap the compute of iteration i; when that does not fit, fewer copies are tried, down
-// to one. PSUM tiles take whole banks: a matmul accumulation group lives in one bank (TARGETS.md, nc_matmul).
+// to one, in the memory that ran out: a kernel short of PSUM banks keeps the SBUF copies that fit. PSUM tiles take whole banks: a matmul accumulation group lives in one bank (TARGETS.md, nc_matmul).
 // Peak use per partition is recorded on the function (tile.sbuf_peak, tile.psum_peak). A `fixed` tile (placed by
 // the kernel, tsr::isa::sbuf_tile_at) keeps its offset and one copy, and takes no room from the stack.
 // On a TPU every tile, SBUF or PSUM in the tile dialect (a PSUM accumulator is an f32 VMEM accumulator), lives in
@@ -76,7 +76,9 @@ struct Stack {
 /// One attempt at allocating a function with a given number of copies for loop-local tiles.
 class Allocation {
 public:
-  Allocation(const isa::Target &t, int64_t loopBuffers) : target_(t), loopBuffers_(loopBuffers) {
+  /// `psumBuffers`: the copies of loop-local PSUM tiles; `loopBuffers` those of every other tile.
+  Allocation(const isa::Target &t, int64_t loopBuffers, int64_t psumBuffers)
+      : target_(t), loopBuffers_(loopBuffers), psumBuffers_(psumBuffers) {
     sbuf_.capacity = static_cast<int64_t>(t.sbufBytesPerPartition);
     psum_.capacity = static_cast<int64_t>(t.psumBytesPerPartition);
     vmem_.capacity = static_cast<int64_t>(t.tpu.vmemBytes);
@@ -108,6 +110,7 @@ public:
 
   const Stack &sbuf() const { return sbuf_; }
   const Stack &psum() const { return psum_; }
+  Stack &psum() { return psum_; }
   const Stack &vmem() const { return vmem_; }
   /// The stack a tile lives in: VMEM on a TPU, else SBUF or PSUM.
   Stack &stackOf(tile::AllocOp alloc) {
@@ -118,7 +121,8 @@ public:
 private:
   bool place(tile::AllocOp alloc, bool inLoop) {
     Stack &s = stackOf(alloc);
-    int64_t bufs = inLoop ? loopBuffers_ : 1;
+    const bool psum = &s == &psum_;
+    int64_t bufs = inLoop ? (psum ? psumBuffers_ : loopBuffers_) : 1;
     int64_t size = tileCopyBytes(alloc.getType(), target_) * bufs;
     if (s.top + size > s.capacity) return false;
     Builder b(alloc.getContext());
@@ -130,7 +134,7 @@ private:
   }
 
   const isa::Target &target_;
-  int64_t loopBuffers_;
+  int64_t loopBuffers_, psumBuffers_;
   Stack sbuf_, psum_, vmem_;
 };
 
@@ -176,11 +180,18 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
   LogicalResult allocate(func::FuncOp fn, const isa::Target &target) {
     int64_t mostBuffers = std::max(1u, loopBuffers.getValue());
     if (target.isTpu()) mostBuffers = std::min(mostBuffers, kTpuPipelineBuffers);
-    for (int64_t bufs = mostBuffers; bufs >= 1; bufs /= 2) {
-      Allocation a(target, bufs);
+    // Halve the copies of the memory that ran out until everything fits, or one copy of it does not.
+    int64_t bufs = mostBuffers, psumBufs = mostBuffers;
+    while (true) {
+      Allocation a(target, bufs, psumBufs);
       tile::AllocOp failed = a.run(fn.getBody().front(), false);
       if (!failed) return recordPeaks(fn, a, target);
-      if (bufs > 1) continue;
+      const bool psumFull = &a.stackOf(failed) == &a.psum();
+      int64_t &shrink = psumFull ? psumBufs : bufs;
+      if (shrink > 1) {
+        shrink /= 2;
+        continue;
+      }
       const Stack &s = a.stackOf(failed);
       const char *memory = target.isTpu() ? "VMEM"
                            : tile::memorySpaceOf(failed.getType()) == tile::MemorySpace::psum ? "PSUM" : "SBUF";

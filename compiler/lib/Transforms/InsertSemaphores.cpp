@@ -24,6 +24,7 @@
 //
 //===------------------------------------------------------------------------------------------------------===//
 
+#include "Dependencies.h"
 #include "tessera/compiler/Dialect/Machine.h"
 #include "tessera/compiler/Passes.h"
 
@@ -37,115 +38,6 @@ using namespace mlir;
 
 namespace tessera::compiler {
 namespace {
-
-/// A stream id: the engine kinds' numbers (isa::Engine), then Dma + q for DMA queue q.
-unsigned streamOf(Operation *op) {
-  isa::Engine e = *machineEngineOf(op);
-  if (e != isa::Engine::Dma) return static_cast<unsigned>(e);
-  return static_cast<unsigned>(isa::Engine::Dma) + machineQueueOf(op);
-}
-
-/// A byte range of one memory: partitions (SBUF, PSUM) or rows (VMEM, SMEM), and bytes within each.
-struct Region {
-  int64_t memory;       ///< -1 SBUF, -2 PSUM, -3 VMEM, -4 SMEM, else the HBM tensor
-  int64_t p0, p1;       ///< partitions, or rows of `rowBytes` bytes, [p0, p1); otherwise [0, 1)
-  int64_t b0, b1;       ///< bytes [b0, b1) within each
-  int64_t rowBytes = 0; ///< flat memories: bytes per row of the grid p0..p1 counts in; 0: not in rows
-
-  /// The first and one past the last byte address in the memory (SBUF/PSUM: within a partition).
-  int64_t first() const { return rowBytes ? p0 * rowBytes + b0 : b0; }
-  int64_t last() const { return rowBytes ? (p1 - 1) * rowBytes + b1 : b1; }
-  /// Exact on the same grid of rows (or partitions); otherwise whether their spans of bytes meet.
-  bool overlaps(const Region &o) const {
-    if (memory != o.memory) return false;
-    if (rowBytes == o.rowBytes) return p0 < o.p1 && o.p0 < p1 && b0 < o.b1 && o.b0 < b1;
-    return first() < o.last() && o.first() < last();
-  }
-  bool operator==(const Region &o) const = default;
-};
-
-/// A VMEM or SMEM pattern as rows of its pitch: rows [q, q + rows) of a grid `pitch` bytes wide, and the bytes
-/// [rem, rem + width) of each that a row of the pattern touches. A pattern whose row does not fit one pitch (a
-/// walk wider than its pitch, or straddling it) is the whole span from its first to its last byte.
-Region flatRegion(const isa::AccessPattern &ap, int64_t memory) {
-  const auto [first, last] = ap.byteExtent();
-  const int64_t pitchBytes = ap.partitionStride * static_cast<int64_t>(isa::byteSize(ap.dtype));
-  isa::AccessPattern row = ap;
-  row.partitions = 1;
-  const auto [rowFirst, rowLast] = row.byteExtent();
-  const int64_t width = rowLast - rowFirst;
-  if (pitchBytes <= 0 || width > pitchBytes || rowFirst < 0) return {memory, 0, 1, first, last};
-  const int64_t q = rowFirst / pitchBytes, rem = rowFirst % pitchBytes;
-  if (rem + width > pitchBytes) return {memory, 0, 1, first, last};
-  return {memory, q, q + ap.partitions, rem, rem + width, pitchBytes};
-}
-
-Region regionOf(const isa::AccessPattern &ap) {
-  auto [b0, b1] = ap.byteExtent();
-  switch (ap.space) {
-  case isa::MemSpace::Hbm: return {ap.tensor, 0, 1, b0, b1};
-  case isa::MemSpace::Sbuf: return {-1, ap.partitionStart, ap.partitionStart + ap.partitions, b0, b1};
-  case isa::MemSpace::Psum: return {-2, ap.partitionStart, ap.partitionStart + ap.partitions, b0, b1};
-  case isa::MemSpace::Vmem: return flatRegion(ap, -3);
-  case isa::MemSpace::Smem: return flatRegion(ap, -4);
-  }
-  return {};
-}
-
-/// Whether a pattern touches nothing (an instruction without that operand, or an empty walk).
-bool isEmpty(const isa::AccessPattern &ap) { return ap.partitions == 0 || ap.freeElements() == 0; }
-
-/// Who last touched a region.
-struct Access {
-  Region region;
-  int64_t writer = -1;                     ///< instruction index
-  std::map<unsigned, int64_t> readers;     ///< stream -> last reading instruction since the write
-};
-
-/// The accesses of one memory, by first byte, for finding overlaps without scanning everything.
-class Tracker {
-public:
-  /// Instructions that `region` conflicts with: the last writers, and for a write also the readers.
-  void conflicts(const Region &r, bool write, llvm::SmallVectorImpl<int64_t> &out) {
-    forOverlapping(r, [&](Access &a) {
-      if (a.writer >= 0) out.push_back(a.writer);
-      if (write)
-        for (auto &[_, reader] : a.readers) out.push_back(reader);
-    });
-  }
-  void recordRead(const Region &r, unsigned stream, int64_t inst) { entry(r).readers[stream] = inst; }
-  void recordWrite(const Region &r, int64_t inst) {
-    Access &a = entry(r);
-    a.writer = inst;
-    a.readers.clear();
-  }
-
-private:
-  using Key = std::pair<int64_t, int64_t>; // (memory, Region::first)
-
-  template <class F> void forOverlapping(const Region &r, F f) {
-    auto it = accesses_.lower_bound({r.memory, r.last()});
-    while (it != accesses_.begin()) {
-      --it;
-      if (it->first.first != r.memory) break;
-      if (it->first.second + maxLength_ <= r.first()) break;
-      for (Access &a : it->second)
-        if (a.region.overlaps(r)) f(a);
-    }
-  }
-
-  Access &entry(const Region &r) {
-    maxLength_ = std::max(maxLength_, r.last() - r.first());
-    auto &list = accesses_[{r.memory, r.first()}];
-    for (Access &a : list)
-      if (a.region == r) return a;
-    list.push_back(Access{r});
-    return list.back();
-  }
-
-  std::map<Key, llvm::SmallVector<Access, 1>> accesses_;
-  int64_t maxLength_ = 0;
-};
 
 struct InsertSemaphoresPass : PassWrapper<InsertSemaphoresPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(InsertSemaphoresPass)
@@ -172,7 +64,7 @@ struct InsertSemaphoresPass : PassWrapper<InsertSemaphoresPass, OperationPass<Mo
     }
 
     // 1. Dependencies between streams, from overlapping accesses in program order.
-    Tracker tracker;
+    AccessTracker tracker(AccessTracker::Readers::LastPerStream);
     std::vector<unsigned> stream(insts.size());
     std::vector<llvm::SmallVector<int64_t, 4>> producers(insts.size());
     for (auto [i, op] : llvm::enumerate(insts)) {

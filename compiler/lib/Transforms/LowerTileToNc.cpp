@@ -28,6 +28,7 @@
 #include "tessera/isa/AccessRules.h"
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/InstructionSet.h"
+#include "tessera/isa/Modes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -44,6 +45,8 @@ namespace {
 class Lowering : public TileUnroller {
 public:
   using TileUnroller::TileUnroller;
+  /// Mark the instructions of ops that several engines can run (nc.flexible), for nc-schedule-instructions.
+  void markFlexible() { markFlexible_ = true; }
 
   /// After the last op: a tile.wait that no instruction followed is an error.
   LogicalResult finish() {
@@ -69,7 +72,12 @@ private:
         .Case([&](tile::BinaryOp o) {
           return compute(o, isa::Opcode::TensorTensor, {isa::Engine::Vector, isa::Engine::GpSimd});
         })
-        .Case([&](tile::ActivationOp o) { return compute(o, isa::Opcode::Activation, {isa::Engine::Scalar}); })
+        .Case([&](tile::ActivationOp o) {
+          return compute(o, o.getSum() ? isa::Opcode::ActivationReduce : isa::Opcode::Activation,
+                         {isa::Engine::Scalar});
+        })
+        .Case([&](tile::TransposeOp o) { return transpose(o); })
+        .Case([&](tile::FillWhereOp o) { return fillWhere(o); })
         .Case([&](tile::ReduceOp o) {
           return compute(o, isa::Opcode::TensorReduce, {isa::Engine::Vector, isa::Engine::GpSimd});
         })
@@ -115,11 +123,48 @@ private:
     return leastBusy({isa::Engine::Vector, isa::Engine::GpSimd}, i);
   }
 
-  /// A compute op as `opcode`, on the least busy of `engines`.
+  /// A compute op as `opcode`, on the least busy of `engines` (marked nc.flexible for the scheduler when there are
+  /// several and the kernel is list-scheduled).
   LogicalResult compute(Operation *op, isa::Opcode opcode, std::initializer_list<isa::Engine> engines,
                         StringRef text = {}) {
     isa::Instruction i = computeInstruction(op, opcode);
-    return emit(op->getLoc(), i, leastBusy(engines, i), text);
+    if (failed(emit(op->getLoc(), i, leastBusy(engines, i), text))) return failure();
+    if (markFlexible_ && engines.size() > 1 && !verbatim()) lastEmitted_->setAttr(nc::kFlexibleAttr, b_.getUnitAttr());
+    return success();
+  }
+
+  /// Into PSUM on the tensor engine; into SBUF as a DMA transpose on a load queue.
+  LogicalResult transpose(tile::TransposeOp o) {
+    const bool dma = tile::memorySpaceOf(llvm::cast<MemRefType>(o.getDst().getType())) == tile::MemorySpace::sbuf;
+    isa::Instruction i = computeInstruction(o, dma ? isa::Opcode::DmaTranspose : isa::Opcode::Transpose);
+    i.mode = static_cast<uint8_t>(isa::TransposeForm::Tensor);
+    const isa::Engine engine = dma ? isa::Engine::Dma : isa::Engine::Tensor;
+    if (std::string problem = isa::verifyInstruction(i, engine, &target_); !problem.empty())
+      return o.emitOpError() << isa::name(i.op) << " " << problem;
+    return emit(o.getLoc(), i, engine);
+  }
+
+  /// GpSimd's affine_select in place: keep the elements where the test fails, the value where it holds.
+  LogicalResult fillWhere(tile::FillWhereOp o) {
+    isa::Instruction i = computeInstruction(o, isa::Opcode::AffineSelect);
+    i.imm = o.getValue().convertToFloat();
+    i.pattern.base = value(o.getOffset());
+    i.pattern.partitionStep = o.getPartition();
+    i.pattern.steps[0] = o.getFree();
+    i.alu = negation(toIsa(o.getCmp()));
+    return emit(o.getLoc(), i, isa::Engine::GpSimd);
+  }
+
+  /// The comparison that holds exactly where `cmp` does not.
+  static isa::AluOp negation(isa::AluOp cmp) {
+    switch (cmp) {
+    case isa::AluOp::IsGt: return isa::AluOp::IsLe;
+    case isa::AluOp::IsGe: return isa::AluOp::IsLt;
+    case isa::AluOp::IsLt: return isa::AluOp::IsGe;
+    case isa::AluOp::IsLe: return isa::AluOp::IsGt;
+    case isa::AluOp::IsEqual: return isa::AluOp::NotEqual;
+    default: return isa::AluOp::IsEqual; // NotEqual (the verifier admits comparisons only)
+    }
   }
 
   LogicalResult memset(tile::MemsetOp o) {
@@ -204,16 +249,18 @@ private:
   };
 
   std::array<double, static_cast<size_t>(isa::Engine::Dma) + 1> busyNs_{};
+  bool markFlexible_ = false;
   Operation *lastEmitted_ = nullptr; ///< the last nc op built
   llvm::SmallVector<PendingWait> pendingWaits_; ///< tile.waits for the next instruction
 };
 
 struct LowerTileToNcPass : PassWrapper<LowerTileToNcPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerTileToNcPass)
-  LowerTileToNcPass(uint64_t maxInstructions = 0, bool recordOrigins = false)
-      : maxInstructions(maxInstructions), recordOrigins(recordOrigins) {}
+  LowerTileToNcPass(uint64_t maxInstructions = 0, bool recordOrigins = false, bool markFlexible = false)
+      : maxInstructions(maxInstructions), recordOrigins(recordOrigins), markFlexible(markFlexible) {}
   uint64_t maxInstructions = 0;
   bool recordOrigins = false;
+  bool markFlexible = false;
   StringRef getName() const override { return "LowerTileToNc"; }
   StringRef getArgument() const override { return "lower-tile-to-nc"; }
   StringRef getDescription() const override { return "Unroll, resolve addresses and assign engines: tile -> nc"; }
@@ -231,6 +278,7 @@ struct LowerTileToNcPass : PassWrapper<LowerTileToNcPass, OperationPass<ModuleOp
       if (failed(replaceBody(fn, [&](Block &body, OpBuilder &b) {
             Lowering lowering(*target, b, maxInstructions);
             if (recordOrigins) lowering.recordOrigins(body);
+            if (markFlexible) lowering.markFlexible();
             if (failed(lowering.block(body))) return failure();
             return lowering.finish();
           })))
@@ -240,8 +288,8 @@ struct LowerTileToNcPass : PassWrapper<LowerTileToNcPass, OperationPass<ModuleOp
 
 } // namespace
 
-std::unique_ptr<Pass> createLowerTileToNcPass(uint64_t maxInstructions, bool recordOrigins) {
-  return std::make_unique<LowerTileToNcPass>(maxInstructions, recordOrigins);
+std::unique_ptr<Pass> createLowerTileToNcPass(uint64_t maxInstructions, bool recordOrigins, bool markFlexible) {
+  return std::make_unique<LowerTileToNcPass>(maxInstructions, recordOrigins, markFlexible);
 }
 
 } // namespace tessera::compiler

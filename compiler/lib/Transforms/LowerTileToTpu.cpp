@@ -78,7 +78,15 @@ private:
           return emit(o.getLoc(), i, isa::Engine::Mxu);
         })
         .Case([&](tile::BinaryOp o) { return vpu(o, isa::Opcode::VpuBinary); })
-        .Case([&](tile::ActivationOp o) { return vpu(o, isa::Opcode::VpuUnary); })
+        .Case([&](tile::ActivationOp o) -> LogicalResult {
+          if (o.getBias() || o.getSum())
+            return o.emitOpError("with a bias or row sums has no one VPU instruction: run tile-legalize-for-tpu first");
+          return vpu(o, isa::Opcode::VpuUnary);
+        })
+        .Case([&](tile::TransposeOp o) {
+          return o.emitOpError("has no VPU instruction: run tile-legalize-for-tpu first (an MXU matmul)");
+        })
+        .Case([&](tile::FillWhereOp o) { return fillWhere(o); })
         .Case([&](tile::ReduceOp o) { return vpu(o, isa::Opcode::VpuReduce); })
         .Case([&](tile::CopyOp o) { return vpu(o, isa::Opcode::VpuConvert); })
         .Case([&](tile::PrintOp o) { return vpu(o, isa::Opcode::Print, o.getLabel()); })
@@ -88,6 +96,35 @@ private:
           return i ? emit(o.getLoc(), *i, isa::Engine::Vpu) : success();
         })
         .Default([&](Operation *o) { return o->emitOpError("cannot be lowered to TPU instructions"); });
+  }
+
+  /// One vpu_fill per run of a row's elements that the test picks (at most two per row: free is 1 or -1).
+  LogicalResult fillWhere(tile::FillWhereOp o) {
+    (void)read(o.getDst());
+    Buffer &b = written(o.getDst());
+    const int64_t bytes = isa::byteSize(b.dtype);
+    const isa::AluOp cmp = toIsa(o.getCmp());
+    // The coefficients as signed numbers (an I64Attr's getter gives them unsigned).
+    const int64_t offset = value(o.getOffset()), partition = o.getPartition(), free = o.getFree();
+    for (int64_t p = 0; p < b.partitions; ++p) {
+      int64_t runStart = -1;
+      for (int64_t f = 0; f <= b.freeSize; ++f) {
+        const bool picked = f < b.freeSize &&
+                            isa::apply(cmp, float(offset + partition * p + free * f), 0.0f) != 0;
+        if (picked && runStart < 0) runStart = f;
+        if (picked || runStart < 0) continue;
+        isa::Instruction i;
+        i.op = isa::Opcode::VpuFill;
+        i.imm = o.getValue().convertToFloat();
+        i.dst = b.pattern();
+        i.dst.partitions = 1;
+        i.dst.offset += (p * b.pitch + runStart) * bytes;
+        i.dst.sizes[0] = f - runStart;
+        if (failed(emit(o.getLoc(), i, isa::Engine::Vpu))) return failure();
+        runStart = -1;
+      }
+    }
+    return success();
   }
 
   LogicalResult vpu(Operation *op, isa::Opcode opcode, StringRef text = {}) {

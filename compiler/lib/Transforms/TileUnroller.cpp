@@ -109,6 +109,7 @@ LogicalResult TileUnroller::alloc(tile::AllocOp o) {
 LogicalResult TileUnroller::view(tile::ViewOp o) {
   auto it = buffers_.find(o.getSource());
   if (it == buffers_.end()) return o.emitOpError("views a tile that has no address yet");
+  flushZero(it->second); // what is written through the view lands on the filled zeros, not under a later fill
   Buffer v = it->second;
   const int64_t first = value(o.getOffset()), size = o.getType().getDimSize(1);
   if (first < 0 || first + size > v.freeSize)
@@ -119,7 +120,7 @@ LogicalResult TileUnroller::view(tile::ViewOp o) {
   v.bufs = 1;
   v.instance = 0;
   v.copyBytes = tileCopyBytes(o.getType(), target_);
-  v.zeroPending = v.zeroFilled = false; // sbuf only: zero tracking is for accumulators
+  v.zeroPending = v.zeroFilled = false; // a view is never folded: it cannot start an accumulation group
   buffers_[o.getResult()] = v;
   return success();
 }
@@ -161,6 +162,19 @@ isa::Instruction TileUnroller::computeInstruction(Operation *op, isa::Opcode opc
         i.func = toIsa(o.getFunc());
         i.imm = o.getScale().convertToFloat();
         i.src0 = read(o.getSrc()).pattern();
+        if (o.getBias()) i.src1 = read(o.getBias()).pattern();
+        i.dst = written(o.getDst()).pattern();
+        if (o.getSum()) {
+          i.alu = isa::AluOp::Add;
+          i.dst2 = written(o.getSum()).pattern();
+        }
+      })
+      .Case([&](tile::TransposeOp o) {
+        i.src0 = read(o.getSrc()).pattern();
+        i.dst = written(o.getDst()).pattern();
+      })
+      .Case([&](tile::FillWhereOp o) {
+        i.src0 = read(o.getDst()).pattern(); // the elements that are not filled keep their values
         i.dst = written(o.getDst()).pattern();
       })
       .Case([&](tile::ReduceOp o) {

@@ -74,8 +74,9 @@ protected:
   // The instruction each tile op becomes, with the target's `opcode` for it: operands at their current
   // addresses, sources read (pending zero fills emitted) before destinations are written.
 
-  /// A tile.binary, tile.activation, tile.reduce, tile.copy or tile.print: its operator, function and scale, and
-  /// its operands (an [R, 1] source of a binary op broadcast to dst's width).
+  /// A tile.binary, tile.activation, tile.reduce, tile.copy, tile.transpose, tile.fill_where or tile.print: its
+  /// operator, function and scale, and its operands (an [R, 1] source of a binary op broadcast to dst's width; an
+  /// activation's bias in src1 and row sums in dst2; a fill_where reads and writes its tile).
   isa::Instruction computeInstruction(mlir::Operation *op, isa::Opcode opcode);
   /// A tile.matmul: exactly as written when `verbatim`; else accumulating only onto what may not be zeros (onto
   /// a zero-filled accumulator the matmul overwrites instead, and the fill is never emitted).

@@ -96,6 +96,49 @@ func.func @view(%j: index) {
   %c1536 = arith.constant 1536 : index
   // CHECK: tile.view %[[T]][%{{.*}}] : {{.*}} to memref<128x512xbf16, #tile.space<sbuf>>
   %w = tile.view %t[%c1536] : memref<128x2048xbf16, #tile.space<sbuf>> to memref<128x512xbf16, #tile.space<sbuf>>
+  // A PSUM tile has windows too (transposes written side by side into one bank).
+  %p = tile.alloc : memref<128x512xbf16, #tile.space<psum>>
+  // CHECK: tile.view %{{.*}}[%[[J]]] : memref<128x512xbf16, #tile.space<psum>> to memref<128x128xbf16, #tile.space<psum>>
+  %q = tile.view %p[%j] : memref<128x512xbf16, #tile.space<psum>> to memref<128x128xbf16, #tile.space<psum>>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @activation_with_bias_and_sum
+func.func @activation_with_bias_and_sum() {
+  // CHECK: %[[S:.*]] = tile.alloc {{.*}}psum
+  %s = tile.alloc : memref<128x512xf32, #tile.space<psum>>
+  // CHECK: %[[B:.*]] = tile.alloc
+  %b = tile.alloc : memref<128x1xf32, #tile.space<sbuf>>
+  // CHECK: %[[L:.*]] = tile.alloc
+  %l = tile.alloc : memref<128x1xf32, #tile.space<sbuf>>
+  // CHECK: %[[P:.*]] = tile.alloc
+  %p = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // CHECK: tile.activation exp %[[S]] bias(%[[B]] : memref<128x1xf32, #tile.space<sbuf>>), %[[P]] sum(%[[L]] : memref<128x1xf32, #tile.space<sbuf>>) {scale = 1.250000e-01 : f32} : memref<128x512xf32, #tile.space<psum>>, memref<128x512xbf16, #tile.space<sbuf>>
+  tile.activation exp %s bias(%b : memref<128x1xf32, #tile.space<sbuf>>), %p sum(%l : memref<128x1xf32, #tile.space<sbuf>>) {scale = 0.125 : f32} : memref<128x512xf32, #tile.space<psum>>, memref<128x512xbf16, #tile.space<sbuf>>
+  // CHECK: tile.activation exp %[[S]] bias(%[[B]] : memref<128x1xf32, #tile.space<sbuf>>), %[[P]] :
+  tile.activation exp %s bias(%b : memref<128x1xf32, #tile.space<sbuf>>), %p : memref<128x512xf32, #tile.space<psum>>, memref<128x512xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @transpose_and_fill_where
+func.func @transpose_and_fill_where() {
+  %x = tile.alloc : memref<128x64xbf16, #tile.space<sbuf>>
+  %p = tile.alloc : memref<64x128xbf16, #tile.space<psum>>
+  %f = tile.alloc : memref<64x128xf32, #tile.space<psum>>
+  %s = tile.alloc : memref<64x128xbf16, #tile.space<sbuf>>
+  // CHECK: tile.transpose %{{.*}}, %{{.*}} : memref<128x64xbf16, #tile.space<sbuf>>, memref<64x128xbf16, #tile.space<psum>>
+  tile.transpose %x, %p : memref<128x64xbf16, #tile.space<sbuf>>, memref<64x128xbf16, #tile.space<psum>>
+  // CHECK: tile.transpose {{.*}} memref<64x128xf32, #tile.space<psum>>
+  tile.transpose %x, %f : memref<128x64xbf16, #tile.space<sbuf>>, memref<64x128xf32, #tile.space<psum>>
+  // CHECK: tile.transpose {{.*}} memref<64x128xbf16, #tile.space<sbuf>>
+  tile.transpose %x, %s : memref<128x64xbf16, #tile.space<sbuf>>, memref<64x128xbf16, #tile.space<sbuf>>
+  // CHECK: tile.fill_where is_gt %{{.*}}[%{{.*}}], -1.000000e+00 {free = 1 : i64, partition = -1 : i64} : memref<64x128xbf16, #tile.space<sbuf>>
+  %c0_off = arith.constant 0 : index
+  tile.fill_where is_gt %s[%c0_off], -1.0 {partition = -1 : i64, free = 1 : i64} : memref<64x128xbf16, #tile.space<sbuf>>
   return
 }
 
@@ -485,10 +528,80 @@ func.func @signal_negative() {
 // -----
 // tile.view
 
-func.func @view_of_psum(%j: index) {
-  %t = tile.alloc : memref<128x512xf32, #tile.space<psum>>
-  // expected-error@+1 {{'tile.view' op views sbuf tiles only, got 'memref<128x512xf32, #tile.space<psum>>'}}
-  %v = tile.view %t[%j] : memref<128x512xf32, #tile.space<psum>> to memref<128x128xf32, #tile.space<psum>>
+func.func @view_of_hbm(%t: memref<128x512xf32>, %j: index) {
+  // expected-error@+1 {{'tile.view' op source must be an on-chip tile (sbuf or psum), got 'memref<128x512xf32>'}}
+  %v = tile.view %t[%j] : memref<128x512xf32> to memref<128x128xf32>
+  return
+}
+
+// -----
+// tile.activation's bias and sum, tile.transpose, tile.fill_where
+
+func.func @bias_not_a_column() {
+  %s = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+  %b = tile.alloc : memref<128x2xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.activation' op bias 'memref<128x2xf32, #tile.space<sbuf>>' is not one value per row of 'memref<128x512xf32, #tile.space<sbuf>>'}}
+  tile.activation exp %s bias(%b : memref<128x2xf32, #tile.space<sbuf>>), %s : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @sum_not_f32() {
+  %s = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+  %l = tile.alloc : memref<128x1xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.activation' op sum 'memref<128x1xbf16, #tile.space<sbuf>>' is not f32}}
+  tile.activation exp %s, %s sum(%l : memref<128x1xbf16, #tile.space<sbuf>>) : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @transpose_wrong_shape() {
+  %x = tile.alloc : memref<128x64xbf16, #tile.space<sbuf>>
+  %p = tile.alloc : memref<128x64xbf16, #tile.space<psum>>
+  // expected-error@+1 {{'tile.transpose' op dst 'memref<128x64xbf16, #tile.space<psum>>' is not the transpose of 'memref<128x64xbf16, #tile.space<sbuf>>'}}
+  tile.transpose %x, %p : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x64xbf16, #tile.space<psum>>
+  return
+}
+
+// -----
+
+func.func @transpose_from_psum() {
+  %x = tile.alloc : memref<128x64xbf16, #tile.space<psum>>
+  %p = tile.alloc : memref<64x128xbf16, #tile.space<psum>>
+  // expected-error@+1 {{'tile.transpose' op src 'memref<128x64xbf16, #tile.space<psum>>' is not in SBUF}}
+  tile.transpose %x, %p : memref<128x64xbf16, #tile.space<psum>>, memref<64x128xbf16, #tile.space<psum>>
+  return
+}
+
+// -----
+
+func.func @dma_transpose_of_f32() {
+  %x = tile.alloc : memref<128x64xf32, #tile.space<sbuf>>
+  %s = tile.alloc : memref<64x128xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.transpose' op dst 'memref<64x128xf32, #tile.space<sbuf>>' in SBUF (a DMA transpose) needs src's 2-byte element type}}
+  tile.transpose %x, %s : memref<128x64xf32, #tile.space<sbuf>>, memref<64x128xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @fill_where_free_step() {
+  %s = tile.alloc : memref<64x128xf32, #tile.space<sbuf>>
+  %c0_off = arith.constant 0 : index
+  // expected-error@+1 {{'tile.fill_where' op free coefficient 2 is not 1 or -1}}
+  tile.fill_where is_gt %s[%c0_off], 0.0 {partition = 1 : i64, free = 2 : i64} : memref<64x128xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @fill_where_not_a_comparison() {
+  %s = tile.alloc : memref<64x128xf32, #tile.space<sbuf>>
+  %c0_off = arith.constant 0 : index
+  // expected-error@+1 {{'tile.fill_where' op cmp add is not a comparison}}
+  tile.fill_where add %s[%c0_off], 0.0 {partition = 1 : i64, free = 1 : i64} : memref<64x128xf32, #tile.space<sbuf>>
   return
 }
 

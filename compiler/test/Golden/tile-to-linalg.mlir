@@ -313,3 +313,47 @@ module attributes {tessera.target = "trn2"} {
     return
   }
 }
+
+// -----
+
+// tile.transpose reads the source through the swapped map; tile.fill_where picks elements by linalg.index
+// (offset + partition * p + free * f compared with 0 in f32); an activation with a bias and row sums computes
+// x * scale + bias and the function into an f32 scratch tile, sums its rows left to right (the first column
+// copied, the rest added), then rounds it into dst.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[SWAP:.*]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (d0, 0)>
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @language_ops
+  // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[SWAP]]], {{.*}} ins(%{{.*}} : memref<128x64xbf16>) outs(%{{.*}} : memref<64x128xf32>)
+  // CHECK:   arith.extf
+  // CHECK: linalg.generic {indexing_maps = [#[[ID]]], {{.*}} outs(%{{.*}} : memref<64x128xbf16>)
+  // CHECK:   linalg.index 0
+  // CHECK:   linalg.index 1
+  // CHECK:   arith.cmpf ogt
+  // CHECK:   arith.select
+  // CHECK: %[[T:.*]] = memref.alloc() : memref<128x64xf32>
+  // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[COL]], #[[ID]]], {{.*}} outs(%[[T]] : memref<128x64xf32>)
+  // CHECK:   arith.mulf
+  // CHECK:   arith.addf
+  // CHECK:   math.exp
+  // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : memref<128x63xf32, strided<[64, 1], offset: 1>>)
+  // CHECK: linalg.generic {{.*}} ins(%[[T]] : memref<128x64xf32>) outs(%{{.*}} : memref<128x64xbf16>)
+  // CHECK:   arith.truncf
+  // CHECK: memref.dealloc %[[T]]
+  func.func @language_ops() {
+    %x = tile.alloc : memref<128x64xbf16, #tile.space<sbuf>>
+    %f = tile.alloc : memref<64x128xf32, #tile.space<psum>>
+    tile.memset %x, 1.0 : memref<128x64xbf16, #tile.space<sbuf>>
+    tile.transpose %x, %f : memref<128x64xbf16, #tile.space<sbuf>>, memref<64x128xf32, #tile.space<psum>>
+    %s = tile.alloc : memref<64x128xbf16, #tile.space<sbuf>>
+    tile.memset %s, 0.0 : memref<64x128xbf16, #tile.space<sbuf>>
+    %c0_off = arith.constant 0 : index
+    tile.fill_where is_gt %s[%c0_off], -1.0 {partition = -1 : i64, free = 1 : i64} : memref<64x128xbf16, #tile.space<sbuf>>
+    %bias = tile.alloc : memref<128x1xf32, #tile.space<sbuf>>
+    %sum = tile.alloc : memref<128x1xf32, #tile.space<sbuf>>
+    tile.memset %bias, 0.5 : memref<128x1xf32, #tile.space<sbuf>>
+    tile.activation exp %x bias(%bias : memref<128x1xf32, #tile.space<sbuf>>), %x sum(%sum : memref<128x1xf32, #tile.space<sbuf>>) {scale = 0.125 : f32} : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x64xbf16, #tile.space<sbuf>>
+    return
+  }
+}

@@ -265,3 +265,30 @@ module attributes {tessera.target = "trn2"} {
     return
   }
 }
+
+// -----
+
+// Copies are halved in the memory that runs out: three PSUM banks per iteration cannot have four copies each (8
+// banks), so PSUM tiles get two, while the SBUF tile keeps four.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @psum_short
+  // FOUR: tile.alloc {bufs = 2 : i64, name = "p0", offset = 0 : i64}
+  // FOUR: tile.alloc {bufs = 2 : i64, name = "p1", offset = 4096 : i64}
+  // FOUR: tile.alloc {bufs = 2 : i64, name = "p2", offset = 8192 : i64}
+  // FOUR: tile.alloc {bufs = 4 : i64, name = "s", offset = 0 : i64}
+  // ONE: tile.alloc {bufs = 1 : i64, name = "p0", offset = 0 : i64}
+  // ONE: tile.alloc {bufs = 1 : i64, name = "p2", offset = 4096 : i64}
+  // ONE: tile.alloc {bufs = 1 : i64, name = "s", offset = 0 : i64}
+  func.func @psum_short() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    scf.for %i = %c0 to %c4 step %c1 {
+      %p0 = tile.alloc {name = "p0"} : memref<128x512xf32, #tile.space<psum>>
+      %p1 = tile.alloc {name = "p1"} : memref<128x512xf32, #tile.space<psum>>
+      %p2 = tile.alloc {name = "p2"} : memref<128x512xf32, #tile.space<psum>>
+      %s = tile.alloc {name = "s"} : memref<128x512xf32, #tile.space<sbuf>>
+    }
+    return
+  }
+}

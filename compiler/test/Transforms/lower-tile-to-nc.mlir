@@ -492,6 +492,41 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
+// tile.transpose: into PSUM on the tensor engine (an nc_transpose into a window of one PSUM bank), into SBUF as a
+// DMA transpose on a load queue. tile.activation with a bias and row sums is one activation_reduce on the scalar
+// engine (bias in src1, the sums in dst2). tile.fill_where is GpSimd's affine_select in place, keeping the
+// elements where the test fails (f - p > 0 fills: keep where f - p <= 0).
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @language_ops
+  // CHECK: nc.inst "transpose" {dst = #nc.ap<"psum", bf16, {{.*}} offset = 256, dims = [128], {{.*}}>, engine = "tensor", src0 = #nc.ap<"sbuf", bf16, {{.*}} offset = 0, {{.*}}>}
+  // CHECK-NEXT: nc.inst "dma_transpose" {dst = #nc.ap<"sbuf", bf16, {{.*}} offset = 768, dims = [128], {{.*}}>, engine = "dma", src0 = #nc.ap<"sbuf", bf16, {{.*}} offset = 0, {{.*}}>}
+  // CHECK: nc.inst "activation_reduce" {dst = #nc.ap<"sbuf", bf16, {{.*}} offset = 1536, {{.*}}>, dst2 = #nc.ap<"sbuf", f32, {{.*}} offset = 1280, dims = [1], {{.*}}>, engine = "scalar", params = {func = "exp", imm = 1.250000e-01 : f32}, src0 = #nc.ap<"psum", f32, {{.*}} offset = 2048, {{.*}}>, src1 = #nc.ap<"sbuf", f32, {{.*}} offset = 1024, dims = [1], {{.*}}>}
+  // CHECK-NEXT: nc.inst "affine_select" {dst = #nc.ap<"sbuf", bf16, {{.*}} offset = 1536, {{.*}}>, engine = "gpsimd", params = {alu = "is_le", imm = -3.40282347E+38 : f32, pattern = array<i64: 0, -1, 1, 0, 0, 0>}, src0 = #nc.ap<"sbuf", bf16, {{.*}} offset = 1536, {{.*}}>}
+  func.func @language_ops() {
+    %c128 = arith.constant 128 : index
+    %x = tile.alloc {name = "x", offset = 0 : i64, bufs = 1 : i64} : memref<128x128xbf16, #tile.space<sbuf>>
+    %p = tile.alloc {name = "p", offset = 0 : i64, bufs = 1 : i64} : memref<128x512xbf16, #tile.space<psum>>
+    %s = tile.alloc {name = "s", offset = 512 : i64, bufs = 1 : i64} : memref<128x256xbf16, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<128x128xbf16, #tile.space<sbuf>>
+    %pw = tile.view %p[%c128] : memref<128x512xbf16, #tile.space<psum>> to memref<128x128xbf16, #tile.space<psum>>
+    tile.transpose %x, %pw : memref<128x128xbf16, #tile.space<sbuf>>, memref<128x128xbf16, #tile.space<psum>>
+    %sw = tile.view %s[%c128] : memref<128x256xbf16, #tile.space<sbuf>> to memref<128x128xbf16, #tile.space<sbuf>>
+    tile.transpose %x, %sw : memref<128x128xbf16, #tile.space<sbuf>>, memref<128x128xbf16, #tile.space<sbuf>>
+    %scores = tile.alloc {name = "scores", offset = 2048 : i64, bufs = 1 : i64} : memref<128x128xf32, #tile.space<psum>>
+    %bias = tile.alloc {name = "bias", offset = 1024 : i64, bufs = 1 : i64} : memref<128x1xf32, #tile.space<sbuf>>
+    %sum = tile.alloc {name = "sum", offset = 1280 : i64, bufs = 1 : i64} : memref<128x1xf32, #tile.space<sbuf>>
+    %e = tile.alloc {name = "e", offset = 1536 : i64, bufs = 1 : i64} : memref<128x128xbf16, #tile.space<sbuf>>
+    tile.memset %bias, 0.5 : memref<128x1xf32, #tile.space<sbuf>>
+    tile.memset %scores, 2.0 : memref<128x128xf32, #tile.space<psum>>
+    tile.activation exp %scores bias(%bias : memref<128x1xf32, #tile.space<sbuf>>), %e sum(%sum : memref<128x1xf32, #tile.space<sbuf>>) {scale = 0.125 : f32} : memref<128x128xf32, #tile.space<psum>>, memref<128x128xbf16, #tile.space<sbuf>>
+    %c0_off = arith.constant 0 : index
+    tile.fill_where is_gt %e[%c0_off], -3.40282347E+38 {partition = -1 : i64, free = 1 : i64} : memref<128x128xbf16, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
 // The pass is for NeuronCore targets only.
 // expected-error@+1 {{lower-tile-to-nc: target tpu-v5e is a TPU; lower its kernels with lower-tile-to-tpu}}
 module attributes {tessera.target = "tpu-v5e"} {

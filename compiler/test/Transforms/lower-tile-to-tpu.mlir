@@ -234,6 +234,38 @@ module attributes {tessera.target = "tpu-v5e"} {
 
 // -----
 
+// tile.fill_where: a vpu_fill per run of a row that the test picks, each one row of the tile's VMEM rows (pitch
+// 128 elements, 512 bytes). f - p > 0 on a [4, 4] tile: row 0 from column 1, row 1 from 2, row 2 from 3, row 3
+// none.
+module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @fill_where
+  // CHECK: tpu.vpu_fill #tpu.ref<"vmem", f32, {{.*}}rows = 1, pitch = 128, offset = 4, dims = [3], {{.*}}>, -1.000000e+00
+  // CHECK-NEXT: tpu.vpu_fill #tpu.ref<"vmem", f32, {{.*}}rows = 1, pitch = 128, offset = 520, dims = [2], {{.*}}>, -1.000000e+00
+  // CHECK-NEXT: tpu.vpu_fill #tpu.ref<"vmem", f32, {{.*}}rows = 1, pitch = 128, offset = 1036, dims = [1], {{.*}}>, -1.000000e+00
+  // CHECK-NOT: tpu.vpu_fill
+  func.func @fill_where() {
+    %x = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<4x4xf32, #tile.space<sbuf>>
+    %c0_off = arith.constant 0 : index
+    tile.fill_where is_gt %x[%c0_off], -1.0 {partition = -1 : i64, free = 1 : i64} : memref<4x4xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// A transpose has no VPU instruction: tile-legalize-for-tpu makes it an MXU matmul first.
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @transpose() {
+    %x = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<8x128xbf16, #tile.space<sbuf>>
+    %y = tile.alloc {offset = 8192 : i64, bufs = 1 : i64} : memref<128x8xf32, #tile.space<psum>>
+    // expected-error@+1 {{'tile.transpose' op has no VPU instruction: run tile-legalize-for-tpu first (an MXU matmul)}}
+    tile.transpose %x, %y : memref<8x128xbf16, #tile.space<sbuf>>, memref<128x8xf32, #tile.space<psum>>
+    return
+  }
+}
+
+// -----
+
 // The pass is for TPU targets only.
 // expected-error@+1 {{lower-tile-to-tpu: target trn2 is not a TPU; lower its kernels with lower-tile-to-nc}}
 module attributes {tessera.target = "trn2"} {

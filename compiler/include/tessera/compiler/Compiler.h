@@ -29,6 +29,9 @@ struct CompileOptions {
   /// The most instructions the unroller (lower-tile-to-nc or -tpu) may emit; past it compiling stops with an error
   /// naming the limit, before the module grows further (about 1 KiB of host memory per instruction). 0: none.
   uint64_t maxInstructions = kDefaultMaxInstructions;
+  /// Reorder every NeuronCore kernel's engine streams by list scheduling (nc-schedule-instructions), whether or
+  /// not the kernel asks for it (tsr::KernelInfo::scheduleInstructions).
+  bool scheduleInstructions = false;
   /// Record where each instruction came from (CompileResult::provenance), for the hardware backends.
   bool recordProvenance = false;
   static constexpr uint64_t kDefaultMaxInstructions = 50'000'000;

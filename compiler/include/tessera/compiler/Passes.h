@@ -12,6 +12,12 @@
 
 namespace tessera::compiler {
 
+/// tile, TPU targets only (first): rewrites the language-level ops a TensorCore has no one instruction for into tile
+/// ops it has: tile.transpose into an MXU matmul with an identity, tile.activation with a bias or row sums into
+/// f32 VPU steps, and (where the MXU takes no fp8) fp8 matmul operands into bf16 copies.
+/// Test: compiler/test/Transforms/legalize-for-tpu.mlir
+std::unique_ptr<mlir::Pass> createLegalizeForTpuPass();
+
 /// tile: checks every tile and matmul against the target's limits (partitions, PSUM bank, matmul sizes).
 /// Test: compiler/test/Transforms/verify-target.mlir
 std::unique_ptr<mlir::Pass> createVerifyTargetPass();
@@ -44,8 +50,10 @@ VmemLayout vmemLayout(mlir::MemRefType t, const isa::Target &target);
 /// a zero-filled PSUM tile's first accumulating matmul into the one that starts the accumulation group.
 /// Test: compiler/test/Transforms/lower-tile-to-nc.mlir
 /// `recordOrigins`: mark each instruction with its tile op (Provenance; CompileOptions::recordProvenance).
+/// `markFlexible`: mark the instructions that several engines could run (nc.flexible), for
+/// nc-schedule-instructions, which may move them.
 std::unique_ptr<mlir::Pass> createLowerTileToNcPass(uint64_t maxInstructions = 0, ///< 0: no instruction limit
-                                                    bool recordOrigins = false);
+                                                    bool recordOrigins = false, bool markFlexible = false);
 
 /// tile -> tpu: unrolls the loops, resolves every VMEM address, puts each op on its unit (MXU, VPU, scalar core,
 /// DMA queue), adds the scalar core's grid steps, and fills a zero-filled accumulator only when something reads
@@ -58,6 +66,13 @@ std::unique_ptr<mlir::Pass> createLowerTileToTpuPass(uint64_t maxInstructions = 
 /// start, free dimensions, sizes, strides, elements per partition: isa/AccessRules.h), with the error at the
 /// instruction's kernel source line. Test: compiler/test/Transforms/verify-access.mlir
 std::unique_ptr<mlir::Pass> createVerifyAccessPass();
+
+/// nc: reorders each engine's stream by list scheduling (an instruction goes as early as its dependencies and its
+/// engine allow, by the target's cost model), keeping every data dependency in program order, for kernels that
+/// ask for it (the pipeline adds it when the module has tile.schedule_instructions, or CompileOptions forces it).
+/// Runs before insert-semaphores; leaves TPU modules and manual_sync kernels alone.
+/// Test: compiler/test/Transforms/schedule-instructions.mlir
+std::unique_ptr<mlir::Pass> createScheduleInstructionsPass();
 
 /// nc or tpu: makes every instruction wait for the instructions on other streams it depends on (read after write,
 /// write after read, write after write on overlapping bytes), with one counting semaphore per ordered pair of

@@ -97,7 +97,6 @@ LogicalResult ViewOp::verify() {
   if (failed(checkTile(*this, getSource(), "source")) || failed(checkTile(*this, getResult(), "result")))
     return failure();
   MemRefType s = typeOf(getSource()), r = typeOf(getResult());
-  if (memorySpaceOf(s) != MemorySpace::sbuf) return emitOpError() << "views sbuf tiles only, got " << s;
   if (memorySpaceOf(r) != memorySpaceOf(s) || r.getElementType() != s.getElementType() ||
       r.getDimSize(0) != s.getDimSize(0) || r.getDimSize(1) > s.getDimSize(1))
     return emitOpError() << "result " << r << " is not a window of the free dimension of " << s;
@@ -142,9 +141,50 @@ LogicalResult BinaryOp::verify() {
 
 LogicalResult ActivationOp::verify() {
   if (failed(checkTile(*this, getSrc(), "src")) || failed(checkTile(*this, getDst(), "dst"))) return failure();
-  if (typeOf(getSrc()).getShape() != typeOf(getDst()).getShape())
+  MemRefType s = typeOf(getSrc());
+  if (s.getShape() != typeOf(getDst()).getShape())
     return emitOpError() << "shapes differ: " << getSrc().getType() << " and " << getDst().getType();
+  for (auto [v, role] : {std::pair{getBias(), "bias"}, std::pair{getSum(), "sum"}}) {
+    if (!v) continue;
+    if (failed(checkTile(*this, v, role))) return failure();
+    MemRefType t = typeOf(v);
+    if (t.getDimSize(0) != s.getDimSize(0) || t.getDimSize(1) != 1)
+      return emitOpError() << role << " " << t << " is not one value per row of " << s;
+  }
+  if (getSum() && !typeOf(getSum()).getElementType().isF32())
+    return emitOpError() << "sum " << getSum().getType() << " is not f32";
   return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  if (failed(checkTile(*this, getSrc(), "src")) || failed(checkTile(*this, getDst(), "dst"))) return failure();
+  MemRefType s = typeOf(getSrc()), d = typeOf(getDst());
+  if (memorySpaceOf(s) != MemorySpace::sbuf) return emitOpError() << "src " << s << " is not in SBUF";
+  if (d.getDimSize(0) != s.getDimSize(1) || d.getDimSize(1) != s.getDimSize(0))
+    return emitOpError() << "dst " << d << " is not the transpose of " << s;
+  if (memorySpaceOf(d) == MemorySpace::psum) {
+    if (d.getElementType() != s.getElementType() && !d.getElementType().isF32())
+      return emitOpError() << "dst " << d << " in PSUM has neither src's element type nor f32";
+    return success();
+  }
+  if (d.getElementType() != s.getElementType() || s.getElementTypeBitWidth() != 16)
+    return emitOpError() << "dst " << d << " in SBUF (a DMA transpose) needs src's 2-byte element type";
+  return success();
+}
+
+LogicalResult FillWhereOp::verify() {
+  if (failed(checkTile(*this, getDst(), "dst"))) return failure();
+  if (memorySpaceOf(typeOf(getDst())) != MemorySpace::sbuf) return emitOpError("dst is not in SBUF");
+  if (getFree() != 1 && getFree() != -1) return emitOpError() << "free coefficient " << getFree() << " is not 1 or -1";
+  switch (getCmp()) {
+  case Alu::is_equal:
+  case Alu::not_equal:
+  case Alu::is_gt:
+  case Alu::is_ge:
+  case Alu::is_lt:
+  case Alu::is_le: return success();
+  default: return emitOpError() << "cmp " << stringifyAlu(getCmp()) << " is not a comparison";
+  }
 }
 
 LogicalResult ReduceOp::verify() {

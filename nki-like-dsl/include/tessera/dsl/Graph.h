@@ -61,6 +61,8 @@ struct HbmWindow {
 
 enum class OpKind {
   Load, Store, Matmul, Binary, Activation, Reduce, Copy, Memset,
+  Transpose, ///< dst[f, p] = srcs[0][p, f] (tsr::transpose)
+  FillWhere, ///< dst = value where `where` holds of the element's position, else unchanged (tsr::fill)
   Print,  ///< log srcs[0]'s values at this point of simulated time (tsr::device_print)
   Wait,   ///< the next op waits until `semaphore` reaches `count` (tsr::isa::wait, manual_sync only)
   Signal, ///< the previous op signals `semaphore` when done (tsr::isa::signal, manual_sync only)
@@ -68,20 +70,29 @@ enum class OpKind {
                ///< kind of their own): dst, dst2 and srcs[0..2] fill its operand slots (-1: absent)
 };
 
+/// A condition on an element's position: offset + partition * p + free * f <cmp> 0, for the element at partition p
+/// and free index f (FillWhere; tsr::Position).
+struct PositionTest {
+  int64_t partition = 0, free = 0;
+  IndexExpr offset;             ///< affine in the loops
+  AluOp cmp = AluOp::IsGt;
+};
+
 /// One tile operation. Which fields matter depends on `kind`.
 struct Op {
   OpKind kind = OpKind::Copy;
   int dst = -1;                 ///< buffer written (not Store)
-  std::vector<int> srcs;        ///< buffers read
+  std::vector<int> srcs;        ///< buffers read (Activation: the input, then the bias when it has one)
   HbmWindow hbm;                ///< Load source / Store destination
   AluOp alu = AluOp::Add;       ///< Binary, Reduce
   ActFunc func = ActFunc::Identity; ///< Activation
   bool accumulate = false;      ///< Matmul: add into dst
-  float value = 0;              ///< Memset value; Activation scale
+  float value = 0;              ///< Memset and FillWhere value; Activation scale
+  PositionTest where;           ///< FillWhere: which elements
   std::string text;             ///< Print: the name it logs under
   int semaphore = -1;           ///< Wait, Signal
   IndexExpr count;              ///< Wait: the count to reach (affine in the loops)
-  int dst2 = -1;                ///< Instruction: the second destination buffer (-1: none)
+  int dst2 = -1;                ///< Instruction: the second destination buffer; Activation: the row sums (-1: none)
   tessera::isa::Instruction settings; ///< Instruction: the opcode and its parameters (operands come from buffers)
   std::optional<tessera::isa::Engine> engine; ///< Instruction: the engine the kernel chose (NKI's engine=)
   /// Recorded by a tsr::isa:: call: lowered to exactly this one instruction (no memset dropped or folded into
@@ -122,6 +133,8 @@ struct KernelGraph {
   Block body;
   int loops = 0;      ///< number of loops (ids are 0..loops-1)
   int semaphores = 0; ///< semaphores the kernel made with tsr::isa::Semaphore (ids are 0..semaphores-1)
+  /// The kernel asks the compiler to reorder each engine's stream by list scheduling (KernelInfo).
+  bool scheduleInstructions = false;
 };
 
 } // namespace tsr::graph

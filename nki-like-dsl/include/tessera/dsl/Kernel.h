@@ -19,27 +19,36 @@
 
 namespace tsr {
 
-/// The values of a kernel's parameters: shape parameters (`--shape M=1024,N=512`), which size its tensors, and
-/// kernel parameters (`--param bm=256`), which the body reads at trace time (block sizes).
+/// The values of a kernel's parameters: shape parameters (`--shape M=1024,N=512`), which size its tensors, kernel
+/// parameters (`--param bm=256`), positive integers the body reads at trace time (block sizes), and scalar
+/// parameters (`--param scale=0.125`), real numbers it reads at trace time (scales, eps, a 0/1 flag), as NKI and
+/// Pallas kernels take Python scalars.
 class Params {
 public:
   Params() = default;
-  explicit Params(std::map<std::string, int64_t> shape, std::map<std::string, int64_t> kernel = {})
-      : values_(std::move(shape)), kernel_(std::move(kernel)) {}
+  explicit Params(std::map<std::string, int64_t> shape, std::map<std::string, int64_t> kernel = {},
+                  std::map<std::string, double> scalars = {})
+      : values_(std::move(shape)), kernel_(std::move(kernel)), scalars_(std::move(scalars)) {}
   /// The value of shape or kernel parameter `name`; a tsr::Error if the kernel declared no such parameter.
   int64_t operator[](const std::string &name) const;
+  /// The value of scalar parameter `name`; a tsr::Error if the kernel declared no such scalar parameter.
+  double scalar(const std::string &name) const;
+  /// The scalar parameters.
+  const std::map<std::string, double> &scalarValues() const { return scalars_; }
   /// The shape parameters.
   const std::map<std::string, int64_t> &values() const { return values_; }
   /// The kernel parameters.
   const std::map<std::string, int64_t> &kernelValues() const { return kernel_; }
   /// The shape parameters, "K=1024,M=1024,N=1024".
   std::string str() const;
-  /// The kernel parameters, "bk=1024,bm=2048"; empty when there are none.
+  /// The kernel and scalar parameters, "bk=1024,bm=2048,scale=0.125" (what --param takes back); empty when there
+  /// are none.
   std::string kernelStr() const;
 
 private:
   std::map<std::string, int64_t> values_;
   std::map<std::string, int64_t> kernel_;
+  std::map<std::string, double> scalars_;
 };
 
 /// One HBM tensor of a kernel's signature.
@@ -63,6 +72,9 @@ struct KernelInfo {
   /// Kernel parameters (`--param`): positive integers the body reads at trace time that do not change the
   /// tensors, such as block sizes; names and defaults, in order. No name may also be a shape parameter.
   std::vector<std::pair<std::string, int64_t>> kernelParams;
+  /// Scalar parameters (`--param`): real numbers the body reads at trace time that do not change the tensors, such
+  /// as a scale or a 0/1 flag; names and defaults, in order. No name may also be a shape or kernel parameter.
+  std::vector<std::pair<std::string, double>> scalarParams;
   /// The tensors, from all the parameters; may throw tsr::Error for bad shapes or kernel parameters (the CLI
   /// reports it as bad usage).
   std::function<std::vector<TensorSpec>(const Params &)> signature;
@@ -70,14 +82,22 @@ struct KernelInfo {
   /// outputs = f(inputs), in FP32 or better, from the same (already rounded) input values the kernel sees.
   std::function<void(const Params &, const std::vector<HostTensor> &inputs, std::vector<HostTensor> &outputs)>
       reference;
+  /// Let the compiler reorder each engine's instruction stream by list scheduling (nc-schedule-instructions,
+  /// NeuronCore): for a loop body that chains several engines, so that one engine's wait does not hold up work
+  /// of later iterations that is ready (the effect of software-pipelining the loop by hand). Data dependencies
+  /// keep their order. Off by default: the streams keep program order.
+  bool scheduleInstructions = false;
   tessera::SourceLoc loc;                                                 ///< where it was defined
 
-  /// The defaults overridden by `shape` (shape parameters) and `kernel` (kernel parameters); an unknown name or
-  /// a value below 1 is a tsr::Error naming the kernel's parameters.
-  Params resolve(const std::map<std::string, int64_t> &shape,
-                 const std::map<std::string, int64_t> &kernel = {}) const;
-  /// The kernel parameters with their defaults, "bm=2048, bn=1024", or "none".
+  /// The defaults overridden by `shape` (shape parameters), `kernel` (kernel parameters) and `scalars` (scalar
+  /// parameters); an unknown name, a shape or kernel parameter below 1 or a scalar that is not finite is a
+  /// tsr::Error naming the kernel's parameters.
+  Params resolve(const std::map<std::string, int64_t> &shape, const std::map<std::string, int64_t> &kernel = {},
+                 const std::map<std::string, double> &scalars = {}) const;
+  /// The kernel and scalar parameters with their defaults, "bm=2048, bn=1024, scale=0.125", or "none".
   std::string describeKernelParams() const;
+  /// Whether `name` is one of the scalar parameters.
+  bool isScalarParam(const std::string &name) const;
 };
 
 namespace detail {

@@ -23,6 +23,12 @@ inline constexpr DType i32 = DType::I32; ///< indices, iota values
 inline constexpr DType u32 = DType::U32; ///< indices (local_gather), predicates
 inline constexpr DType u8 = DType::U8;   ///< predicates (tensor_copy_predicated)
 
+/// Where tsr::ndarray puts a tile (NKI's buffer=nl.sbuf / nl.psum).
+namespace buffer {
+inline constexpr tessera::isa::MemSpace sbuf = tessera::isa::MemSpace::Sbuf;
+inline constexpr tessera::isa::MemSpace psum = tessera::isa::MemSpace::Psum;
+} // namespace buffer
+
 /// Reports a tsr::Error at the caller's line unless `condition` holds.
 void require(bool condition, const std::string &message, Loc loc = Loc::current());
 
@@ -50,11 +56,19 @@ void fill(const Tile &dst, float value, Loc loc = Loc::current());
 
 /// Copies a window of HBM into a new SBUF tile of the same shape and dtype (a DMA).
 Tile load(const HbmTile &src, Loc loc = Loc::current());
+/// Copies a window of HBM into an existing SBUF tile or slice of the same shape and dtype (a DMA; NKI:
+/// `t[...] = nl.load(...)`): how several DMAs fill one tile side by side, e.g. a [128, 4096] tile loaded in
+/// 512-column chunks that later loops slice by their indices.
+void load(const Tile &dst, const HbmTile &src, Loc loc = Loc::current());
 /// Copies a tile into a window of HBM (a DMA). Shapes and dtypes must match: cast first with copy<T>().
 void store(const HbmTile &dst, const Operand &src, Loc loc = Loc::current());
 /// A new SBUF tile holding `src` converted to `dtype` (NKI: nl.copy(x, dtype=...)).
 Tile copy(const Operand &src, DType dtype, Loc loc = Loc::current());
 template <DType T> Tile copy(const Operand &src, Loc loc = Loc::current()) { return copy(src, T, loc); }
+/// Copies `src` into the existing tile or slice `dst` of the same shape, converting to dst's dtype (NKI:
+/// `dst[...] = src`): on the Vector, Scalar or GpSimd engine, whichever the compiler finds least busy; a PSUM
+/// source or destination (a matmul or transpose result) goes to the Vector or Scalar engine.
+void assign(const Tile &dst, const Operand &src, Loc loc = Loc::current());
 
 // ---- Tensor engine -----------------------------------------------------------------------------------------
 
@@ -103,6 +117,9 @@ Tile maximum(const Operand &a, const Operand &b, Loc loc = Loc::current());
 /// results accumulate in SBUF, e.g. a PSUM tile of matmul results into a slice of a larger SBUF accumulator.
 /// Shapes must match, or `x` may be [P, 1] (broadcast along the free dimension).
 const Tile &operator+=(const Tile &acc, const Operand &x);
+/// Multiplies `acc` by `x` in place (NKI: `acc[...] *= x`), in `acc`'s dtype; `x` of acc's shape or [P, 1]
+/// (broadcast along the free dimension), e.g. the rescaling of a running sum.
+const Tile &operator*=(const Tile &acc, const Operand &x);
 Tile operator+(const Operand &a, const Operand &b);
 Tile operator-(const Operand &a, const Operand &b);
 Tile operator*(const Operand &a, const Operand &b);

@@ -27,9 +27,10 @@ public:
   tessera::isa::MemSpace space() const;
   /// The number of partitions (the first dimension).
   int64_t partitions() const { return shape()[0]; }
-  /// The free-dimension elements [start, start + size) of every partition of this SBUF tile, as a tile that
-  /// shares this one's memory (NKI: `t[:, nl.ds(start, size)]`): it reads what was written to this tile, and
-  /// writing it changes this tile. `start` may depend on loop indices; every value it takes must keep the slice
+  /// The free-dimension elements [start, start + size) of every partition of this tile, as a tile that shares
+  /// this one's memory (NKI: `t[:, nl.ds(start, size)]`): it reads what was written to this tile, and writing it
+  /// changes this tile. An SBUF tile, or a PSUM tile made with tsr::ndarray (e.g. transposes written side by side
+  /// into one bank); not a zero-filled accumulator (tsr::psum), which matmuls accumulate into whole. `start` may depend on loop indices; every value it takes must keep the slice
   /// within the tile. The slice lives as long as this tile and the loops of `start` do.
   Tile slice(const Index &start, int64_t size, std::source_location loc = std::source_location::current()) const;
 

@@ -23,6 +23,9 @@ namespace tessera::nc {
 /// The unit attribute of an instruction from a tsr::isa::manual_sync scope: nc-insert-semaphores orders it only
 /// after instructions outside such scopes; the kernel's own semaphores order it after the others.
 inline constexpr llvm::StringLiteral kManualAttr = "nc.manual";
+/// On an instruction lower-tile-to-nc put on the least busy of several engines, when the kernel is list-scheduled:
+/// nc-schedule-instructions may move it to another of its definition's compute engines (and removes the mark).
+inline constexpr llvm::StringLiteral kFlexibleAttr = "nc.flexible";
 
 /// The element type an isa::DType is in MLIR, and back (nullopt for a type with no isa equivalent).
 mlir::Type toMlir(mlir::MLIRContext *ctx, isa::DType t);

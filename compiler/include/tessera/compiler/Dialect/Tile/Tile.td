@@ -72,7 +72,7 @@ def Tile_AllocOp : Tile_Op<"alloc"> {
 }
 
 def Tile_ViewOp : Tile_Op<"view"> {
-  let summary = "a window of an SBUF tile's free dimension, sharing its memory (Tile::slice)";
+  let summary = "a window of an SBUF or PSUM tile's free dimension, sharing its memory (Tile::slice)";
   let description = [{
     The result is the free-dimension elements [offset, offset + result's free size) of every partition of
     `source`: no memory of its own and no copy. Writes through it change `source`. `offset` is in elements and
@@ -113,11 +113,43 @@ def Tile_BinaryOp : Tile_Op<"binary"> {
   let hasVerifier = 1;
 }
 
-def Tile_ActivationOp : Tile_Op<"activation"> {
-  let summary = "dst = func(src * scale)";
-  let arguments = (ins Tile_Func:$func, AnyStaticShapeMemRef:$src, AnyStaticShapeMemRef:$dst,
+def Tile_ActivationOp : Tile_Op<"activation", [AttrSizedOperandSegments]> {
+  let summary = "dst = func(src * scale + bias); sum[p, 0] = the sum of row p of the result, before dst's rounding";
+  let description = [{
+    `bias`, when present, is a [P, 1] tile added to row p after the scale; `sum`, when present, a [P, 1] f32 tile
+    that receives the row sums of the FP32 results (tsr::activation with ActivationOptions).
+  }];
+  let arguments = (ins Tile_Func:$func, AnyStaticShapeMemRef:$src, Optional<AnyStaticShapeMemRef>:$bias,
+                       AnyStaticShapeMemRef:$dst, Optional<AnyStaticShapeMemRef>:$sum,
                        DefaultValuedAttr<F32Attr, "1.0">:$scale);
-  let assemblyFormat = "$func $src `,` $dst attr-dict `:` type($src) `,` type($dst)";
+  let assemblyFormat = [{
+    $func $src (`bias` `(` $bias^ `:` type($bias) `)`)? `,` $dst (`sum` `(` $sum^ `:` type($sum) `)`)? attr-dict
+    `:` type($src) `,` type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TransposeOp : Tile_Op<"transpose"> {
+  let summary = "dst[f, p] = src[p, f] (tsr::transpose)";
+  let description = [{
+    src is an SBUF tile [P, F]; dst is [F, P], in PSUM (the NeuronCore's tensor engine; dst's element type src's or
+    f32) or in SBUF (a DMA transpose; a 2-byte element type, the same on both sides). A TPU runs it as an MXU
+    matmul with an identity matrix (tile-legalize-for-tpu).
+  }];
+  let arguments = (ins AnyStaticShapeMemRef:$src, AnyStaticShapeMemRef:$dst);
+  let assemblyFormat = "$src `,` $dst attr-dict `:` type($src) `,` type($dst)";
+  let hasVerifier = 1;
+}
+
+def Tile_FillWhereOp : Tile_Op<"fill_where"> {
+  let summary = "dst[p, f] = value where offset + partition * p + free * f <cmp> 0 (tsr::fill with a Position)";
+  let description = [{
+    The other elements keep their values. `free` is 1 or -1 and `cmp` a comparison, so the elements of a row that
+    are filled form at most two runs; `offset` may depend on loop indices. dst is an SBUF tile.
+  }];
+  let arguments = (ins Tile_Alu:$cmp, AnyStaticShapeMemRef:$dst, Index:$offset, F32Attr:$value, I64Attr:$partition,
+                       I64Attr:$free);
+  let assemblyFormat = "$cmp $dst `[` $offset `]` `,` $value attr-dict `:` type($dst)";
   let hasVerifier = 1;
 }
 

@@ -36,6 +36,9 @@ inline constexpr llvm::StringLiteral kTensorNameAttr = "tile.name";
 inline constexpr llvm::StringLiteral kOutputAttr = "tile.output";
 /// The module attribute naming the target a module was compiled for.
 inline constexpr llvm::StringLiteral kTargetAttr = "tessera.target";
+/// The module attribute (a unit) of a kernel that asks for list scheduling of its engines' streams
+/// (tsr::KernelInfo::scheduleInstructions): the pipeline runs nc-schedule-instructions on it.
+inline constexpr llvm::StringLiteral kScheduleAttr = "tile.schedule_instructions";
 /// Unit attributes of ops the kernel wrote at the tsr::isa level (see Tile.td): lowered to exactly one
 /// instruction; in a manual_sync scope, with no automatic semaphore waits.
 inline constexpr llvm::StringLiteral kIsaAttr = "tile.isa";

@@ -1,0 +1,225 @@
+//===- LegalizeForTpu.cpp - tile ops a TPU runs as several, rewritten in tile ops it runs as one -----------===//
+//
+// Three language-level ops have no single TPU TensorCore instruction. Before memory is allocated (so the tiles
+// they need get VMEM like any other), on a TPU target only:
+//  - tile.transpose becomes an MXU matmul of the source (the LHS, whose columns stream as rows) with an identity
+//    matrix (the weights): lhs^T @ I = src^T, exact (one product with 1.0 per element). The identity, one per
+//    element type and size, is made once at the kernel's entry: a zero fill and a tile.fill_where of the diagonal.
+//    The MXU accumulates in f32: a destination of another type (bf16 PSUM, an SBUF tile) gets an f32 accumulator
+//    of its own, copied into it.
+//  - tile.activation with a bias or row sums computes in an f32 tile: x * scale (a VPU unary op), + bias (a VPU
+//    binary op with the [P, 1] bias broadcast), func, the row sums of those f32 values (a VPU reduce), and a copy
+//    rounding into dst: the numerics of the NeuronCore's single activation instruction.
+//  - tile.matmul with an fp8 operand, on a TPU whose MXU takes no fp8 (tensor.peak_fp8_tflops = 0: v4, v5e,
+//    v5p): each fp8 tile a matmul reads gets a bf16 copy, refreshed after every op that writes the fp8 tile (or a
+//    slice of it), and the matmul reads the copy. fp8 values are exactly bf16 values, so the products are the
+//    same; it is what XLA does on these TPUs.
+// Test: compiler/test/Transforms/legalize-for-tpu.mlir
+//
+//===------------------------------------------------------------------------------------------------------===//
+
+#include "tessera/compiler/Dialect/Tile/TileDialect.h"
+#include "tessera/compiler/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <functional>
+#include <map>
+
+using namespace mlir;
+
+namespace tessera::compiler {
+namespace {
+
+MemRefType typeOf(Value v) { return llvm::cast<MemRefType>(v.getType()); }
+
+bool isFp8(Type t) { return t.isFloat8E4M3FN() || t.isFloat8E5M2(); }
+
+/// The alloc a tile value lives in (its own, or a view's source's), or null.
+tile::AllocOp rootOf(Value tile) {
+  while (Operation *def = tile.getDefiningOp()) {
+    if (auto alloc = llvm::dyn_cast<tile::AllocOp>(def)) return alloc;
+    auto view = llvm::dyn_cast<tile::ViewOp>(def);
+    if (!view) return {};
+    tile = view.getSource();
+  }
+  return {};
+}
+
+/// The tile an op writes (its destination), or null.
+Value writtenBy(Operation *op) {
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case<tile::LoadOp, tile::CopyOp, tile::BinaryOp, tile::ActivationOp, tile::ReduceOp, tile::MemsetOp,
+            tile::FillWhereOp, tile::TransposeOp>([](auto o) { return o.getDst(); })
+      .Default([](Operation *) { return Value(); });
+}
+
+class Legalizer {
+public:
+  Legalizer(func::FuncOp fn, const isa::Target &target) : fn_(fn), target_(target), b_(fn.getContext()) {}
+
+  LogicalResult run() {
+    llvm::SmallVector<Operation *> ops;
+    fn_.walk([&](Operation *op) {
+      if (llvm::isa<tile::TransposeOp, tile::ActivationOp, tile::MatmulOp>(op)) ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      LogicalResult done = llvm::TypeSwitch<Operation *, LogicalResult>(op)
+                               .Case([&](tile::TransposeOp o) { return transpose(o); })
+                               .Case([&](tile::ActivationOp o) { return activation(o); })
+                               .Case([&](tile::MatmulOp o) { return matmul(o); });
+      if (failed(done)) return failure();
+    }
+    return success();
+  }
+
+private:
+  tile::AllocOp alloc(Location loc, ArrayRef<int64_t> shape, Type element, tile::MemorySpace space,
+                      const std::string &name) {
+    return b_.create<tile::AllocOp>(loc, tile::tileType(b_.getContext(), shape, element, space),
+                                    b_.getStringAttr(name), IntegerAttr(), IntegerAttr(), UnitAttr());
+  }
+
+  /// The [n, n] identity of `element`, made at the kernel's entry the first time it is asked for.
+  Value identity(Location loc, Type element, int64_t n) {
+    auto key = std::pair{element.getAsOpaquePointer(), n};
+    if (auto it = identities_.find(key); it != identities_.end()) return it->second;
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(&fn_.getBody().front());
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    os << "identity_" << element << "_" << n;
+    Value id = alloc(loc, {n, n}, element, tile::MemorySpace::sbuf, os.str());
+    b_.create<tile::MemsetOp>(loc, id, b_.getF32FloatAttr(0.0f));
+    Value zero = b_.create<arith::ConstantIndexOp>(loc, 0);
+    b_.create<tile::FillWhereOp>(loc, tile::AluAttr::get(b_.getContext(), tile::Alu::is_equal), id, zero,
+                                 b_.getF32FloatAttr(1.0f), b_.getI64IntegerAttr(1), b_.getI64IntegerAttr(-1));
+    return identities_[key] = id;
+  }
+
+  LogicalResult transpose(tile::TransposeOp op) {
+    Location loc = op.getLoc();
+    Value src = op.getSrc(), dst = op.getDst();
+    Type element = typeOf(src).getElementType();
+    if (!element.isBF16() && !element.isF32())
+      return op.emitOpError() << "transposes " << typeOf(src) << " on a TPU, as an MXU matmul, which takes bf16 or f32";
+    const int64_t p = typeOf(src).getDimSize(0), f = typeOf(src).getDimSize(1);
+    Value id = identity(loc, element, p);
+    b_.setInsertionPoint(op);
+    const bool direct =
+        tile::memorySpaceOf(typeOf(dst)) == tile::MemorySpace::psum && typeOf(dst).getElementType().isF32();
+    Value acc = direct ? dst : alloc(loc, {f, p}, b_.getF32Type(), tile::MemorySpace::psum, "transposed").getResult();
+    b_.create<tile::MatmulOp>(loc, src, id, acc, /*accumulate=*/false);
+    if (!direct) b_.create<tile::CopyOp>(loc, acc, dst);
+    op->erase();
+    return success();
+  }
+
+  LogicalResult activation(tile::ActivationOp op) {
+    if (!op.getBias() && !op.getSum()) return success();
+    Location loc = op.getLoc();
+    b_.setInsertionPoint(op);
+    MemRefType type = typeOf(op.getSrc());
+    Value t = alloc(loc, type.getShape(), b_.getF32Type(), tile::MemorySpace::sbuf, "activated");
+    auto func = [&](tile::Func f) { return tile::FuncAttr::get(b_.getContext(), f); };
+    const bool biased = bool(op.getBias());
+    // x * scale (with the function too when there is no bias to add in between).
+    b_.create<tile::ActivationOp>(loc, func(biased ? tile::Func::identity : op.getFunc()), op.getSrc(), Value(), t,
+                                  Value(), op.getScaleAttr());
+    if (biased) {
+      b_.create<tile::BinaryOp>(loc, tile::AluAttr::get(b_.getContext(), tile::Alu::add), t, op.getBias(), t);
+      if (op.getFunc() != tile::Func::identity)
+        b_.create<tile::ActivationOp>(loc, func(op.getFunc()), t, Value(), t, Value(), b_.getF32FloatAttr(1.0f));
+    }
+    if (op.getSum())
+      b_.create<tile::ReduceOp>(loc, tile::AluAttr::get(b_.getContext(), tile::Alu::add), t, op.getSum());
+    b_.create<tile::CopyOp>(loc, t, op.getDst());
+    op->erase();
+    return success();
+  }
+
+  LogicalResult matmul(tile::MatmulOp op) {
+    if (target_.tensor.peakFp8Tflops > 0) return success();
+    for (OpOperand *use : {&op.getStationaryMutable(), &op.getMovingMutable()}) {
+      Value v = use->get();
+      if (!isFp8(typeOf(v).getElementType())) continue;
+      tile::AllocOp root = rootOf(v);
+      if (!root) return op.emitOpError() << "reads an fp8 tile that is not a tile.alloc or a view of one";
+      use->set(bf16Of(v, root));
+    }
+    return success();
+  }
+
+  /// The bf16 copy of fp8 tile (or view) `v` of allocation `root`.
+  Value bf16Of(Value v, tile::AllocOp root) {
+    if (auto it = copies_.find(v); it != copies_.end()) return it->second;
+    if (v == root.getResult()) {
+      b_.setInsertionPointAfter(root);
+      MemRefType t = root.getType();
+      std::string name = (root.getName() ? root.getName()->str() : std::string("t")) + "_bf16";
+      Value copy = alloc(root.getLoc(), t.getShape(), b_.getBF16Type(), tile::memorySpaceOf(t), name);
+      copies_[v] = copy;
+      refreshAfterWrites(root.getResult(), copy);
+      return copy;
+    }
+    auto view = v.getDefiningOp<tile::ViewOp>();
+    Value source = bf16Of(view.getSource(), root);
+    b_.setInsertionPointAfter(view);
+    MemRefType t = typeOf(view.getResult());
+    Value copy = b_.create<tile::ViewOp>(view.getLoc(),
+                                         tile::tileType(b_.getContext(), t.getShape(), b_.getBF16Type(),
+                                                        tile::memorySpaceOf(t)),
+                                         source, view.getOffset());
+    copies_[v] = copy;
+    return copy;
+  }
+
+  /// After every op that writes `tile` or a view of it: convert what it wrote into the same place of `copy`.
+  void refreshAfterWrites(Value tile, Value copy) {
+    llvm::SmallVector<std::pair<Operation *, Value>> writes;
+    std::function<void(Value)> collect = [&](Value t) {
+      for (Operation *user : t.getUsers()) {
+        if (auto view = llvm::dyn_cast<tile::ViewOp>(user)) collect(view.getResult());
+        else if (writtenBy(user) == t) writes.push_back({user, t});
+      }
+    };
+    collect(tile);
+    for (auto [writer, written] : writes) {
+      Value target = written == tile ? copy : bf16Of(written, rootOf(tile));
+      b_.setInsertionPointAfter(writer);
+      b_.create<tile::CopyOp>(writer->getLoc(), written, target);
+    }
+  }
+
+  func::FuncOp fn_;
+  const isa::Target &target_;
+  OpBuilder b_;
+  std::map<std::pair<const void *, int64_t>, Value> identities_;
+  llvm::DenseMap<Value, Value> copies_;
+};
+
+struct LegalizeForTpuPass : PassWrapper<LegalizeForTpuPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LegalizeForTpuPass)
+  StringRef getName() const override { return "LegalizeForTpu"; }
+  StringRef getArgument() const override { return "tile-legalize-for-tpu"; }
+  StringRef getDescription() const override {
+    return "Rewrite transposes, biased or summing activations and fp8 matmuls into tile ops a TPU runs as one";
+  }
+
+  void runOnOperation() override {
+    const isa::Target *target = targetOf(getOperation());
+    if (!target) return signalPassFailure();
+    if (!target->isTpu()) return;
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (failed(Legalizer(fn, *target).run())) return signalPassFailure();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createLegalizeForTpuPass() { return std::make_unique<LegalizeForTpuPass>(); }
+
+} // namespace tessera::compiler

@@ -1,0 +1,135 @@
+// tile-legalize-for-tpu: the language-level ops a TPU TensorCore has no one instruction for become tile ops it
+// has, before allocation; on a NeuronCore the pass changes nothing.
+// RUN: tessera-opt %s -split-input-file -verify-diagnostics -tile-legalize-for-tpu | FileCheck %s
+
+// A transpose is an MXU matmul with an identity made once at the kernel's entry (zeros, then the diagonal);
+// into an f32 PSUM tile the matmul writes it directly, into a bf16 one (or SBUF) through an f32 accumulator and a
+// copy. Both transposes of bf16 [128, 64] tiles share the one bf16 [128, 128] identity.
+module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @transposes
+  // CHECK-NEXT: %[[ID:.*]] = tile.alloc {name = "identity_bf16_128"} : memref<128x128xbf16, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.memset %[[ID]], 0.000000e+00
+  // CHECK: tile.fill_where is_equal %[[ID]][%{{.*}}], 1.000000e+00 {free = -1 : i64, partition = 1 : i64}
+  // CHECK: %[[X:.*]] = tile.alloc {name = "x"}
+  // CHECK: %[[F:.*]] = tile.alloc {name = "f"}
+  // CHECK: %[[B:.*]] = tile.alloc {name = "b"}
+  // CHECK-NOT: tile.transpose
+  // CHECK: tile.matmul %[[X]], %[[ID]], %[[F]] : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x128xbf16, #tile.space<sbuf>>, memref<64x128xf32, #tile.space<psum>>
+  // CHECK-NEXT: %[[ACC:.*]] = tile.alloc {name = "transposed"} : memref<64x128xf32, #tile.space<psum>>
+  // CHECK-NEXT: tile.matmul %[[X]], %[[ID]], %[[ACC]]
+  // CHECK-NEXT: tile.copy %[[ACC]], %[[B]] : memref<64x128xf32, #tile.space<psum>>, memref<64x128xbf16, #tile.space<psum>>
+  func.func @transposes() {
+    %x = tile.alloc {name = "x"} : memref<128x64xbf16, #tile.space<sbuf>>
+    %f = tile.alloc {name = "f"} : memref<64x128xf32, #tile.space<psum>>
+    %b = tile.alloc {name = "b"} : memref<64x128xbf16, #tile.space<psum>>
+    tile.memset %x, 1.0 : memref<128x64xbf16, #tile.space<sbuf>>
+    tile.transpose %x, %f : memref<128x64xbf16, #tile.space<sbuf>>, memref<64x128xf32, #tile.space<psum>>
+    tile.transpose %x, %b : memref<128x64xbf16, #tile.space<sbuf>>, memref<64x128xbf16, #tile.space<psum>>
+    return
+  }
+}
+
+// -----
+
+// An activation with a bias and row sums: in f32, x * scale, + bias, func, the sums of those values, then the
+// copy that rounds into dst.
+module attributes {tessera.target = "tpu-v6e"} {
+  // CHECK-LABEL: func.func @activation
+  // CHECK: %[[T:.*]] = tile.alloc {name = "activated"} : memref<128x256xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.activation identity %[[S:.*]], %[[T]] {scale = 1.250000e-01 : f32}
+  // CHECK-NEXT: tile.binary add %[[T]], %[[BIAS:.*]], %[[T]]
+  // CHECK-NEXT: tile.activation exp %[[T]], %[[T]] :
+  // CHECK-NEXT: tile.reduce add %[[T]], %[[SUM:.*]] :
+  // CHECK-NEXT: tile.copy %[[T]], %[[P:.*]] : memref<128x256xf32, #tile.space<sbuf>>, memref<128x256xbf16, #tile.space<sbuf>>
+  // CHECK-NOT: bias(
+  // Without a bias the function is applied with the scale, straight into the f32 tile.
+  // CHECK: tile.activation exp %[[S]], %[[U:.*]] {scale = 2.000000e+00 : f32}
+  // CHECK-NEXT: tile.reduce add %[[U]], %[[SUM]]
+  // CHECK-NEXT: tile.copy %[[U]], %[[P]]
+  func.func @activation() {
+    %s = tile.alloc : memref<128x256xf32, #tile.space<psum>>
+    %bias = tile.alloc : memref<128x1xf32, #tile.space<sbuf>>
+    %sum = tile.alloc : memref<128x1xf32, #tile.space<sbuf>>
+    %p = tile.alloc : memref<128x256xbf16, #tile.space<sbuf>>
+    tile.activation exp %s bias(%bias : memref<128x1xf32, #tile.space<sbuf>>), %p sum(%sum : memref<128x1xf32, #tile.space<sbuf>>) {scale = 0.125 : f32} : memref<128x256xf32, #tile.space<psum>>, memref<128x256xbf16, #tile.space<sbuf>>
+    tile.activation exp %s, %p sum(%sum : memref<128x1xf32, #tile.space<sbuf>>) {scale = 2.0 : f32} : memref<128x256xf32, #tile.space<psum>>, memref<128x256xbf16, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// fp8 matmul operands on a TPU without an fp8 MXU (v5e): a bf16 copy of each fp8 tile, refreshed after each write
+// (a load into a slice refreshes that slice), and the matmul reads the copies.
+module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @fp8_matmul
+  // CHECK: %[[A:.*]] = tile.alloc {name = "a"} : memref<128x128xf8E4M3FN, #tile.space<sbuf>>
+  // CHECK-NEXT: %[[A16:.*]] = tile.alloc {name = "a_bf16"} : memref<128x128xbf16, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.load %{{.*}}, %[[A]]
+  // CHECK-NEXT: tile.copy %[[A]], %[[A16]] : memref<128x128xf8E4M3FN, #tile.space<sbuf>>, memref<128x128xbf16, #tile.space<sbuf>>
+  // CHECK: %[[B:.*]] = tile.alloc {name = "b"} : memref<128x512xf8E4M3FN, #tile.space<sbuf>>
+  // CHECK-NEXT: %[[B16:.*]] = tile.alloc {name = "b_bf16"}
+  // CHECK-NEXT: %[[W:.*]] = tile.view %[[B]][%{{.*}}]
+  // CHECK-NEXT: %[[W16:.*]] = tile.view %[[B16]][%{{.*}}] : memref<128x512xbf16, #tile.space<sbuf>> to memref<128x256xbf16, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.load %{{.*}}, %[[W]]
+  // CHECK-NEXT: tile.copy %[[W]], %[[W16]]
+  // CHECK: tile.matmul %[[A16]], %[[B16]], %{{.*}} : memref<128x128xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>
+  func.func @fp8_matmul(%x: memref<128x128xf8E4M3FN>, %y: memref<128x512xf8E4M3FN>) {
+    %c0 = arith.constant 0 : index
+    %c256 = arith.constant 256 : index
+    %a = tile.alloc {name = "a"} : memref<128x128xf8E4M3FN, #tile.space<sbuf>>
+    tile.load %x[%c0, %c0], %a : memref<128x128xf8E4M3FN>, memref<128x128xf8E4M3FN, #tile.space<sbuf>>
+    %b = tile.alloc {name = "b"} : memref<128x512xf8E4M3FN, #tile.space<sbuf>>
+    %w = tile.view %b[%c0] : memref<128x512xf8E4M3FN, #tile.space<sbuf>> to memref<128x256xf8E4M3FN, #tile.space<sbuf>>
+    tile.load %y[%c0, %c0], %w : memref<128x512xf8E4M3FN>, memref<128x256xf8E4M3FN, #tile.space<sbuf>>
+    %w2 = tile.view %b[%c256] : memref<128x512xf8E4M3FN, #tile.space<sbuf>> to memref<128x256xf8E4M3FN, #tile.space<sbuf>>
+    tile.load %y[%c0, %c256], %w2 : memref<128x512xf8E4M3FN>, memref<128x256xf8E4M3FN, #tile.space<sbuf>>
+    %acc = tile.alloc : memref<128x512xf32, #tile.space<psum>>
+    tile.matmul %a, %b, %acc : memref<128x128xf8E4M3FN, #tile.space<sbuf>>, memref<128x512xf8E4M3FN, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
+    return
+  }
+}
+
+// -----
+
+// Where the MXU takes fp8 (v6e), and on a NeuronCore, nothing changes.
+module attributes {tessera.target = "tpu-v6e"} {
+  // CHECK-LABEL: func.func @fp8_on_v6e
+  // CHECK-NOT: bf16
+  // CHECK: tile.matmul %{{.*}}, %{{.*}}, %{{.*}} : memref<128x128xf8E4M3FN
+  func.func @fp8_on_v6e() {
+    %a = tile.alloc : memref<128x128xf8E4M3FN, #tile.space<sbuf>>
+    tile.memset %a, 1.0 : memref<128x128xf8E4M3FN, #tile.space<sbuf>>
+    %acc = tile.alloc : memref<128x128xf32, #tile.space<psum>>
+    tile.matmul %a, %a, %acc : memref<128x128xf8E4M3FN, #tile.space<sbuf>>, memref<128x128xf8E4M3FN, #tile.space<sbuf>>, memref<128x128xf32, #tile.space<psum>>
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @neuroncore
+  // CHECK-NEXT: tile.alloc
+  // CHECK-NEXT: tile.alloc
+  // CHECK-NEXT: tile.transpose
+  func.func @neuroncore() {
+    %x = tile.alloc : memref<128x64xbf16, #tile.space<sbuf>>
+    %f = tile.alloc : memref<64x128xf32, #tile.space<psum>>
+    tile.transpose %x, %f : memref<128x64xbf16, #tile.space<sbuf>>, memref<64x128xf32, #tile.space<psum>>
+    return
+  }
+}
+
+// -----
+
+// The MXU transposes bf16 and f32 tiles only.
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @f16_transpose() {
+    %x = tile.alloc : memref<128x64xf16, #tile.space<sbuf>>
+    %f = tile.alloc : memref<64x128xf32, #tile.space<psum>>
+    // expected-error@+1 {{'tile.transpose' op transposes 'memref<128x64xf16, #tile.space<sbuf>>' on a TPU, as an MXU matmul, which takes bf16 or f32}}
+    tile.transpose %x, %f : memref<128x64xf16, #tile.space<sbuf>>, memref<64x128xf32, #tile.space<psum>>
+    return
+  }
+}

@@ -1,0 +1,199 @@
+// attention_fwd: O = softmax(scale * Q K^T) V per head, bf16 in and out, FP32 statistics (flash attention's forward
+// pass, as NKI's flash_fwd and the Neuron library's attention kernel compute it). H heads (batch x heads), S
+// tokens, head dimension D <= 128. The layout is NKI's: q_t and k_t hold each head's Q and K transposed ([D, S]
+// at rows h * D), v and o each head's [S, D] at rows h * S, so that the scores matmul contracts over D on the
+// partitions with no transpose of its inputs.
+//
+// Per head, Q^T, K^T and V stay in SBUF (loaded once, in 512-column chunks side by side). Per query tile of 128
+// rows and per section of `bk` keys (the online softmax's block):
+//  1. the scores S = Q K^T, 512 keys per matmul (one PSUM bank), each copied to SBUF as bf16, so the tensor engine
+//     can go on while the row statistics are taken from SBUF (the Vector, Scalar or GpSimd engine);
+//  2. the row maximum m over the section (a running maximum across sections), then
+//     P = exp(scale * S - scale * m) with its row sums, one activation per 1024 keys (tsr::activation with a bias
+//     and row sums: one Scalar-engine instruction on a NeuronCore);
+//  3. P's 128 x 128 blocks transposed, so the keys land on partitions for the second matmul: `te` of every 8 on the
+//     tensor engine (side by side into one PSUM bank, then one copy to SBUF), the rest as DMA transposes straight
+//     into SBUF, which frees the copy's engines and the tensor engine for the matmuls;
+//  4. O += P V, the whole section accumulating in one PSUM bank; with several sections, the running O and the row
+//     sums l are rescaled by exp(scale * (m_old - m_new)) as flash attention does;
+//  5. O / l, rounded to bf16 and stored.
+// The causal mask (scalar parameter causal=1) sets the scores of keys after their query to -inf in SBUF (a fill by
+// position), block by block; the blocks above the diagonal are computed and masked, not skipped (the DSL's loops
+// have constant trip counts: a key loop whose length follows the query tile is not expressible), so a causal run
+// takes as long as a full one. The instruction streams are list-scheduled (KernelInfo::scheduleInstructions):
+// steps of different query tiles and sections overlap without hand software-pipelining.
+//
+// Shapes: S a multiple of 512, bk (kernel parameter, capped at S) a multiple of 512 that divides S, D <= 128.
+// Scalar parameter scale: 0 (the default) means 1 / sqrt(D).
+
+#include "tessera/dsl/tsr.h"
+#include "tessera/isa/NumberFormats.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace {
+
+using namespace tsr;
+using tessera::isa::roundTo;
+
+constexpr const char *kName = "attention_fwd";
+/// Keys per scores matmul: one PSUM bank of FP32.
+constexpr int64_t kScoreKeys = tile_size::psum_fmax;
+/// Keys per exponential and per group of transposes (8 blocks of 128, one PSUM bank of bf16).
+constexpr int64_t kGroupKeys = 1024;
+constexpr int64_t kBlock = tile_size::pmax;
+
+/// The softmax scale: the scalar parameter, or 1 / sqrt(D) when it is 0.
+float scaleOf(const Params &p) {
+  const double scale = p.scalar("scale");
+  return scale == 0.0 ? static_cast<float>(1.0 / std::sqrt(double(p["D"]))) : static_cast<float>(scale);
+}
+
+/// Keys per section of the online softmax: the kernel parameter, capped at S.
+int64_t sectionOf(const Params &p) { return std::min(p["bk"], p["S"]); }
+
+const Registration registration{{
+    .name = kName,
+    .summary = "flash-attention forward, softmax(scale Q K^T) V per head, q_t/k_t [H*D, S], v/o [H*S, D], bf16, "
+               "FP32 statistics; causal=1 masks later keys; te=transposes of 8 on the tensor engine (NeuronCore)",
+    .params = {{"H", 1}, {"S", 512}, {"D", 128}},
+    .kernelParams = {{"bk", 4096}, {"te", 5}},
+    .scalarParams = {{"causal", 0.0}, {"scale", 0.0}},
+    .signature =
+        [](const Params &p) {
+          const int64_t H = p["H"], S = p["S"], D = p["D"], bk = sectionOf(p);
+          require(S % kScoreKeys == 0, fmt::format("{}: S={} must be a multiple of 512", kName, S));
+          require(D <= tile_size::pmax, fmt::format("{}: head dimension D={} must be at most 128", kName, D));
+          require(bk % kScoreKeys == 0 && S % bk == 0,
+                  fmt::format("{}: block bk={} must be a multiple of 512 that divides S={}", kName, bk, S));
+          require(p["te"] <= 8, fmt::format("{}: te={} counts transposes of every 8: 1 to 8", kName, p["te"]));
+          const double causal = p.scalar("causal");
+          require(causal == 0.0 || causal == 1.0, fmt::format("{}: causal must be 0 or 1, not {}", kName, causal));
+          return std::vector<TensorSpec>{input("q_t", {H * D, S}, bf16), input("k_t", {H * D, S}, bf16),
+                                         input("v", {H * S, D}, bf16), output("o", {H * S, D}, bf16)};
+        },
+    .body = body([](const Params &p, Hbm q_t, Hbm k_t, Hbm v, Hbm o) {
+      const int64_t S = q_t.dim(1), D = v.dim(1), H = v.dim(0) / S, bk = sectionOf(p);
+      const int64_t group = std::min(kGroupKeys, bk), groups = bk / group, blocks = group / kBlock;
+      const int64_t tensorTransposes = p["te"], sections = S / bk;
+      const bool causal = p.scalar("causal") == 1.0;
+      const float scale = scaleOf(p);
+      const Tile negScale = full(f32, {kBlock, 1}, -scale);
+      for (auto h : affine_range(H)) {
+        // The head's Q^T, K^T and V, resident: V's 128-key block c is vs's columns [c * D, (c + 1) * D).
+        Tile qs = ndarray<bf16>({D, S}), ks = ndarray<bf16>({D, S}), vs = ndarray<bf16>({kBlock, S / kBlock * D});
+        for (auto c : affine_range(S / kScoreKeys)) {
+          load(ks.slice(c * kScoreKeys, kScoreKeys), k_t.window(h * D, c * kScoreKeys, {D, kScoreKeys}));
+          load(qs.slice(c * kScoreKeys, kScoreKeys), q_t.window(h * D, c * kScoreKeys, {D, kScoreKeys}));
+        }
+        for (auto c : affine_range(S / kBlock)) load(vs.slice(c * D, D), v.window(h * S + c * kBlock, 0, {kBlock, D}));
+        for (auto qi : affine_range(S / kBlock)) {
+          const Tile qT = qs.slice(qi * kBlock, kBlock);
+          // The running statistics across sections: the row maximum (raw scores), the row sums, and O. With one
+          // section there is nothing to rescale: the section's own statistics are the result's.
+          const bool online = sections > 1;
+          Tile m = full(f32, {kBlock, 1}, -std::numeric_limits<float>::infinity());
+          Tile l = zeros<f32>({kBlock, 1});
+          Tile acc = online ? zeros<f32>({kBlock, D}) : m;
+          for (auto sec : affine_range(sections)) {
+            // 1. Scores, copied to SBUF (bf16), masked when causal.
+            Tile scores = ndarray<f32>({kBlock, bk});
+            for (auto kb : affine_range(bk / kScoreKeys)) {
+              Tile s = psum<f32>({kBlock, kScoreKeys});
+              s += matmul(qT, ks.slice(sec * bk + kb * kScoreKeys, kScoreKeys));
+              Tile chunk = scores.slice(kb * kScoreKeys, kScoreKeys);
+              assign(chunk, s);
+              // key (sec * bk + kb * 512 + f) after query (qi * 128 + p): f - p + offset > 0.
+              if (causal)
+                fill(chunk, -std::numeric_limits<float>::infinity(),
+                     {.partition = -1, .free = 1, .offset = sec * bk + kb * kScoreKeys - qi * kBlock,
+                      .cmp = op::greater});
+            }
+            // 2. The running maximum and the exponentials with their row sums.
+            Tile mNew = online ? maximum(m, max(scores)) : max(scores);
+            Tile bias = mNew * negScale; // -scale * max
+            Tile alpha = online ? activation(act::exp, m, {.bias = bias, .scale = scale}) // exp(scale (m_old - m_new))
+                                : m;
+            if (online) assign(m, mNew);
+            Tile probs = ndarray<bf16>({kBlock, bk});
+            // P^T, block by block: the section's tile (not a group's), so that the DMA transposes of four sections
+            // can be in flight at once (a loop's tiles rotate through four copies).
+            Tile probsTAll = ndarray<bf16>({kBlock, bk});
+            Tile sums = ndarray<f32>({kBlock, groups});
+            // 3. The transposes of P's 128 x 128 blocks (keys on partitions) and 4. O += P V in one PSUM bank.
+            Tile pv = psum<f32>({kBlock, D});
+            for (auto g : affine_range(groups)) {
+              activation(probs.slice(g * group, group), act::exp, scores.slice(g * group, group),
+                         {.bias = bias, .scale = scale, .sum = sums.slice(g, 1)});
+              Tile viaTensor = ndarray(bf16, {kBlock, group}, buffer::psum);
+              Tile probsT = probsTAll.slice(g * group, group);
+              const int64_t onTensor = std::min(tensorTransposes, blocks);
+              for (int64_t b = 0; b < blocks; ++b) {
+                const Tile block = probs.slice(g * group + b * kBlock, kBlock);
+                if (b < onTensor) transpose(viaTensor.slice(b * kBlock, kBlock), block);
+                else transpose(probsT.slice(b * kBlock, kBlock), block);
+              }
+              assign(probsT.slice(0, onTensor * kBlock), viaTensor.slice(0, onTensor * kBlock));
+              for (int64_t b = 0; b < blocks; ++b)
+                pv += matmul(probsT.slice(b * kBlock, kBlock),
+                             vs.slice((sec * (bk / kBlock) + g * blocks + b) * D, D));
+            }
+            if (!online) { // 5. O / l, from the one section
+              store(o.window(h * S + qi * kBlock, 0, {kBlock, D}), copy<bf16>(pv / sum(sums)));
+              continue;
+            }
+            // The section's contribution, with the old statistics rescaled.
+            l *= alpha;
+            l += sum(sums);
+            acc *= alpha;
+            acc += pv;
+          }
+          // 5. O / l.
+          if (online) store(o.window(h * S + qi * kBlock, 0, {kBlock, D}), copy<bf16>(acc / l));
+        }
+      }
+    }),
+    .reference =
+        [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
+          // Naive attention in double: every score, the row's softmax, then P V. The one rounding it shares with the
+          // kernel is P's to bf16, the second matmul's operand (as mlp's reference rounds its hidden activations):
+          // without it, a short causal row (a few keys, each weighing much) differs from the exact result by up to
+          // 2% in this input range, above the bf16 output's tolerance; the row sums are of the unrounded P, as the
+          // kernel's are.
+          const int64_t H = p["H"], S = p["S"], D = p["D"];
+          const bool causal = p.scalar("causal") == 1.0;
+          const double scale = scaleOf(p);
+          const HostTensor &qT = in[0], &kT = in[1], &v = in[2];
+          std::vector<double> scores(S);
+          for (int64_t h = 0; h < H; ++h)
+            for (int64_t i = 0; i < S; ++i) {
+              const int64_t keys = causal ? i + 1 : S;
+              double mx = -std::numeric_limits<double>::infinity();
+              for (int64_t j = 0; j < keys; ++j) {
+                double s = 0;
+                for (int64_t d = 0; d < D; ++d) s += double(qT[(h * D + d) * S + i]) * kT[(h * D + d) * S + j];
+                scores[j] = scale * s;
+                mx = std::max(mx, scores[j]);
+              }
+              double total = 0;
+              for (int64_t j = 0; j < keys; ++j) {
+                const double p = std::exp(scores[j] - mx);
+                total += p;
+                scores[j] = roundTo(bf16, static_cast<float>(p));
+              }
+              for (int64_t d = 0; d < D; ++d) {
+                double o = 0;
+                for (int64_t j = 0; j < keys; ++j) o += scores[j] * v[(h * S + j) * D + d];
+                out[0][(h * S + i) * D + d] = static_cast<float>(o / total);
+              }
+            }
+        },
+    .scheduleInstructions = true,
+}};
+
+} // namespace
