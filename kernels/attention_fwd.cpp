@@ -6,7 +6,7 @@
 //
 // Per head, Q^T, K^T and V stay in SBUF (loaded once, in 512-column chunks side by side). Per query tile of 128
 // rows and per section of `bk` keys (the online softmax's block):
-//  1. the scores S = Q K^T, 512 keys per matmul (one PSUM bank), each copied to SBUF as bf16, so the tensor engine
+//  1. the scores S = Q K^T, 512 keys per matmul (one PSUM bank), each copied to SBUF (FP32), so the tensor engine
 //     can go on while the row statistics are taken from SBUF (the Vector, Scalar or GpSimd engine);
 //  2. the row maximum m over the section (a running maximum across sections), then
 //     P = exp(scale * S - scale * m) with its row sums, one activation per 1024 keys (tsr::activation with a bias
@@ -101,7 +101,7 @@ const Registration registration{{
           Tile l = zeros<f32>({kBlock, 1});
           Tile acc = online ? zeros<f32>({kBlock, D}) : m;
           for (auto sec : affine_range(sections)) {
-            // 1. Scores, copied to SBUF (bf16), masked when causal.
+            // 1. Scores, copied to SBUF (FP32), masked when causal.
             Tile scores = ndarray<f32>({kBlock, bk});
             for (auto kb : affine_range(bk / kScoreKeys)) {
               Tile s = psum<f32>({kBlock, kScoreKeys});
