@@ -87,7 +87,15 @@ HbmTile Hbm::tile(const Index &i, const Index &j, Shape size, std::source_locati
 }
 
 HbmTile Hbm::window(const Index &row, const Index &col, Shape size, std::source_location loc) const {
+  return window(row, col, std::move(size), Shape{1, 1}, loc);
+}
+
+HbmTile Hbm::window(const Index &row, const Index &col, Shape size, Shape step, std::source_location loc) const {
   const graph::TensorArg &t = tensorOf(tensor_, loc);
+  if (step.size() != 2 || step[0] < 1 || step[1] < 1)
+    throw tessera::Error(fmt::format("{}: window steps [{}] must be two positive numbers (rows, columns)", t.name,
+                                     fmt::join(step, ", ")),
+                         toLoc(loc));
   if (t.shape.size() != 2 || size.size() != 2)
     throw tessera::Error(fmt::format("{}: windows are 2-D in this version (tensor is [{}], window [{}])", t.name,
                                      fmt::join(t.shape, ", "), fmt::join(size, ", ")),
@@ -101,13 +109,17 @@ HbmTile Hbm::window(const Index &row, const Index &col, Shape size, std::source_
       throw tessera::Error(fmt::format("{}: window size [{}] must be positive", t.name, fmt::join(size, ", ")),
                            toLoc(loc));
     auto [lo, hi] = range(offsets[d]->expr(), loc);
-    if (lo < 0 || hi + size[d] > t.shape[d])
-      throw tessera::Error(fmt::format("{}: window [{}] at offsets from {} to {} along dimension {} leaves the "
+    const int64_t extent = (size[d] - 1) * step[d] + 1; // elements from the window's first to its last
+    if (lo < 0 || hi + extent > t.shape[d])
+      throw tessera::Error(fmt::format("{}: window [{}]{} at offsets from {} to {} along dimension {} leaves the "
                                        "tensor [{}]",
-                                       t.name, fmt::join(size, ", "), lo, hi, d, fmt::join(t.shape, ", ")),
+                                       t.name, fmt::join(size, ", "),
+                                       step[d] == 1 ? std::string{} : fmt::format(" with step {}", step[d]), lo, hi,
+                                       d, fmt::join(t.shape, ", ")),
                            toLoc(loc), "the tensor's shape must be a multiple of the tile size");
     w.offsets.push_back(offsets[d]->expr());
   }
+  if (step[0] != 1 || step[1] != 1) w.steps = step;
   return HbmTile(std::move(w));
 }
 

@@ -266,13 +266,16 @@ std::optional<std::pair<int64_t, int64_t>> rangeOf(Value v) {
 }
 
 /// Fails (with an error at `op`) if the window of `tileType` at `indices` can leave `tensor` in some iteration.
-LogicalResult checkWindow(Operation *op, Value tensor, ValueRange indices, MemRefType tileType) {
+LogicalResult checkWindow(Operation *op, Value tensor, ValueRange indices, MemRefType tileType,
+                          llvm::ArrayRef<int64_t> steps) {
   auto t = cast<MemRefType>(tensor.getType());
   for (int64_t d = 0; d < t.getRank(); ++d) {
     auto range = rangeOf(indices[d]);
     if (!range) continue;
-    if (range->first < 0 || range->second + tileType.getDimSize(d) > t.getDimSize(d))
-      return op->emitOpError() << "window of " << tileType.getDimSize(d) << " elements at offsets "
+    const int64_t extent = (tileType.getDimSize(d) - 1) * steps[d] + 1;
+    if (range->first < 0 || range->second + extent > t.getDimSize(d))
+      return op->emitOpError() << "window of " << tileType.getDimSize(d) << " elements (step " << steps[d]
+                               << ") at offsets "
                                << range->first << ".." << range->second << " of dimension " << d
                                << " leaves the tensor (size " << t.getDimSize(d) << ")";
   }
@@ -376,8 +379,10 @@ private:
   }
 
   LogicalResult lower(Operation *op) {
-    if (auto o = dyn_cast<tile::LoadOp>(op)) return dma(o, o.getSrc(), o.getIndices(), o.getDst(), true);
-    if (auto o = dyn_cast<tile::StoreOp>(op)) return dma(o, o.getDst(), o.getIndices(), o.getSrc(), false);
+    if (auto o = dyn_cast<tile::LoadOp>(op))
+      return dma(o, o.getSrc(), o.getIndices(), o.getSteps(), o.getDst(), true);
+    if (auto o = dyn_cast<tile::StoreOp>(op))
+      return dma(o, o.getDst(), o.getIndices(), o.getSteps(), o.getSrc(), false);
     if (auto o = dyn_cast<tile::MatmulOp>(op)) return matmul(o);
     if (auto o = dyn_cast<tile::BinaryOp>(op)) return binary(o);
     if (auto o = dyn_cast<tile::ActivationOp>(op)) return activation(o);
@@ -390,13 +395,16 @@ private:
     return op->emitOpError("has no host lowering");
   }
 
-  LogicalResult dma(Operation *op, Value tensor, ValueRange indices, Value tile, bool load) {
+  LogicalResult dma(Operation *op, Value tensor, ValueRange indices, std::optional<llvm::ArrayRef<int64_t>> steps,
+                    Value tile, bool load) {
     auto tileType = cast<MemRefType>(tile.getType());
-    if (failed(checkWindow(op, tensor, indices, tileType))) return failure();
+    const llvm::SmallVector<int64_t, 2> step = steps ? llvm::SmallVector<int64_t, 2>(*steps)
+                                                     : llvm::SmallVector<int64_t, 2>(tileType.getRank(), 1);
+    if (failed(checkWindow(op, tensor, indices, tileType, step))) return failure();
     llvm::SmallVector<OpFoldResult> offsets(indices.begin(), indices.end()), sizes, strides;
-    for (int64_t size : tileType.getShape()) {
+    for (auto [size, s] : llvm::zip(tileType.getShape(), step)) {
       sizes.push_back(b_.getIndexAttr(size));
-      strides.push_back(b_.getIndexAttr(1));
+      strides.push_back(b_.getIndexAttr(s));
     }
     Value window = b_.create<memref::SubViewOp>(op->getLoc(), tensor, offsets, sizes, strides);
     if (load) b_.create<linalg::CopyOp>(op->getLoc(), window, tile);

@@ -58,6 +58,11 @@ private:
     return sum;
   }
 
+  /// A strided window's steps, as the DMA op's `steps` attribute; none for a window of unit steps.
+  DenseI64ArrayAttr steps(const graph::HbmWindow &w) {
+    return w.strided() ? b_.getDenseI64ArrayAttr(w.steps) : DenseI64ArrayAttr();
+  }
+
   llvm::SmallVector<Value> indices(const graph::HbmWindow &w) {
     llvm::SmallVector<Value> r;
     for (const graph::IndexExpr &e : w.offsets) r.push_back(index(e));
@@ -104,9 +109,9 @@ private:
     Value dst = op.dst >= 0 ? buffers_.at(op.dst) : Value();
     switch (op.kind) {
     case graph::OpKind::Load:
-      return b_.create<tile::LoadOp>(l, fn_.getArgument(op.hbm.tensor), indices(op.hbm), dst);
+      return b_.create<tile::LoadOp>(l, fn_.getArgument(op.hbm.tensor), indices(op.hbm), dst, steps(op.hbm));
     case graph::OpKind::Store:
-      return b_.create<tile::StoreOp>(l, src(0), fn_.getArgument(op.hbm.tensor), indices(op.hbm));
+      return b_.create<tile::StoreOp>(l, src(0), fn_.getArgument(op.hbm.tensor), indices(op.hbm), steps(op.hbm));
     case graph::OpKind::Matmul:
       return b_.create<tile::MatmulOp>(l, src(0), src(1), dst, op.accumulate);
     case graph::OpKind::Binary:

@@ -210,14 +210,14 @@ isa::Instruction TileUnroller::transferInstruction(Operation *op, isa::Opcode op
   i.op = opcode;
   if (auto load = llvm::dyn_cast<tile::LoadOp>(op)) {
     Buffer &b = written(load.getDst());
-    i.src0 = hbmPattern(load.getSrc(), load.getIndices(), b);
+    i.src0 = hbmPattern(load.getSrc(), load.getIndices(), load.getSteps(), b);
     i.dst = b.pattern();
     return i;
   }
   auto store = llvm::cast<tile::StoreOp>(op);
   Buffer &b = read(store.getSrc());
   i.src0 = b.pattern();
-  i.dst = hbmPattern(store.getDst(), store.getIndices(), b);
+  i.dst = hbmPattern(store.getDst(), store.getIndices(), store.getSteps(), b);
   return i;
 }
 
@@ -258,18 +258,20 @@ unsigned TileUnroller::nextDmaQueue(const isa::Instruction &transfer) {
   return nextLoadQueue_++ % loadQueues;
 }
 
-isa::AccessPattern TileUnroller::hbmPattern(Value hbm, ValueRange indices, const Buffer &b) const {
+isa::AccessPattern TileUnroller::hbmPattern(Value hbm, ValueRange indices,
+                                            std::optional<llvm::ArrayRef<int64_t>> steps, const Buffer &b) const {
   auto hbmType = llvm::cast<MemRefType>(hbm.getType());
   isa::AccessPattern h;
   h.space = isa::MemSpace::Hbm;
   h.dtype = b.dtype;
   h.tensor = static_cast<int32_t>(llvm::cast<BlockArgument>(hbm).getArgNumber());
   h.partitions = static_cast<uint32_t>(b.partitions);
-  h.partitionStride = hbmType.getDimSize(1);
+  const int64_t rowStep = steps ? (*steps)[0] : 1, colStep = steps ? (*steps)[1] : 1;
+  h.partitionStride = hbmType.getDimSize(1) * rowStep;
   h.offset = value(indices[0]) * hbmType.getDimSize(1) + value(indices[1]);
   h.freeRank = 1;
   h.sizes[0] = b.freeSize;
-  h.strides[0] = 1;
+  h.strides[0] = colStep;
   return h;
 }
 

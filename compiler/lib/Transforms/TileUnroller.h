@@ -110,7 +110,9 @@ private:
   mlir::LogicalResult alloc(tile::AllocOp o);
   mlir::LogicalResult view(tile::ViewOp o);
   /// The HBM side of a transfer between kernel tensor `hbm`, from element `indices`, and buffer `b`.
-  isa::AccessPattern hbmPattern(mlir::Value hbm, mlir::ValueRange indices, const Buffer &b) const;
+  /// The HBM side of a DMA: the window at `indices` of `hbm`, strided by `steps` (rows, columns) when given.
+  isa::AccessPattern hbmPattern(mlir::Value hbm, mlir::ValueRange indices,
+                                std::optional<llvm::ArrayRef<int64_t>> steps, const Buffer &b) const;
 
   llvm::DenseMap<mlir::Value, int64_t> ints_;
   llvm::DenseMap<mlir::Value, Buffer> buffers_;

@@ -65,7 +65,8 @@ LogicalResult checkTile(Operation *op, Value v, StringRef role) {
 }
 
 /// Checks a DMA between an HBM window and a tile.
-LogicalResult checkDma(Operation *op, Value hbm, ValueRange indices, Value tile) {
+LogicalResult checkDma(Operation *op, Value hbm, ValueRange indices, Value tile,
+                       std::optional<llvm::ArrayRef<int64_t>> steps) {
   if (onChip(hbm)) return op->emitOpError() << "expects an HBM tensor, got " << hbm.getType();
   if (failed(checkTile(op, tile, "the tile"))) return failure();
   MemRefType h = typeOf(hbm), t = typeOf(tile);
@@ -75,9 +76,14 @@ LogicalResult checkDma(Operation *op, Value hbm, ValueRange indices, Value tile)
   if (h.getElementType() != t.getElementType())
     return op->emitOpError() << "element types differ: " << h.getElementType() << " in HBM, " << t.getElementType()
                              << " on chip (DMA does not convert)";
-  for (int d = 0; d < h.getRank(); ++d)
-    if (t.getDimSize(d) > h.getDimSize(d))
-      return op->emitOpError() << "tile " << t << " is larger than the tensor " << h;
+  if (steps && (steps->size() != 2 || llvm::any_of(*steps, [](int64_t s) { return s < 1; })))
+    return op->emitOpError() << "expects two positive steps (rows, columns), got [" << *steps << "]";
+  for (int d = 0; d < h.getRank(); ++d) {
+    const int64_t step = steps ? (*steps)[d] : 1, extent = (t.getDimSize(d) - 1) * step + 1;
+    if (extent > h.getDimSize(d))
+      return op->emitOpError() << "tile " << t << (steps ? " with its steps" : "") << " is larger than the tensor "
+                               << h;
+  }
   return success();
 }
 
@@ -107,8 +113,8 @@ LogicalResult ViewOp::verify() {
   return success();
 }
 
-LogicalResult LoadOp::verify() { return checkDma(*this, getSrc(), getIndices(), getDst()); }
-LogicalResult StoreOp::verify() { return checkDma(*this, getDst(), getIndices(), getSrc()); }
+LogicalResult LoadOp::verify() { return checkDma(*this, getSrc(), getIndices(), getDst(), getSteps()); }
+LogicalResult StoreOp::verify() { return checkDma(*this, getDst(), getIndices(), getSrc(), getSteps()); }
 
 LogicalResult MatmulOp::verify() {
   for (auto [v, role] : {std::pair{getStationary(), "stationary"}, std::pair{getMoving(), "moving"}}) {

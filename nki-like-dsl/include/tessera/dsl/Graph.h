@@ -52,11 +52,18 @@ struct Buffer {
   IndexExpr viewOffset;         ///< a view's first element along the free dimension (affine in the loops)
 };
 
-/// A rectangular window of an HBM tensor: per dimension an element offset (affine in the loops) and a size.
+/// A rectangular window of an HBM tensor: per dimension an element offset (affine in the loops), a size and a
+/// step (element i of the dimension is at offset + i * step; a strided window, as NKI's x[0:n:2]).
 struct HbmWindow {
   int tensor = -1;
   std::vector<IndexExpr> offsets;
   std::vector<int64_t> sizes;
+  std::vector<int64_t> steps; ///< empty: every step is 1
+  bool strided() const {
+    for (int64_t s : steps)
+      if (s != 1) return true;
+    return false;
+  }
 };
 
 enum class OpKind {

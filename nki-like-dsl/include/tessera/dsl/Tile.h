@@ -68,6 +68,11 @@ public:
   /// The window with its first element at element offsets (row, col) and extent `size`.
   HbmTile window(const Index &row, const Index &col, Shape size,
                  std::source_location loc = std::source_location::current()) const;
+  /// A strided window: its element (i, j) is this tensor's (row + i * step[0], col + j * step[1]), as NKI's
+  /// x[r:r + n * s0:s0, c:c + m * s1:s1]. For a load or store that gathers or scatters: every other column of an
+  /// image row (a stride-2 convolution), or one weight of every 3 x 3 filter. Steps are positive.
+  HbmTile window(const Index &row, const Index &col, Shape size, Shape step,
+                 std::source_location loc = std::source_location::current()) const;
 
 private:
   int tensor_;

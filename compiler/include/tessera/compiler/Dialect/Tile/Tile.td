@@ -86,14 +86,23 @@ def Tile_ViewOp : Tile_Op<"view"> {
 
 def Tile_LoadOp : Tile_Op<"load"> {
   let summary = "DMA a window of an HBM tensor into a tile";
-  let arguments = (ins AnyStaticShapeMemRef:$src, Variadic<Index>:$indices, AnyStaticShapeMemRef:$dst);
+  let description = [{
+    The window starts at `indices` and has the tile's shape. With `steps` (one positive step per dimension), it
+    is strided: tile element (i, j) is the tensor's (indices[0] + i * steps[0], indices[1] + j * steps[1]).
+  }];
+  let arguments = (ins AnyStaticShapeMemRef:$src, Variadic<Index>:$indices, AnyStaticShapeMemRef:$dst,
+                       OptionalAttr<DenseI64ArrayAttr>:$steps);
   let assemblyFormat = "$src `[` $indices `]` `,` $dst attr-dict `:` type($src) `,` type($dst)";
   let hasVerifier = 1;
 }
 
 def Tile_StoreOp : Tile_Op<"store"> {
   let summary = "DMA a tile into a window of an HBM tensor";
-  let arguments = (ins AnyStaticShapeMemRef:$src, AnyStaticShapeMemRef:$dst, Variadic<Index>:$indices);
+  let description = [{
+    The window starts at `indices` and has the tile's shape; `steps`, when present, strides it as tile.load's.
+  }];
+  let arguments = (ins AnyStaticShapeMemRef:$src, AnyStaticShapeMemRef:$dst, Variadic<Index>:$indices,
+                       OptionalAttr<DenseI64ArrayAttr>:$steps);
   let assemblyFormat = "$src `,` $dst `[` $indices `]` attr-dict `:` type($src) `,` type($dst)";
   let hasVerifier = 1;
 }
