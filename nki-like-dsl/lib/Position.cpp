@@ -30,8 +30,6 @@ void fill(const Tile &dst, float value, const Position &where, Loc loc) {
   detail::Tracer::current(loc).checkAlive(dst.buffer(), loc);
   if (dst.space() != tessera::isa::MemSpace::Sbuf)
     fail(loc, "fill: a fill by position writes an SBUF tile; this one is in PSUM", "copy it to SBUF first");
-  if (where.free != 1 && where.free != -1)
-    fail(loc, fmt::format("fill: the position's free coefficient is {}; it must be 1 or -1", where.free));
   if (!isComparison(where.cmp))
     fail(loc, fmt::format("fill: {} is not a comparison; use tsr::op::greater, greater_equal, less, less_equal, "
                           "equal or not_equal",

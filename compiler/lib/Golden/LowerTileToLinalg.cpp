@@ -274,8 +274,9 @@ LogicalResult checkWindow(Operation *op, Value tensor, ValueRange indices, MemRe
     if (!range) continue;
     const int64_t extent = (tileType.getDimSize(d) - 1) * steps[d] + 1;
     if (range->first < 0 || range->second + extent > t.getDimSize(d))
-      return op->emitOpError() << "window of " << tileType.getDimSize(d) << " elements (step " << steps[d]
-                               << ") at offsets "
+      return op->emitOpError() << "window of " << tileType.getDimSize(d) << " elements"
+                               << (steps[d] == 1 ? std::string() : " with step " + std::to_string(steps[d]))
+                               << " at offsets "
                                << range->first << ".." << range->second << " of dimension " << d
                                << " leaves the tensor (size " << t.getDimSize(d) << ")";
   }

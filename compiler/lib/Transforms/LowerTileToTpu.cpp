@@ -98,7 +98,7 @@ private:
         .Default([&](Operation *o) { return o->emitOpError("cannot be lowered to TPU instructions"); });
   }
 
-  /// One vpu_fill per run of a row's elements that the test picks (at most two per row: free is 1 or -1).
+  /// One vpu_fill per run of a row's elements that the test picks (at most two per row: the test is linear in f).
   LogicalResult fillWhere(tile::FillWhereOp o) {
     (void)read(o.getDst());
     Buffer &b = written(o.getDst());

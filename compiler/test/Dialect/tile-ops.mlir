@@ -23,6 +23,9 @@ func.func @load_store(%a: memref<256x1024xbf16>, %i: index, %j: index) {
   tile.load %a[%i, %j], %t : memref<256x1024xbf16>, memref<128x512xbf16, #tile.space<sbuf>>
   // CHECK: tile.store %[[T]], %[[A]][%[[J]], %[[I]]] : memref<128x512xbf16, #tile.space<sbuf>>, memref<256x1024xbf16>
   tile.store %t, %a[%j, %i] : memref<128x512xbf16, #tile.space<sbuf>>, memref<256x1024xbf16>
+  // A strided window: rows 2 apart, every other column.
+  // CHECK: tile.load %[[A]][%[[I]], %[[J]]], %[[T]] {steps = array<i64: 2, 2>}
+  tile.load %a[%i, %j], %t {steps = array<i64: 2, 2>} : memref<256x1024xbf16>, memref<128x512xbf16, #tile.space<sbuf>>
   return
 }
 
@@ -224,6 +227,25 @@ func.func @load_into_hbm(%a: memref<256x512xbf16>, %b: memref<128x512xbf16>, %i:
 func.func @load_into_1d_tile(%a: memref<256x512xbf16>, %t: memref<128xbf16, #tile.space<sbuf>>, %i: index) {
   // expected-error@+1 {{the tile must be a 2-D [partition, free] tile, got 'memref<128xbf16, #tile.space<sbuf>>'}}
   tile.load %a[%i, %i], %t : memref<256x512xbf16>, memref<128xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @load_steps_not_positive(%a: memref<256x512xbf16>, %i: index) {
+  %t = tile.alloc : memref<128x256xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.load' op expects two positive steps (rows, columns), got [1, 0]}}
+  tile.load %a[%i, %i], %t {steps = array<i64: 1, 0>} : memref<256x512xbf16>, memref<128x256xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @store_steps_past_the_tensor(%a: memref<256x512xbf16>, %i: index) {
+  %t = tile.alloc : memref<128x256xbf16, #tile.space<sbuf>>
+  // 256 columns at step 3 span 766 columns of 512.
+  // expected-error@+1 {{'tile.store' op tile 'memref<128x256xbf16, #tile.space<sbuf>>' with its steps is larger than the tensor 'memref<256x512xbf16>'}}
+  tile.store %t, %a[%i, %i] {steps = array<i64: 1, 3>} : memref<128x256xbf16, #tile.space<sbuf>>, memref<256x512xbf16>
   return
 }
 
@@ -582,16 +604,6 @@ func.func @dma_transpose_of_f32() {
   %s = tile.alloc : memref<64x128xf32, #tile.space<sbuf>>
   // expected-error@+1 {{'tile.transpose' op dst 'memref<64x128xf32, #tile.space<sbuf>>' in SBUF (a DMA transpose) needs src's 2-byte element type}}
   tile.transpose %x, %s : memref<128x64xf32, #tile.space<sbuf>>, memref<64x128xf32, #tile.space<sbuf>>
-  return
-}
-
-// -----
-
-func.func @fill_where_free_step() {
-  %s = tile.alloc : memref<64x128xf32, #tile.space<sbuf>>
-  %c0_off = arith.constant 0 : index
-  // expected-error@+1 {{'tile.fill_where' op free coefficient 2 is not 1 or -1}}
-  tile.fill_where is_gt %s[%c0_off], 0.0 {partition = 1 : i64, free = 2 : i64} : memref<64x128xf32, #tile.space<sbuf>>
   return
 }
 

@@ -224,6 +224,39 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
+// A strided window (tile.load/store `steps`) is a subview with those strides: every other column of rows 0, 3, 6
+// and 9 in, every third row out.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @strided
+  // CHECK: memref.subview %{{.*}} [4, 32] [3, 2] : memref<12x64xbf16> to memref<4x32xbf16, strided<[192, 2], offset: ?>>
+  // CHECK: memref.subview %{{.*}} [4, 32] [3, 1] : memref<12x32xbf16> to memref<4x32xbf16, strided<[96, 1], offset: ?>>
+  func.func @strided(%x: memref<12x64xbf16>, %y: memref<12x32xbf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t = tile.alloc : memref<4x32xbf16, #tile.space<sbuf>>
+    tile.load %x[%c0, %c1], %t {steps = array<i64: 3, 2>} : memref<12x64xbf16>, memref<4x32xbf16, #tile.space<sbuf>>
+    tile.store %t, %y[%c0, %c0] {steps = array<i64: 3, 1>} : memref<4x32xbf16, #tile.space<sbuf>>, memref<12x32xbf16>
+    return
+  }
+}
+
+// -----
+
+// With its steps, a window that ends past its tensor is an error too: 32 columns at step 2 span 63, so from
+// column 2 they need 65 of 64.
+module attributes {tessera.target = "trn2"} {
+  func.func @strided_out_of_bounds(%x: memref<4x64xbf16>) {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %t = tile.alloc : memref<4x32xbf16, #tile.space<sbuf>>
+    // expected-error@+1 {{'tile.load' op window of 32 elements with step 2 at offsets 2..2 of dimension 1 leaves the tensor (size 64)}}
+    tile.load %x[%c0, %c2], %t {steps = array<i64: 1, 2>} : memref<4x64xbf16>, memref<4x32xbf16, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
 // A window that leaves its tensor in some iteration (rows 128 * 2 .. 128 * 2 + 127 of 256) is an error: host
 // code has no simulator to catch it.
 module attributes {tessera.target = "trn2"} {

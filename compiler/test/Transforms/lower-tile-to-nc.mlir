@@ -65,6 +65,22 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
+// A strided window (steps): rows 3 apart (3 x 64 elements between partitions), every other column from
+// column 1 (offsets and strides in elements).
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @strided_load
+  // CHECK: nc.dma_copy {{.*}}, #nc.ap<"hbm", bf16, tensor = 0, partitions = [0, 4], pstride = 192, offset = 1, dims = [32], strides = [2]>
+  func.func @strided_load(%x: memref<12x64xbf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<4x32xbf16, #tile.space<sbuf>>
+    tile.load %x[%c0, %c1], %t {steps = array<i64: 3, 2>} : memref<12x64xbf16>, memref<4x32xbf16, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
 // DMA queues are taken round robin: trn2 has 16, so the 17th transfer is on queue 0 again. The loop starts at
 // 1 and steps by 2 and the index is affine (4 * (i - 1) / 2 = 2 * i - 2 columns): HBM offsets 0, 4, 8, ...
 module attributes {tessera.target = "trn2"} {
@@ -502,6 +518,8 @@ module attributes {tessera.target = "trn2"} {
   // CHECK-NEXT: nc.inst "dma_transpose" {dst = #nc.ap<"sbuf", bf16, {{.*}} offset = 768, dims = [128], {{.*}}>, engine = "dma", src0 = #nc.ap<"sbuf", bf16, {{.*}} offset = 0, {{.*}}>}
   // CHECK: nc.inst "activation_reduce" {dst = #nc.ap<"sbuf", bf16, {{.*}} offset = 1536, {{.*}}>, dst2 = #nc.ap<"sbuf", f32, {{.*}} offset = 1280, dims = [1], {{.*}}>, engine = "scalar", params = {func = "exp", imm = 1.250000e-01 : f32}, src0 = #nc.ap<"psum", f32, {{.*}} offset = 2048, {{.*}}>, src1 = #nc.ap<"sbuf", f32, {{.*}} offset = 1024, dims = [1], {{.*}}>}
   // CHECK-NEXT: nc.inst "affine_select" {dst = #nc.ap<"sbuf", bf16, {{.*}} offset = 1536, {{.*}}>, engine = "gpsimd", params = {alu = "is_le", imm = -3.40282347E+38 : f32, pattern = array<i64: 0, -1, 1, 0, 0, 0>}, src0 = #nc.ap<"sbuf", bf16, {{.*}} offset = 1536, {{.*}}>}
+  // Any free coefficient: p - 2 f < 0 fills (a pooling band's edge), keeping where p - 2 f >= 0.
+  // CHECK-NEXT: nc.inst "affine_select" {{.*}}params = {alu = "is_ge", pattern = array<i64: 0, 1, -2, 0, 0, 0>}
   func.func @language_ops() {
     %c128 = arith.constant 128 : index
     %x = tile.alloc {name = "x", offset = 0 : i64, bufs = 1 : i64} : memref<128x128xbf16, #tile.space<sbuf>>
@@ -521,6 +539,7 @@ module attributes {tessera.target = "trn2"} {
     tile.activation exp %scores bias(%bias : memref<128x1xf32, #tile.space<sbuf>>), %e sum(%sum : memref<128x1xf32, #tile.space<sbuf>>) {scale = 0.125 : f32} : memref<128x128xf32, #tile.space<psum>>, memref<128x128xbf16, #tile.space<sbuf>>
     %c0_off = arith.constant 0 : index
     tile.fill_where is_gt %e[%c0_off], -3.40282347E+38 {partition = -1 : i64, free = 1 : i64} : memref<128x128xbf16, #tile.space<sbuf>>
+    tile.fill_where is_lt %e[%c0_off], 0.0 {partition = 1 : i64, free = -2 : i64} : memref<128x128xbf16, #tile.space<sbuf>>
     return
   }
 }

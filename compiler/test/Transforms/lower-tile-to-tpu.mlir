@@ -76,6 +76,22 @@ module attributes {tessera.target = "tpu-v5e"} {
 
 // -----
 
+// A strided window (steps): rows 3 apart (a pitch of 3 x 64 elements), every other column from
+// column 1 (offsets and strides in elements).
+module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @strided_load
+  // CHECK: tpu.dma {{.*}}, #tpu.ref<"hbm", bf16, tensor = 0, rows = 4, pitch = 192, offset = 1, dims = [32], strides = [2]>
+  func.func @strided_load(%x: memref<12x64xbf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<4x32xbf16, #tile.space<sbuf>>
+    tile.load %x[%c0, %c1], %t {steps = array<i64: 3, 2>} : memref<12x64xbf16>, memref<4x32xbf16, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
 // Grid steps: only loops whose own body moves a tile between HBM and VMEM are grid loops. The outer loop's body
 // holds the inner loop, not a DMA: no grid step for it; the inner loop's two iterations each start with one. A
 // loop without DMA (the last) has none.
@@ -247,6 +263,25 @@ module attributes {tessera.target = "tpu-v5e"} {
     %x = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<4x4xf32, #tile.space<sbuf>>
     %c0_off = arith.constant 0 : index
     tile.fill_where is_gt %x[%c0_off], -1.0 {partition = -1 : i64, free = 1 : i64} : memref<4x4xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// Any free coefficient: p - 2 f >= 0 on a [4, 4] tile (a pooling band's lower edge) picks columns f <= p / 2, one
+// run from column 0 per row: 1, 1, 2 and 2 elements.
+module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @fill_where_step
+  // CHECK: tpu.vpu_fill #tpu.ref<"vmem", f32, {{.*}}rows = 1, pitch = 128, offset = 0, dims = [1], {{.*}}>, 0.000000e+00
+  // CHECK-NEXT: tpu.vpu_fill #tpu.ref<"vmem", f32, {{.*}}rows = 1, pitch = 128, offset = 512, dims = [1], {{.*}}>, 0.000000e+00
+  // CHECK-NEXT: tpu.vpu_fill #tpu.ref<"vmem", f32, {{.*}}rows = 1, pitch = 128, offset = 1024, dims = [2], {{.*}}>, 0.000000e+00
+  // CHECK-NEXT: tpu.vpu_fill #tpu.ref<"vmem", f32, {{.*}}rows = 1, pitch = 128, offset = 1536, dims = [2], {{.*}}>, 0.000000e+00
+  // CHECK-NOT: tpu.vpu_fill
+  func.func @fill_where_step() {
+    %x = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<4x4xf32, #tile.space<sbuf>>
+    %c0_off = arith.constant 0 : index
+    tile.fill_where is_ge %x[%c0_off], 0.0 {partition = 1 : i64, free = -2 : i64} : memref<4x4xf32, #tile.space<sbuf>>
     return
   }
 }

@@ -181,7 +181,6 @@ LogicalResult TransposeOp::verify() {
 LogicalResult FillWhereOp::verify() {
   if (failed(checkTile(*this, getDst(), "dst"))) return failure();
   if (memorySpaceOf(typeOf(getDst())) != MemorySpace::sbuf) return emitOpError("dst is not in SBUF");
-  if (getFree() != 1 && getFree() != -1) return emitOpError() << "free coefficient " << getFree() << " is not 1 or -1";
   switch (getCmp()) {
   case Alu::is_equal:
   case Alu::not_equal:

@@ -16,9 +16,10 @@
 
 namespace tsr {
 
-/// The elements at partition p and free index f where offset + partition * p + free * f <cmp> 0. `free` is 1 or
-/// -1 (so the elements of a row that pass form at most two runs); cmp a comparison (tsr::op::greater ...);
-/// `offset` may depend on loop indices (a causal mask's block offset).
+/// The elements at partition p and free index f where offset + partition * p + free * f <cmp> 0: cmp a comparison
+/// (tsr::op::greater ...), the coefficients any integers (the test is linear in f, so the elements of a row that
+/// pass form at most two runs: a TPU fills each with one instruction), `offset` may depend on loop indices (a
+/// causal mask's block offset). A band, such as a pooling matrix's ones at k * q <= p < k * q + k, is two fills.
 struct Position {
   int64_t partition = 0;
   int64_t free = 1;

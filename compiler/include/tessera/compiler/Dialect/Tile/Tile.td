@@ -153,8 +153,8 @@ def Tile_TransposeOp : Tile_Op<"transpose"> {
 def Tile_FillWhereOp : Tile_Op<"fill_where"> {
   let summary = "dst[p, f] = value where offset + partition * p + free * f <cmp> 0 (tsr::fill with a Position)";
   let description = [{
-    The other elements keep their values. `free` is 1 or -1 and `cmp` a comparison, so the elements of a row that
-    are filled form at most two runs; `offset` may depend on loop indices. dst is an SBUF tile.
+    The other elements keep their values. `cmp` is a comparison and the test linear in f, so the elements of a row
+    that are filled form at most two runs; `offset` may depend on loop indices. dst is an SBUF tile.
   }];
   let arguments = (ins Tile_Alu:$cmp, AnyStaticShapeMemRef:$dst, Index:$offset, F32Attr:$value, I64Attr:$partition,
                        I64Attr:$free);
