@@ -34,6 +34,18 @@ template <class Block> void forEachBlock(int64_t extent, int64_t size, Block blo
       [&](const tsr::Index &start, int64_t n, std::monostate) { block(start, n); });
 }
 
+/// Runs `body` inside a loop of one iteration, so that the tiles it makes release their memory when it ends: a
+/// tile made at the top level of a kernel keeps its bytes to the kernel's end, a loop's tiles are freed when the loop
+/// ends and its sibling loops reuse them (docs/compiler.md: allocation is a stack by scope). For the unrolled
+/// pieces of a kernel (the last, smaller block after a loop; a kernel's sections), so that they do not all hold
+/// their PSUM banks and SBUF at once. Tiles nested in a loop's body keep their bytes for the whole body either way.
+template <class Body> void scoped(Body body) {
+  for (auto once : tsr::affine_range(1)) {
+    (void)once;
+    body();
+  }
+}
+
 /// The columns of one DMA of a row-wise kernel: 512 FP32 values, 2 KiB per partition, where a NeuronCore DMA
 /// engine streams at 90% of its peak (docs/memory.md). A queue carries one transfer at a time and each runs on one
 /// engine, a sixteenth of the core's bandwidth, so a row block moves in several transfers that run side by side.

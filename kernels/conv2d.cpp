@@ -19,8 +19,8 @@
 //
 // Each block of R output rows (R * Q <= 512) takes, per 128 input channels, one padded tile per phase (a memset
 // for the border, one DMA per input row), then per 128 output channels k * k * (C / 128) matmuls into one PSUM bank
-// and one copy per output row to SBUF, and one store. The weights are loaded once, a [<= 128, <= 128] tile per tap
-// and pair of channel blocks. Blocks at the top and bottom of the image, where some input rows lie outside it, are
+// and one copy per output row to SBUF, and one store. The weights are loaded once, a [<= 128, F] tile per tap and
+// block of input channels. Blocks at the top and bottom of the image, where some input rows lie outside it, are
 // unrolled; the others are one loop.
 //
 // Limits: OW + 2 pad <= 512 (a padded output row fits a PSUM bank).
@@ -89,20 +89,16 @@ std::vector<int64_t> phasesRead(const Conv &c) {
   return phases;
 }
 
-/// The weights, per input-channel block and output-channel block: the taps' [cb, fb] stationary operands, each a
-/// window of w.
-using Weights = std::vector<std::vector<std::vector<Tile>>>;
+/// The weights, per input-channel block and tap: the tap's [cb, F] weights of those channels, one window of w. A
+/// block of output channels is a slice of it, the matmul's stationary operand.
+using Weights = std::vector<std::vector<Tile>>;
 
 Weights loadWeights(const Conv &c, const Hbm &w) {
   Weights wt;
   for (int64_t c0 = 0; c0 < c.C; c0 += kChannels) {
     const int64_t cb = std::min(kChannels, c.C - c0);
-    auto &perOutput = wt.emplace_back();
-    for (int64_t f0 = 0; f0 < c.F; f0 += kChannels) {
-      const int64_t fb = std::min(kChannels, c.F - f0);
-      auto &taps = perOutput.emplace_back();
-      for (int64_t t = 0; t < c.taps(); ++t) taps.push_back(load(w.window(t * c.C + c0, f0, {cb, fb})));
-    }
+    auto &taps = wt.emplace_back();
+    for (int64_t t = 0; t < c.taps(); ++t) taps.push_back(load(w.window(t * c.C + c0, 0, {cb, c.F})));
   }
   return wt;
 }
@@ -137,14 +133,13 @@ std::vector<std::vector<Tile>> loadBlock(const Conv &c, const Hbm &x, const Inde
   return tiles;
 }
 
-/// One block of R output rows from oh0: every output-channel block's k * k * (C / 128) matmuls into one PSUM bank,
-/// the valid OW pixels of each row copied out, and one store.
+/// One block of R output rows from oh0: per block of output channels (a loop, and the last, narrower block after
+/// it) k * k * (C / 128) matmuls into one PSUM bank, the valid OW pixels of each row copied out, and one store.
 void convolveBlock(const Conv &c, const Hbm &x, const Hbm &y, const Weights &wt, const Index &image, const Index &oh0,
                    int64_t R, bool knownInside) {
   const std::vector<std::vector<Tile>> in = loadBlock(c, x, image, oh0, R, knownInside);
   const std::vector<int64_t> phases = phasesRead(c);
-  for (int64_t f0 = 0, fi = 0; f0 < c.F; f0 += kChannels, ++fi) {
-    const int64_t fb = std::min(kChannels, c.F - f0);
+  tessera::kernels::forEachBlock(c.F, kChannels, [&](const Index &f0, int64_t fb) {
     std::optional<Tile> acc;
     for (size_t ci = 0; ci < in.size(); ++ci)
       for (int64_t t = 0; t < c.taps(); ++t) {
@@ -152,7 +147,7 @@ void convolveBlock(const Conv &c, const Hbm &x, const Hbm &y, const Weights &wt,
         const int64_t phase = std::find(phases.begin(), phases.end(), tap.a * c.s + tap.b) - phases.begin();
         // Output pixel (r, q) reads tile row r + pad + fh, column q + pad + fw.
         const Tile pixels = in[ci][phase].slice((c.pad + tap.fh) * c.Q + c.pad + tap.fw, R * c.Q);
-        const Tile &weights = wt[ci][fi][t];
+        const Tile weights = wt[ci][t].slice(f0, fb);
         if (!acc) acc = matmul(weights, pixels);
         else *acc += matmul(weights, pixels);
       }
@@ -161,7 +156,7 @@ void convolveBlock(const Conv &c, const Hbm &x, const Hbm &y, const Weights &wt,
     else
       for (int64_t r = 0; r < R; ++r) assign(out.slice(r * c.OW, c.OW), acc->slice(r * c.Q, c.OW));
     store(y.window(image * c.F + f0, oh0 * c.OW, {fb, R * c.OW}), out);
-  }
+  });
 }
 
 const Registration registration{{
@@ -195,13 +190,17 @@ const Registration registration{{
       auto inside = [&](int64_t b) { return b * R - c.pad >= 0 && b * R - c.pad + c.tileRows(R) <= minPhaseRows; };
       int64_t loopEnd = 1; // blocks [1, loopEnd) form the loop
       while (loopEnd < full && inside(loopEnd)) ++loopEnd;
-      for (auto n : affine_range(c.N)) {
-        if (full > 0) convolveBlock(c, x, y, wt, n, Index(0), R, /*knownInside=*/false);
+      // Images are a plain C++ loop, and the unrolled blocks scoped, so that the blocks' tiles (the PSUM banks of
+      // their output-channel loops, above all) take turns in the same memory: tiles nested in one loop's body keep
+      // their bytes for the whole body (docs/compiler.md).
+      using tessera::kernels::scoped;
+      for (int64_t n = 0; n < c.N; ++n) {
+        if (full > 0) scoped([&] { convolveBlock(c, x, y, wt, n, Index(0), R, /*knownInside=*/false); });
         if (loopEnd > 1)
           for (auto b : affine_range(loopEnd - 1)) convolveBlock(c, x, y, wt, n, (b + 1) * R, R, true);
         for (int64_t b = std::max<int64_t>(loopEnd, 1); b < full; ++b)
-          convolveBlock(c, x, y, wt, n, Index(b * R), R, false);
-        if (rest > 0) convolveBlock(c, x, y, wt, n, Index(full * R), rest, false);
+          scoped([&] { convolveBlock(c, x, y, wt, n, Index(b * R), R, false); });
+        if (rest > 0) scoped([&] { convolveBlock(c, x, y, wt, n, Index(full * R), rest, false); });
       }
     }),
     .reference =

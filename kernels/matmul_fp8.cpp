@@ -104,10 +104,10 @@ const Registration registration{{
       const int64_t M = a_t.dim(1), N = b.dim(1);
       const bool doubleRow = p["rows"] == kDoubleRow;
       const float scale = static_cast<float>(p.scalar("scale_a") * p.scalar("scale_b"));
-      // The groups of rows are a plain C++ loop (unrolled at trace time), not a loop of the kernel: the tiles of
-      // sibling loops at the top level share memory, those nested in a loop's body do not (docs/compiler.md), and a
-      // group's N loop and its last, narrower N block each need their PSUM banks.
-      for (int64_t row = 0; row < M; row += p["bm"]) {
+      // The groups of rows are a plain C++ loop (unrolled at trace time), each group scoped: the tiles of sibling
+      // loops share memory, those nested in one loop's body do not (docs/compiler.md), and a group's N loop and its
+      // last, narrower N block each need their PSUM banks.
+      for (int64_t row = 0; row < M; row += p["bm"]) tessera::kernels::scoped([&] {
         const int64_t rows = std::min(p["bm"], M - row);
         const std::vector<Block> panel = loadBlocks(a_t, row, rows, kTileRows, doubleRow);
         forEachBlock(N, std::min(kStreamColumns, N), [&](const Index &col, int64_t cols) {
@@ -137,7 +137,7 @@ const Registration registration{{
             }
           });
         });
-      }
+      });
     }),
     .reference =
         [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
