@@ -15,6 +15,8 @@
 //                               f32 results go to a scratch tile first, summed left to right into `sum`
 //   tile.transpose              linalg.generic with the transposed map (a copy, converting the element type)
 //   tile.fill_where             linalg.generic over linalg.index: the value where the position test holds
+//   tile.scan                   scf.for over rows, and in each an scf.for over the columns carrying the f32
+//                               state: x = a * x + b (a product, then a sum: two roundings, as the DSL does)
 //   tile.reduce                 linalg.generic: dst[p, 0] = src[p, 0], then a reduction over src[p, 1:], folding
 //                               left to right as the DSL does (an f32 accumulator when dst is narrower)
 //   tile.copy                   linalg.generic with arith.extf / arith.truncf
@@ -389,6 +391,7 @@ private:
     if (auto o = dyn_cast<tile::ActivationOp>(op)) return activation(o);
     if (auto o = dyn_cast<tile::TransposeOp>(op)) return transpose(o);
     if (auto o = dyn_cast<tile::FillWhereOp>(op)) return fillWhere(o);
+    if (auto o = dyn_cast<tile::ScanOp>(op)) return scan(o);
     if (auto o = dyn_cast<tile::ReduceOp>(op)) return reduce(o);
     if (auto o = dyn_cast<tile::CopyOp>(op)) return copy(o);
     if (auto o = dyn_cast<tile::MemsetOp>(op)) return memset(o);
@@ -538,6 +541,32 @@ private:
           Value filled = s.fromF32(s.f32(value), td);
           b.create<linalg::YieldOp>(l, ValueRange{b.create<arith::SelectOp>(l, isPicked, filled, args[0])});
         });
+    return success();
+  }
+
+  LogicalResult scan(tile::ScanOp op) {
+    Location loc = op.getLoc();
+    Value a = op.getA(), b = op.getB(), dst = op.getDst(), initial = op.getInitial();
+    Type ta = logical(a), tb = logical(b), td = logical(dst);
+    auto index = [&](int64_t v) { return b_.create<arith::ConstantIndexOp>(loc, v).getResult(); };
+    Value zero = index(0), one = index(1);
+    auto rows = b_.create<scf::ForOp>(loc, zero, index(dim(a, 0)), one);
+    OpBuilder rb = OpBuilder::atBlockTerminator(rows.getBody());
+    Value p = rows.getInductionVar();
+    Scalars rs(rb, loc);
+    Value start = initial ? rs.toF32(rb.create<memref::LoadOp>(loc, initial, ValueRange{p, zero}), logical(initial))
+                          : rs.f32(0.0f);
+    Value cols = rb.create<arith::ConstantIndexOp>(loc, dim(a, 1));
+    Value first = rb.create<arith::ConstantIndexOp>(loc, 0), step = rb.create<arith::ConstantIndexOp>(loc, 1);
+    rb.create<scf::ForOp>(loc, first, cols, step, ValueRange{start},
+                          [&](OpBuilder &cb, Location l, Value f, ValueRange state) {
+                            Scalars s(cb, l);
+                            Value x = s.toF32(cb.create<memref::LoadOp>(l, a, ValueRange{p, f}), ta);
+                            Value y = s.toF32(cb.create<memref::LoadOp>(l, b, ValueRange{p, f}), tb);
+                            Value next = cb.create<arith::AddFOp>(l, cb.create<arith::MulFOp>(l, x, state[0]), y);
+                            cb.create<memref::StoreOp>(l, s.fromF32(next, td), dst, ValueRange{p, f});
+                            cb.create<scf::YieldOp>(l, next);
+                          });
     return success();
   }
 

@@ -127,6 +127,8 @@ private:
                                           index(op.where.offset), b_.getF32FloatAttr(op.value),
                                           b_.getI64IntegerAttr(op.where.partition),
                                           b_.getI64IntegerAttr(op.where.free));
+    case graph::OpKind::Scan:
+      return b_.create<tile::ScanOp>(l, src(0), src(1), dst, op.srcs.size() > 2 ? src(2) : Value());
     case graph::OpKind::Reduce:
       return b_.create<tile::ReduceOp>(l, toTile(op.alu), src(0), dst);
     case graph::OpKind::Copy:

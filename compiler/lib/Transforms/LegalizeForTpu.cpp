@@ -1,6 +1,6 @@
 //===- LegalizeForTpu.cpp - tile ops a TPU runs as several, rewritten in tile ops it runs as one -----------===//
 //
-// Three language-level ops have no single TPU TensorCore instruction. Before memory is allocated (so the tiles
+// Four language-level ops have no single TPU TensorCore instruction. Before memory is allocated (so the tiles
 // they need get VMEM like any other), on a TPU target only:
 //  - tile.transpose becomes an MXU matmul of the source (the LHS, whose columns stream as rows) with an identity
 //    matrix (the weights): lhs^T @ I = src^T, exact (one product with 1.0 per element). The identity, one per
@@ -14,6 +14,11 @@
 //    v5p): each fp8 tile a matmul reads gets a bf16 copy, refreshed after every op that writes the fp8 tile (or a
 //    slice of it), and the matmul reads the copy. fp8 values are exactly bf16 values, so the products are the
 //    same; it is what XLA does on these TPUs.
+//  - tile.scan (x[f] = a[f] x[f-1] + b[f]) becomes the doubling scan over f32 copies X = b and A = a: with the
+//    initial value folded into X[0], then for d = 1, 2, 4, ... < F: X[f] += A[f] X[f-d] and A[f] *= A[f-d] for
+//    f >= d, each a VPU binary op on column windows (through a temporary, since a window and its shift overlap):
+//    log2(F) rounds instead of F dependent steps, a VPU's way (it has no serial scan instruction). The FP32
+//    results differ from the serial order's by rounding only.
 // Test: compiler/test/Transforms/legalize-for-tpu.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
@@ -53,7 +58,7 @@ tile::AllocOp rootOf(Value tile) {
 Value writtenBy(Operation *op) {
   return llvm::TypeSwitch<Operation *, Value>(op)
       .Case<tile::LoadOp, tile::CopyOp, tile::BinaryOp, tile::ActivationOp, tile::ReduceOp, tile::MemsetOp,
-            tile::FillWhereOp, tile::TransposeOp>([](auto o) { return o.getDst(); })
+            tile::FillWhereOp, tile::TransposeOp, tile::ScanOp>([](auto o) { return o.getDst(); })
       .Default([](Operation *) { return Value(); });
 }
 
@@ -64,13 +69,14 @@ public:
   LogicalResult run() {
     llvm::SmallVector<Operation *> ops;
     fn_.walk([&](Operation *op) {
-      if (llvm::isa<tile::TransposeOp, tile::ActivationOp, tile::MatmulOp>(op)) ops.push_back(op);
+      if (llvm::isa<tile::TransposeOp, tile::ActivationOp, tile::MatmulOp, tile::ScanOp>(op)) ops.push_back(op);
     });
     for (Operation *op : ops) {
       LogicalResult done = llvm::TypeSwitch<Operation *, LogicalResult>(op)
                                .Case([&](tile::TransposeOp o) { return transpose(o); })
                                .Case([&](tile::ActivationOp o) { return activation(o); })
-                               .Case([&](tile::MatmulOp o) { return matmul(o); });
+                               .Case([&](tile::MatmulOp o) { return matmul(o); })
+                               .Case([&](tile::ScanOp o) { return scan(o); });
       if (failed(done)) return failure();
     }
     return success();
@@ -141,6 +147,51 @@ private:
     return success();
   }
 
+  /// Columns [start, start + count) of tile `t`, as a view.
+  Value columns(Location loc, Value t, int64_t start, int64_t count) {
+    MemRefType type = typeOf(t);
+    Value offset = b_.create<arith::ConstantIndexOp>(loc, start);
+    return b_.create<tile::ViewOp>(loc,
+                                   tile::tileType(b_.getContext(), {type.getDimSize(0), count}, type.getElementType(),
+                                                  tile::memorySpaceOf(type)),
+                                   t, offset);
+  }
+
+  void binary(Location loc, tile::Alu alu, Value lhs, Value rhs, Value dst) {
+    b_.create<tile::BinaryOp>(loc, tile::AluAttr::get(b_.getContext(), alu), lhs, rhs, dst);
+  }
+
+  LogicalResult scan(tile::ScanOp op) {
+    Location loc = op.getLoc();
+    b_.setInsertionPoint(op);
+    MemRefType type = typeOf(op.getA());
+    const int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+    Type f32 = b_.getF32Type();
+    Value decay = alloc(loc, {rows, cols}, f32, tile::MemorySpace::sbuf, "scan_decay");
+    b_.create<tile::CopyOp>(loc, op.getA(), decay);
+    const bool inPlace = typeOf(op.getDst()).getElementType().isF32();
+    Value state = inPlace ? op.getDst() : alloc(loc, {rows, cols}, f32, tile::MemorySpace::sbuf, "scan_state");
+    if (op.getB() != state) b_.create<tile::CopyOp>(loc, op.getB(), state);
+    Value term = alloc(loc, {rows, cols}, f32, tile::MemorySpace::sbuf, "scan_term");
+    if (Value initial = op.getInitial()) { // X[0] += A[0] * initial
+      Value first = columns(loc, term, 0, 1);
+      binary(loc, tile::Alu::multiply, columns(loc, decay, 0, 1), initial, first);
+      binary(loc, tile::Alu::add, columns(loc, state, 0, 1), first, columns(loc, state, 0, 1));
+    }
+    for (int64_t d = 1; d < cols; d *= 2) {
+      const int64_t n = cols - d;
+      Value t = columns(loc, term, 0, n), later = columns(loc, state, d, n);
+      binary(loc, tile::Alu::multiply, columns(loc, decay, d, n), columns(loc, state, 0, n), t); // A[f] X[f-d]
+      binary(loc, tile::Alu::add, later, t, later);
+      if (2 * d >= cols) break; // the last round needs no products of A
+      binary(loc, tile::Alu::multiply, columns(loc, decay, d, n), columns(loc, decay, 0, n), t); // A[f] A[f-d]
+      b_.create<tile::CopyOp>(loc, t, columns(loc, decay, d, n));
+    }
+    if (!inPlace) b_.create<tile::CopyOp>(loc, state, op.getDst());
+    op->erase();
+    return success();
+  }
+
   LogicalResult matmul(tile::MatmulOp op) {
     if (target_.tensor.peakFp8Tflops > 0) return success();
     for (OpOperand *use : {&op.getStationaryMutable(), &op.getMovingMutable()}) {
@@ -206,7 +257,8 @@ struct LegalizeForTpuPass : PassWrapper<LegalizeForTpuPass, OperationPass<Module
   StringRef getName() const override { return "LegalizeForTpu"; }
   StringRef getArgument() const override { return "tile-legalize-for-tpu"; }
   StringRef getDescription() const override {
-    return "Rewrite transposes, biased or summing activations and fp8 matmuls into tile ops a TPU runs as one";
+    return "Rewrite transposes, biased or summing activations, fp8 matmuls and scans into tile ops a TPU runs as "
+           "one";
   }
 
   void runOnOperation() override {

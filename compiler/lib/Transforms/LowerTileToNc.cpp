@@ -78,6 +78,11 @@ private:
         })
         .Case([&](tile::TransposeOp o) { return transpose(o); })
         .Case([&](tile::FillWhereOp o) { return fillWhere(o); })
+        .Case([&](tile::ScanOp o) {
+          // dst[i] = (a[i] * dst[i-1]) + b[i]: tensor_tensor_scan with op0 multiply, op1 add, from the initial
+          // tile or imm1 = 0.
+          return emit(o.getLoc(), computeInstruction(o, isa::Opcode::TensorTensorScan), isa::Engine::Vector);
+        })
         .Case([&](tile::ReduceOp o) {
           return compute(o, isa::Opcode::TensorReduce, {isa::Engine::Vector, isa::Engine::GpSimd});
         })

@@ -86,6 +86,9 @@ private:
         .Case([&](tile::TransposeOp o) {
           return o.emitOpError("has no VPU instruction: run tile-legalize-for-tpu first (an MXU matmul)");
         })
+        .Case([&](tile::ScanOp o) {
+          return o.emitOpError("has no VPU instruction: run tile-legalize-for-tpu first (the doubling scan)");
+        })
         .Case([&](tile::FillWhereOp o) { return fillWhere(o); })
         .Case([&](tile::ReduceOp o) { return vpu(o, isa::Opcode::VpuReduce); })
         .Case([&](tile::CopyOp o) { return vpu(o, isa::Opcode::VpuConvert); })

@@ -173,6 +173,14 @@ isa::Instruction TileUnroller::computeInstruction(Operation *op, isa::Opcode opc
         i.src0 = read(o.getSrc()).pattern();
         i.dst = written(o.getDst()).pattern();
       })
+      .Case([&](tile::ScanOp o) {
+        i.alu = isa::AluOp::Multiply;
+        i.alu1 = isa::AluOp::Add;
+        i.src0 = read(o.getA()).pattern();
+        i.src1 = read(o.getB()).pattern();
+        if (o.getInitial()) i.src2 = read(o.getInitial()).pattern();
+        i.dst = written(o.getDst()).pattern();
+      })
       .Case([&](tile::FillWhereOp o) {
         i.src0 = read(o.getDst()).pattern(); // the elements that are not filled keep their values
         i.dst = written(o.getDst()).pattern();

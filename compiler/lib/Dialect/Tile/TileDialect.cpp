@@ -178,6 +178,24 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
+LogicalResult ScanOp::verify() {
+  for (auto [v, role] : {std::pair{getA(), "a"}, std::pair{getB(), "b"}, std::pair{getDst(), "dst"}})
+    if (failed(checkTile(*this, v, role))) return failure();
+  MemRefType a = typeOf(getA()), b = typeOf(getB()), d = typeOf(getDst());
+  if (a.getShape() != b.getShape() || a.getShape() != d.getShape())
+    return emitOpError() << "a " << a << ", b " << b << " and dst " << d << " must share a shape";
+  if (memorySpaceOf(a) == MemorySpace::psum && memorySpaceOf(b) == MemorySpace::psum)
+    return emitOpError("a and b are both in psum; at most one of them may be");
+  if (memorySpaceOf(d) != MemorySpace::sbuf) return emitOpError("dst is not in sbuf");
+  if (Value initial = getInitial()) {
+    if (failed(checkTile(*this, initial, "initial"))) return failure();
+    MemRefType i = typeOf(initial);
+    if (i.getDimSize(0) != a.getDimSize(0) || i.getDimSize(1) != 1)
+      return emitOpError() << "initial " << i << " is not [" << a.getDimSize(0) << ", 1], one value per row";
+  }
+  return success();
+}
+
 LogicalResult FillWhereOp::verify() {
   if (failed(checkTile(*this, getDst(), "dst"))) return failure();
   if (memorySpaceOf(typeOf(getDst())) != MemorySpace::sbuf) return emitOpError("dst is not in SBUF");

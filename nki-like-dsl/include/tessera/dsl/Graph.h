@@ -70,6 +70,7 @@ enum class OpKind {
   Load, Store, Matmul, Binary, Activation, Reduce, Copy, Memset,
   Transpose, ///< dst[f, p] = srcs[0][p, f] (tsr::transpose)
   FillWhere, ///< dst = value where `where` holds of the element's position, else unchanged (tsr::fill)
+  Scan,      ///< dst[p, f] = srcs[0][p, f] * dst[p, f - 1] + srcs[1][p, f], from srcs[2] or 0 (tsr::scan)
   Print,  ///< log srcs[0]'s values at this point of simulated time (tsr::device_print)
   Wait,   ///< the next op waits until `semaphore` reaches `count` (tsr::isa::wait, manual_sync only)
   Signal, ///< the previous op signals `semaphore` when done (tsr::isa::signal, manual_sync only)

@@ -9,6 +9,7 @@
 #include "tessera/dsl/Operators.h"
 #include "tessera/dsl/Ops.h"
 #include "tessera/dsl/Position.h"
+#include "tessera/dsl/Scan.h"
 #include "tessera/dsl/Tile.h"
 #include "tessera/dsl/TileSize.h"
 #include "tessera/dsl/Transpose.h"

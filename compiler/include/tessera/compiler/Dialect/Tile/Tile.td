@@ -150,6 +150,21 @@ def Tile_TransposeOp : Tile_Op<"transpose"> {
   let hasVerifier = 1;
 }
 
+def Tile_ScanOp : Tile_Op<"scan"> {
+  let summary = "dst[p, f] = a[p, f] * dst[p, f - 1] + b[p, f] along the free dimension (tsr::scan)";
+  let description = [{
+    The linear recurrence, row by row, from dst[p, -1] = initial[p, 0] (a [P, 1] tile) or 0 without `initial`,
+    in FP32. a, b and dst share a shape; a and b are in sbuf or psum (not both in psum), dst in sbuf.
+  }];
+  let arguments = (ins AnyStaticShapeMemRef:$a, AnyStaticShapeMemRef:$b, AnyStaticShapeMemRef:$dst,
+                       Optional<AnyStaticShapeMemRef>:$initial);
+  let assemblyFormat = [{
+    $a `,` $b `,` $dst (`init` `(` $initial^ `:` type($initial) `)`)? attr-dict `:` type($a) `,` type($b) `,`
+    type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_FillWhereOp : Tile_Op<"fill_where"> {
   let summary = "dst[p, f] = value where offset + partition * p + free * f <cmp> 0 (tsr::fill with a Position)";
   let description = [{
