@@ -232,6 +232,36 @@ func.func @load_into_1d_tile(%a: memref<256x512xbf16>, %t: memref<128xbf16, #til
 
 // -----
 
+func.func @scan_shapes_differ() {
+  %a = tile.alloc : memref<4x8xf32, #tile.space<sbuf>>
+  %b = tile.alloc : memref<4x4xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.scan' op a 'memref<4x8xf32, #tile.space<sbuf>>', b 'memref<4x4xf32, #tile.space<sbuf>>' and dst 'memref<4x8xf32, #tile.space<sbuf>>' must share a shape}}
+  tile.scan %a, %b, %a : memref<4x8xf32, #tile.space<sbuf>>, memref<4x4xf32, #tile.space<sbuf>>, memref<4x8xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @scan_both_in_psum() {
+  %a = tile.alloc : memref<4x8xf32, #tile.space<psum>>
+  %d = tile.alloc : memref<4x8xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.scan' op a and b are both in psum; at most one of them may be}}
+  tile.scan %a, %a, %d : memref<4x8xf32, #tile.space<psum>>, memref<4x8xf32, #tile.space<psum>>, memref<4x8xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @scan_initial_not_a_column() {
+  %a = tile.alloc : memref<4x8xf32, #tile.space<sbuf>>
+  %i = tile.alloc : memref<4x2xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.scan' op initial 'memref<4x2xf32, #tile.space<sbuf>>' is not [4, 1], one value per row}}
+  tile.scan %a, %a, %a init(%i : memref<4x2xf32, #tile.space<sbuf>>) : memref<4x8xf32, #tile.space<sbuf>>, memref<4x8xf32, #tile.space<sbuf>>, memref<4x8xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
 func.func @load_steps_not_positive(%a: memref<256x512xbf16>, %i: index) {
   %t = tile.alloc : memref<128x256xbf16, #tile.space<sbuf>>
   // expected-error@+1 {{'tile.load' op expects two positive steps (rows, columns), got [1, 0]}}

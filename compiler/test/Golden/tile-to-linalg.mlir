@@ -257,6 +257,38 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
+// tile.scan: a loop over rows, each with a loop over the columns carrying the f32 state from the initial column:
+// x = a * x + b, stored rounded (bf16 here).
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @scan
+  // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step
+  // CHECK: %[[X0:.*]] = memref.load %{{.*}}[%[[P]], %{{.*}}] : memref<4x1xf32>
+  // CHECK: scf.for %[[F:.*]] = {{.*}} iter_args(%[[S:.*]] = %[[X0]]) -> (f32)
+  // CHECK: %[[A:.*]] = memref.load {{.*}}[%[[P]], %[[F]]] : memref<4x8xf32>
+  // CHECK: %[[B:.*]] = memref.load {{.*}}[%[[P]], %[[F]]] : memref<4x8xbf16>
+  // CHECK: %[[BF:.*]] = arith.extf %[[B]]
+  // CHECK: %[[M:.*]] = arith.mulf %[[A]], %[[S]]
+  // CHECK: %[[N:.*]] = arith.addf %[[M]], %[[BF]]
+  // CHECK: %[[R:.*]] = arith.truncf %[[N]] : f32 to bf16
+  // CHECK: memref.store %[[R]], {{.*}}[%[[P]], %[[F]]]
+  // CHECK: scf.yield %[[N]]
+  func.func @scan(%y: memref<4x8xbf16>) {
+    %c0 = arith.constant 0 : index
+    %a = tile.alloc : memref<4x8xf32, #tile.space<sbuf>>
+    %b = tile.alloc : memref<4x8xbf16, #tile.space<sbuf>>
+    %x0 = tile.alloc : memref<4x1xf32, #tile.space<sbuf>>
+    %x = tile.alloc : memref<4x8xbf16, #tile.space<sbuf>>
+    tile.memset %a, 0.5 : memref<4x8xf32, #tile.space<sbuf>>
+    tile.memset %b, 1.0 : memref<4x8xbf16, #tile.space<sbuf>>
+    tile.memset %x0, 2.0 : memref<4x1xf32, #tile.space<sbuf>>
+    tile.scan %a, %b, %x init(%x0 : memref<4x1xf32, #tile.space<sbuf>>) : memref<4x8xf32, #tile.space<sbuf>>, memref<4x8xbf16, #tile.space<sbuf>>, memref<4x8xbf16, #tile.space<sbuf>>
+    tile.store %x, %y[%c0, %c0] : memref<4x8xbf16, #tile.space<sbuf>>, memref<4x8xbf16>
+    return
+  }
+}
+
+// -----
+
 // A window that leaves its tensor in some iteration (rows 128 * 2 .. 128 * 2 + 127 of 256) is an error: host
 // code has no simulator to catch it.
 module attributes {tessera.target = "trn2"} {

@@ -31,6 +31,46 @@ module attributes {tessera.target = "tpu-v5e"} {
 
 // -----
 
+// A scan of 8 columns: f32 copies (A of a, X of b), the initial value folded into X[0], then the doubling rounds
+// d = 1, 2, 4: X[d:] += A[d:] * X[:8-d] (through the temporary), and A[d:] *= A[:8-d] except in the last round;
+// then X rounded into the bf16 dst.
+module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @scan
+  // CHECK: %[[A:.*]] = tile.alloc {name = "scan_decay"} : memref<4x8xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.copy %[[DA:.*]], %[[A]] : memref<4x8xbf16, #tile.space<sbuf>>, memref<4x8xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: %[[X:.*]] = tile.alloc {name = "scan_state"} : memref<4x8xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.copy %[[DB:.*]], %[[X]]
+  // CHECK-NEXT: %[[T:.*]] = tile.alloc {name = "scan_term"} : memref<4x8xf32, #tile.space<sbuf>>
+  // CHECK: tile.binary multiply %{{.*}}, %[[INIT:.*]], %{{.*}} : memref<4x1xf32, #tile.space<sbuf>>, memref<4x1xf32, #tile.space<sbuf>>, memref<4x1xf32, #tile.space<sbuf>>
+  // CHECK: tile.binary add {{.*}} : memref<4x1xf32
+  // The rounds; every binary op's operands are views (tile.view) of A, X and the temporary.
+  // CHECK: tile.binary multiply {{.*}} : memref<4x7xf32, #tile.space<sbuf>>, memref<4x7xf32, #tile.space<sbuf>>, memref<4x7xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.binary add {{.*}} : memref<4x7xf32
+  // CHECK: tile.binary multiply {{.*}} : memref<4x7xf32
+  // CHECK: tile.copy {{.*}} : memref<4x7xf32, #tile.space<sbuf>>, memref<4x7xf32, #tile.space<sbuf>>
+  // CHECK: tile.binary multiply {{.*}} : memref<4x6xf32
+  // CHECK-NEXT: tile.binary add {{.*}} : memref<4x6xf32
+  // CHECK: tile.binary multiply {{.*}} : memref<4x6xf32
+  // CHECK: tile.copy {{.*}} : memref<4x6xf32
+  // CHECK: tile.binary multiply {{.*}} : memref<4x4xf32
+  // CHECK-NEXT: tile.binary add {{.*}} : memref<4x4xf32
+  // CHECK-NEXT: tile.copy %[[X]], %[[DST:.*]] : memref<4x8xf32, #tile.space<sbuf>>, memref<4x8xbf16, #tile.space<sbuf>>
+  // CHECK-NOT: tile.scan
+  func.func @scan() {
+    %a = tile.alloc : memref<4x8xbf16, #tile.space<sbuf>>
+    %b = tile.alloc : memref<4x8xbf16, #tile.space<sbuf>>
+    %x0 = tile.alloc : memref<4x1xf32, #tile.space<sbuf>>
+    %y = tile.alloc : memref<4x8xbf16, #tile.space<sbuf>>
+    tile.memset %a, 0.5 : memref<4x8xbf16, #tile.space<sbuf>>
+    tile.memset %b, 1.0 : memref<4x8xbf16, #tile.space<sbuf>>
+    tile.memset %x0, 2.0 : memref<4x1xf32, #tile.space<sbuf>>
+    tile.scan %a, %b, %y init(%x0 : memref<4x1xf32, #tile.space<sbuf>>) : memref<4x8xbf16, #tile.space<sbuf>>, memref<4x8xbf16, #tile.space<sbuf>>, memref<4x8xbf16, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
 // An activation with a bias and row sums: in f32, x * scale, + bias, func, the sums of those values, then the
 // copy that rounds into dst.
 module attributes {tessera.target = "tpu-v6e"} {

@@ -546,6 +546,28 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
+// tile.scan is one tensor_tensor_scan on the vector engine: op0 multiply, op1 add, the initial column as src2 (or
+// imm1 = 0 without one).
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @scan
+  // CHECK: nc.inst "tensor_tensor_scan" {dst = #nc.ap<"sbuf", f32, {{.*}} offset = 1024, dims = [128], {{.*}}>, engine = "vector", params = {alu = "multiply", alu1 = "add"}, src0 = #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [128], {{.*}}>, src1 = #nc.ap<"psum", f32, {{.*}} offset = 0, dims = [128], {{.*}}>, src2 = #nc.ap<"sbuf", f32, {{.*}} offset = 512, dims = [1], {{.*}}>}
+  // CHECK: nc.inst "tensor_tensor_scan" {dst = {{.*}}, engine = "vector", params = {alu = "multiply", alu1 = "add"}, src0 = {{.*}}, src1 = {{.*}}}
+  func.func @scan() {
+    %a = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<128x128xf32, #tile.space<sbuf>>
+    %b = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<128x128xf32, #tile.space<psum>>
+    %x0 = tile.alloc {offset = 512 : i64, bufs = 1 : i64} : memref<128x1xf32, #tile.space<sbuf>>
+    %x = tile.alloc {offset = 1024 : i64, bufs = 1 : i64} : memref<128x128xf32, #tile.space<sbuf>>
+    tile.memset %a, 0.5 : memref<128x128xf32, #tile.space<sbuf>>
+    tile.memset %b, 1.0 : memref<128x128xf32, #tile.space<psum>>
+    tile.memset %x0, 2.0 : memref<128x1xf32, #tile.space<sbuf>>
+    tile.scan %a, %b, %x init(%x0 : memref<128x1xf32, #tile.space<sbuf>>) : memref<128x128xf32, #tile.space<sbuf>>, memref<128x128xf32, #tile.space<psum>>, memref<128x128xf32, #tile.space<sbuf>>
+    tile.scan %a, %b, %x : memref<128x128xf32, #tile.space<sbuf>>, memref<128x128xf32, #tile.space<psum>>, memref<128x128xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
 // The pass is for NeuronCore targets only.
 // expected-error@+1 {{lower-tile-to-nc: target tpu-v5e is a TPU; lower its kernels with lower-tile-to-tpu}}
 module attributes {tessera.target = "tpu-v5e"} {
