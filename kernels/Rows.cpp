@@ -31,11 +31,15 @@ Tile broadcastRows(const Tile &row, int64_t rows) {
   const int64_t cols = row.shape()[1], width = tile_size::gemm_moving_fmax;
   Tile ones = full(row.dtype(), {1, rows}, 1.0f);
   Tile out = zeros<f32>({rows, cols});
-  for (int64_t start = 0; start < cols; start += width) {
-    const int64_t size = std::min(width, cols - start);
-    Tile part = matmul(ones, row.slice(start, size));
-    out.slice(start, size) += part;
-  }
+  // Scoped: each part's PSUM bank is released afterwards (a broadcast outside a loop would otherwise hold its banks
+  // to the kernel's end, and a wide row's several broadcasts would run out of them).
+  scoped([&] {
+    for (int64_t start = 0; start < cols; start += width) {
+      const int64_t size = std::min(width, cols - start);
+      Tile part = matmul(ones, row.slice(start, size));
+      out.slice(start, size) += part;
+    }
+  });
   return out;
 }
 

@@ -7,8 +7,7 @@
 // The chunks pay on a NeuronCore, where one DMA runs on one of 16 engines: at R=2048, C=4096 trn2 takes 756 us
 // instead of 982 with one DMA per row block; tpu-v5e, whose DMAs each stream at HBM's full rate, 95 us instead of
 // 84 (it issues more VPU instructions).
-// eps is fixed at 1e-6 (Llama's): kernel parameters are positive integers, so it cannot be one. Input and
-// output are FP32, as softmax's: kernel parameters must not change the tensors (KernelInfo), and the language's
+// Scalar parameter eps (default 1e-6, Llama's). Input and output are FP32, as softmax's: kernel parameters must not change the tensors (KernelInfo), and the language's
 // elementwise ops compute in their input's dtype, so bf16 tensors would need a conversion each way around the
 // same FP32 arithmetic.
 
@@ -27,8 +26,6 @@ using tessera::kernels::loadChunks;
 using tessera::kernels::rowSum;
 using tessera::kernels::storeChunks;
 
-constexpr float kEps = 1e-6f;
-
 /// What every block of `rows` rows reads, made once per block height: gamma on every row, 1/C and eps.
 struct RowConstants {
   Tile gamma, invCols, eps;
@@ -36,21 +33,24 @@ struct RowConstants {
 
 const Registration registration{{
     .name = "rmsnorm",
-    .summary = "row-wise RMSNorm of X[R, C] scaled by gamma[1, C], eps 1e-6, FP32",
+    .summary = "row-wise RMSNorm of X[R, C] scaled by gamma[1, C], FP32",
     .params = {{"R", 512}, {"C", 1024}},
+    .scalarParams = {{"eps", 1e-6}},
     .signature =
         [](const Params &p) {
+          require(p.scalar("eps") > 0, "rmsnorm: eps must be positive");
           return std::vector<TensorSpec>{input("x", {p["R"], p["C"]}, f32), input("gamma", {1, p["C"]}, f32),
                                          output("y", {p["R"], p["C"]}, f32)};
         },
-    .body = body([](Hbm x, Hbm gamma, Hbm y) {
+    .body = body([](const Params &p, Hbm x, Hbm gamma, Hbm y) {
       const int64_t cols = x.dim(1);
+      const float eps = static_cast<float>(p.scalar("eps"));
       Tile gammaRow = load(gamma.tile(0, 0, {1, cols}));
       forEachBlock(
           x.dim(0), tile_size::pmax,
           [&](int64_t rows) {
             return RowConstants{broadcastRows(gammaRow, rows), full(f32, {rows, 1}, 1.0f / float(cols)),
-                                full(f32, {rows, 1}, kEps)};
+                                full(f32, {rows, 1}, eps)};
           },
           [&](const Index &row, int64_t rows, const RowConstants &k) {
             const std::vector<Tile> chunks = loadChunks(x, row, 0, rows, cols);
@@ -71,7 +71,9 @@ const Registration registration{{
             const float *x = &in[0][r * C];
             double squares = 0;
             for (int64_t c = 0; c < C; ++c) squares += double(x[c]) * x[c];
-            const double scale = 1.0 / std::sqrt(squares / double(C) + double(kEps));
+            // eps as the kernel uses it: rounded to FP32.
+            const double eps = static_cast<float>(p.scalar("eps"));
+            const double scale = 1.0 / std::sqrt(squares / double(C) + eps);
             for (int64_t c = 0; c < C; ++c) out[0][r * C + c] = static_cast<float>(x[c] * scale * gamma[c]);
           }
         },
