@@ -18,10 +18,16 @@ foreach(source ${kernel_sources})
   endif()
 endforeach()
 
+# Pallas in both styles: manual (the simulated program, statement by statement) and auto (the grid style where the
+# kernel's loops are a grid, which compiler/test/Backends/pallas-grid.test lists, else manual again).
 foreach(kernel ${library_kernels})
-  add_test(NAME backends/pallas/${kernel}/tpu-v5e
-           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v5e ${BACKEND_WORK})
-  set_tests_properties(backends/pallas/${kernel}/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+  foreach(style manual auto)
+    add_test(NAME backends/pallas-${style}/${kernel}/tpu-v5e
+             COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v5e
+                     ${BACKEND_WORK} ${style})
+    set_tests_properties(backends/pallas-${style}/${kernel}/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv
+                         LABELS backends)
+  endforeach()
   foreach(target trn1 trn2)
     add_test(NAME backends/nki/${kernel}/${target}
              COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${Python3_EXECUTABLE} nki ${kernel} ${target} ${BACKEND_WORK})
@@ -29,10 +35,11 @@ foreach(kernel ${library_kernels})
   endforeach()
 endforeach()
 # A second TPU generation for the kernels of each kind: elementwise, row-wise, matmul.
-foreach(kernel add softmax matmul_blocked)
-  add_test(NAME backends/pallas/${kernel}/tpu-v6e
-           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v6e ${BACKEND_WORK})
-  set_tests_properties(backends/pallas/${kernel}/tpu-v6e PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+foreach(kernel add softmax matmul_tiled matmul_blocked)
+  add_test(NAME backends/pallas-auto/${kernel}/tpu-v6e
+           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v6e
+                   ${BACKEND_WORK} auto)
+  set_tests_properties(backends/pallas-auto/${kernel}/tpu-v6e PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 endforeach()
 add_test(NAME backends/every-kernel
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/hw-backends/check/every_kernel.py $<TARGET_FILE:tessera> ${library_kernels})

@@ -191,8 +191,10 @@ RunReport runKernel(const RunRequest &request) {
     return compiler::compile(graph, report.target, options);
   });
   report.program = std::make_shared<const isa::Program>(std::move(compiled.program));
-  if (!compiled.provenance.empty())
+  if (!compiled.provenance.empty()) {
     report.provenance = std::make_shared<const compiler::Provenance>(std::move(compiled.provenance));
+    report.graph = std::make_shared<const tsr::graph::KernelGraph>(graph);
+  }
   const isa::Program &program = *report.program;
   report.instructions = program.instructionCount();
   keepAllocation(compiled, report);
@@ -256,9 +258,9 @@ CompiledKernel compileKernel(const RunRequest &request) {
   CompiledKernel k;
   k.kernel = &findKernel(request.kernel);
   k.target = loadTarget(request.target);
-  tsr::graph::KernelGraph graph = traceKernel(*k.kernel, request.shape, k.params, request.kernelParams);
+  k.graph = traceKernel(*k.kernel, request.shape, k.params, request.kernelParams);
   k.compiled = compileWithin(request, [&](const compiler::CompileOptions &options) {
-    return compiler::compile(graph, k.target, options);
+    return compiler::compile(k.graph, k.target, options);
   });
   return k;
 }

@@ -99,6 +99,8 @@ struct RunReport {
   /// Where the program's instructions came from, when the request's compile options recorded it (for the hardware
   /// backends: tessera deploy); null otherwise.
   std::shared_ptr<const compiler::Provenance> provenance;
+  /// The kernel as traced (loops kept), kept with the provenance (the Pallas backend's grid style reads it).
+  std::shared_ptr<const tsr::graph::KernelGraph> graph;
   /// Every tensor's bytes after the run, in program.tensors order, when RunRequest::keepTensors asked for them.
   std::shared_ptr<const sim::HbmImage> hbm;
   size_t instructions = 0;
@@ -150,6 +152,7 @@ struct CompiledKernel {
   const tsr::KernelInfo *kernel = nullptr;
   isa::Target target;
   tsr::Params params;
+  tsr::graph::KernelGraph graph;
   compiler::CompileResult compiled;
 };
 /// Traces and compiles `request`'s kernel with request.compile (recordProvenance for a hardware backend).

@@ -361,15 +361,16 @@ int cmdRun(const std::vector<std::string> &args) {
 
 /// `tessera compile --emit nki|pallas`: the kernel as the simulator ran it, for the device's toolchain, on stdout
 /// or into `output`.
-int emitForDevice(RunRequest r, const std::string &backend, const std::string &output) {
+int emitForDevice(RunRequest r, const std::string &backend, const std::string &output, const std::string &style) {
   r.compile.recordProvenance = true;
+  const backends::PallasStyle pallas = pallasStyle(style);
   std::optional<AtomicFile> file;
   if (!output.empty()) file.emplace(output, backend + " module");
   CompiledKernel k = compileKernel(r);
   const std::string text = emitDeviceCode(
-      kernelSource(*k.kernel, k.params, k.target, k.compiled.program, k.compiled.provenance,
-                   emitCommand(r, k.params, backend)),
-      backend);
+      kernelSource(*k.kernel, k.params, k.target, k.compiled.program, k.compiled.provenance, &k.graph,
+                   emitCommand(r, k.params, backend, style)),
+      backend, pallas);
   if (file) file->commit(text);
   else fmt::print("{}", text);
   return kOk;
@@ -377,7 +378,7 @@ int emitForDevice(RunRequest r, const std::string &backend, const std::string &o
 
 int cmdCompile(const std::vector<std::string> &args) {
   KernelOptions opts;
-  std::string emit, output;
+  std::string emit, output, style = "manual";
   bool printAfterAll = false, locations = false;
   po::options_description desc("tessera compile KERNEL");
   opts.add(desc);
@@ -387,6 +388,9 @@ int cmdCompile(const std::vector<std::string> &args) {
                      "stage to print: tile (as imported), tile-allocated, nc (NeuronCore) or tpu (TPU); or the kernel "
                      "for the device: nki (Trainium) or pallas (TPU)")(
       "output,o", po::value(&output)->value_name("FILE"), "write to FILE instead of stdout (nki, pallas)")(
+      "pallas-style", po::value(&style)->default_value(style),
+      "--emit pallas: manual (one statement per simulated instruction), grid (BlockSpecs over the kernel's loops) "
+      "or auto (grid where the loops allow)")(
       "print-ir-after-all", po::bool_switch(&printAfterAll), "print the module after every pass (stderr)")(
       "locations", po::bool_switch(&locations), "print each op's kernel source line (keep them for tessera sim)");
   po::positional_options_description pos;
@@ -400,7 +404,7 @@ int cmdCompile(const std::vector<std::string> &args) {
     throw InputError("--output: only --emit nki and --emit pallas write a file; the MLIR stages go to stdout");
   RunRequest r = opts.request();
   limits.apply(r);
-  if (device) return emitForDevice(r, emit, output);
+  if (device) return emitForDevice(r, emit, output, style);
   const tsr::KernelInfo &kernel = findKernel(r.kernel);
   isa::Target target = loadTarget(r.target);
   const char *targetStage = target.isTpu() ? "tpu" : "nc";
@@ -438,13 +442,15 @@ std::string commandLine(const std::string &command, const std::vector<std::strin
 
 int cmdDeploy(const std::vector<std::string> &args) {
   KernelOptions opts;
-  std::string output;
+  std::string output, style = "manual";
   po::options_description desc("tessera deploy KERNEL");
   opts.add(desc);
   LimitOptions limits;
   limits.add(desc);
   desc.add_options()("seed", po::value(&opts.seed)->default_value(opts.seed), "seed of the random inputs")(
-      "output,o", po::value(&output)->required()->value_name("DIR"), "the folder to write (created if missing)");
+      "output,o", po::value(&output)->required()->value_name("DIR"), "the folder to write (created if missing)")(
+      "pallas-style", po::value(&style)->default_value(style),
+      "TPU targets: manual (one statement per simulated instruction), grid (BlockSpecs) or auto");
   po::positional_options_description pos;
   pos.add("kernel", 1);
   parse(args, desc, pos);
@@ -454,7 +460,7 @@ int cmdDeploy(const std::vector<std::string> &args) {
   {
     ProgressBar bar(stderr, !opts.json && ProgressBar::isTerminal(stderr));
     request.progress = bar.callback();
-    bundle = deployKernel(request, output, commandLine("deploy", args));
+    bundle = deployKernel(request, output, commandLine("deploy", args), style);
   }
   const RunReport &r = bundle.report;
   if (opts.json) {

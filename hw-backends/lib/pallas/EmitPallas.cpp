@@ -21,6 +21,8 @@
 
 #include "../Operands.h"
 #include "../PythonSource.h"
+#include "Jnp.h"
+#include "PallasGrid.h"
 #include "tessera/isa/InstructionSet.h"
 
 #include <fmt/format.h>
@@ -36,80 +38,6 @@ namespace tessera::backends {
 namespace {
 
 constexpr std::string_view kBackend = "Pallas";
-
-std::string jnpDtype(isa::DType dtype) {
-  switch (dtype) {
-  case isa::DType::F32: return "jnp.float32";
-  case isa::DType::BF16: return "jnp.bfloat16";
-  case isa::DType::F16: return "jnp.float16";
-  case isa::DType::F8E4M3: return "jnp.float8_e4m3fn";
-  case isa::DType::F8E5M2: return "jnp.float8_e5m2";
-  case isa::DType::I32: return "jnp.int32";
-  case isa::DType::U32: return "jnp.uint32";
-  case isa::DType::U8: return "jnp.uint8";
-  }
-  return "jnp.float32";
-}
-
-/// numpy's name of `dtype`, for the INPUTS/OUTPUTS tables ("bfloat16" is ml_dtypes').
-std::string numpyDtype(isa::DType dtype) { return jnpDtype(dtype).substr(4); }
-
-/// `lhs <op> rhs` in FP32, as isa::apply computes it (comparisons give 1.0 or 0.0).
-std::string binary(isa::AluOp op, const std::string &l, const std::string &r) {
-  auto truth = [](const std::string &condition) { return fmt::format("({}).astype(jnp.float32)", condition); };
-  switch (op) {
-  case isa::AluOp::Add: return fmt::format("{} + {}", l, r);
-  case isa::AluOp::Subtract: return fmt::format("{} - {}", l, r);
-  case isa::AluOp::Multiply: return fmt::format("{} * {}", l, r);
-  case isa::AluOp::Max: return fmt::format("jnp.maximum({}, {})", l, r);
-  case isa::AluOp::Min: return fmt::format("jnp.minimum({}, {})", l, r);
-  case isa::AluOp::Divide: return fmt::format("{} / {}", l, r);
-  case isa::AluOp::Bypass: return l;
-  case isa::AluOp::Power: return fmt::format("jnp.power({}, {})", l, r);
-  case isa::AluOp::AbsMax: return fmt::format("jnp.maximum(jnp.abs({}), jnp.abs({}))", l, r);
-  case isa::AluOp::IsEqual: return truth(fmt::format("{} == {}", l, r));
-  case isa::AluOp::NotEqual: return truth(fmt::format("{} != {}", l, r));
-  case isa::AluOp::IsGt: return truth(fmt::format("{} > {}", l, r));
-  case isa::AluOp::IsGe: return truth(fmt::format("{} >= {}", l, r));
-  case isa::AluOp::IsLt: return truth(fmt::format("{} < {}", l, r));
-  case isa::AluOp::IsLe: return truth(fmt::format("{} <= {}", l, r));
-  case isa::AluOp::LogicalAnd: return truth(fmt::format("({} != 0) & ({} != 0)", l, r));
-  case isa::AluOp::LogicalOr: return truth(fmt::format("({} != 0) | ({} != 0)", l, r));
-  }
-  return l;
-}
-
-/// f(x) in FP32, as isa::apply computes it.
-std::string unary(isa::ActFunc f, const std::string &x) {
-  switch (f) {
-  case isa::ActFunc::Identity: return x;
-  case isa::ActFunc::Exp: return fmt::format("jnp.exp({})", x);
-  case isa::ActFunc::Log: return fmt::format("jnp.log({})", x);
-  case isa::ActFunc::Tanh: return fmt::format("jnp.tanh({})", x);
-  case isa::ActFunc::Gelu: // through erf: Mosaic lowers lax.erf, not the erfc jax.nn.gelu uses
-    return fmt::format("0.5 * {0} * (1.0 + jax.lax.erf({0} * 0.7071067811865476))", x);
-  case isa::ActFunc::GeluApproxTanh: return fmt::format("jax.nn.gelu({}, approximate=True)", x);
-  case isa::ActFunc::Silu: return fmt::format("jax.nn.silu({})", x);
-  case isa::ActFunc::Sigmoid: return fmt::format("jax.nn.sigmoid({})", x);
-  case isa::ActFunc::Relu: return fmt::format("jnp.maximum({}, 0.0)", x);
-  case isa::ActFunc::Rsqrt: return fmt::format("jax.lax.rsqrt({})", x);
-  case isa::ActFunc::Square: return fmt::format("jnp.square({})", x);
-  case isa::ActFunc::Sqrt: return fmt::format("jnp.sqrt({})", x);
-  case isa::ActFunc::Reciprocal: return fmt::format("1.0 / {}", x);
-  }
-  return x;
-}
-
-/// The reduction of `x` along its free dimension, kept as a column.
-std::optional<std::string> reduction(isa::AluOp op, const std::string &x) {
-  switch (op) {
-  case isa::AluOp::Add: return fmt::format("jnp.sum({}, axis=1, keepdims=True)", x);
-  case isa::AluOp::Multiply: return fmt::format("jnp.prod({}, axis=1, keepdims=True)", x);
-  case isa::AluOp::Max: return fmt::format("jnp.max({}, axis=1, keepdims=True)", x);
-  case isa::AluOp::Min: return fmt::format("jnp.min({}, axis=1, keepdims=True)", x);
-  default: return std::nullopt;
-  }
-}
 
 /// A kernel file's name and line ("matmul.cpp:25"), or "".
 std::string placeOf(const SourceLoc &loc) {
@@ -367,13 +295,7 @@ private:
     const Window w = windowOf(k_, s, ap, kBackend);
     std::string v = value;
     if (broadcastResult) v = fmt::format("jnp.broadcast_to({}, ({}, {}))", v, w.rows, w.cols);
-    if (isa::isInteger(ap.dtype)) {
-      const std::string t = jnpDtype(ap.dtype);
-      v = fmt::format("jnp.clip(jnp.nan_to_num(jnp.round({}), nan=0.0), jnp.iinfo({}).min, jnp.iinfo({}).max).astype({})",
-                      v, t, t, t);
-    } else if (ap.dtype != isa::DType::F32) {
-      v = fmt::format("({}).astype({})", v, jnpDtype(ap.dtype));
-    }
+    v = convert(v, ap.dtype);
     out_.line(fmt::format("{}[{}] = {}", tileNames_[w.allocation], indices(w), v));
   }
 
@@ -502,10 +424,20 @@ std::string emitPallas(const KernelSource &kernel, PallasStyle style) {
   if (!kernel.target->isTpu())
     throw Error(fmt::format("Pallas: target {} is a NeuronCore; Pallas kernels run on TPU targets", kernel.target->name),
                 {}, "use --emit nki for a Trainium (NeuronCore) target");
-  switch (style) {
-  case PallasStyle::Manual: return PallasEmitter(kernel).emit();
-  }
+  if (style == PallasStyle::Manual) return PallasEmitter(kernel).emit();
+  std::string whyNot;
+  if (std::optional<std::string> grid = emitPallasGrid(kernel, whyNot)) return *grid;
+  if (style == PallasStyle::Grid)
+    throw Error(fmt::format("Pallas: kernel '{}' is not a Pallas grid: {}", kernel.kernel, whyNot), {},
+                "--pallas-style manual (or auto) writes any TPU kernel");
   return PallasEmitter(kernel).emit();
+}
+
+std::optional<PallasStyle> parsePallasStyle(std::string_view name) {
+  if (name == "manual") return PallasStyle::Manual;
+  if (name == "grid") return PallasStyle::Grid;
+  if (name == "auto") return PallasStyle::Auto;
+  return std::nullopt;
 }
 
 } // namespace tessera::backends
