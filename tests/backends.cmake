@@ -44,3 +44,8 @@ endforeach()
 add_test(NAME backends/every-kernel
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/hw-backends/check/every_kernel.py $<TARGET_FILE:tessera> ${library_kernels})
 set_tests_properties(backends/every-kernel PROPERTIES LABELS backends)
+# run.py's record -> tessera calibrate (an interpret-mode record given a device time).
+add_test(NAME backends/calibrate-roundtrip
+         COMMAND ${PROJECT_SOURCE_DIR}/hw-backends/check/calibrate_roundtrip.sh $<TARGET_FILE:tessera>
+                 ${BACKEND_VENV}/bin/python ${BACKEND_WORK})
+set_tests_properties(backends/calibrate-roundtrip PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)

@@ -601,15 +601,18 @@ Target Target::load(const fs::path &file) {
     throw Error("cannot open target file: not readable", SourceLoc{file.string()});
   std::ostringstream contents;
   contents << in.rdbuf();
+  return parse(contents.str(), file);
+}
 
+Target Target::parse(const std::string &text, const fs::path &origin) {
   toml::table root;
   try {
-    root = toml::parse(contents.str(), file.string());
+    root = toml::parse(text, origin.string());
   } catch (const toml::parse_error &syntaxError) {
     throw Error(fmt::format("TOML syntax error: {}", syntaxError.description()),
-                locationOf(file, syntaxError.source()));
+                locationOf(origin, syntaxError.source()));
   }
-  return fromToml(root, file);
+  return fromToml(root, origin);
 }
 
 Target Target::find(const std::string &nameOrPath) {

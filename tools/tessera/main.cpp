@@ -6,6 +6,7 @@
 //   tessera compile KERNEL [--target T] [--shape ...] [--param ...] --emit tile|tile-allocated|nc|tpu|nki|pallas
 //                          [-o FILE]
 //   tessera deploy KERNEL [--target T] [--shape ...] [--param ...] [--seed N] -o DIR
+//   tessera calibrate RECORD.json... [--target T] [--fit TABLE.KEY,...] [--write FILE.toml] [--json]
 //   tessera sim FILE.mlir [--seed N] [--timing-only] [--json] [--trace FILE.json]
 //   tessera isa [INSTRUCTION] [--target T] [--json] [--markdown]
 //   tessera systolic --rows R --cols C --dataflow ws|os|is --gemm M,N,K [--model pe|fold] [--animate] [--svg F]
@@ -13,6 +14,7 @@
 // limit stopped the run (--max-instructions, --max-memory-gib, --timeout).
 
 #include "tessera/AtomicFile.h"
+#include "tessera/Calibrate.h"
 #include "tessera/Deploy.h"
 #include "tessera/DeviceCode.h"
 #include "tessera/Driver.h"
@@ -483,6 +485,60 @@ int cmdDeploy(const std::vector<std::string> &args) {
   return kOk;
 }
 
+int cmdCalibrate(const std::vector<std::string> &args) {
+  std::vector<std::string> files;
+  std::string target, fit, write;
+  bool json = false;
+  po::options_description desc("tessera calibrate RECORD.json...");
+  desc.add_options()("records", po::value(&files)->required()->composing(), "record-device.json files from run.py")(
+      "target,t", po::value(&target), "the target to calibrate (default: the records' own)")(
+      "fit", po::value(&fit)->value_name("TABLE.KEY,..."),
+      "the coefficients to fit (default: the fixed costs the target files mark as assumptions)")(
+      "write,w", po::value(&write)->value_name("FILE.toml"), "write a copy of the target file with the fitted values")(
+      "json", po::bool_switch(&json), "print one JSON object");
+  po::positional_options_description pos;
+  pos.add("records", -1);
+  parse(args, desc, pos);
+  std::vector<DeviceRecord> records;
+  for (const std::string &f : files) records.push_back(readDeviceRecord(f));
+  std::vector<std::string> names;
+  for (size_t start = 0; !fit.empty() && start <= fit.size();) {
+    const size_t end = fit.find(',', start);
+    names.push_back(fit.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  std::optional<AtomicFile> out;
+  if (!write.empty()) out.emplace(write, "calibrated target");
+  const Calibration c = calibrate(records, target, names);
+  if (out) out->commit(c.calibratedToml);
+  if (json) {
+    nlohmann::json coefficients = nlohmann::json::array(), rows = nlohmann::json::array();
+    for (const Coefficient &k : c.coefficients)
+      coefficients.push_back({{"name", k.name()}, {"before", k.before}, {"after", k.after}, {"determined", k.determined}});
+    for (const CalibratedRecord &r : c.records)
+      rows.push_back({{"file", r.record.file.string()}, {"kernel", r.record.kernel}, {"measured_us", r.record.measuredUs},
+                      {"before_us", r.beforeUs}, {"after_us", r.afterUs}});
+    fmt::print("{}\n", nlohmann::json{{"target", c.base.name}, {"coefficients", coefficients}, {"records", rows},
+                                      {"error_before", c.errorBefore}, {"error_after", c.errorAfter},
+                                      {"written", write}}
+                           .dump(2));
+    return kOk;
+  }
+  fmt::print("calibrating {} from {} device record{}\n\n", c.base.name, c.records.size(), c.records.size() == 1 ? "" : "s");
+  fmt::print("  {:<34} {:>12} {:>12}\n", "coefficient", "was", "fitted");
+  for (const Coefficient &k : c.coefficients)
+    fmt::print("  {:<34} {:>12.6g} {:>12}\n", k.name(), k.before,
+               k.determined ? fmt::format("{:.6g}", k.after) : std::string("(no record depends on it)"));
+  fmt::print("\n  {:<20} {:<24} {:>12} {:>12} {:>12}\n", "kernel", "record", "measured us", "was us", "fitted us");
+  for (const CalibratedRecord &r : c.records)
+    fmt::print("  {:<20} {:<24} {:>12.3f} {:>12.3f} {:>12.3f}\n", r.record.kernel, r.record.file.filename().string(),
+               r.record.measuredUs, r.beforeUs, r.afterUs);
+  fmt::print("\n  rms of ln(simulated / measured): {:.4f} before, {:.4f} after\n", c.errorBefore, c.errorAfter);
+  if (out) fmt::print("  wrote {} (tessera run ... --target {})\n", write, write);
+  return kOk;
+}
+
 int cmdSim(const std::vector<std::string> &args) {
   std::string file;
   RunRequest request;
@@ -520,6 +576,7 @@ void printUsage(std::FILE *out) {
              "                           device: nki (Trainium), pallas (TPU)\n"
              "  deploy KERNEL -o DIR     a folder for the device host: the kernel (NKI or Pallas), inputs, the\n"
              "                           simulator's outputs and time, and a runner that compares and times it\n"
+             "  calibrate RECORD...      fit a target's cost coefficients to times measured with deploy's runner\n"
              "  sim FILE.mlir            simulate a saved module (the output of compile --emit nc)\n"
              "  isa [INSTRUCTION]        the instruction set: operands, engines, limits, cost formulas\n"
              "  systolic --gemm M,N,K    one GEMM on a systolic array, PE by PE: cycles, utilisation, SRAM/DRAM traffic\n\n"
@@ -560,7 +617,7 @@ int main(int argc, char **argv) {
   }
   static const std::map<std::string, std::function<int(const std::vector<std::string> &)>> commands = {
       {"list", cmdList}, {"targets", cmdTargets}, {"run", cmdRun}, {"compile", cmdCompile}, {"sim", cmdSim},
-      {"systolic", runSystolicCommand}, {"isa", cmdIsa}, {"deploy", cmdDeploy}};
+      {"systolic", runSystolicCommand}, {"isa", cmdIsa}, {"deploy", cmdDeploy}, {"calibrate", cmdCalibrate}};
   auto it = commands.find(args[0]);
   if (it == commands.end()) {
     fmt::print(stderr, "tessera: unknown command '{}'\n\n", args[0]);

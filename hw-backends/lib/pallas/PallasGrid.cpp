@@ -160,6 +160,8 @@ public:
     }
     finishGroups();
     findAliases();
+    for (const Op *load : outerLoads_) // its block is the tile; a step that wrote it would change the next step's
+      if (!plan_.aliased.count(load->dst)) throw NotAGrid{"a tile loaded above the grid step is written in it"};
     return std::move(plan_);
   }
 
@@ -191,7 +193,10 @@ private:
     const Op &op = std::get<Op>(s);
     switch (op.kind) {
     case OpKind::Load:
-    case OpKind::Store: addSite(op, phase); return;
+    case OpKind::Store:
+      addSite(op, phase);
+      if (phase == Phase::Outer) outerLoads_.push_back(&op);
+      return;
     case OpKind::Instruction:
     case OpKind::Wait:
     case OpKind::Signal: throw NotAGrid{"it uses tsr::isa instructions (NeuronCore only)"};
@@ -309,6 +314,7 @@ private:
   std::set<int> gridLoops_;
   std::vector<BlockGroup> groups_;
   std::vector<int> allocated_;
+  std::vector<const Op *> outerLoads_;
 };
 
 class GridEmitter {

@@ -173,6 +173,8 @@ struct Target {
   /// Reads a target file (the schema follows [target].family); a missing or ill-typed field is an Error naming
   /// the file and field.
   static Target load(const std::filesystem::path &file);
+  /// Reads a target from the text of a target file, as load() reads `origin` (errors name `origin`).
+  static Target parse(const std::string &text, const std::filesystem::path &origin);
   /// Finds `nameOrPath`: a path to a .toml file, or a name looked up in $TESSERA_TARGET_PATH (':'-separated)
   /// and then the built-in target directory.
   static Target find(const std::string &nameOrPath);
