@@ -61,4 +61,18 @@ TEST(BackendCoverage, EveryRegisteredKernelEmitsNkiThatPassesTheManifestCheck) {
   fs::remove_all(dir);
 }
 
+TEST(BackendCoverage, TheNkiTableOfDocsBackendsNamesEveryNeuronCoreInstruction) {
+  std::ifstream in(TESSERA_SOURCE_DIR "/docs/backends.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(doc.empty());
+  for (const isa::InstructionDef &def : isa::instructionSet()) {
+    if (!isa::runsOnFamily(def, "neuroncore")) continue;
+    EXPECT_NE(doc.find("`" + std::string(def.name) + "`"), std::string::npos) << def.name << " is not in the table";
+    std::string call(def.nki); // nki.isa.tensor_scalar -> nisa.tensor_scalar
+    if (call.starts_with("nki.isa.")) call = "nisa." + call.substr(8);
+    if (call.starts_with("nki.language.")) call = "nl." + call.substr(13);
+    EXPECT_NE(doc.find(call + "("), std::string::npos) << call << " is not in the table";
+  }
+}
+
 } // namespace
