@@ -119,6 +119,8 @@ def run_pallas(manifest, module, inputs, args, record):
 
 def run_nki(manifest, module, inputs, args, record):
     import nki
+    record["nki"] = getattr(nki, "__version__", "unknown")
+    print(f"  NKI {record['nki']} ({os.path.dirname(nki.__file__)})")
     kernel = getattr(module, manifest["function"])
     if args.simulate:
         record["mode"] = "simulate"
