@@ -1,6 +1,7 @@
 #include "Jnp.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace tessera::backends {
 
@@ -81,6 +82,24 @@ std::string convert(const std::string &value, isa::DType dtype) {
                        value, t, t, t);
   if (dtype == isa::DType::F32) return value;
   return fmt::format("({}).astype({})", value, t);
+}
+
+void pallasPreamble(PythonWriter &out, const KernelSource &kernel) {
+  out.line("import jax");
+  out.line("import jax.numpy as jnp");
+  out.line("from jax.experimental import pallas as pl");
+  out.line("from jax.experimental.pallas import tpu as pltpu");
+  out.line();
+  out.line(fmt::format("KERNEL = \"{}\"", kernel.kernel));
+  out.line(fmt::format("TARGET = \"{}\"", kernel.target->name));
+  std::vector<std::string> inputs, outputs;
+  for (const isa::TensorInfo &tensor : kernel.program->tensors)
+    (tensor.isOutput ? outputs : inputs)
+        .push_back(fmt::format("(\"{}\", {}, \"{}\")", tensor.name, pythonShape(tensor.shape), numpyDtype(tensor.dtype)));
+  out.line(fmt::format("INPUTS = ({}{})", fmt::join(inputs, ", "), inputs.size() == 1 ? "," : ""));
+  out.line(fmt::format("OUTPUTS = ({}{})", fmt::join(outputs, ", "), outputs.size() == 1 ? "," : ""));
+  out.line();
+  out.line();
 }
 
 } // namespace tessera::backends

@@ -4,6 +4,7 @@
 /// the numerics of its definition (isa::apply: FP32 inside; comparisons give 1.0 or 0.0). Both Pallas styles use
 /// them, so the manual and the grid kernel compute alike.
 
+#include "../PythonSource.h"
 #include "tessera/isa/Program.h"
 
 #include <optional>
@@ -24,5 +25,9 @@ std::string unary(isa::ActFunc f, const std::string &x);
 std::optional<std::string> reduction(isa::AluOp op, const std::string &x);
 /// `value` (FP32) converted to `dtype` as the hardware rounds: to nearest even; integers saturate, NaN gives 0.
 std::string convert(const std::string &value, isa::DType dtype);
+
+/// What every Pallas module starts with after its docstring: the imports, and KERNEL, TARGET, INPUTS and OUTPUTS
+/// (name, shape, NumPy dtype of each tensor), which the deploy runner and the checks read.
+void pallasPreamble(PythonWriter &out, const KernelSource &kernel);
 
 } // namespace tessera::backends
