@@ -209,6 +209,7 @@ RunReport runKernel(const RunRequest &request) {
     return report;
   }
   sim::HbmImage hbm = makeInputs(program, request.seed);
+  for (const auto &[name, path] : request.inputFiles) loadInputFile(program, hbm, name, path);
   std::optional<sim::HbmImage> golden; // the golden model starts from the same bytes (outputs NaN)
   if (request.golden) golden = hbm;
   std::vector<tsr::HostTensor> inputs, expected;
@@ -248,6 +249,7 @@ RunReport runKernel(const RunRequest &request) {
     report.ok = report.ok && report.checks.back().ok;
   }
 
+  if (!request.outputDir.empty()) writeOutputFiles(program, hbm, request.outputDir);
   if (request.keepTensors) report.hbm = std::make_shared<const sim::HbmImage>(std::move(hbm));
 
   // 6. The report is printed by the caller (Report.h): text on a terminal, JSON with --json.

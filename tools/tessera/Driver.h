@@ -61,6 +61,10 @@ struct RunRequest {
   bool golden = true;
   /// Record when every instruction ran (RunReport::sim.timeline), for `--trace` and the HTML report.
   bool recordTimeline = false;
+  /// Inputs from .npy files (`--input NAME=FILE`), instead of random values; the others stay random.
+  std::map<std::string, std::string> inputFiles;
+  /// Where to write every output as NAME.npy after the run (`--output-dir`); empty: nowhere.
+  std::string outputDir;
   /// Keep the tensors after the run (RunReport::hbm: the inputs as the kernel read them and the outputs it
   /// wrote), for `tessera deploy`.
   bool keepTensors = false;

@@ -2,7 +2,7 @@
 //   tessera list                      kernels, their shape parameters and kernel parameters
 //   tessera targets                   the machines that can be simulated
 //   tessera run KERNEL [--target T] [--shape K=V,...] [--param P=V,...] [--seed N] [--no-golden] [--json]
-//                      [--trace FILE.json]
+//                      [--trace FILE.json] [--input NAME=FILE.npy ...] [--output-dir DIR]
 //   tessera compile KERNEL [--target T] [--shape ...] [--param ...] --emit tile|tile-allocated|nc|tpu|nki|pallas
 //                          [-o FILE]
 //   tessera deploy KERNEL [--target T] [--shape ...] [--param ...] [--seed N] -o DIR
@@ -115,6 +115,26 @@ std::map<std::string, int64_t> parseKernelParams(const std::vector<std::string> 
   for (const std::string &text : texts)
     for (auto &[name, value] : parseAssignments("param", text, hint)) values[name] = value;
   return values;
+}
+
+/// Parses the values of every --input ("a=a.npy", or several comma-separated) into NAME -> file.
+std::map<std::string, std::string> parseInputFiles(const std::vector<std::string> &texts) {
+  std::map<std::string, std::string> files;
+  for (const std::string &text : texts) {
+    size_t start = 0;
+    while (start <= text.size()) {
+      const size_t end = text.find(',', start);
+      const std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+        throw InputError(fmt::format("--input: expected NAME=FILE.npy, got '{}'", item), {},
+                         "e.g. --input a=a.npy --input b=b.npy");
+      files[item.substr(0, eq)] = item.substr(eq + 1);
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+  return files;
 }
 
 /// The resource limits of `run` and `sim` (and the instruction limit of `compile`).
@@ -340,9 +360,14 @@ int cmdRun(const std::vector<std::string> &args) {
   po::options_description desc("tessera run KERNEL");
   opts.add(desc);
   bool timingOnly = false, noGolden = false, noChecks = false;
+  std::vector<std::string> inputFiles;
+  std::string outputDir;
   LimitOptions limits;
   limits.add(desc);
   desc.add_options()("seed", po::value(&opts.seed)->default_value(opts.seed), "seed of the random inputs")(
+      "input,i", po::value(&inputFiles)->composing()->value_name("NAME=FILE.npy"),
+      "an input from a .npy file instead of random values (repeatable)")(
+      "output-dir", po::value(&outputDir)->value_name("DIR"), "write every output to DIR/NAME.npy")(
       "timing-only", po::bool_switch(&timingOnly),
       "simulate time alone: compute no values, compare no outputs (race checks still run)")(
       "no-golden", po::bool_switch(&noGolden), "check against the kernel's reference alone, not the golden model")(
@@ -356,6 +381,10 @@ int cmdRun(const std::vector<std::string> &args) {
   request.timingOnly = timingOnly;
   request.checks = !noChecks;
   request.golden = !noGolden;
+  request.inputFiles = parseInputFiles(inputFiles);
+  request.outputDir = outputDir;
+  if (timingOnly && (!request.inputFiles.empty() || !outputDir.empty()))
+    throw InputError("--input and --output-dir need values: they do not go with --timing-only");
   limits.apply(request);
   RunReport report = simulateAndReport(request, outputs, opts.json, runKernel);
   return report.ok ? kOk : kCheckFailed;
@@ -445,6 +474,7 @@ std::string commandLine(const std::string &command, const std::vector<std::strin
 int cmdDeploy(const std::vector<std::string> &args) {
   KernelOptions opts;
   std::string output, style = "manual";
+  std::vector<std::string> inputFiles;
   po::options_description desc("tessera deploy KERNEL");
   opts.add(desc);
   LimitOptions limits;
@@ -452,11 +482,14 @@ int cmdDeploy(const std::vector<std::string> &args) {
   desc.add_options()("seed", po::value(&opts.seed)->default_value(opts.seed), "seed of the random inputs")(
       "output,o", po::value(&output)->required()->value_name("DIR"), "the folder to write (created if missing)")(
       "pallas-style", po::value(&style)->default_value(style),
-      "TPU targets: manual (one statement per simulated instruction), grid (BlockSpecs) or auto");
+      "TPU targets: manual (one statement per simulated instruction), grid (BlockSpecs) or auto")(
+      "input,i", po::value(&inputFiles)->composing()->value_name("NAME=FILE.npy"),
+      "an input from a .npy file instead of random values (repeatable)");
   po::positional_options_description pos;
   pos.add("kernel", 1);
   parse(args, desc, pos);
   RunRequest request = opts.request();
+  request.inputFiles = parseInputFiles(inputFiles);
   limits.apply(request);
   DeployBundle bundle;
   {
