@@ -1,16 +1,19 @@
 // Real data: `tessera run --input NAME=FILE.npy --output-dir DIR` (the CLI, as a user runs it) reproduces a result
 // computed here independently from the same files; the .npy reader and writer; inputs that do not fit the kernel.
 
+#include "tessera/Driver.h"
 #include "tessera/HostData.h"
 #include "tessera/Npy.h"
 #include "tessera/isa/NumberFormats.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 namespace {
