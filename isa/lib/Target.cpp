@@ -121,6 +121,9 @@ public:
                   locationOf(file_, node->source()), hint_);
   }
 
+  /// Whether the table has `key` (for an optional field: read it only when there).
+  bool has(std::string_view key) const { return table_->get(key) != nullptr; }
+
   /// A string field; `allowEmpty` for free text such as a description.
   std::string text(std::string_view key, bool allowEmpty = false) {
     const toml::node &node = field(key);
@@ -539,6 +542,8 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.family = header.text("family");
   target.generation = header.text("generation");
   target.description = header.text("description", /*allowEmpty=*/true);
+  if (header.has("price_per_chip_hour")) // optional: not every machine has a published price
+    target.pricePerChipHour = header.number("price_per_chip_hour", NumberRange::NonNegative);
 
   if (target.family == kNeuronCoreSchema.family)
     readNeuronCore(root, file, header, target);

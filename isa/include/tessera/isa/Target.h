@@ -144,6 +144,9 @@ struct Target {
   /// tpu.mxus x tpuCost.mxuRowsPerCycle x tensor.rows x tensor.cols x 2 x tensor.clockGhz / 1000.
   double mxuPeakBf16Tflops() const;
   std::string description;
+  /// What one chip costs per hour, in US dollars ([target] price_per_chip_hour, with its source and date beside
+  /// it; optional): tessera compare's price-performance. 0: no published price.
+  double pricePerChipHour = 0;
   std::filesystem::path file; ///< the file it was read from
 
   unsigned partitions = 0;               ///< SBUF/PSUM partitions (128)
