@@ -35,7 +35,7 @@ void tileGemm(benchmark::State &state, bool exactProducts) {
   const int64_t k = state.range(0), m = state.range(1), n = state.range(2);
   Operands x(k, m, n);
   for (auto _ : state) {
-    tessera::isa::accumulateProducts(x.c.data(), x.a.data(), x.b.data(), k, m, n, exactProducts);
+    tessera::isa::accumulateProducts(x.c.data(), n, x.a.data(), x.b.data(), k, m, n, exactProducts);
     benchmark::ClobberMemory();
   }
   setFlops(state, k, m, n);

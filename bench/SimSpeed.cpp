@@ -4,7 +4,7 @@
 //     goal: sim_seconds <= 2x sgemm.
 //  2. timing only: simulated instructions per host second of large compiled programs, with and without the
 //     kernel-bug checks; goal: >= 5 million per second.
-//   build/bench/bench-sim-speed [--quick]      (bench/run.sh runs it with the other comparisons)
+//   build/bench/bench-sim-speed [--quick] [--timing | --functional]   (bench/run.sh runs it with the others)
 // Times are the best of several repeats, host wall time. Never a test: nothing here gates CI.
 
 #include "tessera/Driver.h"
@@ -70,7 +70,7 @@ double tileGemmSeconds(int64_t n, int repeats) {
   const int64_t tiles = (n / k) * (n / m) * (n / nn);
   return bestOf(repeats, [&] {
     for (int64_t t = 0; t < tiles; ++t)
-      isa::accumulateProducts(c.data(), a.data(), b.data(), k, m, nn, /*exactProducts=*/true);
+      isa::accumulateProducts(c.data(), nn, a.data(), b.data(), k, m, nn, /*exactProducts=*/true);
   });
 }
 
@@ -128,7 +128,7 @@ void timingRow(const std::string &kernel, const std::string &target, std::map<st
     for (int i = 0; i < repeats; ++i) {
       sim::HbmImage empty;
       best = std::min(best, sim::simulate(program, compiled.target, empty,
-                                          {.computeValues = false, .checks = checks})
+                                          {.computeValues = false, .checks = checks, .progress = {}})
                                 .hostSeconds);
     }
     const double rate = double(program.instructionCount()) / best / 1e6;
@@ -153,10 +153,19 @@ void timingTable(bool quick) {
 } // namespace
 
 int main(int argc, char **argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false, functional = true, timing = true;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else if (std::strcmp(argv[i], "--timing") == 0) functional = false;
+    else if (std::strcmp(argv[i], "--functional") == 0) timing = false;
+    else {
+      fmt::print(stderr, "usage: bench-sim-speed [--quick] [--timing | --functional]\n");
+      return 2;
+    }
+  }
   try {
-    functionalTable(quick);
-    timingTable(quick);
+    if (functional) functionalTable(quick);
+    if (timing) timingTable(quick);
   } catch (const std::exception &e) {
     fmt::print(stderr, "bench-sim-speed: {}\n", e.what());
     return 1;

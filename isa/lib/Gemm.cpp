@@ -44,14 +44,14 @@ int significandBits(DType t) {
 
 /// The portable kernel: k outermost so the inner loop streams rows of b and c (it vectorises; built for AVX2 too,
 /// both without FMA contraction, so exact whatever the products).
-[[gnu::target_clones("avx2", "default")]] void portableKernel(float *__restrict c, const float *__restrict a,
-                                                              const float *__restrict b, int64_t k, int64_t m,
-                                                              int64_t n) {
+[[gnu::target_clones("avx2", "default")]] void portableKernel(float *__restrict c, int64_t ldc,
+                                                              const float *__restrict a, const float *__restrict b,
+                                                              int64_t k, int64_t m, int64_t n) {
   for (int64_t kk = 0; kk < k; ++kk) {
     const float *__restrict movingRow = b + kk * n;
     for (int64_t mm = 0; mm < m; ++mm) {
       const float weight = a[kk * m + mm];
-      float *__restrict out = c + mm * n;
+      float *__restrict out = c + mm * ldc;
       for (int64_t nn = 0; nn < n; ++nn)
         out[nn] += weight * movingRow[nn];
     }
@@ -128,22 +128,38 @@ Kernel hostKernel() {
 
 } // namespace
 
-OperandRange rangeOf(const float *values, size_t count) {
-  // Integer views: |x| is the bit pattern without the sign, ordered like the magnitudes; Inf and NaN are the
-  // patterns at and above 0x7f800000. One pass, branch-free, so it vectorises.
-  uint32_t maxBits = 0, minBits = 0xffffffffu;
+namespace {
+
+/// The largest |x| and the smallest non-zero |x| of `values`, as bit patterns without the sign (ordered like the
+/// magnitudes; Inf and NaN are the patterns from 0x7f800000 up). |x| - 1 wraps zero round to the largest pattern,
+/// so one unsigned min finds the smallest non-zero one: branch-free, and built for AVX-512 and AVX2, as this runs
+/// over both operands of every matmul.
+[[gnu::target_clones("avx512f", "avx2", "default")]] void magnitudeBounds(const float *values, size_t count,
+                                                                         uint32_t &maxBits, uint32_t &minBitsLess1) {
+  uint32_t hi = 0, lo = 0xffffffffu;
   for (size_t i = 0; i < count; ++i) {
     uint32_t bits;
     std::memcpy(&bits, values + i, sizeof bits);
     bits &= 0x7fffffffu;
-    maxBits = std::max(maxBits, bits);
-    minBits = std::min(minBits, bits == 0 ? 0xffffffffu : bits);
+    hi = std::max(hi, bits);
+    lo = std::min(lo, bits - 1u);
   }
+  maxBits = hi;
+  minBitsLess1 = lo;
+}
+
+} // namespace
+
+OperandRange rangeOf(const float *values, size_t count) {
+  uint32_t maxBits = 0, minBitsLess1 = 0xffffffffu;
+  magnitudeBounds(values, count, maxBits, minBitsLess1);
   OperandRange r;
   r.finite = maxBits < 0x7f800000u;
   std::memcpy(&r.maxAbs, &maxBits, sizeof maxBits);
-  if (minBits != 0xffffffffu)
+  if (minBitsLess1 != 0xffffffffu) {
+    const uint32_t minBits = minBitsLess1 + 1u;
     std::memcpy(&r.minNonZeroAbs, &minBits, sizeof minBits);
+  }
   return r;
 }
 
@@ -157,16 +173,16 @@ bool productsExact(DType ta, const OperandRange &a, DType tb, const OperandRange
          double(a.minNonZeroAbs) * double(b.minNonZeroAbs) >= double(FLT_MIN);
 }
 
-void accumulateProducts(float *c, const float *a, const float *b, int64_t k, int64_t m, int64_t n,
+void accumulateProducts(float *c, int64_t ldc, const float *a, const float *b, int64_t k, int64_t m, int64_t n,
                         bool exactProducts) {
   switch (hostKernel()) {
 #ifdef TESSERA_GEMM_X86
   case Kernel::Avx512:
-    return exactProducts ? avx512::kernel<true>(c, a, b, k, m, n) : avx512::kernel<false>(c, a, b, k, m, n);
+    return exactProducts ? avx512::kernel<true>(c, ldc, a, b, k, m, n) : avx512::kernel<false>(c, ldc, a, b, k, m, n);
   case Kernel::Avx2:
-    return exactProducts ? avx2::kernel<true>(c, a, b, k, m, n) : avx2::kernel<false>(c, a, b, k, m, n);
+    return exactProducts ? avx2::kernel<true>(c, ldc, a, b, k, m, n) : avx2::kernel<false>(c, ldc, a, b, k, m, n);
 #endif
-  default: return portableKernel(c, a, b, k, m, n);
+  default: return portableKernel(c, ldc, a, b, k, m, n);
   }
 }
 

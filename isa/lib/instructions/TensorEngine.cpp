@@ -44,13 +44,27 @@ void matmul(const Instruction &inst, const Memories &mem) {
   Scratch &s = scratch();
   const float *a = rowsOf(s.a, stationary, true);
   const float *b = rowsOf(s.b, moving, true);
-  float *c = rowsOf(s.c, dst, inst.accumulate);
-  if (!inst.accumulate)
-    std::fill_n(c, m * n, 0.0f);
   // FMA gives the same bits as a multiply and an add wherever every product is exact (Gemm.h).
   const bool exact = productsExact(inst.src0.dtype, rangeOf(a, size_t(k * m)), inst.src1.dtype,
                                    rangeOf(b, size_t(k * n)));
-  accumulateProducts(c, a, b, k, m, n, exact);
+  // An FP32 dst whose rows are each contiguous (a PSUM tile, a VMEM buffer) is accumulated where it lies: no copy
+  // in and out.
+  const bool inPlace = dst.dtype == DType::F32 && dst.outerRank == 0 && dst.runIsContiguous() &&
+                       dst.rowStride % int64_t{sizeof(float)} == 0 &&
+                       reinterpret_cast<uintptr_t>(dst.origin) % alignof(float) == 0;
+  if (inPlace) {
+    float *c = reinterpret_cast<float *>(dst.origin);
+    const int64_t ldc = dst.rows > 1 ? dst.rowStride / int64_t{sizeof(float)} : n;
+    if (!inst.accumulate)
+      for (int64_t row = 0; row < m; ++row)
+        std::fill_n(c + row * ldc, n, 0.0f);
+    accumulateProducts(c, ldc, a, b, k, m, n, exact);
+    return;
+  }
+  float *c = rowsOf(s.c, dst, inst.accumulate);
+  if (!inst.accumulate)
+    std::fill_n(c, m * n, 0.0f);
+  accumulateProducts(c, n, a, b, k, m, n, exact);
   scatter(dst, c);
 }
 

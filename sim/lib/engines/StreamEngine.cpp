@@ -15,6 +15,22 @@ StreamEngine::StreamEngine(sc_core::sc_module_name name, const isa::Stream &stre
   SC_HAS_PROCESS(StreamEngine);
   SC_THREAD(run);
   set_stack_size(kEngineStackBytes);
+  firstInvalid_ = firstInvalidInstruction();
+}
+
+size_t StreamEngine::firstInvalidInstruction() const {
+  // checkInstruction() depends on the program and the target alone, so its verdict can be had before the run, in
+  // one tight loop (far cheaper per instruction than between two thread switches); the engine then checks again,
+  // at run time, only the instruction that fails, and so stops where and when it always did, with the same message.
+  const size_t count = stream_.instructions.size();
+  for (size_t i = 0; i < count; ++i) {
+    try {
+      checkInstruction(env_.program, env_.target, stream_, i);
+    } catch (const std::exception &) {
+      return i;
+    }
+  }
+  return count;
 }
 
 void StreamEngine::run() {
@@ -25,7 +41,8 @@ void StreamEngine::run() {
     for (; position_ < instructions.size(); ++position_) {
       const isa::Instruction &inst = instructions[position_];
       const uint64_t waitedBefore = waitedPs_, busyBefore = busyPs_;
-      checkInstruction(env_.program, env_.target, stream_, position_);
+      if (position_ == firstInvalid_) [[unlikely]]
+        checkInstruction(env_.program, env_.target, stream_, position_); // throws
       if (inst.step != 0)
         awaitStep(inst);
       if (inst.waitCount != 0)

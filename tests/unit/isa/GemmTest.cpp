@@ -12,6 +12,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -59,7 +60,7 @@ void checkShape(int64_t k, int64_t m, int64_t n, bool bf16Operands, uint32_t see
   const bool exact = productsExact(t, rangeOf(a.data(), a.size()), t, rangeOf(b.data(), b.size()));
   EXPECT_EQ(exact, bf16Operands);
   referenceGemm(expected, a, b, k, m, n);
-  accumulateProducts(actual.data(), a.data(), b.data(), k, m, n, exact);
+  accumulateProducts(actual.data(), n, a.data(), b.data(), k, m, n, exact);
   EXPECT_TRUE(sameBits(expected, actual)) << "k=" << k << " m=" << m << " n=" << n << " bf16=" << bf16Operands
                                           << " kernel " << gemmKernelName();
 }
@@ -73,6 +74,23 @@ TEST(GemmTest, EveryShapeGivesThePlainLoopsBits) {
           checkShape(k, m, n, bf16, uint32_t(m * 7919 + n * 131 + k));
 }
 
+TEST(GemmTest, RowsApartUpdateOnlyTheirColumns) {
+  // c's rows 40 floats apart (a PSUM tile inside wider partitions): the 33 columns change, the padding does not.
+  const int64_t k = 9, m = 11, n = 33, ldc = 40;
+  std::mt19937 rng(5);
+  const std::vector<float> a = randomValues(size_t(k * m), rng, true), b = randomValues(size_t(k * n), rng, true);
+  std::vector<float> packed = randomValues(size_t(m * n), rng, false), wide(size_t(m * ldc), 7.0f);
+  for (int64_t r = 0; r < m; ++r)
+    std::copy_n(packed.begin() + r * n, n, wide.begin() + r * ldc);
+  referenceGemm(packed, a, b, k, m, n);
+  accumulateProducts(wide.data(), ldc, a.data(), b.data(), k, m, n, /*exactProducts=*/true);
+  for (int64_t r = 0; r < m; ++r)
+    for (int64_t col = 0; col < ldc; ++col) {
+      const float expected = col < n ? packed[r * n + col] : 7.0f;
+      EXPECT_EQ(std::bit_cast<uint32_t>(wide[r * ldc + col]), std::bit_cast<uint32_t>(expected)) << r << "," << col;
+    }
+}
+
 TEST(GemmTest, Fp32ProductsAreNotFused) {
   // (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 rounds to 1 + 2^-11 on its own; fused with c = -(1 + 2^-11) it leaves 2^-24.
   const float x = 1.0f + 0x1p-12f, c0 = -(1.0f + 0x1p-11f);
@@ -81,12 +99,12 @@ TEST(GemmTest, Fp32ProductsAreNotFused) {
   const std::vector<float> a(1, x), b(1, x);
   EXPECT_FALSE(productsExact(DType::F32, rangeOf(a.data(), 1), DType::F32, rangeOf(b.data(), 1)));
   std::vector<float> c(1, c0);
-  accumulateProducts(c.data(), a.data(), b.data(), 1, 1, 1, /*exactProducts=*/false);
+  accumulateProducts(c.data(), 1, a.data(), b.data(), 1, 1, 1, /*exactProducts=*/false);
   EXPECT_EQ(c[0], 0.0f);
   // Wide enough to reach the vector kernel, not only a scalar edge.
   const std::vector<float> wideA(8, x), wideB(8 * 32, x);
   std::vector<float> wideC(8 * 32, c0);
-  accumulateProducts(wideC.data(), wideA.data(), wideB.data(), 1, 8, 32, false);
+  accumulateProducts(wideC.data(), 32, wideA.data(), wideB.data(), 1, 8, 32, false);
   for (float v : wideC)
     EXPECT_EQ(v, 0.0f);
 }
@@ -97,7 +115,7 @@ TEST(GemmTest, OverflowingBf16ProductsAreNotExact) {
   const std::vector<float> a(8, big), b(8 * 32, big);
   EXPECT_FALSE(productsExact(DType::BF16, rangeOf(a.data(), a.size()), DType::BF16, rangeOf(b.data(), b.size())));
   std::vector<float> c(8 * 32, c0);
-  accumulateProducts(c.data(), a.data(), b.data(), 1, 8, 32,
+  accumulateProducts(c.data(), 32, a.data(), b.data(), 1, 8, 32,
                      productsExact(DType::BF16, rangeOf(a.data(), a.size()), DType::BF16,
                                    rangeOf(b.data(), b.size())));
   for (float v : c)
@@ -117,7 +135,7 @@ TEST(GemmTest, UnderflowingBf16ProductsAreNotExact) {
       productsExact(DType::BF16, rangeOf(a.data(), a.size()), DType::BF16, rangeOf(b.data(), b.size()));
   EXPECT_FALSE(exact);
   std::vector<float> c(8 * 32, c0);
-  accumulateProducts(c.data(), a.data(), b.data(), 1, 8, 32, exact);
+  accumulateProducts(c.data(), 32, a.data(), b.data(), 1, 8, 32, exact);
   for (float v : c)
     EXPECT_EQ(v, separate);
 }

@@ -34,9 +34,10 @@ OperandRange rangeOf(const float *values, size_t count);
 /// range.
 bool productsExact(DType ta, const OperandRange &a, DType tb, const OperandRange &b);
 
-/// c[M, N] += a[K, M]^T @ b[K, N], all row-major, each c element updated k ascending as round(c + round(a * b)).
-/// `exactProducts` (from productsExact()) lets the kernel use FMA, which then gives the same bits.
-void accumulateProducts(float *c, const float *a, const float *b, int64_t k, int64_t m, int64_t n,
+/// c[M, N] += a[K, M]^T @ b[K, N], all row-major (c's rows `ldc` floats apart, ldc >= N, so PSUM partitions can
+/// be updated in place), each c element updated k ascending as round(c + round(a * b)). `exactProducts` (from
+/// productsExact()) lets the kernel use FMA, which then gives the same bits.
+void accumulateProducts(float *c, int64_t ldc, const float *a, const float *b, int64_t k, int64_t m, int64_t n,
                         bool exactProducts);
 
 /// Which kernel accumulateProducts() runs on this host: "avx512", "avx2" or "portable".
