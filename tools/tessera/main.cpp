@@ -9,6 +9,7 @@
 //   tessera calibrate RECORD.json... [--target T] [--fit TABLE.KEY,...] [--write FILE.toml] [--json]
 //   tessera sim FILE.mlir [--seed N] [--timing-only] [--json] [--trace FILE.json]
 //   tessera isa [INSTRUCTION] [--target T] [--json] [--markdown]
+//   tessera sweep KERNEL [--target T] --param bm=128,256 [--shape ...] [--jobs N] [--timing-only] [--csv F] [--json]
 //   tessera systolic --rows R --cols C --dataflow ws|os|is --gemm M,N,K [--model pe|fold] [--animate] [--svg F]
 // Exit status: 0 all well; 1 a check failed (numerics, a kernel bug found); 2 bad usage or input; 3 a resource
 // limit stopped the run (--max-instructions, --max-memory-gib, --timeout).
@@ -22,6 +23,7 @@
 #include "tessera/IsaReference.h"
 #include "tessera/ProgressBar.h"
 #include "tessera/Report.h"
+#include "tessera/SweepCommand.h"
 #include "tessera/SystolicCommand.h"
 #include "tessera/Trace.h"
 
@@ -610,6 +612,7 @@ void printUsage(std::FILE *out) {
              "  deploy KERNEL -o DIR     a folder for the device host: the kernel (NKI or Pallas), inputs, the\n"
              "                           simulator's outputs and time, and a runner that compares and times it\n"
              "  calibrate RECORD...      fit a target's cost coefficients to times measured with deploy's runner\n"
+             "  sweep KERNEL --param ... run every combination of kernel parameters in parallel, sorted by time\n"
              "  sim FILE.mlir            simulate a saved module (the output of compile --emit nc)\n"
              "  isa [INSTRUCTION]        the instruction set: operands, engines, limits, cost formulas\n"
              "  systolic --gemm M,N,K    one GEMM on a systolic array, PE by PE: cycles, utilisation, SRAM/DRAM traffic\n\n"
@@ -650,7 +653,8 @@ int main(int argc, char **argv) {
   }
   static const std::map<std::string, std::function<int(const std::vector<std::string> &)>> commands = {
       {"list", cmdList}, {"targets", cmdTargets}, {"run", cmdRun}, {"compile", cmdCompile}, {"sim", cmdSim},
-      {"systolic", runSystolicCommand}, {"isa", cmdIsa}, {"deploy", cmdDeploy}, {"calibrate", cmdCalibrate}};
+      {"systolic", runSystolicCommand}, {"isa", cmdIsa}, {"deploy", cmdDeploy}, {"calibrate", cmdCalibrate},
+      {"sweep", runSweepCommand}};
   auto it = commands.find(args[0]);
   if (it == commands.end()) {
     fmt::print(stderr, "tessera: unknown command '{}'\n\n", args[0]);
