@@ -321,6 +321,21 @@ double RunReport::tensorBoundUs() const {
   return 0;
 }
 
+double RunReport::peakPercent() const {
+  const double peak = target.tensor.peakBf16Tflops;
+  return peak > 0 ? 100.0 * achievedTflops() / peak : 0;
+}
+
+RunReport::Bound RunReport::bound() const {
+  Bound busiest{"overhead", "", 0};
+  for (const auto &[unit, percent] : busyPercent())
+    if (percent > busiest.busyPercent) busiest = {unit == "dma" ? "memory" : "compute", unit, percent};
+  // A TPU's scalar core only does the grid loop's bookkeeping: time there is overhead, not compute.
+  const bool bookkeeping = target.isTpu() && busiest.unit == "scalar";
+  if (busiest.busyPercent < kBoundBusyPercent || bookkeeping) busiest.kind = "overhead";
+  return busiest;
+}
+
 double RunReport::dmaBoundUs() const { return double(sim.hbmBytes) / target.dma.bytesPerNs() / 1000.0; }
 
 } // namespace tessera::driver

@@ -132,6 +132,21 @@ struct RunReport {
   /// the DMA bandwidth.
   double tensorBoundUs() const;
   double dmaBoundUs() const;
+  /// Achieved FLOP/s as a percentage of the target's BF16 peak.
+  double peakPercent() const;
+
+  /// What limits the run: the resource busiest over the run when it is busy at least half of it - "compute"
+  /// (`unit`: the busiest compute engine or unit) or "memory" (the DMA bound: HBM bytes at the DMA bandwidth) -
+  /// else "overhead" (fixed costs and latencies: neither is kept busy).
+  struct Bound {
+    std::string kind;     ///< "compute", "memory" or "overhead"
+    std::string unit;     ///< the busiest compute engine ("tensor", "mxu", "vector"...) or "dma"
+    double busyPercent = 0; ///< of that unit over the run
+  };
+  Bound bound() const;
+  /// The share of the run a resource must be busy for it to be what bounds the run (an assumption: the roofline's
+  /// "bound" regimes, where one resource runs most of the time).
+  static constexpr double kBoundBusyPercent = 50;
 };
 
 /// The kernel called `name`, or an InputError listing the known ones.

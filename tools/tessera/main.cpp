@@ -6,6 +6,7 @@
 //   tessera compile KERNEL [--target T] [--shape ...] [--param ...] --emit tile|tile-allocated|nc|tpu|nki|pallas
 //                          [-o FILE]
 //   tessera deploy KERNEL [--target T] [--shape ...] [--param ...] [--seed N] -o DIR
+//   tessera compare KERNEL --targets T1,T2,... [--shape ...] [--price T=USD] [--json|--csv]
 //   tessera calibrate RECORD.json... [--target T] [--fit TABLE.KEY,...] [--write FILE.toml] [--json]
 //   tessera sim FILE.mlir [--seed N] [--timing-only] [--json] [--trace FILE.json]
 //   tessera isa [INSTRUCTION] [--target T] [--json] [--markdown]
@@ -16,6 +17,7 @@
 
 #include "tessera/AtomicFile.h"
 #include "tessera/Calibrate.h"
+#include "tessera/Compare.h"
 #include "tessera/Deploy.h"
 #include "tessera/DeviceCode.h"
 #include "tessera/Driver.h"
@@ -574,6 +576,125 @@ int cmdCalibrate(const std::vector<std::string> &args) {
   return kOk;
 }
 
+/// Splits "a,b,c".
+std::vector<std::string> splitList(const std::string &text) {
+  std::vector<std::string> items;
+  for (size_t start = 0; !text.empty() && start <= text.size();) {
+    const size_t end = text.find(',', start);
+    items.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return items;
+}
+
+int cmdCompare(const std::vector<std::string> &args) {
+  KernelOptions opts;
+  std::string targets;
+  std::vector<std::string> priceTexts;
+  bool csv = false;
+  po::options_description desc("tessera compare KERNEL --targets T1,T2,...");
+  opts.add(desc);
+  LimitOptions limits;
+  limits.add(desc);
+  desc.add_options()("targets", po::value(&targets)->required()->value_name("T1,T2,..."), "the targets to compare")(
+      "seed", po::value(&opts.seed)->default_value(opts.seed), "seed of the random inputs (the same on every target)")(
+      "price", po::value(&priceTexts)->composing()->value_name("TARGET=USD"),
+      "a price per chip-hour instead of the target file's (repeatable)")(
+      "csv", po::bool_switch(&csv), "print CSV");
+  po::positional_options_description pos;
+  pos.add("kernel", 1);
+  parse(args, desc, pos);
+  RunRequest request = opts.request();
+  limits.apply(request);
+  std::map<std::string, double> prices;
+  for (const std::string &text : priceTexts)
+    for (const std::string &item : splitList(text)) {
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw InputError(fmt::format("--price: expected TARGET=USD, got '{}'", item), {}, "e.g. --price trn3=4.5");
+      prices[item.substr(0, eq)] = parsePositive("price", item.substr(eq + 1));
+    }
+  const Comparison c = compareTargets(request, splitList(targets), prices);
+
+  auto worst = [](const std::vector<Difference> &d, bool relative) {
+    double w = 0;
+    for (const Difference &x : d) w = std::max(w, relative ? x.maxRel : x.maxAbs);
+    return w;
+  };
+  if (opts.json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const CompareRow &r : c.rows) {
+      nlohmann::json j = {{"target", r.target}};
+      if (!r.report) {
+        j["error"] = r.error;
+        rows.push_back(j);
+        continue;
+      }
+      const RunReport::Bound b = r.report->bound();
+      auto diffs = [](const std::vector<Difference> &d) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const Difference &x : d) a.push_back({{"output", x.output}, {"max_abs", x.maxAbs}, {"max_rel", x.maxRel}});
+        return a;
+      };
+      j.update({{"time_us", r.report->timeUs()}, {"peak_percent", r.report->peakPercent()},
+                {"bound", b.kind}, {"bound_unit", b.unit}, {"bound_busy_percent", b.busyPercent},
+                {"ok", r.report->ok}, {"vs_reference", diffs(r.vsReference)}, {"vs_first", diffs(r.vsFirst)},
+                {"price_per_chip_hour", r.pricePerChipHour}, {"cores_per_chip", r.coresPerChip}});
+      if (auto cost = r.dollarsPerMillionCalls()) j["usd_per_million_calls"] = *cost;
+      else j["usd_per_million_calls"] = nullptr;
+      rows.push_back(j);
+    }
+    fmt::print("{}\n", nlohmann::json{{"kernel", c.kernel}, {"shape", c.params.values()},
+                                      {"kernel_params", c.params.kernelValues()}, {"ok", c.ok}, {"targets", rows}}
+                           .dump(2));
+    return c.ok ? kOk : kCheckFailed;
+  }
+  const std::string first = [&] {
+    for (const CompareRow &r : c.rows)
+      if (r.report) return r.target;
+    return std::string("-");
+  }();
+  if (csv) {
+    fmt::print("target,time_us,peak_percent,bound,bound_unit,max_rel_vs_reference,max_abs_vs_reference,"
+               "max_rel_vs_{0},max_abs_vs_{0},price_per_chip_hour,usd_per_million_calls,ok,error\n", first);
+    for (const CompareRow &r : c.rows) {
+      if (!r.report) {
+        fmt::print("{},,,,,,,,,,,,\"{}\"\n", r.target, r.error);
+        continue;
+      }
+      const RunReport::Bound b = r.report->bound();
+      const auto cost = r.dollarsPerMillionCalls();
+      fmt::print("{},{:.6g},{:.4g},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},\n", r.target, r.report->timeUs(),
+                 r.report->peakPercent(), b.kind, b.unit, worst(r.vsReference, true), worst(r.vsReference, false),
+                 worst(r.vsFirst, true), worst(r.vsFirst, false), r.pricePerChipHour > 0 ? fmt::format("{}", r.pricePerChipHour) : "",
+                 cost ? fmt::format("{:.6g}", *cost) : "", r.report->ok ? "true" : "false");
+    }
+    return c.ok ? kOk : kCheckFailed;
+  }
+  fmt::print("{} compared  shape {}{}\n\n", c.kernel, c.params.str(),
+             c.params.kernelStr().empty() ? "" : "  params " + c.params.kernelStr());
+  fmt::print("  {:<9} {:>11} {:>7}  {:<17} {:>12} {:>12}  {:>9} {:>14}\n", "target", "time us", "% peak", "bound",
+             "rel err ref", fmt::format("vs {}", first), "$/chip-h", "$ per 1M calls");
+  for (const CompareRow &r : c.rows) {
+    if (!r.report) {
+      fmt::print("  {:<9} does not run here: {}\n", r.target, r.error);
+      continue;
+    }
+    const RunReport::Bound b = r.report->bound();
+    const auto cost = r.dollarsPerMillionCalls();
+    fmt::print("  {:<9} {:>11.3f} {:>6.1f}%  {:<17} {:>12.3g} {:>12.3g}  {:>9} {:>14}{}\n", r.target, r.report->timeUs(),
+               r.report->peakPercent(), fmt::format("{} ({})", b.kind, b.unit), worst(r.vsReference, true),
+               worst(r.vsFirst, true), r.pricePerChipHour > 0 ? fmt::format("{:.3f}", r.pricePerChipHour) : "n/a",
+               cost ? fmt::format("{:.4f}", *cost) : "n/a", r.report->ok ? "" : "  MISMATCH");
+  }
+  fmt::print("\n  rel err: max |out - ref| / max(|ref|, rms(ref)) against the FP32 reference, and against {}'s outputs\n"
+             "  $ per 1M calls: one call's simulated time on one core at the chip's price per hour shared by its cores\n"
+             "  (prices: each target file's price_per_chip_hour, its source beside it; --price TARGET=USD overrides)\n",
+             first);
+  return c.ok ? kOk : kCheckFailed;
+}
+
 int cmdSim(const std::vector<std::string> &args) {
   std::string file;
   RunRequest request;
@@ -612,6 +733,8 @@ void printUsage(std::FILE *out) {
              "  deploy KERNEL -o DIR     a folder for the device host: the kernel (NKI or Pallas), inputs, the\n"
              "                           simulator's outputs and time, and a runner that compares and times it\n"
              "  calibrate RECORD...      fit a target's cost coefficients to times measured with deploy's runner\n"
+             "  compare KERNEL --targets T1,T2,...  one kernel on several targets: time, % of peak, bound,\n"
+             "                           numerics against the reference and each other, price-performance\n"
              "  sweep KERNEL --param ... run every combination of kernel parameters in parallel, sorted by time\n"
              "  sim FILE.mlir            simulate a saved module (the output of compile --emit nc)\n"
              "  isa [INSTRUCTION]        the instruction set: operands, engines, limits, cost formulas\n"
@@ -654,6 +777,7 @@ int main(int argc, char **argv) {
   static const std::map<std::string, std::function<int(const std::vector<std::string> &)>> commands = {
       {"list", cmdList}, {"targets", cmdTargets}, {"run", cmdRun}, {"compile", cmdCompile}, {"sim", cmdSim},
       {"systolic", runSystolicCommand}, {"isa", cmdIsa}, {"deploy", cmdDeploy}, {"calibrate", cmdCalibrate},
+      {"compare", cmdCompare},
       {"sweep", runSweepCommand}};
   auto it = commands.find(args[0]);
   if (it == commands.end()) {
