@@ -196,11 +196,18 @@ private:
       addSite(op, phase);
       if (phase == Phase::Outer) outerLoads_.push_back(&op);
       return;
+    case OpKind::Matmul:
+    case OpKind::Binary:
+    case OpKind::Activation:
+    case OpKind::Reduce:
+    case OpKind::Copy:
+    case OpKind::Memset:
+    case OpKind::Print: return;
     case OpKind::Instruction:
     case OpKind::Wait:
     case OpKind::Signal: throw NotAGrid{"it uses tsr::isa instructions (NeuronCore only)"};
-    default: return;
     }
+    throw NotAGrid{"it uses an op the grid style does not write"}; // a newer op kind: the manual style has it
   }
 
   /// A load or store joins the block of its tensor, loop level and strides.
