@@ -112,7 +112,8 @@ private:
       size_t ready = 0;
       for (size_t d : dependsOn_[i]) ready = std::max(ready, isDma(steps_[d]) ? readyAt_[d] : computeIndex_.at(d) + 1);
       const uint32_t queue = steps_[i].stream->queue;
-      if (auto prev = lastOnQueue.find(queue); prev != lastOnQueue.end()) ready = std::max(ready, readyAt_[prev->second]);
+      if (auto prev = lastOnQueue.find(queue); prev != lastOnQueue.end())
+        ready = std::max(ready, readyAt_[prev->second]);
       lastOnQueue[queue] = i;
       readyAt_[i] = ready;
       queueOrder_[queue].push_back(i);
@@ -194,8 +195,7 @@ private:
   /// Waits for DMA `d` and for the DMAs before it on its queue that nothing has waited for yet.
   void waitFor(size_t d) {
     if (waited_.count(d)) return;
-    if (!started_.count(d))
-      throw Error("Pallas: internal error: a DMA is waited on before it starts", steps_[d].loc);
+    if (!started_.count(d)) throw Error("Pallas: internal error: a DMA is waited on before it starts", steps_[d].loc);
     for (size_t e : queueOrder_.at(steps_[d].stream->queue)) {
       if (e > d) break;
       if (waited_.count(e)) continue;
@@ -284,7 +284,8 @@ private:
       return;
     }
     case isa::Opcode::VpuBinary: {
-      const bool bothColumns = windowOf(k_, s, i.src0, kBackend).broadcast && windowOf(k_, s, i.src1, kBackend).broadcast;
+      const bool bothColumns =
+          windowOf(k_, s, i.src0, kBackend).broadcast && windowOf(k_, s, i.src1, kBackend).broadcast;
       store(s, binary(i.alu, load(s, i.src0), load(s, i.src1)), bothColumns);
       return;
     }
@@ -300,9 +301,7 @@ private:
       store(s, *r);
       return;
     }
-    case isa::Opcode::VpuConvert:
-      store(s, load(s, i.src0));
-      return;
+    case isa::Opcode::VpuConvert: store(s, load(s, i.src0)); return;
     case isa::Opcode::VpuFill: {
       const Window w = windowOf(k_, s, i.dst, kBackend);
       store(s, fmt::format("jnp.full(({}, {}), {}, jnp.float32)", w.rows, w.cols, pythonFloat(i.imm)));
@@ -321,7 +320,8 @@ private:
     for (size_t t = 0; t < p_.tensors.size(); ++t) {
       const isa::TensorInfo &tensor = p_.tensors[t];
       if (tensor.isOutput) {
-        outShapes.push_back(fmt::format("jax.ShapeDtypeStruct({}, {})", pythonShape(tensor.shape), jnpDtype(tensor.dtype)));
+        outShapes.push_back(
+            fmt::format("jax.ShapeDtypeStruct({}, {})", pythonShape(tensor.shape), jnpDtype(tensor.dtype)));
         outSpecs.push_back("pl.BlockSpec(memory_space=pl.ANY)");
       } else {
         inputs.push_back(tensorNames_[t]);
@@ -330,7 +330,8 @@ private:
     }
     bool outputsFirst = false;
     for (const isa::TensorInfo &tensor : p_.tensors) {
-      if (tensor.isOutput) outputsFirst = true;
+      if (tensor.isOutput)
+        outputsFirst = true;
       else if (outputsFirst)
         throw Error(fmt::format("Pallas: kernel '{}' lists input '{}' after an output; pallas_call passes every "
                                 "input before the outputs",
@@ -377,9 +378,9 @@ private:
   std::string functionName_, kernelName_, semaphores_;
   std::set<int32_t> used_;
 
-  std::vector<std::vector<size_t>> dependsOn_;   ///< per step: the steps whose signals it waits for
-  std::vector<size_t> readyAt_;                  ///< per DMA: the compute instruction it starts before
-  std::map<size_t, size_t> computeIndex_;        ///< per compute step: its position among compute steps
+  std::vector<std::vector<size_t>> dependsOn_;         ///< per step: the steps whose signals it waits for
+  std::vector<size_t> readyAt_;                        ///< per DMA: the compute instruction it starts before
+  std::map<size_t, size_t> computeIndex_;              ///< per compute step: its position among compute steps
   std::map<uint32_t, std::vector<size_t>> queueOrder_; ///< per DMA queue: its DMAs in order
   std::map<size_t, std::vector<size_t>> startBefore_;  ///< compute position -> DMAs to start just before it
   size_t computeCount_ = 0;
@@ -394,8 +395,9 @@ private:
 
 std::string emitPallas(const KernelSource &kernel, PallasStyle style) {
   if (!kernel.target->isTpu())
-    throw Error(fmt::format("Pallas: target {} is a NeuronCore; Pallas kernels run on TPU targets", kernel.target->name),
-                {}, "use --emit nki for a Trainium (NeuronCore) target");
+    throw Error(
+        fmt::format("Pallas: target {} is a NeuronCore; Pallas kernels run on TPU targets", kernel.target->name), {},
+        "use --emit nki for a Trainium (NeuronCore) target");
   if (style == PallasStyle::Manual) return PallasEmitter(kernel).emit();
   std::string whyNot;
   if (std::optional<std::string> grid = emitPallasGrid(kernel, whyNot)) return *grid;
