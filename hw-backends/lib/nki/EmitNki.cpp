@@ -147,7 +147,11 @@ private:
     const Window w = windowOf(k_, s, ap, kBackend);
     if (!w.onChip) {
       const isa::TensorInfo &t = p_.tensors[w.tensor];
-      return fmt::format("{}[{}:{}, {}:{}]", tensorName(t), w.row, w.row + w.rows, w.col, w.col + w.cols);
+      auto range = [](int64_t first, int64_t span, int64_t step) {
+        return step == 1 ? fmt::format("{}:{}", first, first + span) : fmt::format("{}:{}:{}", first, first + span, step);
+      };
+      return fmt::format("{}[{}, {}]", tensorName(t), range(w.row, w.rowSpan(), w.rowStep),
+                         range(w.col, w.colSpan(), w.colStep));
     }
     const std::string &name = tileName(w.allocation, w.copy);
     const compiler::TileAllocation &tile = prov_.allocations[w.allocation];

@@ -137,10 +137,9 @@ private:
 
   void kernelBody() {
     used_ = usedAllocations();
-    std::vector<std::string> params = tensorNames_;
-    for (int32_t a : used_) params.push_back(tileNames_[a]);
-    params.push_back(semaphores_);
-    out_.line(fmt::format("def {}({}):", kernelName_, fmt::join(params, ", ")));
+    // The body first: it decides which staging buffers strided loads need, which the signature lists.
+    PythonWriter signature;
+    std::swap(signature, out_);
     out_.indent();
     std::string lastPlace;
     size_t compute = 0;
@@ -166,6 +165,13 @@ private:
     for (auto &[queue, dmas] : queueOrder_)
       if (!dmas.empty()) waitFor(dmas.back());
     out_.dedent();
+    std::swap(signature, out_); // out_: the module so far; signature: the body
+    std::vector<std::string> params = tensorNames_;
+    for (int32_t a : used_) params.push_back(tileNames_[a]);
+    for (const Stage &stage : stages_) params.push_back(stage.name);
+    params.push_back(semaphores_);
+    out_.line(fmt::format("def {}({}):", kernelName_, fmt::join(params, ", ")));
+    out_.append(signature.text());
     out_.line();
     out_.line();
   }
@@ -184,8 +190,21 @@ private:
       lastPlace = place;
       const int slot = takeSlot(d);
       const std::string name = fmt::format("dma{}", dmaNumber(d));
-      out_.line(fmt::format("{} = pltpu.make_async_copy({}, {}, {}.at[{}])", name, ref(s, s.inst->src0),
-                            ref(s, s.inst->dst), semaphores_, slot));
+      const Window from = windowOf(k_, s, s.inst->src0, kBackend), to = windowOf(k_, s, s.inst->dst, kBackend);
+      if (to.strided())
+        throw Error("Pallas: a strided window of an HBM tensor is written: Mosaic copies only whole windows, and "
+                    "writing the window around it would overwrite the elements between",
+                    s.loc, "store whole (unstrided) windows of the output");
+      std::string destination = ref(s, s.inst->dst);
+      if (from.strided()) { // Mosaic DMAs take no strided slice: copy the window around it, then a strided load
+        const size_t stage = takeStage(from.rowSpan(), from.colSpan(), s.inst->dst.dtype);
+        destination = stages_[stage].name + ".at[...]";
+        afterWait_[d] = {stage, fmt::format("{}[{}] = {}[pl.ds(0, {}, {}), pl.ds(0, {}, {})]", tileNames_[to.allocation],
+                                            indices(to), stages_[stage].name, from.rows, from.rowStep, from.cols,
+                                            from.colStep)};
+      }
+      out_.line(fmt::format("{} = pltpu.make_async_copy({}, {}, {}.at[{}])", name, ref(s, s.inst->src0), destination,
+                            semaphores_, slot));
       out_.line(fmt::format("{}.start()", name));
       started_.insert(d);
     }
@@ -202,6 +221,11 @@ private:
       out_.line(fmt::format("dma{}.wait()", dmaNumber(e)));
       waited_.insert(e);
       freeSlots_.insert(slots_.at(e));
+      if (auto copy = afterWait_.find(e); copy != afterWait_.end()) { // a strided load out of its staging copy
+        out_.line(copy->second.statement);
+        stages_[copy->second.stage].busy = false;
+        afterWait_.erase(copy);
+      }
     }
   }
 
@@ -217,6 +241,17 @@ private:
       const Window eDst = windowOf(k_, o, o.inst->dst, kBackend), eSrc = windowOf(k_, o, o.inst->src0, kBackend);
       if (overlap(eDst, dSrc) || overlap(eDst, dDst) || overlap(eSrc, dDst)) waitFor(e);
     }
+  }
+
+  /// A staging buffer of rows x cols `dtype` for a strided load: one no copy in flight is using, else a new one.
+  size_t takeStage(int64_t rows, int64_t cols, isa::DType dtype) {
+    for (size_t i = 0; i < stages_.size(); ++i)
+      if (!stages_[i].busy && stages_[i].rows == rows && stages_[i].cols == cols && stages_[i].dtype == dtype) {
+        stages_[i].busy = true;
+        return i;
+      }
+    stages_.push_back({names_.make(fmt::format("stage{}", stages_.size())), rows, cols, dtype, true});
+    return stages_.size() - 1;
   }
 
   int takeSlot(size_t d) {
@@ -242,6 +277,9 @@ private:
   std::string ref(const Step &s, const isa::AccessPattern &ap) {
     const Window w = windowOf(k_, s, ap, kBackend);
     if (w.broadcast) throw Error("Pallas: a DMA operand repeats an element (stride 0)", s.loc);
+    if (w.strided()) // the window around it: every row and column from its first element to its last
+      return fmt::format("{}.at[{}:{}, {}:{}]", tensorNames_[w.tensor], w.row, w.row + w.rowSpan(), w.col,
+                         w.col + w.colSpan());
     return fmt::format("{}.at[{}]", w.onChip ? tileNames_[w.allocation] : tensorNames_[w.tensor], indices(w));
   }
 
@@ -359,6 +397,9 @@ private:
       out_.line(fmt::format("pltpu.VMEM({}, {}),  # {}{}", shape, jnpDtype(tile.dtype), tileNames_[a],
                             place.empty() ? "" : ", " + place));
     }
+    for (const Stage &stage : stages_)
+      out_.line(fmt::format("pltpu.VMEM(({}, {}), {}),  # {}: the window around a strided load", stage.rows,
+                            stage.cols, jnpDtype(stage.dtype), stage.name));
     out_.line(fmt::format("pltpu.SemaphoreType.DMA(({},)),", std::max(1, slotCount_)));
     out_.dedent();
     out_.line("),");
@@ -389,6 +430,20 @@ private:
   std::set<int> freeSlots_;
   int slotCount_ = 0;
   std::map<size_t, size_t> dmaNumbers_;
+
+  /// A VMEM buffer a strided load lands in before its strided read into the tile.
+  struct Stage {
+    std::string name;
+    int64_t rows = 0, cols = 0;
+    isa::DType dtype = isa::DType::F32;
+    bool busy = false;
+  };
+  std::vector<Stage> stages_;
+  struct AfterWait {
+    size_t stage;
+    std::string statement;
+  };
+  std::map<size_t, AfterWait> afterWait_; ///< per DMA: what its wait must be followed by (a strided read)
 };
 
 } // namespace
