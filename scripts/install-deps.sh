@@ -9,6 +9,7 @@ packages=(
   libfmt-dev libboost-program-options-dev                  # formatting, CLI flags
   libtomlplusplus-dev nlohmann-json3-dev                   # target files, --json output
   libgtest-dev libgmock-dev libbenchmark-dev               # tests and benchmarks
+  libopenblas-dev                                          # bench/: the host sgemm the simulator's speed is measured against
   clang libclang-rt-14-dev                                 # tests/fuzz: clang++ and its libFuzzer runtime
   chromium libpng-dev fonts-dejavu-core                    # the --report test renders the HTML headless and reads the PNG
   zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev libedit-dev libcurl4-openssl-dev libffi-dev  # LLVM's link deps

@@ -1,7 +1,8 @@
 # The hardware backends: each library kernel's emitted NKI and Pallas modules, checked with what runs offline
 # (docs/backends.md). Pallas runs under the real JAX from PyPI, in the virtual environment the backends/venv
 # fixture makes (scripts/backend-venv.sh, versions pinned in hw-backends/check/requirements.txt); NKI cannot be
-# installed off a Neuron host, so its modules are compiled by Python and checked against the NKI 0.6 API manifest.
+# installed off a Neuron host, so its modules are compiled by Python, checked against the NKI 0.6 API manifest, and
+# run on Tessera's NumPy model of the NKI calls they use (hw-backends/check/nki_model: not NKI).
 set(BACKEND_VENV ${PROJECT_BINARY_DIR}/backend-venv)
 set(BACKEND_WORK ${PROJECT_BINARY_DIR}/backend-checks)
 set(check_kernel ${PROJECT_SOURCE_DIR}/hw-backends/check/check_kernel.sh)
@@ -18,22 +19,39 @@ foreach(source ${kernel_sources})
   endif()
 endforeach()
 
+# Pallas in both styles: manual (the simulated program, statement by statement) and auto (the grid style where the
+# kernel's loops are a grid, which compiler/test/Backends/pallas-grid.test lists, else manual again).
 foreach(kernel ${library_kernels})
-  add_test(NAME backends/pallas/${kernel}/tpu-v5e
-           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v5e ${BACKEND_WORK})
-  set_tests_properties(backends/pallas/${kernel}/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+  foreach(style manual auto)
+    add_test(NAME backends/pallas-${style}/${kernel}/tpu-v5e
+             COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v5e
+                     ${BACKEND_WORK} ${style})
+    set_tests_properties(backends/pallas-${style}/${kernel}/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv
+                         LABELS backends)
+  endforeach()
   foreach(target trn1 trn2)
     add_test(NAME backends/nki/${kernel}/${target}
-             COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${Python3_EXECUTABLE} nki ${kernel} ${target} ${BACKEND_WORK})
-    set_tests_properties(backends/nki/${kernel}/${target} PROPERTIES LABELS backends)
+             COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki ${kernel} ${target} ${BACKEND_WORK})
+    set_tests_properties(backends/nki/${kernel}/${target} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
   endforeach()
 endforeach()
 # A second TPU generation for the kernels of each kind: elementwise, row-wise, matmul.
-foreach(kernel add softmax matmul_blocked)
-  add_test(NAME backends/pallas/${kernel}/tpu-v6e
-           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v6e ${BACKEND_WORK})
-  set_tests_properties(backends/pallas/${kernel}/tpu-v6e PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+foreach(kernel add softmax matmul_tiled matmul_blocked)
+  add_test(NAME backends/pallas-auto/${kernel}/tpu-v6e
+           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v6e
+                   ${BACKEND_WORK} auto)
+  set_tests_properties(backends/pallas-auto/${kernel}/tpu-v6e PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 endforeach()
 add_test(NAME backends/every-kernel
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/hw-backends/check/every_kernel.py $<TARGET_FILE:tessera> ${library_kernels})
 set_tests_properties(backends/every-kernel PROPERTIES LABELS backends)
+# run.py's record -> tessera calibrate (an interpret-mode record given a device time).
+add_test(NAME backends/calibrate-roundtrip
+         COMMAND ${PROJECT_SOURCE_DIR}/hw-backends/check/calibrate_roundtrip.sh $<TARGET_FILE:tessera>
+                 ${BACKEND_VENV}/bin/python ${BACKEND_WORK})
+set_tests_properties(backends/calibrate-roundtrip PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+# The NKI checks can fail: a swapped operand and a misspelt keyword are caught.
+add_test(NAME backends/nki-checks-catch-mistakes
+         COMMAND ${PROJECT_SOURCE_DIR}/hw-backends/check/model_catches_mistakes.sh $<TARGET_FILE:tessera>
+                 ${BACKEND_VENV}/bin/python ${BACKEND_WORK})
+set_tests_properties(backends/nki-checks-catch-mistakes PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)

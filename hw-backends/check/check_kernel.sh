@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # One kernel through one hardware backend, checked with what runs offline (docs/backends.md):
-#   check_kernel.sh TESSERA PYTHON pallas KERNEL TARGET WORKDIR   tessera deploy, then the bundle's runner:
-#                                                                 --interpret (numerics vs the simulator, Pallas'
-#                                                                 race detector) and --export (Mosaic for TPU)
-#   check_kernel.sh TESSERA PYTHON nki KERNEL TARGET WORKDIR      tessera compile --emit nki, then check_nki.py
-# PYTHON: the backend virtual environment's python (scripts/backend-venv.sh) for pallas; any python3 for nki.
+#   check_kernel.sh TESSERA PYTHON pallas KERNEL TARGET WORKDIR [STYLE]
+#                              tessera deploy (--pallas-style STYLE, default manual), then the bundle's runner:
+#                              --interpret (numerics vs the simulator, Pallas' race detector) and --export (Mosaic)
+#   check_kernel.sh TESSERA PYTHON nki KERNEL TARGET WORKDIR
+#                              tessera deploy, then check_nki.py on the kernel (Python compile, the NKI 0.6 API
+#                              manifest) and the bundle's runner --simulate on Tessera's NumPy model of the NKI calls
+#                              it emits (nki_model/: numerics vs the simulator under that reading of NKI; not NKI)
+# PYTHON: the backend virtual environment's python (scripts/backend-venv.sh).
 set -euo pipefail
-[ $# -eq 6 ] || { echo "usage: $0 TESSERA PYTHON pallas|nki KERNEL TARGET WORKDIR" >&2; exit 2; }
-tessera=$1 python=$2 backend=$3 kernel=$4 target=$5 work=$6
+[ $# -eq 6 ] || [ $# -eq 7 ] || { echo "usage: $0 TESSERA PYTHON pallas|nki KERNEL TARGET WORKDIR [STYLE]" >&2; exit 2; }
+tessera=$1 python=$2 backend=$3 kernel=$4 target=$5 work=$6 style=${7:-manual}
 here=$(cd "$(dirname "$0")" && pwd)
-dir="$work/$backend-$kernel-$target"
+dir="$work/$backend-$style-$kernel-$target"
 rm -rf "$dir"
 case "$backend" in
   pallas)
-    "$tessera" deploy "$kernel" --target "$target" -o "$dir"
+    "$tessera" deploy "$kernel" --target "$target" --pallas-style "$style" -o "$dir"
+    grep -E '^(Pallas TPU, [a-z]+ style)' "$dir/$kernel.py"
     "$python" "$dir/run.py" --interpret
     "$python" "$dir/run.py" --export ;;
   nki)
-    mkdir -p "$dir"
-    "$tessera" compile "$kernel" --target "$target" --emit nki -o "$dir/$kernel.py"
-    "$python" "$here/check_nki.py" "$dir/$kernel.py" ;;
+    "$tessera" deploy "$kernel" --target "$target" -o "$dir"
+    "$python" "$here/check_nki.py" "$dir/$kernel.py"
+    PYTHONPATH="$here/nki_model" "$python" "$dir/run.py" --simulate ;;
   *) echo "$0: unknown backend '$backend'" >&2; exit 2 ;;
 esac

@@ -50,9 +50,13 @@ const Table &table() {
 int generationNumber(std::string_view generation) {
   if (generation.starts_with('v'))
     generation.remove_prefix(1);
-  if (generation.empty() || generation[0] < '0' || generation[0] > '9')
-    return 0;
-  return std::atoi(std::string(generation).c_str());
+  int number = 0; // the leading digits, without allocating: the simulator asks for every instruction it checks
+  for (char c : generation) {
+    if (c < '0' || c > '9')
+      break;
+    number = number * 10 + (c - '0');
+  }
+  return number;
 }
 
 bool isDma(Opcode op) { return op == Opcode::DmaCopy || op == Opcode::DmaTranspose || op == Opcode::TpuDma; }

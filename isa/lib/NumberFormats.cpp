@@ -245,7 +245,10 @@ float roundTo(DType t, float f) {
   return f;
 }
 
-void decode(DType t, const std::byte *src, float *dst, size_t count) {
+// The bulk conversions run on every operand of every instruction: built for AVX-512 and AVX2 as well as the
+// baseline, picked at load time (the same integer and float operations, so the same bits: NumberFormatsTest).
+[[gnu::target_clones("avx512f", "avx2", "default")]] void decode(DType t, const std::byte *src, float *dst,
+                                                                size_t count) {
   if (count == 0)
     return;
   switch (t) {
@@ -260,7 +263,8 @@ void decode(DType t, const std::byte *src, float *dst, size_t count) {
   }
 }
 
-void encode(DType t, const float *src, std::byte *dst, size_t count) {
+[[gnu::target_clones("avx512f", "avx2", "default")]] void encode(DType t, const float *src, std::byte *dst,
+                                                                size_t count) {
   if (count == 0)
     return;
   switch (t) {

@@ -121,6 +121,9 @@ public:
                   locationOf(file_, node->source()), hint_);
   }
 
+  /// Whether the table has `key` (for an optional field: read it only when there).
+  bool has(std::string_view key) const { return table_->get(key) != nullptr; }
+
   /// A string field; `allowEmpty` for free text such as a description.
   std::string text(std::string_view key, bool allowEmpty = false) {
     const toml::node &node = field(key);
@@ -539,6 +542,8 @@ Target fromToml(const toml::table &root, const fs::path &file) {
   target.family = header.text("family");
   target.generation = header.text("generation");
   target.description = header.text("description", /*allowEmpty=*/true);
+  if (header.has("price_per_chip_hour")) // optional: not every machine has a published price
+    target.pricePerChipHour = header.number("price_per_chip_hour", NumberRange::NonNegative);
 
   if (target.family == kNeuronCoreSchema.family)
     readNeuronCore(root, file, header, target);
@@ -601,15 +606,18 @@ Target Target::load(const fs::path &file) {
     throw Error("cannot open target file: not readable", SourceLoc{file.string()});
   std::ostringstream contents;
   contents << in.rdbuf();
+  return parse(contents.str(), file);
+}
 
+Target Target::parse(const std::string &text, const fs::path &origin) {
   toml::table root;
   try {
-    root = toml::parse(contents.str(), file.string());
+    root = toml::parse(text, origin.string());
   } catch (const toml::parse_error &syntaxError) {
     throw Error(fmt::format("TOML syntax error: {}", syntaxError.description()),
-                locationOf(file, syntaxError.source()));
+                locationOf(origin, syntaxError.source()));
   }
-  return fromToml(root, file);
+  return fromToml(root, origin);
 }
 
 Target Target::find(const std::string &nameOrPath) {

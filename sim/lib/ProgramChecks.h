@@ -1,8 +1,8 @@
 #pragma once
 /// \file
 /// The checks that stop a run with a message instead of letting it compute garbage or crash: the HBM image and
-/// the streams are checked before the run starts, each instruction by its engine just before it executes (in
-/// timing-only runs too), so the check reads the instruction while it is in cache anyway.
+/// the streams are checked before the run starts, and so is each instruction (in timing-only runs too): the first
+/// one that fails is checked again by its engine just before it would execute, which stops the run there.
 
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Target.h"

@@ -17,8 +17,8 @@ SimResult simulate(const isa::Program &program, const isa::Target &target, HbmIm
   prepareHbm(program, hbm, options.computeValues);
   checkTarget(program, target);
   checkStreams(program);
+  FreshSimContext context; // first: waiting for another thread's simulation to finish is not this one's time
   const auto start = std::chrono::steady_clock::now();
-  FreshSimContext context;
   Machine machine("core", program, target, hbm, options);
   machine.run();
   SimResult result = machine.results();

@@ -75,7 +75,9 @@ std::string readme(const RunReport &report, const std::string &module, const std
 
 } // namespace
 
-DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::string &command) {
+DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::string &command,
+                          const std::string &pallasStyle) {
+  const backends::PallasStyle style = driver::pallasStyle(pallasStyle);
   request.timingOnly = false;
   request.keepTensors = true;
   request.compile.recordProvenance = true;
@@ -91,10 +93,10 @@ DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::st
                             report.kernel, report.target.name),
                 {}, fmt::format("`tessera run {} --target {}` shows the mismatch", report.kernel, report.target.name));
   const tsr::KernelInfo &kernel = findKernel(request.kernel);
-  const std::string code = emitDeviceCode(kernelSource(kernel, report.params, report.target, *report.program,
-                                                       *report.provenance,
-                                                       emitCommand(request, report.params, bundle.backend)),
-                                          bundle.backend);
+  const std::string code = emitDeviceCode(
+      kernelSource(kernel, report.params, report.target, *report.program, *report.provenance, report.graph.get(),
+                   emitCommand(request, report.params, bundle.backend, pallasStyle)),
+      bundle.backend, style);
 
   makeDirectory(dir);
   makeDirectory(dir / "inputs");
@@ -127,6 +129,7 @@ DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::st
       {"family", report.target.family},
       {"backend", bundle.backend},
       {"module", module},
+      {"pallas_style", bundle.backend == "pallas" ? pallasStyle : ""},
       {"function", kernel.name},
       {"shape", report.params.values()},
       {"kernel_params", report.params.kernelValues()},

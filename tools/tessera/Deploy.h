@@ -23,6 +23,8 @@ struct DeployBundle {
 /// Runs `request` (with values: the expected outputs come from it) and writes the bundle into `dir` (created if
 /// missing; the bundle's own files in it are replaced). A run whose outputs fail their checks writes nothing and
 /// throws tessera::Error; a `dir` that cannot be written is an InputError.
-DeployBundle deployKernel(RunRequest request, const std::filesystem::path &dir, const std::string &command);
+/// `pallasStyle`: how a TPU kernel is written (manual, grid, auto: tessera compile's --pallas-style).
+DeployBundle deployKernel(RunRequest request, const std::filesystem::path &dir, const std::string &command,
+                          const std::string &pallasStyle = "manual");
 
 } // namespace tessera::driver

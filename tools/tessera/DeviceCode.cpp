@@ -9,18 +9,21 @@ namespace tessera::driver {
 
 std::string deviceBackendOf(const isa::Target &target) { return target.isTpu() ? "pallas" : "nki"; }
 
-std::string emitCommand(const RunRequest &request, const tsr::Params &params, const std::string &backend) {
-  std::string command = fmt::format("tessera compile {} --target {} --shape {}", request.kernel, request.target,
-                                    params.str());
+std::string emitCommand(const RunRequest &request, const tsr::Params &params, const std::string &backend,
+                        const std::string &pallasStyle) {
+  std::string command =
+      fmt::format("tessera compile {} --target {} --shape {}", request.kernel, request.target, params.str());
   if (!params.kernelStr().empty()) command += " --param " + params.kernelStr();
   if (request.compile.loopBuffers != compiler::CompileOptions{}.loopBuffers)
     command += fmt::format(" --loop-buffers {}", request.compile.loopBuffers);
-  return command + " --emit " + backend;
+  command += " --emit " + backend;
+  if (backend == "pallas" && pallasStyle != "manual") command += " --pallas-style " + pallasStyle;
+  return command;
 }
 
 backends::KernelSource kernelSource(const tsr::KernelInfo &kernel, const tsr::Params &params, const isa::Target &target,
                                     const isa::Program &program, const compiler::Provenance &provenance,
-                                    std::string command) {
+                                    const tsr::graph::KernelGraph *graph, std::string command) {
   backends::KernelSource source;
   source.kernel = kernel.name;
   source.summary = kernel.summary;
@@ -29,17 +32,27 @@ backends::KernelSource kernelSource(const tsr::KernelInfo &kernel, const tsr::Pa
   source.target = &target;
   source.program = &program;
   source.provenance = &provenance;
+  source.graph = graph;
   return source;
 }
 
-std::string emitDeviceCode(const backends::KernelSource &source, const std::string &backend) {
+std::string emitDeviceCode(const backends::KernelSource &source, const std::string &backend,
+                           backends::PallasStyle style) {
   try {
     if (backend == "nki") return backends::emitNki(source);
-    if (backend == "pallas") return backends::emitPallas(source);
+    if (backend == "pallas") return backends::emitPallas(source, style);
   } catch (const Error &e) {
     throw InputError(e);
   }
   throw InputError(fmt::format("unknown backend '{}'", backend), {}, "backends: nki (Trainium), pallas (TPU)");
+}
+
+backends::PallasStyle pallasStyle(const std::string &name) {
+  if (std::optional<backends::PallasStyle> style = backends::parsePallasStyle(name)) return *style;
+  throw InputError(
+      fmt::format("--pallas-style: unknown style '{}'", name), {},
+      "styles: manual (one statement per simulated instruction), grid (BlockSpecs over the kernel's loops), "
+      "auto (grid where the loops allow, else manual)");
 }
 
 } // namespace tessera::driver

@@ -193,8 +193,10 @@ RunReport runKernel(const RunRequest &request) {
     return compiler::compile(graph, report.target, options);
   });
   report.program = std::make_shared<const isa::Program>(std::move(compiled.program));
-  if (!compiled.provenance.empty())
+  if (!compiled.provenance.empty()) {
     report.provenance = std::make_shared<const compiler::Provenance>(std::move(compiled.provenance));
+    report.graph = std::make_shared<const tsr::graph::KernelGraph>(graph);
+  }
   const isa::Program &program = *report.program;
   report.instructions = program.instructionCount();
   keepAllocation(compiled, report);
@@ -209,6 +211,7 @@ RunReport runKernel(const RunRequest &request) {
     return report;
   }
   sim::HbmImage hbm = makeInputs(program, request.seed);
+  for (const auto &[name, path] : request.inputFiles) loadInputFile(program, hbm, name, path);
   std::optional<sim::HbmImage> golden; // the golden model starts from the same bytes (outputs NaN)
   if (request.golden) golden = hbm;
   std::vector<tsr::HostTensor> inputs, expected;
@@ -248,6 +251,7 @@ RunReport runKernel(const RunRequest &request) {
     report.ok = report.ok && report.checks.back().ok;
   }
 
+  if (!request.outputDir.empty()) writeOutputFiles(program, hbm, request.outputDir);
   if (request.keepTensors) report.hbm = std::make_shared<const sim::HbmImage>(std::move(hbm));
 
   // 6. The report is printed by the caller (Report.h): text on a terminal, JSON with --json.
@@ -258,10 +262,9 @@ CompiledKernel compileKernel(const RunRequest &request) {
   CompiledKernel k;
   k.kernel = &findKernel(request.kernel);
   k.target = loadTarget(request.target);
-  tsr::graph::KernelGraph graph =
-      traceKernel(*k.kernel, request.shape, k.params, request.kernelParams, request.scalarParams);
+  k.graph = traceKernel(*k.kernel, request.shape, k.params, request.kernelParams, request.scalarParams);
   k.compiled = compileWithin(request, [&](const compiler::CompileOptions &options) {
-    return compiler::compile(graph, k.target, options);
+    return compiler::compile(k.graph, k.target, options);
   });
   return k;
 }
@@ -318,6 +321,21 @@ double RunReport::tensorBoundUs() const {
   for (const sim::StreamStats &s : sim.streams)
     if (s.engine == isa::Engine::Tensor || s.engine == isa::Engine::Mxu) return s.busyNs / 1000.0;
   return 0;
+}
+
+double RunReport::peakPercent() const {
+  const double peak = target.tensor.peakBf16Tflops;
+  return peak > 0 ? 100.0 * achievedTflops() / peak : 0;
+}
+
+RunReport::Bound RunReport::bound() const {
+  Bound busiest{"overhead", "", 0};
+  for (const auto &[unit, percent] : busyPercent())
+    if (percent > busiest.busyPercent) busiest = {unit == "dma" ? "memory" : "compute", unit, percent};
+  // A TPU's scalar core only does the grid loop's bookkeeping: time there is overhead, not compute.
+  const bool bookkeeping = target.isTpu() && busiest.unit == "scalar";
+  if (busiest.busyPercent < kBoundBusyPercent || bookkeeping) busiest.kind = "overhead";
+  return busiest;
 }
 
 double RunReport::dmaBoundUs() const { return double(sim.hbmBytes) / target.dma.bytesPerNs() / 1000.0; }

@@ -62,6 +62,10 @@ struct RunRequest {
   bool golden = true;
   /// Record when every instruction ran (RunReport::sim.timeline), for `--trace` and the HTML report.
   bool recordTimeline = false;
+  /// Inputs from .npy files (`--input NAME=FILE`), instead of random values; the others stay random.
+  std::map<std::string, std::string> inputFiles;
+  /// Where to write every output as NAME.npy after the run (`--output-dir`); empty: nowhere.
+  std::string outputDir;
   /// Keep the tensors after the run (RunReport::hbm: the inputs as the kernel read them and the outputs it
   /// wrote), for `tessera deploy`.
   bool keepTensors = false;
@@ -100,6 +104,8 @@ struct RunReport {
   /// Where the program's instructions came from, when the request's compile options recorded it (for the hardware
   /// backends: tessera deploy); null otherwise.
   std::shared_ptr<const compiler::Provenance> provenance;
+  /// The kernel as traced (loops kept), kept with the provenance (the Pallas backend's grid style reads it).
+  std::shared_ptr<const tsr::graph::KernelGraph> graph;
   /// Every tensor's bytes after the run, in program.tensors order, when RunRequest::keepTensors asked for them.
   std::shared_ptr<const sim::HbmImage> hbm;
   size_t instructions = 0;
@@ -127,6 +133,21 @@ struct RunReport {
   /// the DMA bandwidth.
   double tensorBoundUs() const;
   double dmaBoundUs() const;
+  /// Achieved FLOP/s as a percentage of the target's BF16 peak.
+  double peakPercent() const;
+
+  /// What limits the run: the resource busiest over the run when it is busy at least half of it - "compute"
+  /// (`unit`: the busiest compute engine or unit) or "memory" (the DMA bound: HBM bytes at the DMA bandwidth) -
+  /// else "overhead" (fixed costs and latencies: neither is kept busy).
+  struct Bound {
+    std::string kind;     ///< "compute", "memory" or "overhead"
+    std::string unit;     ///< the busiest compute engine ("tensor", "mxu", "vector"...) or "dma"
+    double busyPercent = 0; ///< of that unit over the run
+  };
+  Bound bound() const;
+  /// The share of the run a resource must be busy for it to be what bounds the run (an assumption: the roofline's
+  /// "bound" regimes, where one resource runs most of the time).
+  static constexpr double kBoundBusyPercent = 50;
 };
 
 /// The kernel called `name`, or an InputError listing the known ones.
@@ -152,6 +173,7 @@ struct CompiledKernel {
   const tsr::KernelInfo *kernel = nullptr;
   isa::Target target;
   tsr::Params params;
+  tsr::graph::KernelGraph graph;
   compiler::CompileResult compiled;
 };
 /// Traces and compiles `request`'s kernel with request.compile (recordProvenance for a hardware backend).

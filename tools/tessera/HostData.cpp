@@ -1,9 +1,16 @@
 #include "tessera/HostData.h"
 
+#include "tessera/Driver.h"
+#include "tessera/Npy.h"
 #include "tessera/isa/NumberFormats.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <limits>
 #include <random>
 
@@ -23,6 +30,91 @@ sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed) {
     hbm.push_back(std::move(bytes));
   }
   return hbm;
+}
+
+namespace {
+
+/// The elements of a .npy array as FP32 (for a number type NumPy names), or nullopt for another type.
+std::optional<std::vector<float>> npyValues(const NpyArray &a) {
+  const size_t n = a.data.size() / std::max<size_t>(1, static_cast<size_t>(a.descr.back() - '0'));
+  std::vector<float> v(n);
+  auto each = [&](auto sample) {
+    using T = decltype(sample);
+    for (size_t i = 0; i < n; ++i) {
+      T x;
+      std::memcpy(&x, a.data.data() + i * sizeof(T), sizeof(T));
+      v[i] = static_cast<float>(x);
+    }
+  };
+  const std::string kind = a.descr.substr(1);
+  if (kind == "f4") each(float{});
+  else if (kind == "f8") each(double{});
+  else if (kind == "i4") each(int32_t{});
+  else if (kind == "i8") each(int64_t{});
+  else if (kind == "u4") each(uint32_t{});
+  else if (kind == "u1") each(uint8_t{});
+  else if (kind == "i1") each(int8_t{});
+  else if (kind == "f2") isa::decode(isa::DType::F16, a.data.data(), v.data(), n);
+  else return std::nullopt;
+  return v;
+}
+
+} // namespace
+
+void loadInputFile(const isa::Program &program, sim::HbmImage &hbm, const std::string &name, const std::string &path) {
+  std::vector<std::string> inputs;
+  size_t index = program.tensors.size();
+  for (size_t i = 0; i < program.tensors.size(); ++i) {
+    if (program.tensors[i].isOutput) continue;
+    inputs.push_back(program.tensors[i].name);
+    if (program.tensors[i].name == name) index = i;
+  }
+  if (index == program.tensors.size())
+    throw InputError(fmt::format("--input: kernel '{}' has no input '{}' (its inputs: {})", program.kernel, name,
+                                 fmt::join(inputs, ", ")));
+  const isa::TensorInfo &t = program.tensors[index];
+  const NpyArray a = readNpy(path);
+  auto shapeText = [](const std::vector<int64_t> &s) { return fmt::format("({})", fmt::join(s, ", ")); };
+  if (a.shape != t.shape)
+    throw InputError(fmt::format("--input {}: '{}' holds an array of shape {}, but the kernel's '{}' is {}", name, path,
+                                 shapeText(a.shape), name, shapeText(t.shape)),
+                     {}, "pass --shape so that the kernel's tensors have the arrays' shapes");
+  const bool narrowFloat = t.dtype == isa::DType::BF16 || t.dtype == isa::DType::F8E4M3 || t.dtype == isa::DType::F8E5M2;
+  const std::string bits = isa::byteSize(t.dtype) == 2 ? "2" : "1";
+  if (narrowFloat && (a.descr.substr(1) == "u" + bits || a.descr.substr(1) == "V" + bits)) {
+    hbm[index] = a.data; // the dtype's own bits
+    return;
+  }
+  std::optional<std::vector<float>> values = npyValues(a);
+  if (!values)
+    throw InputError(fmt::format("--input {}: '{}' holds elements of type '{}', which Tessera cannot read as {}", name,
+                                 path, a.descr, isa::name(t.dtype)),
+                     {}, "save float32 (or the tensor's dtype) with numpy.save");
+  if (isa::isInteger(t.dtype))
+    for (float v : *values)
+      if (v != std::nearbyint(v))
+        throw InputError(fmt::format("--input {}: '{}' holds {}, not an integer, for the {} tensor", name, path, v,
+                                     isa::name(t.dtype)));
+  isa::encode(t.dtype, values->data(), hbm[index].data(), values->size());
+}
+
+void writeOutputFiles(const isa::Program &program, const sim::HbmImage &hbm, const std::string &dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw InputError(fmt::format("--output-dir: cannot create '{}': {}", dir, ec ? ec.message() : "a file is in the way"));
+  for (size_t i = 0; i < program.tensors.size(); ++i) {
+    const isa::TensorInfo &t = program.tensors[i];
+    if (!t.isOutput) continue;
+    NpyArray a{npyDescr(t.dtype), t.shape, hbm[i]};
+    if (t.dtype == isa::DType::BF16 || t.dtype == isa::DType::F8E4M3 || t.dtype == isa::DType::F8E5M2) {
+      const tsr::HostTensor values = decodeTensor(program, hbm, i);
+      a.descr = "<f4";
+      a.data.resize(values.size() * sizeof(float));
+      std::memcpy(a.data.data(), values.data(), a.data.size());
+    }
+    writeNpy(std::filesystem::path(dir) / (t.name + ".npy"), a);
+  }
 }
 
 tsr::HostTensor decodeTensor(const isa::Program &program, const sim::HbmImage &hbm, size_t index) {

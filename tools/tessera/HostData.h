@@ -18,6 +18,17 @@ namespace tessera::driver {
 /// outputs filled with NaN, so an element the kernel never writes shows up as an error.
 sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed);
 
+/// Replaces input `name`'s random values in `hbm` with the array in the .npy file `path`. Its shape must be the
+/// tensor's; a float array (float16/32/64) is rounded to the tensor's dtype, an integer array must fit it, and a
+/// bf16 or fp8 tensor also takes its raw bits (uint16 / uint8, or NumPy's void dtype for ml_dtypes arrays). An
+/// unknown name, another shape or an unsuitable dtype is an InputError naming the file.
+void loadInputFile(const isa::Program &program, sim::HbmImage &hbm, const std::string &name,
+                   const std::string &path);
+
+/// Writes every output tensor of `hbm` to `dir`/NAME.npy: float32 for bf16 and fp8 outputs (exactly their values),
+/// the tensor's own dtype otherwise. Creates `dir`; an InputError when it cannot.
+void writeOutputFiles(const isa::Program &program, const sim::HbmImage &hbm, const std::string &dir);
+
 /// Tensor `index` of `hbm` decoded to FP32.
 tsr::HostTensor decodeTensor(const isa::Program &program, const sim::HbmImage &hbm, size_t index);
 

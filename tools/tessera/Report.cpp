@@ -188,6 +188,7 @@ nlohmann::json toJson(const isa::Target &t) {
                       {"generation", t.generation},
                       {"description", t.description},
                       {"file", t.file.string()},
+                      {"price_per_chip_hour", t.pricePerChipHour},
                       {"dma",
                        {{"engines", t.dma.engines},
                         {"queues", t.dma.queues},

@@ -21,12 +21,13 @@
 
 #include "../Operands.h"
 #include "../PythonSource.h"
+#include "Jnp.h"
+#include "PallasGrid.h"
 #include "tessera/isa/InstructionSet.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -36,86 +37,6 @@ namespace tessera::backends {
 namespace {
 
 constexpr std::string_view kBackend = "Pallas";
-
-std::string jnpDtype(isa::DType dtype) {
-  switch (dtype) {
-  case isa::DType::F32: return "jnp.float32";
-  case isa::DType::BF16: return "jnp.bfloat16";
-  case isa::DType::F16: return "jnp.float16";
-  case isa::DType::F8E4M3: return "jnp.float8_e4m3fn";
-  case isa::DType::F8E5M2: return "jnp.float8_e5m2";
-  case isa::DType::I32: return "jnp.int32";
-  case isa::DType::U32: return "jnp.uint32";
-  case isa::DType::U8: return "jnp.uint8";
-  }
-  return "jnp.float32";
-}
-
-/// numpy's name of `dtype`, for the INPUTS/OUTPUTS tables ("bfloat16" is ml_dtypes').
-std::string numpyDtype(isa::DType dtype) { return jnpDtype(dtype).substr(4); }
-
-/// `lhs <op> rhs` in FP32, as isa::apply computes it (comparisons give 1.0 or 0.0).
-std::string binary(isa::AluOp op, const std::string &l, const std::string &r) {
-  auto truth = [](const std::string &condition) { return fmt::format("({}).astype(jnp.float32)", condition); };
-  switch (op) {
-  case isa::AluOp::Add: return fmt::format("{} + {}", l, r);
-  case isa::AluOp::Subtract: return fmt::format("{} - {}", l, r);
-  case isa::AluOp::Multiply: return fmt::format("{} * {}", l, r);
-  case isa::AluOp::Max: return fmt::format("jnp.maximum({}, {})", l, r);
-  case isa::AluOp::Min: return fmt::format("jnp.minimum({}, {})", l, r);
-  case isa::AluOp::Divide: return fmt::format("{} / {}", l, r);
-  case isa::AluOp::Bypass: return l;
-  case isa::AluOp::Power: return fmt::format("jnp.power({}, {})", l, r);
-  case isa::AluOp::AbsMax: return fmt::format("jnp.maximum(jnp.abs({}), jnp.abs({}))", l, r);
-  case isa::AluOp::IsEqual: return truth(fmt::format("{} == {}", l, r));
-  case isa::AluOp::NotEqual: return truth(fmt::format("{} != {}", l, r));
-  case isa::AluOp::IsGt: return truth(fmt::format("{} > {}", l, r));
-  case isa::AluOp::IsGe: return truth(fmt::format("{} >= {}", l, r));
-  case isa::AluOp::IsLt: return truth(fmt::format("{} < {}", l, r));
-  case isa::AluOp::IsLe: return truth(fmt::format("{} <= {}", l, r));
-  case isa::AluOp::LogicalAnd: return truth(fmt::format("({} != 0) & ({} != 0)", l, r));
-  case isa::AluOp::LogicalOr: return truth(fmt::format("({} != 0) | ({} != 0)", l, r));
-  }
-  return l;
-}
-
-/// f(x) in FP32, as isa::apply computes it.
-std::string unary(isa::ActFunc f, const std::string &x) {
-  switch (f) {
-  case isa::ActFunc::Identity: return x;
-  case isa::ActFunc::Exp: return fmt::format("jnp.exp({})", x);
-  case isa::ActFunc::Log: return fmt::format("jnp.log({})", x);
-  case isa::ActFunc::Tanh: return fmt::format("jnp.tanh({})", x);
-  case isa::ActFunc::Gelu: // through erf: Mosaic lowers lax.erf, not the erfc jax.nn.gelu uses
-    return fmt::format("0.5 * {0} * (1.0 + jax.lax.erf({0} * 0.7071067811865476))", x);
-  case isa::ActFunc::GeluApproxTanh: return fmt::format("jax.nn.gelu({}, approximate=True)", x);
-  case isa::ActFunc::Silu: return fmt::format("jax.nn.silu({})", x);
-  case isa::ActFunc::Sigmoid: return fmt::format("jax.nn.sigmoid({})", x);
-  case isa::ActFunc::Relu: return fmt::format("jnp.maximum({}, 0.0)", x);
-  case isa::ActFunc::Rsqrt: return fmt::format("jax.lax.rsqrt({})", x);
-  case isa::ActFunc::Square: return fmt::format("jnp.square({})", x);
-  case isa::ActFunc::Sqrt: return fmt::format("jnp.sqrt({})", x);
-  case isa::ActFunc::Reciprocal: return fmt::format("1.0 / {}", x);
-  }
-  return x;
-}
-
-/// The reduction of `x` along its free dimension, kept as a column.
-std::optional<std::string> reduction(isa::AluOp op, const std::string &x) {
-  switch (op) {
-  case isa::AluOp::Add: return fmt::format("jnp.sum({}, axis=1, keepdims=True)", x);
-  case isa::AluOp::Multiply: return fmt::format("jnp.prod({}, axis=1, keepdims=True)", x);
-  case isa::AluOp::Max: return fmt::format("jnp.max({}, axis=1, keepdims=True)", x);
-  case isa::AluOp::Min: return fmt::format("jnp.min({}, axis=1, keepdims=True)", x);
-  default: return std::nullopt;
-  }
-}
-
-/// A kernel file's name and line ("matmul.cpp:25"), or "".
-std::string placeOf(const SourceLoc &loc) {
-  if (!loc.known()) return "";
-  return fmt::format("{}:{}", std::filesystem::path(loc.file).filename().string(), loc.line);
-}
 
 bool isDma(const Step &s) { return s.stream->engine == isa::Engine::Dma; }
 
@@ -191,7 +112,8 @@ private:
       size_t ready = 0;
       for (size_t d : dependsOn_[i]) ready = std::max(ready, isDma(steps_[d]) ? readyAt_[d] : computeIndex_.at(d) + 1);
       const uint32_t queue = steps_[i].stream->queue;
-      if (auto prev = lastOnQueue.find(queue); prev != lastOnQueue.end()) ready = std::max(ready, readyAt_[prev->second]);
+      if (auto prev = lastOnQueue.find(queue); prev != lastOnQueue.end())
+        ready = std::max(ready, readyAt_[prev->second]);
       lastOnQueue[queue] = i;
       readyAt_[i] = ready;
       queueOrder_[queue].push_back(i);
@@ -203,43 +125,21 @@ private:
   // --- the module ------------------------------------------------------------------------------------------
 
   void header() {
-    const isa::Target &t = *k_.target;
-    out_.line(fmt::format("\"\"\"{}: {}", k_.kernel, k_.summary));
-    out_.line();
-    out_.line(fmt::format("Generated by Tessera from the program it simulated on {} ({}), {}:", t.name, t.description,
-                          k_.parameters));
-    out_.line(fmt::format("    {}", k_.command));
-    out_.line("Pallas TPU, manual style: one statement per instruction the simulator ran, in program order. Tiles are");
-    out_.line("VMEM scratch buffers (copies, rows, cols); every DMA is an async copy with its own semaphore, started as");
-    out_.line("early as the simulated program's semaphores allow and waited on just before its data is needed.");
-    out_.line("\"\"\"");
-    out_.line("import jax");
-    out_.line("import jax.numpy as jnp");
-    out_.line("from jax.experimental import pallas as pl");
-    out_.line("from jax.experimental.pallas import tpu as pltpu");
-    out_.line();
-    out_.line(fmt::format("KERNEL = \"{}\"", k_.kernel));
-    out_.line(fmt::format("TARGET = \"{}\"", t.name));
-    std::vector<std::string> inputs, outputs;
-    for (const isa::TensorInfo &tensor : p_.tensors)
-      (tensor.isOutput ? outputs : inputs)
-          .push_back(fmt::format("(\"{}\", {}, \"{}\")", tensor.name, shapeText(tensor.shape), numpyDtype(tensor.dtype)));
-    out_.line(fmt::format("INPUTS = ({}{})", fmt::join(inputs, ", "), inputs.size() == 1 ? "," : ""));
-    out_.line(fmt::format("OUTPUTS = ({}{})", fmt::join(outputs, ", "), outputs.size() == 1 ? "," : ""));
-    out_.line();
-    out_.line();
-  }
-
-  static std::string shapeText(const std::vector<int64_t> &shape) {
-    return shape.size() == 1 ? fmt::format("({},)", shape[0]) : fmt::format("({})", fmt::join(shape, ", "));
+    moduleDocstring(out_, k_, "program",
+                    {"Pallas TPU, manual style: one statement per instruction the simulator ran, in program order. "
+                     "Tiles are",
+                     "VMEM scratch buffers (copies, rows, cols); every DMA is an async copy with its own semaphore, "
+                     "started as",
+                     "early as the simulated program's semaphores allow and waited on just before its data is "
+                     "needed."});
+    pallasPreamble(out_, k_);
   }
 
   void kernelBody() {
     used_ = usedAllocations();
-    std::vector<std::string> params = tensorNames_;
-    for (int32_t a : used_) params.push_back(tileNames_[a]);
-    params.push_back(semaphores_);
-    out_.line(fmt::format("def {}({}):", kernelName_, fmt::join(params, ", ")));
+    // The body first: it decides which staging buffers strided loads need, which the signature lists.
+    PythonWriter signature;
+    std::swap(signature, out_);
     out_.indent();
     std::string lastPlace;
     size_t compute = 0;
@@ -265,6 +165,13 @@ private:
     for (auto &[queue, dmas] : queueOrder_)
       if (!dmas.empty()) waitFor(dmas.back());
     out_.dedent();
+    std::swap(signature, out_); // out_: the module so far; signature: the body
+    std::vector<std::string> params = tensorNames_;
+    for (int32_t a : used_) params.push_back(tileNames_[a]);
+    for (const Stage &stage : stages_) params.push_back(stage.name);
+    params.push_back(semaphores_);
+    out_.line(fmt::format("def {}({}):", kernelName_, fmt::join(params, ", ")));
+    out_.append(signature.text());
     out_.line();
     out_.line();
   }
@@ -283,8 +190,21 @@ private:
       lastPlace = place;
       const int slot = takeSlot(d);
       const std::string name = fmt::format("dma{}", dmaNumber(d));
-      out_.line(fmt::format("{} = pltpu.make_async_copy({}, {}, {}.at[{}])", name, ref(s, s.inst->src0),
-                            ref(s, s.inst->dst), semaphores_, slot));
+      const Window from = windowOf(k_, s, s.inst->src0, kBackend), to = windowOf(k_, s, s.inst->dst, kBackend);
+      if (to.strided())
+        throw Error("Pallas: a strided window of an HBM tensor is written: Mosaic copies only whole windows, and "
+                    "writing the window around it would overwrite the elements between",
+                    s.loc, "store whole (unstrided) windows of the output");
+      std::string destination = ref(s, s.inst->dst);
+      if (from.strided()) { // Mosaic DMAs take no strided slice: copy the window around it, then a strided load
+        const size_t stage = takeStage(from.rowSpan(), from.colSpan(), s.inst->dst.dtype);
+        destination = stages_[stage].name + ".at[...]";
+        afterWait_[d] = {stage, fmt::format("{}[{}] = {}[pl.ds(0, {}, {}), pl.ds(0, {}, {})]", tileNames_[to.allocation],
+                                            indices(to), stages_[stage].name, from.rows, from.rowStep, from.cols,
+                                            from.colStep)};
+      }
+      out_.line(fmt::format("{} = pltpu.make_async_copy({}, {}, {}.at[{}])", name, ref(s, s.inst->src0), destination,
+                            semaphores_, slot));
       out_.line(fmt::format("{}.start()", name));
       started_.insert(d);
     }
@@ -294,14 +214,18 @@ private:
   /// Waits for DMA `d` and for the DMAs before it on its queue that nothing has waited for yet.
   void waitFor(size_t d) {
     if (waited_.count(d)) return;
-    if (!started_.count(d))
-      throw Error("Pallas: internal error: a DMA is waited on before it starts", steps_[d].loc);
+    if (!started_.count(d)) throw Error("Pallas: internal error: a DMA is waited on before it starts", steps_[d].loc);
     for (size_t e : queueOrder_.at(steps_[d].stream->queue)) {
       if (e > d) break;
       if (waited_.count(e)) continue;
       out_.line(fmt::format("dma{}.wait()", dmaNumber(e)));
       waited_.insert(e);
       freeSlots_.insert(slots_.at(e));
+      if (auto copy = afterWait_.find(e); copy != afterWait_.end()) { // a strided load out of its staging copy
+        out_.line(copy->second.statement);
+        stages_[copy->second.stage].busy = false;
+        afterWait_.erase(copy);
+      }
     }
   }
 
@@ -317,6 +241,17 @@ private:
       const Window eDst = windowOf(k_, o, o.inst->dst, kBackend), eSrc = windowOf(k_, o, o.inst->src0, kBackend);
       if (overlap(eDst, dSrc) || overlap(eDst, dDst) || overlap(eSrc, dDst)) waitFor(e);
     }
+  }
+
+  /// A staging buffer of rows x cols `dtype` for a strided load: one no copy in flight is using, else a new one.
+  size_t takeStage(int64_t rows, int64_t cols, isa::DType dtype) {
+    for (size_t i = 0; i < stages_.size(); ++i)
+      if (!stages_[i].busy && stages_[i].rows == rows && stages_[i].cols == cols && stages_[i].dtype == dtype) {
+        stages_[i].busy = true;
+        return i;
+      }
+    stages_.push_back({names_.make(fmt::format("stage{}", stages_.size())), rows, cols, dtype, true});
+    return stages_.size() - 1;
   }
 
   int takeSlot(size_t d) {
@@ -342,6 +277,9 @@ private:
   std::string ref(const Step &s, const isa::AccessPattern &ap) {
     const Window w = windowOf(k_, s, ap, kBackend);
     if (w.broadcast) throw Error("Pallas: a DMA operand repeats an element (stride 0)", s.loc);
+    if (w.strided()) // the window around it: every row and column from its first element to its last
+      return fmt::format("{}.at[{}:{}, {}:{}]", tensorNames_[w.tensor], w.row, w.row + w.rowSpan(), w.col,
+                         w.col + w.colSpan());
     return fmt::format("{}.at[{}]", w.onChip ? tileNames_[w.allocation] : tensorNames_[w.tensor], indices(w));
   }
 
@@ -367,13 +305,7 @@ private:
     const Window w = windowOf(k_, s, ap, kBackend);
     std::string v = value;
     if (broadcastResult) v = fmt::format("jnp.broadcast_to({}, ({}, {}))", v, w.rows, w.cols);
-    if (isa::isInteger(ap.dtype)) {
-      const std::string t = jnpDtype(ap.dtype);
-      v = fmt::format("jnp.clip(jnp.nan_to_num(jnp.round({}), nan=0.0), jnp.iinfo({}).min, jnp.iinfo({}).max).astype({})",
-                      v, t, t, t);
-    } else if (ap.dtype != isa::DType::F32) {
-      v = fmt::format("({}).astype({})", v, jnpDtype(ap.dtype));
-    }
+    v = convert(v, ap.dtype);
     out_.line(fmt::format("{}[{}] = {}", tileNames_[w.allocation], indices(w), v));
   }
 
@@ -390,7 +322,8 @@ private:
       return;
     }
     case isa::Opcode::VpuBinary: {
-      const bool bothColumns = windowOf(k_, s, i.src0, kBackend).broadcast && windowOf(k_, s, i.src1, kBackend).broadcast;
+      const bool bothColumns =
+          windowOf(k_, s, i.src0, kBackend).broadcast && windowOf(k_, s, i.src1, kBackend).broadcast;
       store(s, binary(i.alu, load(s, i.src0), load(s, i.src1)), bothColumns);
       return;
     }
@@ -406,9 +339,7 @@ private:
       store(s, *r);
       return;
     }
-    case isa::Opcode::VpuConvert:
-      store(s, load(s, i.src0));
-      return;
+    case isa::Opcode::VpuConvert: store(s, load(s, i.src0)); return;
     case isa::Opcode::VpuFill: {
       const Window w = windowOf(k_, s, i.dst, kBackend);
       store(s, fmt::format("jnp.full(({}, {}), {}, jnp.float32)", w.rows, w.cols, pythonFloat(i.imm)));
@@ -427,7 +358,8 @@ private:
     for (size_t t = 0; t < p_.tensors.size(); ++t) {
       const isa::TensorInfo &tensor = p_.tensors[t];
       if (tensor.isOutput) {
-        outShapes.push_back(fmt::format("jax.ShapeDtypeStruct({}, {})", shapeText(tensor.shape), jnpDtype(tensor.dtype)));
+        outShapes.push_back(
+            fmt::format("jax.ShapeDtypeStruct({}, {})", pythonShape(tensor.shape), jnpDtype(tensor.dtype)));
         outSpecs.push_back("pl.BlockSpec(memory_space=pl.ANY)");
       } else {
         inputs.push_back(tensorNames_[t]);
@@ -436,7 +368,8 @@ private:
     }
     bool outputsFirst = false;
     for (const isa::TensorInfo &tensor : p_.tensors) {
-      if (tensor.isOutput) outputsFirst = true;
+      if (tensor.isOutput)
+        outputsFirst = true;
       else if (outputsFirst)
         throw Error(fmt::format("Pallas: kernel '{}' lists input '{}' after an output; pallas_call passes every "
                                 "input before the outputs",
@@ -464,6 +397,9 @@ private:
       out_.line(fmt::format("pltpu.VMEM({}, {}),  # {}{}", shape, jnpDtype(tile.dtype), tileNames_[a],
                             place.empty() ? "" : ", " + place));
     }
+    for (const Stage &stage : stages_)
+      out_.line(fmt::format("pltpu.VMEM(({}, {}), {}),  # {}: the window around a strided load", stage.rows,
+                            stage.cols, jnpDtype(stage.dtype), stage.name));
     out_.line(fmt::format("pltpu.SemaphoreType.DMA(({},)),", std::max(1, slotCount_)));
     out_.dedent();
     out_.line("),");
@@ -483,9 +419,9 @@ private:
   std::string functionName_, kernelName_, semaphores_;
   std::set<int32_t> used_;
 
-  std::vector<std::vector<size_t>> dependsOn_;   ///< per step: the steps whose signals it waits for
-  std::vector<size_t> readyAt_;                  ///< per DMA: the compute instruction it starts before
-  std::map<size_t, size_t> computeIndex_;        ///< per compute step: its position among compute steps
+  std::vector<std::vector<size_t>> dependsOn_;         ///< per step: the steps whose signals it waits for
+  std::vector<size_t> readyAt_;                        ///< per DMA: the compute instruction it starts before
+  std::map<size_t, size_t> computeIndex_;              ///< per compute step: its position among compute steps
   std::map<uint32_t, std::vector<size_t>> queueOrder_; ///< per DMA queue: its DMAs in order
   std::map<size_t, std::vector<size_t>> startBefore_;  ///< compute position -> DMAs to start just before it
   size_t computeCount_ = 0;
@@ -494,18 +430,43 @@ private:
   std::set<int> freeSlots_;
   int slotCount_ = 0;
   std::map<size_t, size_t> dmaNumbers_;
+
+  /// A VMEM buffer a strided load lands in before its strided read into the tile.
+  struct Stage {
+    std::string name;
+    int64_t rows = 0, cols = 0;
+    isa::DType dtype = isa::DType::F32;
+    bool busy = false;
+  };
+  std::vector<Stage> stages_;
+  struct AfterWait {
+    size_t stage;
+    std::string statement;
+  };
+  std::map<size_t, AfterWait> afterWait_; ///< per DMA: what its wait must be followed by (a strided read)
 };
 
 } // namespace
 
 std::string emitPallas(const KernelSource &kernel, PallasStyle style) {
   if (!kernel.target->isTpu())
-    throw Error(fmt::format("Pallas: target {} is a NeuronCore; Pallas kernels run on TPU targets", kernel.target->name),
-                {}, "use --emit nki for a Trainium (NeuronCore) target");
-  switch (style) {
-  case PallasStyle::Manual: return PallasEmitter(kernel).emit();
-  }
+    throw Error(
+        fmt::format("Pallas: target {} is a NeuronCore; Pallas kernels run on TPU targets", kernel.target->name), {},
+        "use --emit nki for a Trainium (NeuronCore) target");
+  if (style == PallasStyle::Manual) return PallasEmitter(kernel).emit();
+  std::string whyNot;
+  if (std::optional<std::string> grid = emitPallasGrid(kernel, whyNot)) return *grid;
+  if (style == PallasStyle::Grid)
+    throw Error(fmt::format("Pallas: kernel '{}' is not a Pallas grid: {}", kernel.kernel, whyNot), {},
+                "--pallas-style manual (or auto) writes any TPU kernel");
   return PallasEmitter(kernel).emit();
+}
+
+std::optional<PallasStyle> parsePallasStyle(std::string_view name) {
+  if (name == "manual") return PallasStyle::Manual;
+  if (name == "grid") return PallasStyle::Grid;
+  if (name == "auto") return PallasStyle::Auto;
+  return std::nullopt;
 }
 
 } // namespace tessera::backends

@@ -5,6 +5,7 @@
 #include "Common.h"
 
 #include "tessera/isa/Cost.h"
+#include "tessera/isa/Gemm.h"
 #include "tessera/isa/Modes.h"
 
 #include <fmt/format.h>
@@ -19,22 +20,6 @@ constexpr OperandDef kMatmulOperands[] = {
     {"src0", "stationary", "SBUF, [K, M] (FP8 double row: [K, 2, M])"},
     {"src1", "moving", "SBUF, [K, N] (FP8 double row: [K, 2, N])"},
 };
-
-/// c[M, N] += a[K, M]^T @ b[K, N] in FP32, k outermost so the inner loop streams rows of b and c (it vectorises).
-/// Built for AVX2 as well as the baseline, picked at load time; both give the same bits (no FMA contraction).
-[[gnu::target_clones("avx2", "default")]] void accumulateProducts(float *__restrict c, const float *__restrict a,
-                                                                   const float *__restrict b, int64_t k, int64_t m,
-                                                                   int64_t n) {
-  for (int64_t kk = 0; kk < k; ++kk) {
-    const float *__restrict movingRow = b + kk * n;
-    for (int64_t mm = 0; mm < m; ++mm) {
-      const float weight = a[kk * m + mm];
-      float *__restrict out = c + mm * n;
-      for (int64_t nn = 0; nn < n; ++nn)
-        out[nn] += weight * movingRow[nn];
-    }
-  }
-}
 
 /// The matmul's contraction rows and its output shape: K x M stationary, K x N moving, or with FP8 double row
 /// 2K x M and 2K x N, since a [K, 2, M] operand read row-major is the [2K, M] matrix whose row 2k + j is (k, j).
@@ -59,10 +44,27 @@ void matmul(const Instruction &inst, const Memories &mem) {
   Scratch &s = scratch();
   const float *a = rowsOf(s.a, stationary, true);
   const float *b = rowsOf(s.b, moving, true);
+  // FMA gives the same bits as a multiply and an add wherever every product is exact (Gemm.h).
+  const bool exact = productsExact(inst.src0.dtype, rangeOf(a, size_t(k * m)), inst.src1.dtype,
+                                   rangeOf(b, size_t(k * n)));
+  // An FP32 dst whose rows are each contiguous (a PSUM tile, a VMEM buffer) is accumulated where it lies: no copy
+  // in and out.
+  const bool inPlace = dst.dtype == DType::F32 && dst.outerRank == 0 && dst.runIsContiguous() &&
+                       dst.rowStride % int64_t{sizeof(float)} == 0 &&
+                       reinterpret_cast<uintptr_t>(dst.origin) % alignof(float) == 0;
+  if (inPlace) {
+    float *c = reinterpret_cast<float *>(dst.origin);
+    const int64_t ldc = dst.rows > 1 ? dst.rowStride / int64_t{sizeof(float)} : n;
+    if (!inst.accumulate)
+      for (int64_t row = 0; row < m; ++row)
+        std::fill_n(c + row * ldc, n, 0.0f);
+    accumulateProducts(c, ldc, a, b, k, m, n, exact);
+    return;
+  }
   float *c = rowsOf(s.c, dst, inst.accumulate);
   if (!inst.accumulate)
     std::fill_n(c, m * n, 0.0f);
-  accumulateProducts(c, a, b, k, m, n);
+  accumulateProducts(c, n, a, b, k, m, n, exact);
   scatter(dst, c);
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// What every engine does with its instruction stream, whatever the engine: one SC_THREAD that, for each
-/// instruction, checks it (operands inside their memories, shapes, semaphores), waits at the TPU's grid-step
+/// instruction, checks it (operands inside their memories, shapes, semaphores: every instruction is checked once
+/// before the run, and the first one that fails stops the run when its engine reaches it), waits at the TPU's grid-step
 /// barrier (StepBarrier.h; instructions with Instruction::step != 0), waits for its semaphores, hands it to the
 /// kernel-bug checks (races, uninitialised reads; when on), lets the engine occupy itself with it (perform(): one
 /// wait(sc_time) and, unless timing only, the instruction's semantics), then signals its semaphores and tells the
@@ -60,6 +61,8 @@ protected:
 
 private:
   void run();
+  /// The index of the stream's first instruction that checkInstruction() rejects (the stream's size if none).
+  size_t firstInvalidInstruction() const;
   void awaitStep(const isa::Instruction &inst);
   void awaitSemaphores(const isa::Instruction &inst);
   /// Appends the instruction at position_, just performed, to the timeline: it waited `waitedPs` (semaphores and
@@ -69,6 +72,7 @@ private:
   const isa::Stream &stream_;
   uint32_t streamIndex_ = 0;  ///< in Program::streams
   size_t position_ = 0;
+  size_t firstInvalid_ = 0; ///< firstInvalidInstruction(), found before the run
   bool finished_ = false;
   const isa::SemWait *blockedOn_ = nullptr;
   bool awaitingStep_ = false;

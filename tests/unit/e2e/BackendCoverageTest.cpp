@@ -38,7 +38,8 @@ TEST(BackendCoverage, EveryRegisteredKernelEmitsNkiThatPassesTheManifestCheck) {
         continue;
       }
       const std::string code = driver::emitDeviceCode(
-          driver::kernelSource(*k->kernel, k->params, k->target, k->compiled.program, k->compiled.provenance, "test"),
+          driver::kernelSource(*k->kernel, k->params, k->target, k->compiled.program, k->compiled.provenance, &k->graph,
+                               "test"),
           "nki");
       std::ofstream(dir / (kernel->name + "_" + target + ".py")) << code;
       ++emitted;
@@ -58,6 +59,20 @@ TEST(BackendCoverage, EveryRegisteredKernelEmitsNkiThatPassesTheManifestCheck) {
   EXPECT_NE(output.find("use only NKI 0.6.0 names"), std::string::npos) << output;
   for (const std::string &r : refused) EXPECT_NE(r.find("on trn1"), std::string::npos) << r; // only v3+ on trn1
   fs::remove_all(dir);
+}
+
+TEST(BackendCoverage, TheNkiTableOfDocsBackendsNamesEveryNeuronCoreInstruction) {
+  std::ifstream in(TESSERA_SOURCE_DIR "/docs/backends.md");
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(doc.empty());
+  for (const isa::InstructionDef &def : isa::instructionSet()) {
+    if (!isa::runsOnFamily(def, "neuroncore")) continue;
+    EXPECT_NE(doc.find("`" + std::string(def.name) + "`"), std::string::npos) << def.name << " is not in the table";
+    std::string call(def.nki); // nki.isa.tensor_scalar -> nisa.tensor_scalar
+    if (call.starts_with("nki.isa.")) call = "nisa." + call.substr(8);
+    if (call.starts_with("nki.language.")) call = "nl." + call.substr(13);
+    EXPECT_NE(doc.find(call + "("), std::string::npos) << call << " is not in the table";
+  }
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 /// names its buffers (compiler::CompileOptions::recordProvenance).
 
 #include "tessera/compiler/Provenance.h"
+#include "tessera/dsl/Graph.h"
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Target.h"
 
@@ -19,6 +20,8 @@ struct KernelSource {
   const isa::Target *target = nullptr;
   const isa::Program *program = nullptr;             ///< what the simulator ran: instructions, tensors, semaphores
   const compiler::Provenance *provenance = nullptr;  ///< the program's order, tiles and tile ops
+  /// The kernel as traced (its loops kept), for the Pallas grid style; null when the program came from a file.
+  const tsr::graph::KernelGraph *graph = nullptr;
 };
 
 } // namespace tessera::backends

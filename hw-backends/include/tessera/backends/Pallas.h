@@ -6,7 +6,9 @@
 
 #include "tessera/backends/KernelSource.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace tessera::backends {
 
@@ -17,7 +19,16 @@ enum class PallasStyle {
   /// the simulated program's semaphores allow it and waited on just before anything needs it: the program's
   /// synchronisation, which Pallas' race detector then checks. Every TPU kernel can be written so.
   Manual,
+  /// The kernel's loops as the pallas_call grid and its loads and stores as BlockSpecs, which Pallas pipelines
+  /// (the reduction loop of a matmul-like kernel the last, "arbitrary" grid dimension): what a Pallas author
+  /// writes. Only for kernels whose loops are a grid (PallasGrid.cpp says which); an error names why not.
+  Grid,
+  /// Grid where the kernel's loops are a grid, else Manual.
+  Auto,
 };
+
+/// "manual", "grid", "auto"; nullopt for another name.
+std::optional<PallasStyle> parsePallasStyle(std::string_view name);
 
 /// The Python source of the Pallas kernel. Throws tessera::Error (at the kernel's line where there is one) for a
 /// NeuronCore target, a kernel compiled without provenance, or an operand Pallas cannot name.

@@ -144,6 +144,9 @@ struct Target {
   /// tpu.mxus x tpuCost.mxuRowsPerCycle x tensor.rows x tensor.cols x 2 x tensor.clockGhz / 1000.
   double mxuPeakBf16Tflops() const;
   std::string description;
+  /// What one chip costs per hour, in US dollars ([target] price_per_chip_hour, with its source and date beside
+  /// it; optional): tessera compare's price-performance. 0: no published price.
+  double pricePerChipHour = 0;
   std::filesystem::path file; ///< the file it was read from
 
   unsigned partitions = 0;               ///< SBUF/PSUM partitions (128)
@@ -173,6 +176,8 @@ struct Target {
   /// Reads a target file (the schema follows [target].family); a missing or ill-typed field is an Error naming
   /// the file and field.
   static Target load(const std::filesystem::path &file);
+  /// Reads a target from the text of a target file, as load() reads `origin` (errors name `origin`).
+  static Target parse(const std::string &text, const std::filesystem::path &origin);
   /// Finds `nameOrPath`: a path to a .toml file, or a name looked up in $TESSERA_TARGET_PATH (':'-separated)
   /// and then the built-in target directory.
   static Target find(const std::string &nameOrPath);

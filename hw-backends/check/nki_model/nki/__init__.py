@@ -1,0 +1,37 @@
+"""Tessera's NumPy model of the part of NKI 0.6 that Tessera's NKI backend emits. It is NOT NKI.
+
+NKI cannot be installed off a Neuron host, so the test suite runs the emitted NKI kernels on this model instead:
+each nki.isa call it implements does what the NKI 0.6 reference says (and, where the reference is silent, what
+Tessera's instruction definitions say: FP32 inside, conversions rounding to nearest even). It checks that the
+emitted module computes the simulator's outputs under that reading of NKI (which buffers, slices, operand order,
+flags), not that NKI compiles or runs it. Put this folder first on PYTHONPATH to use it; `nki.__version__` says
+what it is. Calls it does not implement raise NotImplementedError.
+"""
+from . import isa, language  # noqa: F401
+
+__version__ = "0.0+tessera-numpy-model"
+
+
+def _to_tensor(a):
+    return language.NkiTensor(a.copy(), language.shared_hbm)
+
+
+def jit(fn=None, **kwargs):
+    """Runs the kernel on NumPy arrays: inputs become HBM tensors, returned HBM tensors NumPy arrays."""
+    if fn is None:
+        return lambda f: jit(f, **kwargs)
+
+    def run(*arrays):
+        out = fn(*[_to_tensor(a) for a in arrays])
+        if isinstance(out, tuple):
+            return tuple(t.data.copy() for t in out)
+        return out.data.copy()
+
+    run.__name__ = fn.__name__
+    run.__wrapped__ = fn
+    return run
+
+
+def simulate(kernel):
+    """nki.simulate(kernel)(*arrays): here the same as calling the jit kernel."""
+    return kernel

@@ -1,0 +1,107 @@
+#include "Jnp.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace tessera::backends {
+
+std::string jnpDtype(isa::DType dtype) {
+  switch (dtype) {
+  case isa::DType::F32: return "jnp.float32";
+  case isa::DType::BF16: return "jnp.bfloat16";
+  case isa::DType::F16: return "jnp.float16";
+  case isa::DType::F8E4M3: return "jnp.float8_e4m3fn";
+  case isa::DType::F8E5M2: return "jnp.float8_e5m2";
+  case isa::DType::I32: return "jnp.int32";
+  case isa::DType::U32: return "jnp.uint32";
+  case isa::DType::U8: return "jnp.uint8";
+  }
+  return "jnp.float32";
+}
+
+std::string numpyDtype(isa::DType dtype) { return jnpDtype(dtype).substr(4); }
+
+std::string binary(isa::AluOp op, const std::string &l, const std::string &r) {
+  auto truth = [](const std::string &condition) { return fmt::format("({}).astype(jnp.float32)", condition); };
+  switch (op) {
+  case isa::AluOp::Add: return fmt::format("{} + {}", l, r);
+  case isa::AluOp::Subtract: return fmt::format("{} - {}", l, r);
+  case isa::AluOp::Multiply: return fmt::format("{} * {}", l, r);
+  case isa::AluOp::Max: return fmt::format("jnp.maximum({}, {})", l, r);
+  case isa::AluOp::Min: return fmt::format("jnp.minimum({}, {})", l, r);
+  case isa::AluOp::Divide: return fmt::format("{} / {}", l, r);
+  case isa::AluOp::Bypass: return l;
+  case isa::AluOp::Power: return fmt::format("jnp.power({}, {})", l, r);
+  case isa::AluOp::AbsMax: return fmt::format("jnp.maximum(jnp.abs({}), jnp.abs({}))", l, r);
+  case isa::AluOp::IsEqual: return truth(fmt::format("{} == {}", l, r));
+  case isa::AluOp::NotEqual: return truth(fmt::format("{} != {}", l, r));
+  case isa::AluOp::IsGt: return truth(fmt::format("{} > {}", l, r));
+  case isa::AluOp::IsGe: return truth(fmt::format("{} >= {}", l, r));
+  case isa::AluOp::IsLt: return truth(fmt::format("{} < {}", l, r));
+  case isa::AluOp::IsLe: return truth(fmt::format("{} <= {}", l, r));
+  case isa::AluOp::LogicalAnd: return truth(fmt::format("({} != 0) & ({} != 0)", l, r));
+  case isa::AluOp::LogicalOr: return truth(fmt::format("({} != 0) | ({} != 0)", l, r));
+  }
+  return l;
+}
+
+std::string unary(isa::ActFunc f, const std::string &x) {
+  switch (f) {
+  case isa::ActFunc::Identity: return x;
+  case isa::ActFunc::Exp: return fmt::format("jnp.exp({})", x);
+  case isa::ActFunc::Log: return fmt::format("jnp.log({})", x);
+  case isa::ActFunc::Tanh: return fmt::format("jnp.tanh({})", x);
+  case isa::ActFunc::Gelu: // through erf: Mosaic lowers lax.erf, not the erfc jax.nn.gelu uses
+    return fmt::format("0.5 * {0} * (1.0 + jax.lax.erf({0} * 0.7071067811865476))", x);
+  case isa::ActFunc::GeluApproxTanh: return fmt::format("jax.nn.gelu({}, approximate=True)", x);
+  case isa::ActFunc::Silu: return fmt::format("jax.nn.silu({})", x);
+  case isa::ActFunc::Sigmoid: return fmt::format("jax.nn.sigmoid({})", x);
+  case isa::ActFunc::Relu: return fmt::format("jnp.maximum({}, 0.0)", x);
+  case isa::ActFunc::Rsqrt: return fmt::format("jax.lax.rsqrt({})", x);
+  case isa::ActFunc::Square: return fmt::format("jnp.square({})", x);
+  case isa::ActFunc::Sqrt: return fmt::format("jnp.sqrt({})", x);
+  case isa::ActFunc::Reciprocal: return fmt::format("1.0 / {}", x);
+  }
+  return x;
+}
+
+std::optional<std::string> reduction(isa::AluOp op, const std::string &x) {
+  switch (op) {
+  case isa::AluOp::Add: return fmt::format("jnp.sum({}, axis=1, keepdims=True)", x);
+  case isa::AluOp::Multiply: return fmt::format("jnp.prod({}, axis=1, keepdims=True)", x);
+  case isa::AluOp::Max: return fmt::format("jnp.max({}, axis=1, keepdims=True)", x);
+  case isa::AluOp::Min: return fmt::format("jnp.min({}, axis=1, keepdims=True)", x);
+  default: return std::nullopt;
+  }
+}
+
+std::string convert(const std::string &value, isa::DType dtype) {
+  const std::string t = jnpDtype(dtype);
+  if (isa::isInteger(dtype))
+    return fmt::format(
+        "jnp.clip(jnp.nan_to_num(jnp.round({}), nan=0.0), jnp.iinfo({}).min, jnp.iinfo({}).max).astype({})", value, t,
+        t, t);
+  if (dtype == isa::DType::F32) return value;
+  return fmt::format("({}).astype({})", value, t);
+}
+
+void pallasPreamble(PythonWriter &out, const KernelSource &kernel) {
+  out.line("import jax");
+  out.line("import jax.numpy as jnp");
+  out.line("from jax.experimental import pallas as pl");
+  out.line("from jax.experimental.pallas import tpu as pltpu");
+  out.line();
+  out.line(fmt::format("KERNEL = \"{}\"", kernel.kernel));
+  out.line(fmt::format("TARGET = \"{}\"", kernel.target->name));
+  std::vector<std::string> inputs, outputs;
+  for (const isa::TensorInfo &tensor : kernel.program->tensors)
+    (tensor.isOutput ? outputs : inputs)
+        .push_back(
+            fmt::format("(\"{}\", {}, \"{}\")", tensor.name, pythonShape(tensor.shape), numpyDtype(tensor.dtype)));
+  out.line(fmt::format("INPUTS = ({}{})", fmt::join(inputs, ", "), inputs.size() == 1 ? "," : ""));
+  out.line(fmt::format("OUTPUTS = ({}{})", fmt::join(outputs, ", "), outputs.size() == 1 ? "," : ""));
+  out.line();
+  out.line();
+}
+
+} // namespace tessera::backends

@@ -1,0 +1,121 @@
+// tessera calibrate: device records made here from a "device" that is a copy of trn2 with other fixed costs (so
+// the answer is known), fitted back from trn2; the TOML edit that writes the calibrated copy; and records that
+// cannot be used.
+
+#include "tessera/Calibrate.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+using namespace tessera;
+using namespace tessera::driver;
+namespace fs = std::filesystem;
+
+class CalibrateTest : public testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tessera-calibrate-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string trn2Text() {
+    std::ifstream in(loadTarget("trn2").file);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  /// A record as run.py writes it on a device, measured by simulating on the target file `device`.
+  fs::path record(const std::string &kernel, std::map<std::string, int64_t> shape, const fs::path &device) {
+    RunRequest request{.kernel = kernel, .target = device.string(), .shape = shape, .timingOnly = true};
+    const double us = runKernel(request).timeUs();
+    const fs::path file = dir_ / (kernel + ".json");
+    nlohmann::json j = {{"record_version", 1}, {"kernel", kernel},  {"target", "trn2"},  {"backend", "nki"},
+                        {"shape", shape},       {"kernel_params", nlohmann::json::object()}, {"loop_buffers", 4},
+                        {"mode", "device"},     {"measured_us", us}, {"device", "test"}};
+    std::ofstream(file) << j.dump();
+    return file;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(CalibrateTest, RecoversTheFixedCostsOfTheDeviceThatMeasured) {
+  std::string device = setTomlValue(trn2Text(), "dma", "fixed_latency_ns", "2600.0");
+  device = setTomlValue(device, "cost", "static_overhead_cycles", "150");
+  const fs::path deviceFile = dir_ / "device.toml";
+  std::ofstream(deviceFile) << device;
+  std::vector<DeviceRecord> records;
+  for (auto [kernel, shape] : std::vector<std::pair<std::string, std::map<std::string, int64_t>>>{
+           {"add", {{"M", 256}, {"N", 1024}}},
+           {"softmax", {{"R", 256}, {"C", 512}}},
+           {"matmul", {{"M", 256}, {"N", 512}, {"K", 512}}},
+           {"matmul_tiled", {{"M", 256}, {"N", 512}, {"K", 256}}}})
+    records.push_back(readDeviceRecord(record(kernel, shape, deviceFile)));
+
+  const Calibration c = calibrate(records, "", {"dma.fixed_latency_ns", "cost.static_overhead_cycles"});
+  ASSERT_EQ(c.coefficients.size(), 2u);
+  EXPECT_EQ(c.coefficients[0].before, 1300.0);
+  EXPECT_NEAR(c.coefficients[0].after, 2600.0, 2600.0 * 0.02);
+  EXPECT_TRUE(c.coefficients[1].integer);
+  EXPECT_NEAR(c.coefficients[1].after, 150.0, 150.0 * 0.05);
+  EXPECT_GT(c.errorBefore, 0.05);
+  EXPECT_LT(c.errorAfter, 0.01);
+  for (const CalibratedRecord &r : c.records) EXPECT_NEAR(r.afterUs, r.record.measuredUs, r.record.measuredUs * 0.01);
+
+  // The calibrated copy loads as a target of its own and simulates the measured times.
+  const fs::path copy = dir_ / "fitted.toml";
+  std::ofstream(copy) << c.calibratedToml;
+  const isa::Target fitted = isa::Target::load(copy);
+  EXPECT_EQ(fitted.name, "trn2-calibrated");
+  EXPECT_NEAR(fitted.dma.fixedLatencyNs, c.coefficients[0].after, 1.0);
+}
+
+TEST_F(CalibrateTest, ACoefficientNoRecordDependsOnKeepsItsValue) {
+  std::vector<DeviceRecord> records = {readDeviceRecord(record("add", {{"M", 128}, {"N", 512}}, loadTarget("trn2").file))};
+  // add has no bn_aggr: nothing it does depends on that coefficient.
+  const Calibration c = calibrate(records, "", {"cost.bn_aggr_cycles_per_triple"});
+  EXPECT_FALSE(c.coefficients[0].determined);
+  EXPECT_EQ(c.coefficients[0].after, c.coefficients[0].before);
+}
+
+TEST(SetTomlValue, ReplacesTheKeyOfItsTableOnlyAndKeepsTheSource) {
+  const std::string text = "[a]\nx = 1 # source A\n[b]\nx = 2 # source B\ny = 3\n";
+  EXPECT_EQ(setTomlValue(text, "b", "x", "5"), "[a]\nx = 1 # source A\n[b]\nx = 5 # source B\ny = 3\n");
+  EXPECT_EQ(setTomlValue(text, "a", "x", "7", "fitted"), "[a]\nx = 7 # fitted; source A\n[b]\nx = 2 # source B\ny = 3\n");
+  EXPECT_THROW(setTomlValue(text, "a", "y", "1"), InputError);
+  EXPECT_THROW(setTomlValue(text, "c", "x", "1"), InputError);
+}
+
+TEST_F(CalibrateTest, RecordsWithoutADeviceTimeAreRefusedByName) {
+  const fs::path interpret = dir_ / "record-interpret.json";
+  std::ofstream(interpret) << R"({"record_version": 1, "kernel": "add", "target": "tpu-v5e", "shape": {"M": 256},
+                                  "mode": "interpret", "measured_us": null})";
+  try {
+    readDeviceRecord(interpret);
+    FAIL() << "an interpret-mode record was accepted";
+  } catch (const InputError &e) {
+    EXPECT_NE(e.message().find("record-interpret.json"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("no device time"), std::string::npos) << e.message();
+  }
+  const fs::path junk = dir_ / "junk.json";
+  std::ofstream(junk) << "{not json";
+  EXPECT_THROW(readDeviceRecord(junk), InputError);
+  EXPECT_THROW(calibrate({}, "", {}), InputError);
+}
+
+TEST_F(CalibrateTest, RecordsOfTwoTargetsNeedTheTargetNamed) {
+  DeviceRecord a = readDeviceRecord(record("add", {{"M", 128}, {"N", 512}}, loadTarget("trn2").file));
+  DeviceRecord b = a;
+  b.target = "trn1";
+  EXPECT_THROW(calibrate({a, b}, "", {}), InputError);
+}
+
+} // namespace

@@ -1,0 +1,125 @@
+// Real data: `tessera run --input NAME=FILE.npy --output-dir DIR` (the CLI, as a user runs it) reproduces a result
+// computed here independently from the same files; the .npy reader and writer; inputs that do not fit the kernel.
+
+#include "tessera/Driver.h"
+#include "tessera/HostData.h"
+#include "tessera/Npy.h"
+#include "tessera/isa/NumberFormats.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+namespace {
+
+using namespace tessera;
+using namespace tessera::driver;
+namespace fs = std::filesystem;
+
+class RealDataTest : public testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tessera-real-data-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  /// A float32 .npy file of `rows` x `cols` normal values.
+  std::vector<float> writeFloats(const std::string &name, int64_t rows, int64_t cols, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal;
+    std::vector<float> v(static_cast<size_t>(rows * cols));
+    for (float &x : v) x = normal(rng);
+    NpyArray a{"<f4", {rows, cols}, std::vector<std::byte>(v.size() * sizeof(float))};
+    std::memcpy(a.data.data(), v.data(), a.data.size());
+    writeNpy(dir_ / name, a);
+    return v;
+  }
+
+  static std::vector<float> floatsOf(const NpyArray &a) {
+    std::vector<float> v(a.data.size() / sizeof(float));
+    std::memcpy(v.data(), a.data.data(), a.data.size());
+    return v;
+  }
+
+  int cli(const std::string &args) {
+    return std::system((std::string(TESSERA_CLI) + " " + args + " > '" + (dir_ / "log").string() + "' 2>&1").c_str());
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(RealDataTest, RunFromNpyInputsMatchesAMatmulComputedHere) {
+  const int64_t M = 128, N = 512, K = 256;
+  std::vector<float> aT = writeFloats("a_t.npy", K, M, 1), b = writeFloats("b.npy", K, N, 2);
+  const fs::path out = dir_ / "out";
+  ASSERT_EQ(cli(fmt::format("run matmul --target trn2 --shape M={},N={},K={} --input a_t={} --input b={} --output-dir {}",
+                            M, N, K, (dir_ / "a_t.npy").string(), (dir_ / "b.npy").string(), out.string())),
+            0);
+  const NpyArray c = readNpy(out / "c.npy");
+  EXPECT_EQ(c.descr, "<f4"); // a bf16 output, written as its float32 values
+  ASSERT_EQ(c.shape, (std::vector<int64_t>{M, N}));
+  const std::vector<float> got = floatsOf(c);
+  // The kernel computes in bf16 inputs: round them as it does, multiply in double here.
+  auto bf16 = [](float x) {
+    std::byte bits[2];
+    isa::encode(isa::DType::BF16, &x, bits, 1);
+    float back;
+    isa::decode(isa::DType::BF16, bits, &back, 1);
+    return back;
+  };
+  double worst = 0, scale = 0;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double sum = 0;
+      for (int64_t k = 0; k < K; ++k) sum += double(bf16(aT[k * M + m])) * double(bf16(b[k * N + n]));
+      worst = std::max(worst, std::abs(double(got[m * N + n]) - sum));
+      scale = std::max(scale, std::abs(sum));
+    }
+  EXPECT_LT(worst / scale, 2 * isa::unitRoundoff(isa::DType::BF16)) << "max abs error " << worst;
+  EXPECT_GT(scale, 1.0); // the inputs were read: random N(0, 1) data, not zeros
+}
+
+TEST_F(RealDataTest, RunFromNpyInputsOfAnF32KernelIsExact) {
+  std::vector<float> a = writeFloats("a.npy", 128, 256, 3), b = writeFloats("b.npy", 128, 256, 4);
+  ASSERT_EQ(cli(fmt::format("run add --shape M=128,N=256 --input a={},b={} --output-dir {}", (dir_ / "a.npy").string(),
+                            (dir_ / "b.npy").string(), (dir_ / "out").string())),
+            0);
+  const std::vector<float> c = floatsOf(readNpy(dir_ / "out" / "c.npy"));
+  ASSERT_EQ(c.size(), a.size());
+  for (size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], a[i] + b[i]) << "element " << i;
+}
+
+TEST_F(RealDataTest, NpyFilesRoundTripAndBadFilesAreNamed) {
+  NpyArray a{"<u2", {3}, {std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4}, std::byte{5}, std::byte{6}}};
+  writeNpy(dir_ / "x.npy", a);
+  const NpyArray back = readNpy(dir_ / "x.npy");
+  EXPECT_EQ(back.descr, "<u2");
+  EXPECT_EQ(back.shape, std::vector<int64_t>{3});
+  EXPECT_EQ(back.data, a.data);
+  std::ofstream(dir_ / "junk.npy") << "not numpy";
+  try {
+    readNpy(dir_ / "junk.npy");
+    FAIL();
+  } catch (const InputError &e) {
+    EXPECT_NE(e.message().find("junk.npy"), std::string::npos);
+    EXPECT_NE(e.message().find("magic"), std::string::npos);
+  }
+  writeNpy(dir_ / "short.npy", {"<f4", {4, 4}, std::vector<std::byte>(8)});
+  EXPECT_THROW(readNpy(dir_ / "short.npy"), InputError);
+}
+
+TEST_F(RealDataTest, InputsThatDoNotFitTheKernelAreRefused) {
+  writeFloats("small.npy", 3, 3, 5);
+  EXPECT_EQ(WEXITSTATUS(cli("run add --input a=" + (dir_ / "small.npy").string())), 2);
+  EXPECT_EQ(WEXITSTATUS(cli("run add --input nosuch=" + (dir_ / "small.npy").string())), 2);
+  EXPECT_EQ(WEXITSTATUS(cli("run add --timing-only --input a=" + (dir_ / "small.npy").string())), 2);
+}
+
+} // namespace

@@ -1,0 +1,175 @@
+#include "tessera/SweepCommand.h"
+
+#include "tessera/AtomicFile.h"
+#include "tessera/ProgressBar.h"
+#include "tessera/Sweep.h"
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include <charconv>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+namespace po = boost::program_options;
+
+namespace tessera::driver {
+namespace {
+
+unsigned parseJobs(const std::string &text) {
+  unsigned v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v == 0 || v > 1024)
+    throw InputError(fmt::format("--jobs: expected an integer from 1 to 1024, got '{}'", text));
+  return v;
+}
+
+std::string shapeNames(const tsr::KernelInfo &kernel) {
+  std::string names;
+  for (const auto &[name, value] : kernel.params)
+    names += fmt::format("{}{}={}", names.empty() ? "" : ", ", name, value);
+  return names;
+}
+
+/// Every swept name must be one of the kernel's shape (or kernel) parameters: a typo fails before anything runs.
+void requireKnownNames(const tsr::KernelInfo &kernel, const std::vector<SweepAxis> &axes) {
+  for (const SweepAxis &a : axes) {
+    const bool shape = a.kind == SweepAxis::Kind::Shape;
+    const auto &known = shape ? kernel.params : kernel.kernelParams;
+    if (std::none_of(known.begin(), known.end(), [&](const auto &p) { return p.first == a.name; }))
+      throw InputError(fmt::format("--{}: kernel '{}' has no {} parameter '{}'", shape ? "shape" : "param",
+                                   kernel.name, shape ? "shape" : "kernel", a.name),
+                       {},
+                       shape ? fmt::format("its shape parameters: {}", shapeNames(kernel))
+                             : fmt::format("its kernel parameters: {}", kernel.describeKernelParams()));
+  }
+}
+
+/// Counts finished combinations on a terminal: "sweep: 3 of 9 done".
+class SweepProgress {
+public:
+  explicit SweepProgress(bool enabled) : enabled_(enabled) {}
+  ~SweepProgress() {
+    if (drawn_)
+      fmt::print(stderr, "\r\033[K");
+  }
+  void operator()(size_t finished, size_t total) {
+    if (!enabled_)
+      return;
+    fmt::print(stderr, "\rsweep: {} of {} done", finished, total);
+    std::fflush(stderr);
+    drawn_ = true;
+  }
+
+private:
+  bool enabled_, drawn_ = false;
+};
+
+} // namespace
+
+int runSweepCommand(const std::vector<std::string> &args) {
+  std::string kernelName, target = "trn2", seed = "0", jobs, csvPath, maxInstructions;
+  std::vector<std::string> shapes, params;
+  bool timingOnly = false, noGolden = false, noChecks = false, json = false;
+  po::options_description desc("tessera sweep KERNEL");
+  desc.add_options()("kernel", po::value(&kernelName)->required(), "kernel name (tessera list)")(
+      "target,t", po::value(&target)->default_value(target), "target name or .toml file (tessera targets)")(
+      "param,p", po::value(&params)->composing()->value_name("NAME=V1,V2,..."),
+      "kernel-parameter values to sweep, e.g. --param bm=128,256,512 --param bn=256,512")(
+      "shape,s", po::value(&shapes)->composing()->value_name("NAME=V1,V2,..."),
+      "shape parameters: one value each, or several to sweep, e.g. --shape M=2048,N=2048,K=1024,2048")(
+      "jobs,j", po::value(&jobs)->value_name("N"), "combinations at a time (default: the host's cores)")(
+      "timing-only", po::bool_switch(&timingOnly), "simulate time alone: no values, no output comparison")(
+      "no-golden", po::bool_switch(&noGolden), "check against the kernel's reference alone")(
+      "no-checks", po::bool_switch(&noChecks), "skip the race and uninitialised-read checks")(
+      "seed", po::value(&seed)->default_value(seed), "seed of the random inputs")(
+      "max-instructions", po::value(&maxInstructions)->value_name("N"),
+      "a combination whose program would have more instructions is reported as 'limit' (0 = no limit)")(
+      "csv", po::value(&csvPath)->value_name("FILE"), "also write the rows as CSV")(
+      "json", po::bool_switch(&json), "print one JSON object (the rows) instead of the table")(
+      "help,h", "show this help");
+  po::positional_options_description pos;
+  pos.add("kernel", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+    if (vm.count("help")) {
+      std::ostringstream usage;
+      usage << desc;
+      fmt::print("{}", usage.str());
+      return 0;
+    }
+    po::notify(vm);
+  } catch (const po::error &e) {
+    std::ostringstream usage;
+    usage << desc;
+    throw InputError(e.what(), {}, "usage:\n" + usage.str());
+  }
+
+  const tsr::KernelInfo &kernel = findKernel(kernelName);
+  std::vector<SweepAxis> axes;
+  for (const std::string &text : shapes)
+    for (SweepAxis &a : parseSweepAxes("shape", text, SweepAxis::Kind::Shape))
+      axes.push_back(std::move(a));
+  for (const std::string &text : params)
+    for (SweepAxis &a : parseSweepAxes("param", text, SweepAxis::Kind::KernelParam))
+      axes.push_back(std::move(a));
+  requireKnownNames(kernel, axes);
+  const std::vector<SweepPoint> points = sweepPoints(axes);
+  // Shape names with one value are fixed for every row; only the others are columns.
+  std::vector<SweepAxis> columns;
+  for (const SweepAxis &a : axes)
+    if (a.values.size() > 1 || a.kind == SweepAxis::Kind::KernelParam)
+      columns.push_back(a);
+
+  RunRequest base;
+  base.kernel = kernel.name;
+  base.target = target;
+  (void)loadTarget(target); // an unknown target is bad usage before anything runs
+  base.timingOnly = timingOnly;
+  base.golden = !noGolden;
+  base.checks = !noChecks;
+  uint64_t seedValue = 0;
+  auto [ptr, ec] = std::from_chars(seed.data(), seed.data() + seed.size(), seedValue);
+  if (seed.empty() || ec != std::errc() || ptr != seed.data() + seed.size())
+    throw InputError(fmt::format("--seed: expected a non-negative integer, got '{}'", seed));
+  base.seed = seedValue;
+  if (!maxInstructions.empty()) {
+    uint64_t v = 0;
+    auto [p, e] = std::from_chars(maxInstructions.data(), maxInstructions.data() + maxInstructions.size(), v);
+    if (e != std::errc() || p != maxInstructions.data() + maxInstructions.size())
+      throw InputError(fmt::format("--max-instructions: expected a non-negative integer, got '{}'", maxInstructions));
+    base.maxInstructions = v;
+  }
+  base.compile.maxInstructions = base.compileOptions().maxInstructions;
+  const unsigned threads = jobs.empty() ? std::max(1u, std::thread::hardware_concurrency()) : parseJobs(jobs);
+
+  std::optional<AtomicFile> csv;
+  if (!csvPath.empty())
+    csv.emplace(csvPath, "CSV");
+  std::vector<SweepRow> rows;
+  {
+    SweepProgress progress(!json && ProgressBar::isTerminal(stderr));
+    rows = runSweep(base, points, threads, [&](size_t finished, size_t total) { progress(finished, total); });
+  }
+  sortBySimulatedTime(rows);
+  if (csv)
+    csv->commit(sweepCsv(rows, columns));
+  if (json) {
+    fmt::print("{}\n", sweepJson(rows, columns, base).dump(2));
+  } else {
+    fmt::print("{} on {}: {} combinations, {} at a time{}\n\n", kernel.name, target, rows.size(),
+               std::min<size_t>(threads, rows.size()), timingOnly ? ", timing only" : "");
+    fmt::print("{}", sweepTable(rows, columns));
+  }
+  const bool anyFailed = std::any_of(rows.begin(), rows.end(),
+                                     [](const SweepRow &r) { return r.status == SweepRow::Status::Failed; });
+  const bool anyOk =
+      std::any_of(rows.begin(), rows.end(), [](const SweepRow &r) { return r.status == SweepRow::Status::Ok; });
+  if (anyFailed)
+    return 1;
+  return anyOk ? 0 : 2;
+}
+
+} // namespace tessera::driver
