@@ -1,7 +1,7 @@
 /// \file
 /// Kernel parameters (`--param`): declared with defaults beside the shape parameters, resolved with overrides,
 /// read by the body at trace time, and rejected with a message naming the kernel's parameters when unknown or
-/// not positive.
+/// not positive. Scalar parameters (real numbers: a scale, a 0/1 flag) likewise, rejected when not finite.
 
 #include "DslTesting.h"
 
@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <variant>
 
 namespace tsr {
@@ -105,6 +106,79 @@ TEST(KernelParams, ANameCannotBeBothShapeAndKernelParameter) {
   EXPECT_EQ(e.message(),
             "kernel 'ambiguous_params_test' declares 'M' both as a shape parameter and as a kernel parameter");
   EXPECT_EQ(Registry::instance().find("ambiguous_params_test"), nullptr);
+}
+
+/// A kernel with a scalar parameter `scale` (default 0.5) beside its kernel parameter: it fills a tile with the
+/// scale, so the traced graph shows the value the body read.
+KernelInfo scaled() {
+  KernelInfo k;
+  k.name = "scaled";
+  k.params = {{"N", 128}};
+  k.kernelParams = {{"tiles", 1}};
+  k.scalarParams = {{"scale", 0.5}, {"causal", 0.0}};
+  k.signature = [](const Params &p) { return std::vector<TensorSpec>{output("y", {128, p["N"]}, f32)}; };
+  k.body = body([](const Params &p, Hbm y) {
+    store(y.tile(0, 0, {128, y.dim(1)}), full(f32, {128, y.dim(1)}, static_cast<float>(p.scalar("scale"))));
+  });
+  return k;
+}
+
+/// The value of the first memset of `g` (the body's fill).
+float firstFill(const graph::KernelGraph &g) {
+  for (const graph::Stmt &s : g.body.stmts)
+    if (auto *op = std::get_if<graph::Op>(&s); op && op->kind == graph::OpKind::Memset) return op->value;
+  ADD_FAILURE() << "no memset";
+  return 0;
+}
+
+TEST(ScalarParams, DefaultsAndOverridesReachTheBody) {
+  KernelInfo k = scaled();
+  Params defaults = k.resolve({});
+  EXPECT_EQ(defaults.scalar("scale"), 0.5);
+  EXPECT_EQ(firstFill(trace(k, defaults)), 0.5f);
+  Params set = k.resolve({}, {}, {{"scale", -0.125}});
+  EXPECT_EQ(set.scalar("scale"), -0.125);
+  EXPECT_EQ(set.scalar("causal"), 0.0);
+  EXPECT_EQ(firstFill(trace(k, set)), -0.125f);
+}
+
+TEST(ScalarParams, ShownWithTheKernelParametersAndReadOnlyAsScalars) {
+  KernelInfo k = scaled();
+  Params p = k.resolve({}, {{"tiles", 2}}, {{"scale", 0.25}});
+  EXPECT_EQ(p.kernelStr(), "causal=0,scale=0.25,tiles=2");
+  EXPECT_EQ(k.describeKernelParams(), "tiles=1, scale=0.5, causal=0");
+  EXPECT_TRUE(k.isScalarParam("scale"));
+  EXPECT_FALSE(k.isScalarParam("tiles"));
+  tessera::Error e = errorOf([&] { (void)p["scale"]; });
+  EXPECT_EQ(e.message(), "parameter 'scale' is a scalar parameter: read it with p.scalar(\"scale\")");
+  e = errorOf([&] { (void)p.scalar("tiles"); });
+  EXPECT_EQ(e.message(), "parameter 'tiles' is an integer parameter: read it with p[\"tiles\"]");
+  e = errorOf([&] { (void)p.scalar("eps"); });
+  EXPECT_EQ(e.message(), "scalar parameter 'eps' is not defined (have: causal=0,scale=0.25)");
+}
+
+TEST(ScalarParams, UnknownOrNotFiniteIsRejected) {
+  KernelInfo k = scaled();
+  tessera::Error e = errorOf([&] { (void)k.resolve({}, {}, {{"scal", 1.0}}); });
+  EXPECT_EQ(e.message(),
+            "kernel 'scaled' has no scalar parameter 'scal' (its kernel parameters: tiles=1, scale=0.5, causal=0)");
+  e = errorOf([&] { (void)k.resolve({}, {}, {{"scale", std::numeric_limits<double>::infinity()}}); });
+  EXPECT_EQ(e.message(),
+            "scalar parameter scale=inf must be a finite number (kernel 'scaled' has: tiles=1, scale=0.5, causal=0)");
+}
+
+TEST(ScalarParams, ANameCannotBeBothScalarAndShapeOrKernelParameter) {
+  KernelInfo k = scaled();
+  k.name = "ambiguous_scalar_test";
+  k.scalarParams = {{"tiles", 1.0}};
+  tessera::Error e = errorOf([&] { Registration r{k}; });
+  EXPECT_EQ(e.message(),
+            "kernel 'ambiguous_scalar_test' declares 'tiles' both as a scalar parameter and as a kernel parameter");
+  k.scalarParams = {{"N", 1.0}};
+  e = errorOf([&] { Registration r{k}; });
+  EXPECT_EQ(e.message(),
+            "kernel 'ambiguous_scalar_test' declares 'N' both as a scalar parameter and as a shape parameter");
+  EXPECT_EQ(Registry::instance().find("ambiguous_scalar_test"), nullptr);
 }
 
 } // namespace

@@ -24,6 +24,8 @@ using tessera::driver::runKernel;
 struct Case {
   std::string kernel, target;
   std::map<std::string, int64_t> shape;
+  std::map<std::string, int64_t> kernelParams = {};
+  std::map<std::string, double> scalarParams = {};
 };
 
 std::string caseName(const testing::TestParamInfo<Case> &info) {
@@ -31,6 +33,8 @@ std::string caseName(const testing::TestParamInfo<Case> &info) {
   std::replace(target.begin(), target.end(), '-', '_'); // "tpu-v5e": test names take letters, digits and _
   std::string name = info.param.kernel + "_" + target;
   for (auto &[k, v] : info.param.shape) name += "_" + k + std::to_string(v);
+  for (auto &[k, v] : info.param.kernelParams) name += "_" + k + std::to_string(v);
+  for (auto &[k, v] : info.param.scalarParams) name += "_" + k + std::to_string(int64_t(v * 1000)) + "m";
   return name;
 }
 
@@ -38,7 +42,12 @@ class KernelRuns : public testing::TestWithParam<Case> {};
 
 TEST_P(KernelRuns, MatchReference) {
   const Case &c = GetParam();
-  RunReport r = runKernel({.kernel = c.kernel, .target = c.target, .shape = c.shape, .seed = 7});
+  RunReport r = runKernel({.kernel = c.kernel,
+                           .target = c.target,
+                           .shape = c.shape,
+                           .kernelParams = c.kernelParams,
+                           .scalarParams = c.scalarParams,
+                           .seed = 7});
   ASSERT_FALSE(r.checks.empty());
   for (const auto &check : r.checks)
     EXPECT_TRUE(check.ok) << check.name << ": max rel err " << check.maxRelErr << " > " << check.tolerance;
@@ -74,6 +83,37 @@ std::vector<Case> cases() {
     all.push_back({"mlp", target, {{"T", 256}, {"D", 384}, {"F", 512}}});
     all.push_back({"mlp", target, {{"T", 384}, {"D", 256}, {"F", 384}}});
   }
+  // The kernels of issue 7's second part, on trn1, trn2 and tpu-v5e (the default shapes run on tpu-v6e too:
+  // LibraryKernelsTest's DefaultShape), at shapes that are not multiples of their tiles where they allow that.
+  for (std::string target : {"trn1", "trn2", "tpu-v5e"}) {
+    // transpose2d: one block; edges of 44 rows and 72 columns; DMA transposes with a 188-column edge.
+    all.push_back({"transpose2d", target, {{"R", 128}, {"C", 128}}});
+    all.push_back({"transpose2d", target, {{"R", 300}, {"C", 200}}});
+    all.push_back({"transpose2d", target, {{"R", 640}, {"C", 700}}, {{"engine", 2}}});
+    // matmul_fp8: tiles of every kind, and no dimension a multiple of its tile (a 44-row contraction tail).
+    all.push_back({"matmul_fp8", target, {{"M", 128}, {"N", 512}, {"K", 256}}});
+    all.push_back({"matmul_fp8", target, {{"M", 200}, {"N", 700}, {"K", 300}}, {{"bm", 128}}, {{"scale_a", 0.5}}});
+    // attention_fwd: head dimension 128 and 64; causal; two sections of 512 keys (the online rescaling); two heads;
+    // a softmax scale of its own.
+    all.push_back({"attention_fwd", target, {{"H", 1}, {"S", 512}, {"D", 128}}});
+    all.push_back({"attention_fwd", target, {{"H", 2}, {"S", 512}, {"D", 64}}, {}, {{"causal", 1.0}}});
+    all.push_back({"attention_fwd", target, {{"H", 1}, {"S", 1024}, {"D", 64}}, {{"bk", 512}}, {{"causal", 1.0}}});
+    all.push_back({"attention_fwd", target, {{"H", 1}, {"S", 1024}, {"D", 128}}, {{"bk", 512}}, {{"scale", 0.05}}});
+    // conv2d: 3x3 at stride 1 and 2, 1x1 at stride 1 and 2; channels beyond a multiple of 128, odd image sizes.
+    all.push_back({"conv2d", target, {{"N", 1}, {"C", 64}, {"F", 64}, {"H", 16}, {"W", 16}}});
+    all.push_back({"conv2d", target, {{"N", 2}, {"C", 200}, {"F", 136}, {"H", 17}, {"W", 23}}, {{"stride", 2}}});
+    all.push_back({"conv2d", target, {{"N", 1}, {"C", 130}, {"F", 70}, {"H", 9}, {"W", 40}}, {{"k", 1}}});
+    all.push_back({"conv2d", target, {{"N", 1}, {"C", 96}, {"F", 160}, {"H", 15}, {"W", 15}},
+                   {{"k", 1}, {"stride", 2}}});
+    // avgpool2d: 2x2, 3x3 (126-row blocks, a last block of 78 rows, 3 column blocks) and 4x4.
+    all.push_back({"avgpool2d", target, {{"N", 1}, {"C", 8}, {"H", 16}, {"W", 16}}});
+    all.push_back({"avgpool2d", target, {{"N", 2}, {"C", 5}, {"H", 33}, {"W", 300}}, {{"k", 3}}});
+    all.push_back({"avgpool2d", target, {{"N", 1}, {"C", 3}, {"H", 8}, {"W", 260}}, {{"k", 4}}});
+    // mamba_scan: one channel block and chunk; 200 channels (a block of 72), two chunks (512 + 188), 2 batches.
+    all.push_back({"mamba_scan", target, {{"N", 1}, {"D", 128}, {"S", 16}, {"L", 256}}});
+    all.push_back({"mamba_scan", target, {{"N", 2}, {"D", 200}, {"S", 8}, {"L", 700}}});
+  }
+  all.push_back({"matmul_fp8", "trn2", {{"M", 256}, {"N", 600}, {"K", 600}}, {{"rows", 2}}}); // double row, tail
   return all;
 }
 
