@@ -65,6 +65,13 @@ target_link_libraries(compiler-tests PRIVATE TesseraDifftest)
 add_executable(tessera-difftest ${CMAKE_CURRENT_SOURCE_DIR}/differential/main.cpp)
 target_link_libraries(tessera-difftest PRIVATE TesseraDifftest)
 
+# docs/kernels.md is exactly what scripts/kernels-table.py gives for docs/kernels-table.txt (regenerate it with
+# `scripts/kernels-table.py build/tools/tessera docs/kernels-table.txt > docs/kernels.md`).
+add_test(NAME docs/kernels-up-to-date
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/kernels-table.py $<TARGET_FILE:tessera>
+                 ${PROJECT_SOURCE_DIR}/docs/kernels-table.txt --check ${PROJECT_SOURCE_DIR}/docs/kernels.md)
+set_tests_properties(docs/kernels-up-to-date PROPERTIES LABELS e2e)
+
 # tessera isa: the reference in docs/isa/README.md is exactly what the definitions print (regenerate it with
 # `build/tools/tessera isa --markdown > docs/isa/README.md`); every target lists; an unknown instruction is bad input.
 add_test(NAME isa/docs-up-to-date COMMAND sh -c "$0 isa --markdown | diff -u \"$1\" - && echo up to date"

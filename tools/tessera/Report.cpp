@@ -67,6 +67,8 @@ nlohmann::json toJson(const RunReport &r) {
   j["hbm_bytes"] = r.sim.hbmBytes;
   j["dma_bytes_per_ns"] = r.target.dma.bytesPerNs();
   j["bounds_us"] = {{matrixUnit(r.target), r.tensorBoundUs()}, {"dma", r.dmaBoundUs()}};
+  const RunReport::Bound bound = r.bound();
+  j["bound"] = {{"kind", bound.kind}, {"unit", bound.unit}, {"busy_percent", bound.busyPercent}};
   j["instructions"] = r.instructions;
   j["sim_seconds"] = r.sim.hostSeconds;
   if (r.target.isTpu()) {
