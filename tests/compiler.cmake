@@ -72,6 +72,20 @@ add_test(NAME docs/kernels-up-to-date
                  ${PROJECT_SOURCE_DIR}/docs/kernels-table.txt --check ${PROJECT_SOURCE_DIR}/docs/kernels.md)
 set_tests_properties(docs/kernels-up-to-date PROPERTIES LABELS e2e)
 
+# docs/tutorial/: every `$ tessera ...` a page shows prints what the page says, and every quoted piece of kernel
+# code is in its file (scripts/tutorial-check.py; `--update` rewrites the outputs).
+add_test(NAME docs/tutorial-up-to-date
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/tutorial-check.py $<TARGET_FILE:tessera>
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs/tutorial-up-to-date PROPERTIES LABELS e2e)
+
+# The checker fails a page whose output or quote is wrong (tests/docs/tutorial-check-catches.sh).
+add_test(NAME docs/tutorial-check-catches
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/docs/tutorial-check-catches.sh ${Python3_EXECUTABLE}
+                 ${PROJECT_SOURCE_DIR}/scripts/tutorial-check.py $<TARGET_FILE:tessera>
+                 ${CMAKE_CURRENT_BINARY_DIR}/tutorial-check-root)
+set_tests_properties(docs/tutorial-check-catches PROPERTIES LABELS e2e)
+
 # tessera isa: the reference in docs/isa/README.md is exactly what the definitions print (regenerate it with
 # `build/tools/tessera isa --markdown > docs/isa/README.md`); every target lists; an unknown instruction is bad input.
 add_test(NAME isa/docs-up-to-date COMMAND sh -c "$0 isa --markdown | diff -u \"$1\" - && echo up to date"
