@@ -18,7 +18,8 @@
 // 1 again.
 //
 // Each block of R output rows (R * Q <= 512) takes, per 128 input channels, one padded tile per phase (a memset
-// for the border, one DMA per input row), then per 128 output channels k * k * (C / 128) matmuls into one PSUM bank
+// for the border, one DMA per input row; a 1x1 filter at stride 1 has neither border nor phases, and its block is
+// one DMA), then per 128 output channels k * k * (C / 128) matmuls into one PSUM bank
 // and one copy per output row to SBUF, and one store. The weights are loaded once, a [<= 128, F] tile per tap and
 // block of input channels. Blocks at the top and bottom of the image, where some input rows lie outside it, are
 // unrolled; the others are one loop.
@@ -114,6 +115,12 @@ std::vector<std::vector<Tile>> loadBlock(const Conv &c, const Hbm &x, const Inde
   for (int64_t c0 = 0; c0 < c.C; c0 += kChannels) {
     const int64_t cb = std::min(kChannels, c.C - c0);
     auto &perPhase = tiles.emplace_back();
+    if (c.k == 1 && c.s == 1) { // no border and one phase: the block's pixels are one run of x's row, one DMA
+      Tile t = ndarray<bf16>({cb, R * c.W});
+      load(t, x.window(image * c.C + c0, oh0 * c.W, {cb, R * c.W}));
+      perPhase.push_back(t);
+      continue;
+    }
     for (int64_t phase : phases) {
       const int64_t a = phase / c.s, b = phase % c.s;
       Tile t = full(bf16, {cb, c.tileElements(R)}, 0.0f);
