@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`tessera sweep` under MPI when something is wrong: every rank exits with the status one process would, rank 0
 alone prints the error (once), and no rank waits for ever on another. Cases: bad usage seen alike by every rank (an
-unknown kernel), a failure on rank 0 alone (a CSV file it cannot write), and combinations that fail a check.
+unknown kernel, a plugin that does not exist), a failure on rank 0 alone (a CSV file it cannot write), and combinations that fail a check.
 
 usage: errors.py TESSERA WORK_DIR -- MPIEXEC ARGS... (ending with the flag before the rank count)
 """
@@ -31,6 +31,8 @@ def case(what, args, status, message):
 
 
 case("unknown kernel", ["no_such_kernel", "--param", "bm=1,2"], 2, "unknown kernel 'no_such_kernel'")
+missing = os.path.join(work, "libnowhere.so")
+case("plugin that does not exist", ["add", "--shape", "M=128,256", "--plugin", missing], 2, missing + ": no such file")
 unwritable = os.path.join(work, "no-such-folder", "rows.csv")
 case("CSV rank 0 cannot write", ["add", "--shape", "M=128,256", "--csv", unwritable], 2, unwritable)
 if failures:

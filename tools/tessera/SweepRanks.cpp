@@ -19,6 +19,12 @@ bool launchedByMpi() {
   return false;
 }
 
+unsigned launcherRank() {
+  for (const char *variable : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char *value = std::getenv(variable)) return static_cast<unsigned>(std::strtoul(value, nullptr, 10));
+  return 0;
+}
+
 #ifdef TESSERA_MPI
 
 namespace {

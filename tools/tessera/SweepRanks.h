@@ -17,6 +17,10 @@ namespace tessera::driver {
 /// or PMI-2 (srun --mpi=pmi2, MPICH's mpiexec) give each rank is set.
 bool launchedByMpi();
 
+/// This process's rank as its MPI launcher numbered it (the same variables), before MPI starts; 0 when no launcher
+/// started it.
+unsigned launcherRank();
+
 /// What a rank other than 0 throws when rank 0 failed in SweepRanks::onRoot: rank 0 reports the error.
 struct RootFailed {
   int status = 1; ///< the exit status to give (rank 0's)

@@ -28,6 +28,7 @@
 #include "tessera/ProgressBar.h"
 #include "tessera/Report.h"
 #include "tessera/SweepCommand.h"
+#include "tessera/SweepRanks.h"
 #include "tessera/SystolicCommand.h"
 #include "tessera/Trace.h"
 
@@ -780,6 +781,8 @@ int main(int argc, char **argv) {
   try {
     for (const std::string &plugin : takePluginOptions(args)) loadPlugin(plugin);
   } catch (const InputError &e) {
+    // Every rank of an MPI sweep fails alike here: rank 0 says so, once.
+    if (!args.empty() && args[0] == "sweep" && launcherRank() != 0) return kBadInput;
     return fail(e, kBadInput, json);
   }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
