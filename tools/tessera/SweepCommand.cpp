@@ -76,6 +76,11 @@ int statusOf(const std::exception &e) {
 
 /// The rows of every rank back in point order: shardOf gave rank r the points r, r + size, r + 2 size, ...
 std::vector<SweepRow> interleave(const std::vector<std::vector<SweepRow>> &byRank, size_t total) {
+  size_t sent = 0;
+  for (const std::vector<SweepRow> &shard : byRank)
+    sent += shard.size();
+  if (sent != total)
+    throw Error(fmt::format("sweep: the ranks sent {} rows for {} combinations", sent, total));
   std::vector<SweepRow> rows;
   rows.reserve(total);
   for (size_t i = 0; i < total; ++i) {
@@ -179,10 +184,14 @@ int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
     SweepProgress progress(!json && ranks.size() == 1 && ProgressBar::isTerminal(stderr));
     rows = runSweep(base, mine, threads, [&](size_t finished, size_t total) { progress(finished, total); });
   }
-  const std::vector<std::vector<SweepRow>> byRank = ranks.gather(rows);
+  // Every rank's rows to rank 0 as text (one process too: the same path).
+  const std::vector<std::string> texts = ranks.gather(encodeRows(rows));
   int status = 0;
   ranks.onRoot(
       [&] {
+        std::vector<std::vector<SweepRow>> byRank;
+        for (const std::string &text : texts)
+          byRank.push_back(decodeRows(text));
         rows = interleave(byRank, points.size());
         sortBySimulatedTime(rows);
         if (csv)

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
 
@@ -66,9 +67,8 @@ SweepRanks::~SweepRanks() {
   if (mpi_) MPI_Finalize();
 }
 
-std::vector<std::vector<SweepRow>> SweepRanks::gather(const std::vector<SweepRow> &mine) const {
-  if (!mpi_) return {mine};
-  const std::string text = encodeRows(mine);
+std::vector<std::string> SweepRanks::gather(const std::string &text) const {
+  if (!mpi_) return {text};
   int length = static_cast<int>(text.size());
   std::vector<int> lengths(root() ? size_ : 0), offsets(root() ? size_ : 0);
   check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
@@ -84,10 +84,10 @@ std::vector<std::vector<SweepRow>> SweepRanks::gather(const std::vector<SweepRow
   check(MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
                     MPI_COMM_WORLD),
         "MPI_Gatherv");
-  std::vector<std::vector<SweepRow>> rows;
-  if (!root()) return rows;
-  for (unsigned r = 0; r < size_; ++r) rows.push_back(decodeRows(all.substr(offsets[r], lengths[r])));
-  return rows;
+  std::vector<std::string> texts;
+  if (!root()) return texts;
+  for (unsigned r = 0; r < size_; ++r) texts.push_back(all.substr(offsets[r], lengths[r]));
+  return texts;
 }
 
 int SweepRanks::broadcast(int value) const {
@@ -110,7 +110,7 @@ SweepRanks::SweepRanks() {
 
 SweepRanks::~SweepRanks() = default;
 
-std::vector<std::vector<SweepRow>> SweepRanks::gather(const std::vector<SweepRow> &mine) const { return {mine}; }
+std::vector<std::string> SweepRanks::gather(const std::string &text) const { return {text}; }
 
 int SweepRanks::broadcast(int value) const { return value; }
 

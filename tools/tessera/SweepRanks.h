@@ -5,8 +5,7 @@
 /// the rows and prints the table. Started any other way it is the only rank, and nothing here talks to MPI.
 /// Collective calls (every rank makes them, in the same order) are marked so.
 
-#include "tessera/Sweep.h"
-
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -43,8 +42,8 @@ public:
   /// Ranks on this host (MPI's shared-memory group): they share its cores.
   unsigned onThisHost() const { return onThisHost_; }
 
-  /// Collective: every rank's rows, rank by rank, on rank 0; empty on the others.
-  std::vector<std::vector<SweepRow>> gather(const std::vector<SweepRow> &mine) const;
+  /// Collective: every rank's text (its rows: encodeRows), rank by rank, on rank 0; empty on the others.
+  std::vector<std::string> gather(const std::string &mine) const;
   /// Collective: runs `f` on rank 0 alone and tells every rank whether it threw. Rank 0 rethrows what `f` threw
   /// (its caller reports it); the others throw RootFailed with the status it maps to (`statusOf`).
   void onRoot(const std::function<void()> &f, const std::function<int(const std::exception &)> &statusOf) const;
