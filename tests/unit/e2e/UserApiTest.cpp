@@ -8,6 +8,7 @@
 #include "tessera/Tessera.h"
 #include "tessera/dsl/tsr.h"
 
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -125,6 +126,11 @@ TEST(KernelTestHelper, FailsSayingWhichOutputDiffersFromWhich) {
   EXPECT_NE(message.find("output y DIFFERS"), std::string::npos) << message;
   EXPECT_NE(message.find("vs golden     max rel err 0,"), std::string::npos) << message; // the kernel is right
   EXPECT_NE(message.find("vs reference  max rel err 1,"), std::string::npos) << message; // 2x against x
+}
+
+TEST(KernelTestHelper, TheMacrosFailTheTestWithTheHelpersMessage) {
+  EXPECT_NONFATAL_FAILURE(EXPECT_TESSERA_MATCHES_REFERENCE("test_api_wrong_reference", "trn2"), "output y DIFFERS");
+  EXPECT_FATAL_FAILURE(ASSERT_TESSERA_MATCHES_REFERENCE("bug_race", "trn2", {}), "found a kernel bug");
 }
 
 TEST(KernelTestHelper, FailsOnAKernelBugAnErrorOrNothingToCheck) {
