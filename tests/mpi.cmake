@@ -24,14 +24,16 @@ foreach(ranks 2 4)
       set_tests_properties(mpi/errors-2-ranks PROPERTIES LABELS "e2e;mpi" TIMEOUT 600)
     endif()
   else()
-    add_test(NAME ${name} COMMAND sh -c "echo 'skipped: this build has no MPI (TESSERA_MPI=OFF; install libopenmpi-dev)'; exit 77")
+    add_test(NAME ${name}
+             COMMAND sh -c "echo 'skipped: this build has no MPI (TESSERA_MPI=OFF; install libopenmpi-dev)'; exit 77")
     set_tests_properties(${name} PROPERTIES LABELS "e2e;mpi" SKIP_RETURN_CODE 77)
   endif()
 endforeach()
 if(NOT TESSERA_MPI)
   add_test(NAME mpi/refused-without-mpi
-           COMMAND sh -c "out=$(env OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 $0 sweep add --shape M=128,256 2>&1); \
-                          status=$?; echo \"$out\"; [ $status -eq 2 ] && echo \"$out\" | grep -q 'built without MPI'"
+           COMMAND sh -c "out=$(env OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 \
+                          $0 sweep add --shape M=128,256 2>&1); status=$?; echo \"$out\"; \
+                          [ $status -eq 2 ] && echo \"$out\" | grep -q 'built without MPI'"
                    $<TARGET_FILE:tessera>)
   set_tests_properties(mpi/refused-without-mpi PROPERTIES LABELS "e2e;mpi")
 endif()

@@ -41,7 +41,8 @@ for line in libraries.splitlines():
         name, path = line.split("=>")
         loaded[name.strip()] = os.path.realpath(path.split("(")[0].strip())
 libtessera = next((path for name, path in loaded.items() if name.startswith("libtessera.so")), "")
-check(libtessera.startswith(os.path.join(prefix, "lib") + os.sep), f"tessera loads the prefix's libtessera.so: {libtessera}")
+check(libtessera.startswith(os.path.join(prefix, "lib") + os.sep),
+      f"tessera loads the prefix's libtessera.so: {libtessera}")
 check(not any(p.startswith(os.path.join(build, "tools") + os.sep) for p in loaded.values()),
       "tessera loads nothing from the build tree's tools/")
 
@@ -50,7 +51,8 @@ target_dir = os.path.join(prefix, "share", "tessera", "targets")
 check({"trn1", "trn2", "trn3", "tpu-v5e", "tpu-v6e"} <= {t["name"] for t in targets}, "the built-in targets are listed")
 check(all(os.path.dirname(t["file"]) == target_dir for t in targets),
       f"every target file is the prefix's ({target_dir}): {sorted({os.path.dirname(t['file']) for t in targets})}")
-check("matmul_min_cycles" in tessera("isa", "--target", "trn2", "--json"), "tessera isa --target trn2: its cost coefficients")
+check("matmul_min_cycles" in tessera("isa", "--target", "trn2", "--json"),
+      "tessera isa --target trn2: its cost coefficients")
 
 listed = {k["name"]: k for k in json.loads(tessera("list", "--json", "--plugin", plugin))}
 check(listed.get("my_swiglu", {}).get("plugin") == plugin, "list: my_swiglu, from the plugin")

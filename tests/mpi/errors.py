@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`tessera sweep` under MPI when something is wrong: every rank exits with the status one process would, rank 0
 alone prints the error (once), and no rank waits for ever on another. Cases: bad usage seen alike by every rank (an
-unknown kernel, a plugin that does not exist), a failure on rank 0 alone (a CSV file it cannot write), and combinations that fail a check.
+unknown kernel, a plugin that does not exist) and a failure on rank 0 alone (a CSV file it cannot write).
 
 usage: errors.py TESSERA WORK_DIR -- MPIEXEC ARGS... (ending with the flag before the rank count)
 """

@@ -48,8 +48,8 @@ inline ::testing::AssertionResult matchesReference(const RunRequest &request) {
   try {
     report = runKernel(request);
   } catch (const sim::KernelBugError &e) {
-    return ::testing::AssertionFailure() << detail::describeRun(request, nullptr) << ": the simulator found a kernel bug\n"
-                                         << e.what();
+    return ::testing::AssertionFailure() << detail::describeRun(request, nullptr)
+                                         << ": the simulator found a kernel bug\n" << e.what();
   } catch (const Error &e) {
     return ::testing::AssertionFailure() << detail::describeRun(request, nullptr) << ": " << e.what();
   }

@@ -104,7 +104,8 @@ int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
       "kernel-parameter values to sweep, e.g. --param bm=128,256,512 --param bn=256,512")(
       "shape,s", po::value(&shapes)->composing()->value_name("NAME=V1,V2,..."),
       "shape parameters: one value each, or several to sweep, e.g. --shape M=2048,N=2048,K=1024,2048")(
-      "jobs,j", po::value(&jobs)->value_name("N"), "combinations at a time (default: the host's cores; under MPI, shared by the ranks on the host)")(
+      "jobs,j", po::value(&jobs)->value_name("N"),
+      "combinations at a time (default: the host's cores; under MPI, shared by the ranks on the host)")(
       "timing-only", po::bool_switch(&timingOnly), "simulate time alone: no values, no output comparison")(
       "no-golden", po::bool_switch(&noGolden), "check against the kernel's reference alone")(
       "no-checks", po::bool_switch(&noChecks), "skip the race and uninitialised-read checks")(

@@ -257,7 +257,8 @@ int cmdList(const std::vector<std::string> &args) {
       nlohmann::json params = nlohmann::json::object(), kernelParams = nlohmann::json::object();
       for (auto &[name, value] : k->params) params[name] = value;
       for (auto &[name, value] : k->kernelParams) kernelParams[name] = value;
-      nlohmann::json j = {{"name", k->name}, {"summary", k->summary}, {"params", params}, {"kernel_params", kernelParams}};
+      nlohmann::json j = {
+          {"name", k->name}, {"summary", k->summary}, {"params", params}, {"kernel_params", kernelParams}};
       if (!k->plugin.empty()) j["plugin"] = k->plugin; // loaded with --plugin
       out.push_back(std::move(j));
       continue;

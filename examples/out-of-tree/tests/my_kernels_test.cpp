@@ -20,7 +20,8 @@ TEST(MySwiglu, MatchesItsReferenceOnANeuronCoreAndATpu) {
 }
 
 TEST(MyLinearRelu, MatchesItsReferenceAtEveryBlockWidth) {
-  for (int64_t bn : {128, 256, 512}) EXPECT_TESSERA_MATCHES_REFERENCE("my_linear_relu", "trn2", {{"N", 1024}}, {{"bn", bn}});
+  for (int64_t bn : {128, 256, 512})
+    EXPECT_TESSERA_MATCHES_REFERENCE("my_linear_relu", "trn2", {{"N", 1024}}, {{"bn", bn}});
 }
 
 TEST(MyLinearRelu, ABlockWidthThatDoesNotDivideNIsRefused) {
@@ -49,7 +50,8 @@ TEST(MyLinearRelu, GivenInputsGiveTheOutputsWorkedOutByHand) {
 TEST(MyLinearRelu, WiderBlocksAreNotSlowerOnTrn2) {
   // The report's simulated time: one bn=512 matmul per k step instead of four of 128 columns.
   auto timeWith = [](int64_t bn) {
-    RunRequest request{.kernel = "my_linear_relu", .target = "trn2", .shape = {{"N", 2048}}, .kernelParams = {{"bn", bn}}};
+    RunRequest request{
+        .kernel = "my_linear_relu", .target = "trn2", .shape = {{"N", 2048}}, .kernelParams = {{"bn", bn}}};
     request.timingOnly = true;
     return runKernel(request).timeUs();
   };

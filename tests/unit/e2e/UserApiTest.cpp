@@ -77,9 +77,8 @@ TEST(UserApi, InputArraysAreCheckedAgainstTheKernelsTensors) {
     runKernel(request);
     FAIL() << "a [128, 128] array for a [128, 256] tensor was taken";
   } catch (const InputError &e) {
-    EXPECT_NE(std::string(e.what()).find("input 'a': the array has shape (128, 128), but the kernel's 'a' is (128, 256)"),
-              std::string::npos)
-        << e.what();
+    const std::string expected = "input 'a': the array has shape (128, 128), but the kernel's 'a' is (128, 256)";
+    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
   }
   request.inputs["a"] = HostArray{{128, 256}, std::vector<float>(100)};
   EXPECT_THROW(runKernel(request), InputError);
