@@ -48,24 +48,31 @@ Window windowOf(const KernelSource &k, const Step &step, const isa::AccessPatter
   Window w;
   w.rows = ap.partitions;
   w.cols = ap.freeElements();
+  const bool hbm = ap.space == isa::MemSpace::Hbm;
   if (ap.freeRank == 1 && ap.strides[0] == 0) {
     w.broadcast = true;
     w.cols = ap.sizes[0];
+  } else if (hbm && ap.freeRank == 1 && ap.strides[0] > 1) {
+    w.colStep = ap.strides[0]; // a strided window of an HBM tensor
   } else if (!contiguous(ap)) {
     throw fail("its free dimensions are strided");
   }
-  if (ap.space == isa::MemSpace::Hbm) {
+  if (hbm) {
     if (ap.tensor < 0 || static_cast<size_t>(ap.tensor) >= p.tensors.size()) throw fail("it names no kernel tensor");
     const isa::TensorInfo &t = p.tensors[ap.tensor];
     if (t.shape.size() != 2) throw fail(fmt::format("tensor '{}' has {} dimensions, not 2", t.name, t.shape.size()));
-    if (ap.partitionStride != t.shape[1] && ap.partitions > 1)
-      throw fail(fmt::format("its rows are {} elements apart, not the {} of a row of '{}'", ap.partitionStride,
-                             t.shape[1], t.name));
+    if (ap.partitions > 1) {
+      if (ap.partitionStride <= 0 || ap.partitionStride % t.shape[1] != 0)
+        throw fail(fmt::format("its rows are {} elements apart, not a whole number of rows of '{}' ({})",
+                               ap.partitionStride, t.name, t.shape[1]));
+      w.rowStep = ap.partitionStride / t.shape[1];
+    }
     if (w.broadcast) throw fail("it repeats an HBM element");
     w.tensor = ap.tensor;
     w.row = ap.offset / t.shape[1];
     w.col = ap.offset % t.shape[1];
-    if (w.col + w.cols > t.shape[1]) throw fail("a row of it runs past the end of a row of the tensor");
+    if (w.col + w.colSpan() > t.shape[1]) throw fail("a row of it runs past the end of a row of the tensor");
+    if (w.row + w.rowSpan() > t.shape[0]) throw fail("it runs past the last row of the tensor");
     return w;
   }
   std::optional<compiler::TilePlace> place = k.provenance->place(step.tileOp, ap);

@@ -20,6 +20,12 @@ struct Window {
   int64_t col = 0, cols = 0;
   /// A [rows, 1] column read as `cols` wide (a stride-0 free dimension: an [R, 1] operand broadcast).
   bool broadcast = false;
+  /// HBM: every rowStep-th row and colStep-th column from (row, col) (a strided window, NKI's x[0:n:2]).
+  int64_t rowStep = 1, colStep = 1;
+  bool strided() const { return rowStep != 1 || colStep != 1; }
+  /// The rows (columns) a strided window spans from its first to its last element.
+  int64_t rowSpan() const { return rows == 0 ? 0 : (rows - 1) * rowStep + 1; }
+  int64_t colSpan() const { return cols == 0 ? 0 : (cols - 1) * colStep + 1; }
 };
 
 /// One instruction of the program, where it came from, and where in the kernel's source.

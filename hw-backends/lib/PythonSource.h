@@ -31,6 +31,8 @@ std::string pythonFloat(float value);
 class PythonWriter {
 public:
   void line(std::string_view text = {});
+  /// Lines written by another writer, as they are.
+  void append(std::string_view text) { text_ += text; }
   void indent() { ++depth_; }
   void dedent() { --depth_; }
   const std::string &text() const { return text_; }

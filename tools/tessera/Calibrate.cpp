@@ -49,8 +49,8 @@ public:
     std::string text = text_;
     for (size_t i = 0; i < coefficients_.size(); ++i) {
       const Coefficient &c = coefficients_[i];
-      const std::string value = c.integer ? fmt::format("{}", static_cast<int64_t>(std::llround(values[i])))
-                                          : tomlFloat(values[i]);
+      const std::string value =
+          c.integer ? fmt::format("{}", static_cast<int64_t>(std::llround(values[i]))) : tomlFloat(values[i]);
       const std::string comment =
           comments && c.determined ? fmt::format("calibrated by tessera calibrate (was {})", c.before) : "";
       text = setTomlValue(text, c.table, c.key, value, comment);
@@ -184,10 +184,12 @@ std::string setTomlValue(const std::string &text, const std::string &table, cons
   const std::regex assignment("^(\\s*" + key + "\\s*=\\s*)([^#]*?)(\\s*)(#.*)?$");
   std::smatch m;
   while (std::getline(in, line)) {
-    if (std::regex_match(line, m, header)) current = m[1];
+    if (std::regex_match(line, m, header))
+      current = m[1];
     else if (!done && current == table && std::regex_match(line, m, assignment)) {
       std::string note = m[4].str(); // the value's source, kept after the new note
-      if (!comment.empty()) note = "# " + comment + (note.empty() ? "" : "; " + note.substr(note.find_first_not_of("# ")));
+      if (!comment.empty())
+        note = "# " + comment + (note.empty() ? "" : "; " + note.substr(note.find_first_not_of("# ")));
       line = m[1].str() + value + (comment.empty() ? m[3].str() : " ") + note;
       done = true;
     }

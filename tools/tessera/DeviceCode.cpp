@@ -11,8 +11,8 @@ std::string deviceBackendOf(const isa::Target &target) { return target.isTpu() ?
 
 std::string emitCommand(const RunRequest &request, const tsr::Params &params, const std::string &backend,
                         const std::string &pallasStyle) {
-  std::string command = fmt::format("tessera compile {} --target {} --shape {}", request.kernel, request.target,
-                                    params.str());
+  std::string command =
+      fmt::format("tessera compile {} --target {} --shape {}", request.kernel, request.target, params.str());
   if (!params.kernelStr().empty()) command += " --param " + params.kernelStr();
   if (request.compile.loopBuffers != compiler::CompileOptions{}.loopBuffers)
     command += fmt::format(" --loop-buffers {}", request.compile.loopBuffers);
@@ -49,9 +49,10 @@ std::string emitDeviceCode(const backends::KernelSource &source, const std::stri
 
 backends::PallasStyle pallasStyle(const std::string &name) {
   if (std::optional<backends::PallasStyle> style = backends::parsePallasStyle(name)) return *style;
-  throw InputError(fmt::format("--pallas-style: unknown style '{}'", name), {},
-                   "styles: manual (one statement per simulated instruction), grid (BlockSpecs over the kernel's loops), "
-                   "auto (grid where the loops allow, else manual)");
+  throw InputError(
+      fmt::format("--pallas-style: unknown style '{}'", name), {},
+      "styles: manual (one statement per simulated instruction), grid (BlockSpecs over the kernel's loops), "
+      "auto (grid where the loops allow, else manual)");
 }
 
 } // namespace tessera::driver

@@ -408,12 +408,14 @@ int emitForDevice(RunRequest r, const std::string &backend, const std::string &o
   std::optional<AtomicFile> file;
   if (!output.empty()) file.emplace(output, backend + " module");
   CompiledKernel k = compileKernel(r);
-  const std::string text = emitDeviceCode(
-      kernelSource(*k.kernel, k.params, k.target, k.compiled.program, k.compiled.provenance, &k.graph,
-                   emitCommand(r, k.params, backend, style)),
-      backend, pallas);
-  if (file) file->commit(text);
-  else fmt::print("{}", text);
+  const std::string text =
+      emitDeviceCode(kernelSource(*k.kernel, k.params, k.target, k.compiled.program, k.compiled.provenance, &k.graph,
+                                  emitCommand(r, k.params, backend, style)),
+                     backend, pallas);
+  if (file)
+    file->commit(text);
+  else
+    fmt::print("{}", text);
   return kOk;
 }
 
@@ -509,9 +511,9 @@ int cmdDeploy(const std::vector<std::string> &args) {
   }
   const RunReport &r = bundle.report;
   if (opts.json) {
-    nlohmann::json j = {{"ok", true},           {"dir", bundle.dir.string()}, {"backend", bundle.backend},
-                        {"files", bundle.files}, {"kernel", r.kernel},         {"target", r.target.name},
-                        {"predicted_us", r.timeUs()}};
+    nlohmann::json j = {
+        {"ok", true},         {"dir", bundle.dir.string()}, {"backend", bundle.backend}, {"files", bundle.files},
+        {"kernel", r.kernel}, {"target", r.target.name},    {"predicted_us", r.timeUs()}};
     fmt::print("{}\n", j.dump(2));
     return kOk;
   }
@@ -523,8 +525,8 @@ int cmdDeploy(const std::vector<std::string> &args) {
                  : "python3 run.py on a Trainium host; --simulate with NKI on any CPU");
   fmt::print("  {:<22} inputs, the simulator's outputs, tolerances, predicted time\n", "tessera.json");
   fmt::print("  {:<22} {} files: inputs/*.npy, expected/*.npy\n", "", bundle.files.size() - 4);
-  fmt::print("\n  predicted time {:.3f} us ({} instructions); the runner prints the device's beside it\n",
-             r.timeUs(), r.instructions);
+  fmt::print("\n  predicted time {:.3f} us ({} instructions); the runner prints the device's beside it\n", r.timeUs(),
+             r.instructions);
   return kOk;
 }
 
@@ -558,17 +560,25 @@ int cmdCalibrate(const std::vector<std::string> &args) {
   if (json) {
     nlohmann::json coefficients = nlohmann::json::array(), rows = nlohmann::json::array();
     for (const Coefficient &k : c.coefficients)
-      coefficients.push_back({{"name", k.name()}, {"before", k.before}, {"after", k.after}, {"determined", k.determined}});
+      coefficients.push_back(
+          {{"name", k.name()}, {"before", k.before}, {"after", k.after}, {"determined", k.determined}});
     for (const CalibratedRecord &r : c.records)
-      rows.push_back({{"file", r.record.file.string()}, {"kernel", r.record.kernel}, {"measured_us", r.record.measuredUs},
-                      {"before_us", r.beforeUs}, {"after_us", r.afterUs}});
-    fmt::print("{}\n", nlohmann::json{{"target", c.base.name}, {"coefficients", coefficients}, {"records", rows},
-                                      {"error_before", c.errorBefore}, {"error_after", c.errorAfter},
+      rows.push_back({{"file", r.record.file.string()},
+                      {"kernel", r.record.kernel},
+                      {"measured_us", r.record.measuredUs},
+                      {"before_us", r.beforeUs},
+                      {"after_us", r.afterUs}});
+    fmt::print("{}\n", nlohmann::json{{"target", c.base.name},
+                                      {"coefficients", coefficients},
+                                      {"records", rows},
+                                      {"error_before", c.errorBefore},
+                                      {"error_after", c.errorAfter},
                                       {"written", write}}
                            .dump(2));
     return kOk;
   }
-  fmt::print("calibrating {} from {} device record{}\n\n", c.base.name, c.records.size(), c.records.size() == 1 ? "" : "s");
+  fmt::print("calibrating {} from {} device record{}\n\n", c.base.name, c.records.size(),
+             c.records.size() == 1 ? "" : "s");
   fmt::print("  {:<34} {:>12} {:>12}\n", "coefficient", "was", "fitted");
   for (const Coefficient &k : c.coefficients)
     fmt::print("  {:<34} {:>12.6g} {:>12}\n", k.name(), k.before,
@@ -606,8 +616,7 @@ int cmdCompare(const std::vector<std::string> &args) {
   desc.add_options()("targets", po::value(&targets)->required()->value_name("T1,T2,..."), "the targets to compare")(
       "seed", po::value(&opts.seed)->default_value(opts.seed), "seed of the random inputs (the same on every target)")(
       "price", po::value(&priceTexts)->composing()->value_name("TARGET=USD"),
-      "a price per chip-hour instead of the target file's (repeatable)")(
-      "csv", po::bool_switch(&csv), "print CSV");
+      "a price per chip-hour instead of the target file's (repeatable)")("csv", po::bool_switch(&csv), "print CSV");
   po::positional_options_description pos;
   pos.add("kernel", 1);
   parse(args, desc, pos);
@@ -643,16 +652,27 @@ int cmdCompare(const std::vector<std::string> &args) {
         for (const Difference &x : d) a.push_back({{"output", x.output}, {"max_abs", x.maxAbs}, {"max_rel", x.maxRel}});
         return a;
       };
-      j.update({{"time_us", r.report->timeUs()}, {"peak_percent", r.report->peakPercent()},
-                {"bound", b.kind}, {"bound_unit", b.unit}, {"bound_busy_percent", b.busyPercent},
-                {"ok", r.report->ok}, {"vs_reference", diffs(r.vsReference)}, {"vs_first", diffs(r.vsFirst)},
-                {"price_per_chip_hour", r.pricePerChipHour}, {"cores_per_chip", r.coresPerChip}});
-      if (auto cost = r.dollarsPerMillionCalls()) j["usd_per_million_calls"] = *cost;
-      else j["usd_per_million_calls"] = nullptr;
+      j.update({{"time_us", r.report->timeUs()},
+                {"peak_percent", r.report->peakPercent()},
+                {"bound", b.kind},
+                {"bound_unit", b.unit},
+                {"bound_busy_percent", b.busyPercent},
+                {"ok", r.report->ok},
+                {"vs_reference", diffs(r.vsReference)},
+                {"vs_first", diffs(r.vsFirst)},
+                {"price_per_chip_hour", r.pricePerChipHour},
+                {"cores_per_chip", r.coresPerChip}});
+      if (auto cost = r.dollarsPerMillionCalls())
+        j["usd_per_million_calls"] = *cost;
+      else
+        j["usd_per_million_calls"] = nullptr;
       rows.push_back(j);
     }
-    fmt::print("{}\n", nlohmann::json{{"kernel", c.kernel}, {"shape", c.params.values()},
-                                      {"kernel_params", c.params.kernelValues()}, {"ok", c.ok}, {"targets", rows}}
+    fmt::print("{}\n", nlohmann::json{{"kernel", c.kernel},
+                                      {"shape", c.params.values()},
+                                      {"kernel_params", c.params.kernelValues()},
+                                      {"ok", c.ok},
+                                      {"targets", rows}}
                            .dump(2));
     return c.ok ? kOk : kCheckFailed;
   }
@@ -663,7 +683,8 @@ int cmdCompare(const std::vector<std::string> &args) {
   }();
   if (csv) {
     fmt::print("target,time_us,peak_percent,bound,bound_unit,max_rel_vs_reference,max_abs_vs_reference,"
-               "max_rel_vs_{0},max_abs_vs_{0},price_per_chip_hour,usd_per_million_calls,ok,error\n", first);
+               "max_rel_vs_{0},max_abs_vs_{0},price_per_chip_hour,usd_per_million_calls,ok,error\n",
+               first);
     for (const CompareRow &r : c.rows) {
       if (!r.report) {
         fmt::print("{},,,,,,,,,,,,\"{}\"\n", r.target, r.error);
@@ -673,7 +694,8 @@ int cmdCompare(const std::vector<std::string> &args) {
       const auto cost = r.dollarsPerMillionCalls();
       fmt::print("{},{:.6g},{:.4g},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},\n", r.target, r.report->timeUs(),
                  r.report->peakPercent(), b.kind, b.unit, worst(r.vsReference, true), worst(r.vsReference, false),
-                 worst(r.vsFirst, true), worst(r.vsFirst, false), r.pricePerChipHour > 0 ? fmt::format("{}", r.pricePerChipHour) : "",
+                 worst(r.vsFirst, true), worst(r.vsFirst, false),
+                 r.pricePerChipHour > 0 ? fmt::format("{}", r.pricePerChipHour) : "",
                  cost ? fmt::format("{:.6g}", *cost) : "", r.report->ok ? "true" : "false");
     }
     return c.ok ? kOk : kCheckFailed;
@@ -689,15 +711,17 @@ int cmdCompare(const std::vector<std::string> &args) {
     }
     const RunReport::Bound b = r.report->bound();
     const auto cost = r.dollarsPerMillionCalls();
-    fmt::print("  {:<9} {:>11.3f} {:>6.1f}%  {:<17} {:>12.3g} {:>12.3g}  {:>9} {:>14}{}\n", r.target, r.report->timeUs(),
-               r.report->peakPercent(), fmt::format("{} ({})", b.kind, b.unit), worst(r.vsReference, true),
-               worst(r.vsFirst, true), r.pricePerChipHour > 0 ? fmt::format("{:.3f}", r.pricePerChipHour) : "n/a",
+    fmt::print("  {:<9} {:>11.3f} {:>6.1f}%  {:<17} {:>12.3g} {:>12.3g}  {:>9} {:>14}{}\n", r.target,
+               r.report->timeUs(), r.report->peakPercent(), fmt::format("{} ({})", b.kind, b.unit),
+               worst(r.vsReference, true), worst(r.vsFirst, true),
+               r.pricePerChipHour > 0 ? fmt::format("{:.3f}", r.pricePerChipHour) : "n/a",
                cost ? fmt::format("{:.4f}", *cost) : "n/a", r.report->ok ? "" : "  MISMATCH");
   }
-  fmt::print("\n  rel err: max |out - ref| / max(|ref|, rms(ref)) against the FP32 reference, and against {}'s outputs\n"
-             "  $ per 1M calls: one call's simulated time on one core at the chip's price per hour shared by its cores\n"
-             "  (prices: each target file's price_per_chip_hour, its source beside it; --price TARGET=USD overrides)\n",
-             first);
+  fmt::print(
+      "\n  rel err: max |out - ref| / max(|ref|, rms(ref)) against the FP32 reference, and against {}'s outputs\n"
+      "  $ per 1M calls: one call's simulated time on one core at the chip's price per hour shared by its cores\n"
+      "  (prices: each target file's price_per_chip_hour, its source beside it; --price TARGET=USD overrides)\n",
+      first);
   return c.ok ? kOk : kCheckFailed;
 }
 
@@ -734,12 +758,12 @@ void printUsage(std::FILE *out) {
              "  list                     kernels, their shape parameters (--shape) and kernel parameters (--param)\n"
              "  targets                  machines that can be simulated\n"
              "  run KERNEL               compile, simulate and check a kernel: time, engines, numerics\n"
-             "  compile KERNEL --emit S  print a compiler stage (tile, tile-allocated, nc or tpu), or the kernel for the\n"
-             "                           device: nki (Trainium), pallas (TPU)\n"
+             "  compile KERNEL --emit S  print a compiler stage (tile, tile-allocated, nc or tpu), or the kernel\n"
+             "                           for the device: nki (Trainium), pallas (TPU)\n"
              "  deploy KERNEL -o DIR     a folder for the device host: the kernel (NKI or Pallas), inputs, the\n"
              "                           simulator's outputs and time, and a runner that compares and times it\n"
              "  calibrate RECORD...      fit a target's cost coefficients to times measured with deploy's runner\n"
-             "  compare KERNEL --targets T1,T2,...  one kernel on several targets: time, % of peak, bound,\n"
+             "  compare KERNEL --targets T,...  one kernel on several targets: time, % of peak, bound,\n"
              "                           numerics against the reference and each other, price-performance\n"
              "  sweep KERNEL --param ... run every combination of kernel parameters in parallel, sorted by time\n"
              "  sim FILE.mlir            simulate a saved module (the output of compile --emit nc)\n"

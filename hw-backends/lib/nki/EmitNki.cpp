@@ -77,8 +77,8 @@ public:
     out_.indent();
     for (const isa::TensorInfo &t : p_.tensors)
       if (t.isOutput)
-        out_.line(fmt::format("{} = nl.ndarray({}, dtype={}, buffer=nl.shared_hbm)", tensorName(t), pythonShape(t.shape),
-                              nkiDtype(t.dtype)));
+        out_.line(fmt::format("{} = nl.ndarray({}, dtype={}, buffer=nl.shared_hbm)", tensorName(t),
+                              pythonShape(t.shape), nkiDtype(t.dtype)));
     std::string lastPlace;
     for (const Step &s : steps) {
       const std::string place = placeOf(s.loc);
@@ -147,11 +147,16 @@ private:
     const Window w = windowOf(k_, s, ap, kBackend);
     if (!w.onChip) {
       const isa::TensorInfo &t = p_.tensors[w.tensor];
-      return fmt::format("{}[{}:{}, {}:{}]", tensorName(t), w.row, w.row + w.rows, w.col, w.col + w.cols);
+      auto range = [](int64_t first, int64_t span, int64_t step) {
+        return step == 1 ? fmt::format("{}:{}", first, first + span) : fmt::format("{}:{}:{}", first, first + span, step);
+      };
+      return fmt::format("{}[{}, {}]", tensorName(t), range(w.row, w.rowSpan(), w.rowStep),
+                         range(w.col, w.colSpan(), w.colStep));
     }
     const std::string &name = tileName(w.allocation, w.copy);
     const compiler::TileAllocation &tile = prov_.allocations[w.allocation];
-    if (w.broadcast) return fmt::format("{}[{}:{}, {}:{}].broadcast(1, {})", name, w.row, w.row + w.rows, w.col, w.col + 1, w.cols);
+    if (w.broadcast)
+      return fmt::format("{}[{}:{}, {}:{}].broadcast(1, {})", name, w.row, w.row + w.rows, w.col, w.col + 1, w.cols);
     if (w.row == 0 && w.col == 0 && w.rows == tile.rows && w.cols == tile.cols) return name;
     return fmt::format("{}[{}:{}, {}:{}]", name, w.row, w.row + w.rows, w.col, w.col + w.cols);
   }
@@ -231,10 +236,11 @@ private:
     case isa::Opcode::Activation:
     case isa::Opcode::ActivationReduce:
       c.arg("dst", dst()).arg("op", func(i.func)).arg("data", operand(s, i.src0));
-      if (i.op == isa::Opcode::ActivationReduce)
-        c.arg("reduce_op", op(i.alu)).arg("reduce_res", operand(s, i.dst2));
-      if (present(i.src1)) c.arg("bias", operand(s, i.src1));
-      else if (i.bias != 0.0f) c.arg("bias", pythonFloat(i.bias));
+      if (i.op == isa::Opcode::ActivationReduce) c.arg("reduce_op", op(i.alu)).arg("reduce_res", operand(s, i.dst2));
+      if (present(i.src1))
+        c.arg("bias", operand(s, i.src1));
+      else if (i.bias != 0.0f)
+        c.arg("bias", pythonFloat(i.bias));
       if (i.imm != 1.0f) c.arg("scale", pythonFloat(i.imm));
       break;
     case isa::Opcode::TensorReduce: // NKI 0.6's tensor_reduce takes no engine: its compiler picks one
@@ -266,32 +272,37 @@ private:
       break;
     case isa::Opcode::Iota:
       c.arg("dst", dst()).arg("pattern", fmt::format("[[{}, {}]]", i.pattern.steps[0], i.dst.freeElements()));
-      c.arg("offset", fmt::format("{}", i.pattern.base)).arg("channel_multiplier", fmt::format("{}", i.pattern.partitionStep));
+      c.arg("offset", fmt::format("{}", i.pattern.base))
+          .arg("channel_multiplier", fmt::format("{}", i.pattern.partitionStep));
       break;
     case isa::Opcode::AffineSelect:
       c.arg("dst", dst()).arg("pattern", fmt::format("[[{}, {}]]", i.pattern.steps[0], i.dst.freeElements()));
       c.arg("channel_multiplier", fmt::format("{}", i.pattern.partitionStep)).arg("on_true_tile", operand(s, i.src0));
-      c.arg("on_false_value", pythonFloat(i.imm)).arg("cmp_op", op(i.alu)).arg("offset", fmt::format("{}", i.pattern.base));
+      c.arg("on_false_value", pythonFloat(i.imm))
+          .arg("cmp_op", op(i.alu))
+          .arg("offset", fmt::format("{}", i.pattern.base));
       break;
     case isa::Opcode::RangeSelect:
-      c.arg("dst", dst()).arg("on_true_tile", operand(s, i.src0)).arg("comp_op0", op(i.alu)).arg("comp_op1", op(i.alu1));
+      c.arg("dst", dst())
+          .arg("on_true_tile", operand(s, i.src0))
+          .arg("comp_op0", op(i.alu))
+          .arg("comp_op1", op(i.alu1));
       c.arg("bound0", operand(s, i.src1)).arg("bound1", operand(s, i.src2));
       if (present(i.dst2)) c.arg("reduce_res", operand(s, i.dst2));
       c.arg("range_start", fmt::format("{}", i.pattern.base)).arg("on_false_value", pythonFloat(i.imm));
       break;
     case isa::Opcode::BnStats:
     case isa::Opcode::BnAggr:
-    case isa::Opcode::Reciprocal:
-      c.arg("dst", dst()).arg("data", operand(s, i.src0));
-      break;
-    case isa::Opcode::Max8:
-      c.arg("dst", dst()).arg("src", operand(s, i.src0));
-      break;
+    case isa::Opcode::Reciprocal: c.arg("dst", dst()).arg("data", operand(s, i.src0)); break;
+    case isa::Opcode::Max8: c.arg("dst", dst()).arg("src", operand(s, i.src0)); break;
     case isa::Opcode::FindIndex8:
       c.arg("dst", dst()).arg("data", operand(s, i.src0)).arg("vals", operand(s, i.src1));
       break;
     case isa::Opcode::MatchReplace8:
-      c.arg("dst", dst()).arg("data", operand(s, i.src0)).arg("vals", operand(s, i.src1)).arg("imm", pythonFloat(i.imm));
+      c.arg("dst", dst())
+          .arg("data", operand(s, i.src0))
+          .arg("vals", operand(s, i.src1))
+          .arg("imm", pythonFloat(i.imm));
       if (present(i.dst2)) c.arg("dst_idx", operand(s, i.dst2));
       break;
     case isa::Opcode::LocalGather:
@@ -302,8 +313,7 @@ private:
     case isa::Opcode::Print:
       c.arg("print_prefix", fmt::format("\"{}\"", p_.textOf(i))).arg("tensor", operand(s, i.src0));
       break;
-    default:
-      throw unsupported(s, "has no NKI 0.6 equivalent");
+    default: throw unsupported(s, "has no NKI 0.6 equivalent");
     }
     return c.text();
   }
@@ -321,9 +331,9 @@ private:
 
 std::string emitNki(const KernelSource &kernel) {
   if (kernel.target->isTpu())
-    throw Error(fmt::format("NKI: target {} is a TPU; NKI kernels run on Trainium (NeuronCore) targets",
-                            kernel.target->name),
-                {}, "use --emit pallas for a TPU target");
+    throw Error(
+        fmt::format("NKI: target {} is a TPU; NKI kernels run on Trainium (NeuronCore) targets", kernel.target->name),
+        {}, "use --emit pallas for a TPU target");
   return NkiEmitter(kernel).emit();
 }
 

@@ -112,7 +112,8 @@ private:
       size_t ready = 0;
       for (size_t d : dependsOn_[i]) ready = std::max(ready, isDma(steps_[d]) ? readyAt_[d] : computeIndex_.at(d) + 1);
       const uint32_t queue = steps_[i].stream->queue;
-      if (auto prev = lastOnQueue.find(queue); prev != lastOnQueue.end()) ready = std::max(ready, readyAt_[prev->second]);
+      if (auto prev = lastOnQueue.find(queue); prev != lastOnQueue.end())
+        ready = std::max(ready, readyAt_[prev->second]);
       lastOnQueue[queue] = i;
       readyAt_[i] = ready;
       queueOrder_[queue].push_back(i);
@@ -136,10 +137,9 @@ private:
 
   void kernelBody() {
     used_ = usedAllocations();
-    std::vector<std::string> params = tensorNames_;
-    for (int32_t a : used_) params.push_back(tileNames_[a]);
-    params.push_back(semaphores_);
-    out_.line(fmt::format("def {}({}):", kernelName_, fmt::join(params, ", ")));
+    // The body first: it decides which staging buffers strided loads need, which the signature lists.
+    PythonWriter signature;
+    std::swap(signature, out_);
     out_.indent();
     std::string lastPlace;
     size_t compute = 0;
@@ -165,6 +165,13 @@ private:
     for (auto &[queue, dmas] : queueOrder_)
       if (!dmas.empty()) waitFor(dmas.back());
     out_.dedent();
+    std::swap(signature, out_); // out_: the module so far; signature: the body
+    std::vector<std::string> params = tensorNames_;
+    for (int32_t a : used_) params.push_back(tileNames_[a]);
+    for (const Stage &stage : stages_) params.push_back(stage.name);
+    params.push_back(semaphores_);
+    out_.line(fmt::format("def {}({}):", kernelName_, fmt::join(params, ", ")));
+    out_.append(signature.text());
     out_.line();
     out_.line();
   }
@@ -183,8 +190,21 @@ private:
       lastPlace = place;
       const int slot = takeSlot(d);
       const std::string name = fmt::format("dma{}", dmaNumber(d));
-      out_.line(fmt::format("{} = pltpu.make_async_copy({}, {}, {}.at[{}])", name, ref(s, s.inst->src0),
-                            ref(s, s.inst->dst), semaphores_, slot));
+      const Window from = windowOf(k_, s, s.inst->src0, kBackend), to = windowOf(k_, s, s.inst->dst, kBackend);
+      if (to.strided())
+        throw Error("Pallas: a strided window of an HBM tensor is written: Mosaic copies only whole windows, and "
+                    "writing the window around it would overwrite the elements between",
+                    s.loc, "store whole (unstrided) windows of the output");
+      std::string destination = ref(s, s.inst->dst);
+      if (from.strided()) { // Mosaic DMAs take no strided slice: copy the window around it, then a strided load
+        const size_t stage = takeStage(from.rowSpan(), from.colSpan(), s.inst->dst.dtype);
+        destination = stages_[stage].name + ".at[...]";
+        afterWait_[d] = {stage, fmt::format("{}[{}] = {}[pl.ds(0, {}, {}), pl.ds(0, {}, {})]", tileNames_[to.allocation],
+                                            indices(to), stages_[stage].name, from.rows, from.rowStep, from.cols,
+                                            from.colStep)};
+      }
+      out_.line(fmt::format("{} = pltpu.make_async_copy({}, {}, {}.at[{}])", name, ref(s, s.inst->src0), destination,
+                            semaphores_, slot));
       out_.line(fmt::format("{}.start()", name));
       started_.insert(d);
     }
@@ -194,14 +214,18 @@ private:
   /// Waits for DMA `d` and for the DMAs before it on its queue that nothing has waited for yet.
   void waitFor(size_t d) {
     if (waited_.count(d)) return;
-    if (!started_.count(d))
-      throw Error("Pallas: internal error: a DMA is waited on before it starts", steps_[d].loc);
+    if (!started_.count(d)) throw Error("Pallas: internal error: a DMA is waited on before it starts", steps_[d].loc);
     for (size_t e : queueOrder_.at(steps_[d].stream->queue)) {
       if (e > d) break;
       if (waited_.count(e)) continue;
       out_.line(fmt::format("dma{}.wait()", dmaNumber(e)));
       waited_.insert(e);
       freeSlots_.insert(slots_.at(e));
+      if (auto copy = afterWait_.find(e); copy != afterWait_.end()) { // a strided load out of its staging copy
+        out_.line(copy->second.statement);
+        stages_[copy->second.stage].busy = false;
+        afterWait_.erase(copy);
+      }
     }
   }
 
@@ -217,6 +241,17 @@ private:
       const Window eDst = windowOf(k_, o, o.inst->dst, kBackend), eSrc = windowOf(k_, o, o.inst->src0, kBackend);
       if (overlap(eDst, dSrc) || overlap(eDst, dDst) || overlap(eSrc, dDst)) waitFor(e);
     }
+  }
+
+  /// A staging buffer of rows x cols `dtype` for a strided load: one no copy in flight is using, else a new one.
+  size_t takeStage(int64_t rows, int64_t cols, isa::DType dtype) {
+    for (size_t i = 0; i < stages_.size(); ++i)
+      if (!stages_[i].busy && stages_[i].rows == rows && stages_[i].cols == cols && stages_[i].dtype == dtype) {
+        stages_[i].busy = true;
+        return i;
+      }
+    stages_.push_back({names_.make(fmt::format("stage{}", stages_.size())), rows, cols, dtype, true});
+    return stages_.size() - 1;
   }
 
   int takeSlot(size_t d) {
@@ -242,6 +277,9 @@ private:
   std::string ref(const Step &s, const isa::AccessPattern &ap) {
     const Window w = windowOf(k_, s, ap, kBackend);
     if (w.broadcast) throw Error("Pallas: a DMA operand repeats an element (stride 0)", s.loc);
+    if (w.strided()) // the window around it: every row and column from its first element to its last
+      return fmt::format("{}.at[{}:{}, {}:{}]", tensorNames_[w.tensor], w.row, w.row + w.rowSpan(), w.col,
+                         w.col + w.colSpan());
     return fmt::format("{}.at[{}]", w.onChip ? tileNames_[w.allocation] : tensorNames_[w.tensor], indices(w));
   }
 
@@ -284,7 +322,8 @@ private:
       return;
     }
     case isa::Opcode::VpuBinary: {
-      const bool bothColumns = windowOf(k_, s, i.src0, kBackend).broadcast && windowOf(k_, s, i.src1, kBackend).broadcast;
+      const bool bothColumns =
+          windowOf(k_, s, i.src0, kBackend).broadcast && windowOf(k_, s, i.src1, kBackend).broadcast;
       store(s, binary(i.alu, load(s, i.src0), load(s, i.src1)), bothColumns);
       return;
     }
@@ -300,9 +339,7 @@ private:
       store(s, *r);
       return;
     }
-    case isa::Opcode::VpuConvert:
-      store(s, load(s, i.src0));
-      return;
+    case isa::Opcode::VpuConvert: store(s, load(s, i.src0)); return;
     case isa::Opcode::VpuFill: {
       const Window w = windowOf(k_, s, i.dst, kBackend);
       store(s, fmt::format("jnp.full(({}, {}), {}, jnp.float32)", w.rows, w.cols, pythonFloat(i.imm)));
@@ -321,7 +358,8 @@ private:
     for (size_t t = 0; t < p_.tensors.size(); ++t) {
       const isa::TensorInfo &tensor = p_.tensors[t];
       if (tensor.isOutput) {
-        outShapes.push_back(fmt::format("jax.ShapeDtypeStruct({}, {})", pythonShape(tensor.shape), jnpDtype(tensor.dtype)));
+        outShapes.push_back(
+            fmt::format("jax.ShapeDtypeStruct({}, {})", pythonShape(tensor.shape), jnpDtype(tensor.dtype)));
         outSpecs.push_back("pl.BlockSpec(memory_space=pl.ANY)");
       } else {
         inputs.push_back(tensorNames_[t]);
@@ -330,7 +368,8 @@ private:
     }
     bool outputsFirst = false;
     for (const isa::TensorInfo &tensor : p_.tensors) {
-      if (tensor.isOutput) outputsFirst = true;
+      if (tensor.isOutput)
+        outputsFirst = true;
       else if (outputsFirst)
         throw Error(fmt::format("Pallas: kernel '{}' lists input '{}' after an output; pallas_call passes every "
                                 "input before the outputs",
@@ -358,6 +397,9 @@ private:
       out_.line(fmt::format("pltpu.VMEM({}, {}),  # {}{}", shape, jnpDtype(tile.dtype), tileNames_[a],
                             place.empty() ? "" : ", " + place));
     }
+    for (const Stage &stage : stages_)
+      out_.line(fmt::format("pltpu.VMEM(({}, {}), {}),  # {}: the window around a strided load", stage.rows,
+                            stage.cols, jnpDtype(stage.dtype), stage.name));
     out_.line(fmt::format("pltpu.SemaphoreType.DMA(({},)),", std::max(1, slotCount_)));
     out_.dedent();
     out_.line("),");
@@ -377,9 +419,9 @@ private:
   std::string functionName_, kernelName_, semaphores_;
   std::set<int32_t> used_;
 
-  std::vector<std::vector<size_t>> dependsOn_;   ///< per step: the steps whose signals it waits for
-  std::vector<size_t> readyAt_;                  ///< per DMA: the compute instruction it starts before
-  std::map<size_t, size_t> computeIndex_;        ///< per compute step: its position among compute steps
+  std::vector<std::vector<size_t>> dependsOn_;         ///< per step: the steps whose signals it waits for
+  std::vector<size_t> readyAt_;                        ///< per DMA: the compute instruction it starts before
+  std::map<size_t, size_t> computeIndex_;              ///< per compute step: its position among compute steps
   std::map<uint32_t, std::vector<size_t>> queueOrder_; ///< per DMA queue: its DMAs in order
   std::map<size_t, std::vector<size_t>> startBefore_;  ///< compute position -> DMAs to start just before it
   size_t computeCount_ = 0;
@@ -388,14 +430,29 @@ private:
   std::set<int> freeSlots_;
   int slotCount_ = 0;
   std::map<size_t, size_t> dmaNumbers_;
+
+  /// A VMEM buffer a strided load lands in before its strided read into the tile.
+  struct Stage {
+    std::string name;
+    int64_t rows = 0, cols = 0;
+    isa::DType dtype = isa::DType::F32;
+    bool busy = false;
+  };
+  std::vector<Stage> stages_;
+  struct AfterWait {
+    size_t stage;
+    std::string statement;
+  };
+  std::map<size_t, AfterWait> afterWait_; ///< per DMA: what its wait must be followed by (a strided read)
 };
 
 } // namespace
 
 std::string emitPallas(const KernelSource &kernel, PallasStyle style) {
   if (!kernel.target->isTpu())
-    throw Error(fmt::format("Pallas: target {} is a NeuronCore; Pallas kernels run on TPU targets", kernel.target->name),
-                {}, "use --emit nki for a Trainium (NeuronCore) target");
+    throw Error(
+        fmt::format("Pallas: target {} is a NeuronCore; Pallas kernels run on TPU targets", kernel.target->name), {},
+        "use --emit nki for a Trainium (NeuronCore) target");
   if (style == PallasStyle::Manual) return PallasEmitter(kernel).emit();
   std::string whyNot;
   if (std::optional<std::string> grid = emitPallasGrid(kernel, whyNot)) return *grid;

@@ -78,8 +78,9 @@ std::optional<std::string> reduction(isa::AluOp op, const std::string &x) {
 std::string convert(const std::string &value, isa::DType dtype) {
   const std::string t = jnpDtype(dtype);
   if (isa::isInteger(dtype))
-    return fmt::format("jnp.clip(jnp.nan_to_num(jnp.round({}), nan=0.0), jnp.iinfo({}).min, jnp.iinfo({}).max).astype({})",
-                       value, t, t, t);
+    return fmt::format(
+        "jnp.clip(jnp.nan_to_num(jnp.round({}), nan=0.0), jnp.iinfo({}).min, jnp.iinfo({}).max).astype({})", value, t,
+        t, t);
   if (dtype == isa::DType::F32) return value;
   return fmt::format("({}).astype({})", value, t);
 }
@@ -95,7 +96,8 @@ void pallasPreamble(PythonWriter &out, const KernelSource &kernel) {
   std::vector<std::string> inputs, outputs;
   for (const isa::TensorInfo &tensor : kernel.program->tensors)
     (tensor.isOutput ? outputs : inputs)
-        .push_back(fmt::format("(\"{}\", {}, \"{}\")", tensor.name, pythonShape(tensor.shape), numpyDtype(tensor.dtype)));
+        .push_back(
+            fmt::format("(\"{}\", {}, \"{}\")", tensor.name, pythonShape(tensor.shape), numpyDtype(tensor.dtype)));
   out.line(fmt::format("INPUTS = ({}{})", fmt::join(inputs, ", "), inputs.size() == 1 ? "," : ""));
   out.line(fmt::format("OUTPUTS = ({}{})", fmt::join(outputs, ", "), outputs.size() == 1 ? "," : ""));
   out.line();

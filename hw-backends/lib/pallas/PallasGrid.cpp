@@ -87,7 +87,7 @@ struct BlockGroup {
   std::array<int64_t, 2> origin{};            ///< the block's first element at all loop variables 0
   std::array<int64_t, 2> shape{};             ///< the block
   std::vector<const Op *> sites;
-  std::string ref;                            ///< the kernel parameter holding the block
+  std::string ref; ///< the kernel parameter holding the block
 };
 
 /// The plan of a grid kernel.
@@ -95,14 +95,14 @@ struct GridPlan {
   std::vector<const Loop *> parallel; ///< outermost first
   const Loop *reduction = nullptr;
   const Block *step = nullptr;
-  size_t reductionIndex = 0;          ///< position of the reduction loop in step->stmts
-  std::vector<BlockGroup> groups;     ///< inputs first, then outputs (one per output tensor)
+  size_t reductionIndex = 0;      ///< position of the reduction loop in step->stmts
+  std::vector<BlockGroup> groups; ///< inputs first, then outputs (one per output tensor)
   std::map<const Op *, size_t> groupOf;
-  std::set<int> aliased;              ///< buffers only a load writes: read from their block
+  std::set<int> aliased; ///< buffers only a load writes: read from their block
   std::map<int, const Op *> aliasLoad;
-  std::vector<int> scratch;           ///< buffers that are VMEM scratch, in order of allocation
-  bool preamble = false;              ///< the kernel computes before its loops: at the first step, grid sequential
-  size_t preambleEnd = 0;             ///< the kernel's statements before its loop nest
+  std::vector<int> scratch; ///< buffers that are VMEM scratch, in order of allocation
+  bool preamble = false;    ///< the kernel computes before its loops: at the first step, grid sequential
+  size_t preambleEnd = 0;   ///< the kernel's statements before its loop nest
 };
 
 class Planner {
@@ -123,9 +123,10 @@ public:
       visit(s, Phase::Preamble);
     }
     if (!loop) throw NotAGrid{"the kernel has no loop"};
-    plan_.preambleEnd = static_cast<size_t>(std::find_if(g_.body.stmts.begin(), g_.body.stmts.end(),
-                                                         [](const Stmt &s) { return std::holds_alternative<Loop>(s); }) -
-                                            g_.body.stmts.begin());
+    plan_.preambleEnd =
+        static_cast<size_t>(std::find_if(g_.body.stmts.begin(), g_.body.stmts.end(),
+                                         [](const Stmt &s) { return std::holds_alternative<Loop>(s); }) -
+                            g_.body.stmts.begin());
     while (true) {
       plan_.parallel.push_back(loop);
       gridLoops_.insert(loop->id);
@@ -149,13 +150,14 @@ public:
           throw NotAGrid{"the reduction loop holds a loop that moves tiles"};
     }
     for (size_t i = 0; i < plan_.step->stmts.size(); ++i) {
-      const Phase phase = !plan_.reduction ? Phase::Step
-                          : i < plan_.reductionIndex ? Phase::Prologue
+      const Phase phase = !plan_.reduction            ? Phase::Step
+                          : i < plan_.reductionIndex  ? Phase::Prologue
                           : i == plan_.reductionIndex ? Phase::Reduction
                                                       : Phase::Epilogue;
       if (phase == Phase::Reduction)
         for (const Stmt &s : plan_.reduction->body.stmts) visit(s, phase);
-      else visit(plan_.step->stmts[i], phase);
+      else
+        visit(plan_.step->stmts[i], phase);
     }
     finishGroups();
     findAliases();
@@ -252,17 +254,20 @@ private:
         g.origin[d] = lo;
         g.shape[d] = hi - lo;
         if (g.origin[d] % g.shape[d] != 0)
-          throw NotAGrid{fmt::format("a block of '{}' starts at element {} of dimension {}, not a multiple of its size {}",
-                                     name, g.origin[d], d, g.shape[d])};
+          throw NotAGrid{
+              fmt::format("a block of '{}' starts at element {} of dimension {}, not a multiple of its size {}", name,
+                          g.origin[d], d, g.shape[d])};
         for (auto [loop, c] : g.coef[d])
           if (c % g.shape[d] != 0)
             throw NotAGrid{fmt::format("a block of '{}' moves by {} elements along dimension {}, not a multiple of its "
-                                       "size {}", name, c, d, g.shape[d])};
+                                       "size {}",
+                                       name, c, d, g.shape[d])};
         // Mosaic's block rule: the last two dimensions divisible by (8, 128), or the whole dimension.
         const int64_t tiling = d == 0 ? 8 : 128;
         if (g.shape[d] % tiling != 0 && g.shape[d] != shape[d])
           throw NotAGrid{fmt::format("a block of '{}' is {} elements along dimension {}: neither a multiple of {} nor "
-                                     "the whole dimension", name, g.shape[d], d, tiling)};
+                                     "the whole dimension",
+                                     name, g.shape[d], d, tiling)};
       }
       for (const Op *site : g.sites) area += site->hbm.sizes[0] * site->hbm.sizes[1];
       if (!g.output) continue;
@@ -337,7 +342,8 @@ public:
 
 private:
   void name() {
-    for (size_t i = 0; i < plan_.parallel.size(); ++i) loopNames_[plan_.parallel[i]->id] = names_.make(fmt::format("i{}", i));
+    for (size_t i = 0; i < plan_.parallel.size(); ++i)
+      loopNames_[plan_.parallel[i]->id] = names_.make(fmt::format("i{}", i));
     if (plan_.reduction) loopNames_[plan_.reduction->id] = names_.make(fmt::format("i{}", plan_.parallel.size()));
     for (const tsr::graph::TensorArg &t : g_.tensors) tensorNames_.push_back(names_.make(t.name));
     std::map<int, int> uses;
@@ -560,12 +566,15 @@ private:
       std::string text;
       for (auto [loop, c] : g.coef[d]) {
         const int64_t blocks = c / g.shape[d];
-        const std::string term = blocks == 1 ? positional.at(loop) : fmt::format("{} * {}", blocks, positional.at(loop));
+        const std::string term =
+            blocks == 1 ? positional.at(loop) : fmt::format("{} * {}", blocks, positional.at(loop));
         text += text.empty() ? term : " + " + term;
       }
       const int64_t origin = g.origin[d] / g.shape[d];
-      if (text.empty()) text = std::to_string(origin);
-      else if (origin != 0) text += fmt::format(" + {}", origin);
+      if (text.empty())
+        text = std::to_string(origin);
+      else if (origin != 0)
+        text += fmt::format(" + {}", origin);
       dims.push_back(text);
     }
     return fmt::format("lambda {}: ({})", fmt::join(vars, ", "), fmt::join(dims, ", "));
@@ -617,8 +626,8 @@ private:
     for (int b : plan_.scratch) {
       const tsr::graph::Buffer &buffer = g_.buffers[b];
       const std::string place = placeOf(buffer.loc);
-      out_.line(fmt::format("pltpu.VMEM(({}, {}), {}),  # {}{}", buffer.shape[0], buffer.shape[1], jnpDtype(buffer.dtype),
-                            bufferNames_.at(b), place.empty() ? "" : ", " + place));
+      out_.line(fmt::format("pltpu.VMEM(({}, {}), {}),  # {}{}", buffer.shape[0], buffer.shape[1],
+                            jnpDtype(buffer.dtype), bufferNames_.at(b), place.empty() ? "" : ", " + place));
     }
     out_.dedent();
     out_.line("),");
