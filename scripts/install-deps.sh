@@ -10,6 +10,7 @@ packages=(
   libtomlplusplus-dev nlohmann-json3-dev                   # target files, --json output
   libgtest-dev libgmock-dev libbenchmark-dev               # tests and benchmarks
   libopenblas-dev                                          # bench/: the host sgemm the simulator's speed is measured against
+  libopenmpi-dev openmpi-bin                               # tessera sweep under mpirun/srun (TESSERA_MPI)
   clang libclang-rt-14-dev                                 # tests/fuzz: clang++ and its libFuzzer runtime
   chromium libpng-dev fonts-dejavu-core                    # the --report test renders the HTML headless and reads the PNG
   zlib1g-dev libzstd-dev libtinfo-dev libxml2-dev libedit-dev libcurl4-openssl-dev libffi-dev  # LLVM's link deps

@@ -1,13 +1,22 @@
 # Tests of the layers that need MLIR: the DSL and compiler units, the lit tests of the passes, and end-to-end
 # runs of the kernels through the tessera CLI.
 
-# DSL and compiler units, plus end-to-end checks through the driver (they link the kernels).
-tessera_unit_tests(compiler-tests "dsl;compiler;e2e" TesseraDriver TesseraKernels)
+# DSL and compiler units, plus end-to-end checks through the driver (they link the kernels, and libtessera.so).
+tessera_unit_tests(compiler-tests "dsl;compiler;e2e" Tessera TesseraKernels fmt::fmt nlohmann_json::nlohmann_json)
 # The compiler's internal pieces without MLIR types (lib/Import/ForwardReferences.h) are tested directly too.
 target_include_directories(compiler-tests PRIVATE ${PROJECT_SOURCE_DIR}/compiler/lib)
 # LibraryKernelsTest runs `tessera list --json`.
 target_compile_definitions(compiler-tests PRIVATE TESSERA_CLI="$<TARGET_FILE:tessera>" TESSERA_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_dependencies(compiler-tests tessera)
+# PluginTest loads the plugins of tests/plugins, through the CLI and loadPlugin().
+add_subdirectory(${CMAKE_CURRENT_SOURCE_DIR}/plugins)
+target_compile_definitions(compiler-tests PRIVATE
+  TESSERA_TEST_PLUGIN="$<TARGET_FILE:tessera-test-plugin>"
+  TESSERA_TEST_PLUGIN_DUPLICATE="$<TARGET_FILE:tessera-test-plugin-duplicate>"
+  TESSERA_TEST_PLUGIN_EMPTY="$<TARGET_FILE:tessera-test-plugin-empty>"
+  TESSERA_TEST_PLUGIN_UNDEFINED="$<TARGET_FILE:tessera-test-plugin-undefined>")
+add_dependencies(compiler-tests tessera-test-plugin tessera-test-plugin-duplicate tessera-test-plugin-empty
+                 tessera-test-plugin-undefined)
 # HtmlReportTest decodes headless Chromium's screenshot of a report.
 find_package(PNG REQUIRED)
 target_link_libraries(compiler-tests PRIVATE PNG::PNG)
@@ -60,7 +69,7 @@ endforeach()
 # others); tessera-difftest --seeds A..B runs longer batches and prints each failure minimised.
 add_library(TesseraDifftest STATIC ${CMAKE_CURRENT_SOURCE_DIR}/differential/RandomKernel.cpp)
 target_include_directories(TesseraDifftest PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/differential)
-target_link_libraries(TesseraDifftest PUBLIC TesseraDriver fmt::fmt)
+target_link_libraries(TesseraDifftest PUBLIC Tessera fmt::fmt)
 target_link_libraries(compiler-tests PRIVATE TesseraDifftest)
 add_executable(tessera-difftest ${CMAKE_CURRENT_SOURCE_DIR}/differential/main.cpp)
 target_link_libraries(tessera-difftest PRIVATE TesseraDifftest)
@@ -110,3 +119,8 @@ set_tests_properties(isa/docs-up-to-date isa/json isa/unknown isa/families isa/t
 
 # The hardware backends' emitted NKI and Pallas modules (tests/backends.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/backends.cmake)
+
+# tessera sweep on 2 and 4 MPI ranks against one process (tests/mpi.cmake).
+include(${CMAKE_CURRENT_SOURCE_DIR}/mpi.cmake)
+# Tessera installed into a prefix and examples/out-of-tree built against it (tests/out-of-tree.cmake).
+include(${CMAKE_CURRENT_SOURCE_DIR}/out-of-tree.cmake)

@@ -12,6 +12,9 @@
 #include <fmt/ranges.h>
 #include <toml++/toml.h>
 
+#include <dlfcn.h>
+#include <link.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -39,7 +42,46 @@ double Target::mxuPeakBf16Tflops() const {
          tensor.clockGhz / kGigaPerTera;
 }
 
-fs::path Target::builtinDirectory() { return fs::path(TESSERA_TARGETS_DIR); }
+#if defined(TESSERA_TARGETS_FROM_LIBDIR) && defined(TESSERA_TARGETS_FROM_BINDIR)
+namespace {
+
+/// The file holding this code: libtessera.so, or the executable it is linked into; empty if unknown.
+fs::path thisBinary() {
+  Dl_info info{};
+  link_map *map = nullptr;
+  if (dladdr1(reinterpret_cast<const void *>(&thisBinary), &info, reinterpret_cast<void **>(&map), RTLD_DL_LINKMAP) ==
+          0 ||
+      !map)
+    return {};
+  // The main program's link map has no name (dladdr would say argv[0], which may be relative to anywhere).
+  if (map->l_name == nullptr || map->l_name[0] == '\0') {
+    std::error_code error;
+    fs::path exe = fs::read_symlink("/proc/self/exe", error);
+    return error ? fs::path() : exe;
+  }
+  std::error_code error;
+  fs::path library = fs::absolute(map->l_name, error);
+  return error ? fs::path() : library;
+}
+
+} // namespace
+#endif
+
+fs::path Target::builtinDirectory() {
+  static const fs::path directory = [] {
+#if defined(TESSERA_TARGETS_FROM_LIBDIR) && defined(TESSERA_TARGETS_FROM_BINDIR)
+    // Installed: share/tessera/targets beside the lib/ (or bin/) folder this code was loaded from.
+    if (const fs::path binary = thisBinary(); !binary.empty())
+      for (const char *relative : {TESSERA_TARGETS_FROM_LIBDIR, TESSERA_TARGETS_FROM_BINDIR}) {
+        const fs::path installed = (binary.parent_path() / relative).lexically_normal();
+        std::error_code error;
+        if (fs::is_directory(installed, error)) return installed;
+      }
+#endif
+    return fs::path(TESSERA_TARGETS_DIR); // a build tree: the source tree's
+  }();
+  return directory;
+}
 
 namespace {
 

@@ -143,11 +143,26 @@ void Registry::add(KernelInfo info) {
                               scalar.first, shapeToo ? "shape" : "kernel"),
                   info.loc);
   }
-  if (kernels_.contains(name))
-    throw Error(fmt::format("kernel '{}' is registered twice (first at {})", name, kernels_.at(name).loc.str()),
-                info.loc);
+  if (kernels_.contains(name)) {
+    const KernelInfo &first = kernels_.at(name);
+    throw Error(fmt::format("kernel '{}' is registered twice (first at {}{})", name, first.loc.str(),
+                            first.plugin.empty() ? "" : ", in plugin " + first.plugin),
+                info.loc, scope_ ? "rename the plugin's kernel: every kernel name is global" : "");
+  }
+  if (scope_) {
+    info.plugin = scope_->plugin_;
+    scope_->added_.push_back(name);
+  }
   kernels_.emplace(std::move(name), std::move(info));
 }
+
+Registry::PluginScope::PluginScope(std::string plugin) : plugin_(std::move(plugin)) {
+  Registry &registry = Registry::instance();
+  previous_ = registry.scope_;
+  registry.scope_ = this;
+}
+
+Registry::PluginScope::~PluginScope() { Registry::instance().scope_ = previous_; }
 
 const KernelInfo *Registry::find(const std::string &name) const {
   auto it = kernels_.find(name);
@@ -162,7 +177,18 @@ std::vector<const KernelInfo *> Registry::all() const {
 
 Registration::Registration(KernelInfo info, std::source_location loc) {
   info.loc = detail::toLoc(loc);
-  Registry::instance().add(std::move(info));
+  Registry &registry = Registry::instance();
+  if (!registry.scope_) {
+    registry.add(std::move(info));
+    return;
+  }
+  try {
+    registry.add(std::move(info));
+  } catch (const Error &e) {
+    registry.scope_->errors_.push_back(e);
+  } catch (const std::exception &e) {
+    registry.scope_->errors_.emplace_back(e.what(), detail::toLoc(loc));
+  }
 }
 
 graph::KernelGraph trace(const KernelInfo &kernel, const Params &params) {

@@ -121,7 +121,9 @@ const tsr::KernelInfo &findKernel(const std::string &name) {
   if (const tsr::KernelInfo *k = tsr::Registry::instance().find(name)) return *k;
   std::string known;
   for (const tsr::KernelInfo *k : tsr::Registry::instance().all()) known += (known.empty() ? "" : ", ") + k->name;
-  throw InputError(fmt::format("unknown kernel '{}' (known: {})", name, known), {}, "`tessera list` shows them");
+  throw InputError(fmt::format("unknown kernel '{}' (known: {})", name, known), {},
+                   "`tessera list` shows them; kernels of your own come from a plugin: --plugin libNAME.so "
+                   "(docs/user-kernels.md)");
 }
 
 isa::Target loadTarget(const std::string &nameOrPath) {
@@ -167,7 +169,7 @@ RunReport runKernel(const RunRequest &request) {
   const tsr::KernelInfo &kernel = findKernel(request.kernel);
   RunReport report;
   report.kernel = kernel.name;
-  report.target = loadTarget(request.target);
+  report.target = request.machine ? *request.machine : loadTarget(request.target);
 
   // 2. Trace: the DSL body runs once and records a kernel graph (loops kept, not unrolled).
   tsr::graph::KernelGraph graph =
@@ -212,6 +214,7 @@ RunReport runKernel(const RunRequest &request) {
   }
   sim::HbmImage hbm = makeInputs(program, request.seed);
   for (const auto &[name, path] : request.inputFiles) loadInputFile(program, hbm, name, path);
+  for (const auto &[name, array] : request.inputs) loadInputArray(program, hbm, name, array);
   std::optional<sim::HbmImage> golden; // the golden model starts from the same bytes (outputs NaN)
   if (request.golden) golden = hbm;
   std::vector<tsr::HostTensor> inputs, expected;
@@ -234,6 +237,9 @@ RunReport runKernel(const RunRequest &request) {
   }
   const bool hasReference = static_cast<bool>(kernel.reference);
   if (hasReference) kernel.reference(report.params, inputs, expected);
+  for (size_t i = 0, in = 0; i < program.tensors.size(); ++i)
+    if (!program.tensors[i].isOutput)
+      report.inputs[program.tensors[i].name] = {program.tensors[i].shape, std::move(inputs[in++])};
   report.reference = golden && hasReference ? "golden+reference"
                      : golden                ? "golden"
                      : hasReference          ? "reference"
@@ -243,11 +249,12 @@ RunReport runKernel(const RunRequest &request) {
     const isa::TensorInfo &t = program.tensors[i];
     if (!t.isOutput) continue;
     const tsr::HostTensor &ref = expected[out++];
+    HostArray &written = report.outputs[t.name] = {t.shape, decodeTensor(program, hbm, i)};
     if (!golden && !hasReference) continue;
     std::optional<tsr::HostTensor> goldenOut;
     if (golden) goldenOut = decodeTensor(program, *golden, i);
-    report.checks.push_back(compareWithBoth(t.name, t.dtype, decodeTensor(program, hbm, i),
-                                            goldenOut ? &*goldenOut : nullptr, hasReference ? &ref : nullptr));
+    report.checks.push_back(compareWithBoth(t.name, t.dtype, written.values, goldenOut ? &*goldenOut : nullptr,
+                                            hasReference ? &ref : nullptr));
     report.ok = report.ok && report.checks.back().ok;
   }
 
@@ -261,7 +268,7 @@ RunReport runKernel(const RunRequest &request) {
 CompiledKernel compileKernel(const RunRequest &request) {
   CompiledKernel k;
   k.kernel = &findKernel(request.kernel);
-  k.target = loadTarget(request.target);
+  k.target = request.machine ? *request.machine : loadTarget(request.target);
   k.graph = traceKernel(*k.kernel, request.shape, k.params, request.kernelParams, request.scalarParams);
   k.compiled = compileWithin(request, [&](const compiler::CompileOptions &options) {
     return compiler::compile(k.graph, k.target, options);

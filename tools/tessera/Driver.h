@@ -50,7 +50,10 @@ uint64_t defaultMaxMemoryBytes();
 /// What to run.
 struct RunRequest {
   std::string kernel;
-  std::string target = "trn2";
+  std::string target = "trn2";            ///< a target name (`tessera targets`) or a .toml file
+  /// A target opened, and perhaps changed, in code (`loadTarget("trn2")`, then twice the SBUF): when set, runKernel
+  /// and compileKernel simulate this machine and do not read `target`.
+  std::optional<isa::Target> machine;
   std::map<std::string, int64_t> shape;   ///< overrides of the kernel's default shape parameters
   std::map<std::string, int64_t> kernelParams; ///< overrides of its default kernel parameters (`--param`)
   std::map<std::string, double> scalarParams;  ///< overrides of its default scalar parameters (`--param`)
@@ -64,6 +67,9 @@ struct RunRequest {
   bool recordTimeline = false;
   /// Inputs from .npy files (`--input NAME=FILE`), instead of random values; the others stay random.
   std::map<std::string, std::string> inputFiles;
+  /// Inputs given as host arrays by name, rounded to each tensor's dtype (loadInputArray); the others stay random
+  /// (or come from inputFiles).
+  std::map<std::string, HostArray> inputs;
   /// Where to write every output as NAME.npy after the run (`--output-dir`); empty: nowhere.
   std::string outputDir;
   /// Keep the tensors after the run (RunReport::hbm: the inputs as the kernel read them and the outputs it
@@ -108,6 +114,9 @@ struct RunReport {
   std::shared_ptr<const tsr::graph::KernelGraph> graph;
   /// Every tensor's bytes after the run, in program.tensors order, when RunRequest::keepTensors asked for them.
   std::shared_ptr<const sim::HbmImage> hbm;
+  /// The inputs as the kernel read them (rounded to their dtypes) and the outputs it wrote, as FP32 host arrays
+  /// by tensor name; empty in a timing-only run.
+  std::map<std::string, HostArray> inputs, outputs;
   size_t instructions = 0;
   int64_t sbufPeakBytes = -1;  ///< NeuronCore: peak SBUF use per partition (from allocation; -1 unknown)
   int64_t psumPeakBytes = -1;

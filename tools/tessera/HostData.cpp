@@ -61,20 +61,50 @@ std::optional<std::vector<float>> npyValues(const NpyArray &a) {
 
 } // namespace
 
-void loadInputFile(const isa::Program &program, sim::HbmImage &hbm, const std::string &name, const std::string &path) {
+namespace {
+
+/// The index of input `name` in `program`, or an InputError starting with `what` that lists the inputs.
+size_t inputIndex(const isa::Program &program, const std::string &name, const std::string &what) {
   std::vector<std::string> inputs;
-  size_t index = program.tensors.size();
   for (size_t i = 0; i < program.tensors.size(); ++i) {
     if (program.tensors[i].isOutput) continue;
+    if (program.tensors[i].name == name) return i;
     inputs.push_back(program.tensors[i].name);
-    if (program.tensors[i].name == name) index = i;
   }
-  if (index == program.tensors.size())
-    throw InputError(fmt::format("--input: kernel '{}' has no input '{}' (its inputs: {})", program.kernel, name,
-                                 fmt::join(inputs, ", ")));
+  throw InputError(fmt::format("{}: kernel '{}' has no input '{}' (its inputs: {})", what, program.kernel, name,
+                               fmt::join(inputs, ", ")));
+}
+
+std::string shapeText(const std::vector<int64_t> &s) { return fmt::format("({})", fmt::join(s, ", ")); }
+
+/// Every value of `values` must be an integer for an integer tensor; `what` starts the error.
+void requireIntegers(const isa::TensorInfo &t, const std::vector<float> &values, const std::string &what) {
+  if (!isa::isInteger(t.dtype)) return;
+  for (float v : values)
+    if (v != std::nearbyint(v))
+      throw InputError(fmt::format("{} holds {}, not an integer, for the {} tensor", what, v, isa::name(t.dtype)));
+}
+
+} // namespace
+
+void loadInputArray(const isa::Program &program, sim::HbmImage &hbm, const std::string &name, const HostArray &array) {
+  const size_t index = inputIndex(program, name, "inputs");
+  const isa::TensorInfo &t = program.tensors[index];
+  if (array.shape != t.shape)
+    throw InputError(fmt::format("input '{}': the array has shape {}, but the kernel's '{}' is {}", name,
+                                 shapeText(array.shape), name, shapeText(t.shape)),
+                     {}, "give the request a shape (RunRequest::shape) that makes the kernel's tensors the arrays'");
+  if (array.values.size() != static_cast<size_t>(t.elements()))
+    throw InputError(fmt::format("input '{}': the array has {} values for its shape {} of {} elements", name,
+                                 array.values.size(), shapeText(array.shape), t.elements()));
+  requireIntegers(t, array.values, fmt::format("input '{}'", name));
+  isa::encode(t.dtype, array.values.data(), hbm[index].data(), array.values.size());
+}
+
+void loadInputFile(const isa::Program &program, sim::HbmImage &hbm, const std::string &name, const std::string &path) {
+  const size_t index = inputIndex(program, name, "--input");
   const isa::TensorInfo &t = program.tensors[index];
   const NpyArray a = readNpy(path);
-  auto shapeText = [](const std::vector<int64_t> &s) { return fmt::format("({})", fmt::join(s, ", ")); };
   if (a.shape != t.shape)
     throw InputError(fmt::format("--input {}: '{}' holds an array of shape {}, but the kernel's '{}' is {}", name, path,
                                  shapeText(a.shape), name, shapeText(t.shape)),
@@ -90,11 +120,7 @@ void loadInputFile(const isa::Program &program, sim::HbmImage &hbm, const std::s
     throw InputError(fmt::format("--input {}: '{}' holds elements of type '{}', which Tessera cannot read as {}", name,
                                  path, a.descr, isa::name(t.dtype)),
                      {}, "save float32 (or the tensor's dtype) with numpy.save");
-  if (isa::isInteger(t.dtype))
-    for (float v : *values)
-      if (v != std::nearbyint(v))
-        throw InputError(fmt::format("--input {}: '{}' holds {}, not an integer, for the {} tensor", name, path, v,
-                                     isa::name(t.dtype)));
+  requireIntegers(t, *values, fmt::format("--input {}: '{}'", name, path));
   isa::encode(t.dtype, values->data(), hbm[index].data(), values->size());
 }
 

@@ -14,6 +14,13 @@
 
 namespace tessera::driver {
 
+/// A tensor's values on the host: FP32, row-major, with the tensor's shape. How a program of your own gives a
+/// kernel its inputs (RunRequest::inputs) and gets its outputs back (RunReport::outputs).
+struct HostArray {
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+
 /// HBM contents for every tensor of `program`: inputs uniform in [-1, 1) from `seed`, rounded to their dtype;
 /// outputs filled with NaN, so an element the kernel never writes shows up as an error.
 sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed);
@@ -24,6 +31,11 @@ sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed);
 /// unknown name, another shape or an unsuitable dtype is an InputError naming the file.
 void loadInputFile(const isa::Program &program, sim::HbmImage &hbm, const std::string &name,
                    const std::string &path);
+
+/// Replaces input `name`'s random values in `hbm` with `array`'s, rounded to the tensor's dtype (as a float32
+/// .npy file is). Its shape must be the tensor's and it must hold that many values; an integer tensor takes only
+/// integers. An unknown name, another shape or a non-integer for an integer tensor is an InputError.
+void loadInputArray(const isa::Program &program, sim::HbmImage &hbm, const std::string &name, const HostArray &array);
 
 /// Writes every output tensor of `hbm` to `dir`/NAME.npy: float32 for bf16 and fp8 outputs (exactly their values),
 /// the tensor's own dtype otherwise. Creates `dir`; an InputError when it cannot.

@@ -180,6 +180,50 @@ std::vector<SweepRow> runSweep(const RunRequest &base, const std::vector<SweepPo
   return rows;
 }
 
+std::string encodeRows(const std::vector<SweepRow> &rows) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const SweepRow &r : rows)
+    j.push_back({{"shape", r.point.shape},
+                 {"kernel_params", r.point.kernelParams},
+                 {"label", r.point.label},
+                 {"status", static_cast<int>(r.status)},
+                 {"message", r.message},
+                 {"time_us", r.timeUs},
+                 {"achieved_tflops", r.achievedTflops},
+                 {"instructions", r.instructions},
+                 {"sim_seconds", r.simSeconds},
+                 {"wall_seconds", r.wallSeconds},
+                 {"busy_percent", r.busyPercent}});
+  return j.dump();
+}
+
+std::vector<SweepRow> decodeRows(const std::string &text) {
+  std::vector<SweepRow> rows;
+  try {
+    for (const nlohmann::json &j : nlohmann::json::parse(text)) {
+      SweepRow r;
+      r.point.shape = j.at("shape").get<std::map<std::string, int64_t>>();
+      r.point.kernelParams = j.at("kernel_params").get<std::map<std::string, int64_t>>();
+      r.point.label = j.at("label").get<std::string>();
+      const int status = j.at("status").get<int>();
+      if (status < 0 || status > static_cast<int>(SweepRow::Status::Limit))
+        throw Error(fmt::format("sweep rows: unknown status {}", status));
+      r.status = static_cast<SweepRow::Status>(status);
+      r.message = j.at("message").get<std::string>();
+      r.timeUs = j.at("time_us").get<double>();
+      r.achievedTflops = j.at("achieved_tflops").get<double>();
+      r.instructions = j.at("instructions").get<uint64_t>();
+      r.simSeconds = j.at("sim_seconds").get<double>();
+      r.wallSeconds = j.at("wall_seconds").get<double>();
+      r.busyPercent = j.at("busy_percent").get<std::map<std::string, double>>();
+      rows.push_back(std::move(r));
+    }
+  } catch (const nlohmann::json::exception &e) {
+    throw Error(fmt::format("sweep rows: {}", e.what()));
+  }
+  return rows;
+}
+
 void sortBySimulatedTime(std::vector<SweepRow> &rows) {
   std::stable_sort(rows.begin(), rows.end(), [](const SweepRow &a, const SweepRow &b) {
     if (a.ran() != b.ran())

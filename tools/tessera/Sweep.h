@@ -2,8 +2,8 @@
 /// \file
 /// A parameter sweep: one kernel run for every combination of a few shape and kernel-parameter values
 /// (`tessera sweep`). The library plans the combinations, runs any subset of them on a pool of threads and
-/// tabulates the results; the CLI only parses and prints. A distributed sweep (one process per MPI rank) takes its
-/// share with shardOf() and gathers the rows.
+/// tabulates the results; the CLI only parses and prints. A distributed sweep (one process per MPI rank,
+/// SweepRanks.h) runs its share, shardOf(), and rank 0 gathers the rows (encodeRows, decodeRows).
 ///
 /// Threads: tracing, compiling (MLIR), the golden model and the reference run in parallel; the simulation proper
 /// takes turns, because SystemC keeps its simulation context in one process-wide global (sim/lib/SimContext.h).
@@ -74,6 +74,11 @@ const char *statusName(SweepRow::Status s);
 /// a time. A RunRequest's progress callback and deadline are not used.
 std::vector<SweepRow> runSweep(const RunRequest &base, const std::vector<SweepPoint> &points, unsigned jobs,
                                const std::function<void(size_t, size_t)> &done = {});
+
+/// Rows as text and back, every field exactly (doubles round-trip), for rows run by another process
+/// (SweepRanks::gather). Text that is not such rows is an Error.
+std::string encodeRows(const std::vector<SweepRow> &rows);
+std::vector<SweepRow> decodeRows(const std::string &text);
 
 /// Rows that ran, fastest simulated time first, then the rest in their original order.
 void sortBySimulatedTime(std::vector<SweepRow> &rows);

@@ -3,6 +3,7 @@
 #include "tessera/AtomicFile.h"
 #include "tessera/ProgressBar.h"
 #include "tessera/Sweep.h"
+#include "tessera/SweepRanks.h"
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -66,9 +67,33 @@ private:
   bool enabled_, drawn_ = false;
 };
 
-} // namespace
+/// The exit status main() gives an error `e` (InputError 2, LimitError 3, another 1).
+int statusOf(const std::exception &e) {
+  if (dynamic_cast<const InputError *>(&e)) return 2;
+  if (dynamic_cast<const LimitError *>(&e)) return 3;
+  return 1;
+}
 
-int runSweepCommand(const std::vector<std::string> &args) {
+/// The rows of every rank back in point order: shardOf gave rank r the points r, r + size, r + 2 size, ...
+std::vector<SweepRow> interleave(const std::vector<std::vector<SweepRow>> &byRank, size_t total) {
+  size_t sent = 0;
+  for (const std::vector<SweepRow> &shard : byRank)
+    sent += shard.size();
+  if (sent != total)
+    throw Error(fmt::format("sweep: the ranks sent {} rows for {} combinations", sent, total));
+  std::vector<SweepRow> rows;
+  rows.reserve(total);
+  for (size_t i = 0; i < total; ++i) {
+    const std::vector<SweepRow> &shard = byRank.at(i % byRank.size());
+    if (i / byRank.size() >= shard.size())
+      throw Error(fmt::format("sweep: rank {} sent {} rows, fewer than its share", i % byRank.size(), shard.size()));
+    rows.push_back(shard[i / byRank.size()]);
+  }
+  return rows;
+}
+
+/// The command on one rank (the only one, unless an MPI launcher started it).
+int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
   std::string kernelName, target = "trn2", seed = "0", jobs, csvPath, maxInstructions;
   std::vector<std::string> shapes, params;
   bool timingOnly = false, noGolden = false, noChecks = false, json = false;
@@ -79,7 +104,8 @@ int runSweepCommand(const std::vector<std::string> &args) {
       "kernel-parameter values to sweep, e.g. --param bm=128,256,512 --param bn=256,512")(
       "shape,s", po::value(&shapes)->composing()->value_name("NAME=V1,V2,..."),
       "shape parameters: one value each, or several to sweep, e.g. --shape M=2048,N=2048,K=1024,2048")(
-      "jobs,j", po::value(&jobs)->value_name("N"), "combinations at a time (default: the host's cores)")(
+      "jobs,j", po::value(&jobs)->value_name("N"),
+      "combinations at a time (default: the host's cores; under MPI, shared by the ranks on the host)")(
       "timing-only", po::bool_switch(&timingOnly), "simulate time alone: no values, no output comparison")(
       "no-golden", po::bool_switch(&noGolden), "check against the kernel's reference alone")(
       "no-checks", po::bool_switch(&noChecks), "skip the race and uninitialised-read checks")(
@@ -97,7 +123,8 @@ int runSweepCommand(const std::vector<std::string> &args) {
     if (vm.count("help")) {
       std::ostringstream usage;
       usage << desc;
-      fmt::print("{}", usage.str());
+      if (ranks.root())
+        fmt::print("{}", usage.str());
       return 0;
     }
     po::notify(vm);
@@ -143,33 +170,72 @@ int runSweepCommand(const std::vector<std::string> &args) {
     base.maxInstructions = v;
   }
   base.compile.maxInstructions = base.compileOptions().maxInstructions;
-  const unsigned threads = jobs.empty() ? std::max(1u, std::thread::hardware_concurrency()) : parseJobs(jobs);
+  // The host's cores, shared by the ranks on it.
+  const unsigned threads = jobs.empty()
+                               ? std::max(1u, std::thread::hardware_concurrency() / ranks.onThisHost())
+                               : parseJobs(jobs);
 
+  // Everything above failed alike on every rank; from here rank 0 alone opens and writes files, and tells the others.
   std::optional<AtomicFile> csv;
   if (!csvPath.empty())
-    csv.emplace(csvPath, "CSV");
+    ranks.onRoot([&] { csv.emplace(csvPath, "CSV"); }, statusOf);
+  const std::vector<SweepPoint> mine = shardOf(points, ranks.rank(), ranks.size());
   std::vector<SweepRow> rows;
   {
-    SweepProgress progress(!json && ProgressBar::isTerminal(stderr));
-    rows = runSweep(base, points, threads, [&](size_t finished, size_t total) { progress(finished, total); });
+    SweepProgress progress(!json && ranks.size() == 1 && ProgressBar::isTerminal(stderr));
+    rows = runSweep(base, mine, threads, [&](size_t finished, size_t total) { progress(finished, total); });
   }
-  sortBySimulatedTime(rows);
-  if (csv)
-    csv->commit(sweepCsv(rows, columns));
-  if (json) {
-    fmt::print("{}\n", sweepJson(rows, columns, base).dump(2));
-  } else {
-    fmt::print("{} on {}: {} combinations, {} at a time{}\n\n", kernel.name, target, rows.size(),
-               std::min<size_t>(threads, rows.size()), timingOnly ? ", timing only" : "");
-    fmt::print("{}", sweepTable(rows, columns));
+  // Every rank's rows to rank 0 as text (one process too: the same path).
+  const std::vector<std::string> texts = ranks.gather(encodeRows(rows));
+  int status = 0;
+  ranks.onRoot(
+      [&] {
+        std::vector<std::vector<SweepRow>> byRank;
+        for (const std::string &text : texts)
+          byRank.push_back(decodeRows(text));
+        rows = interleave(byRank, points.size());
+        sortBySimulatedTime(rows);
+        if (csv)
+          csv->commit(sweepCsv(rows, columns));
+        if (json) {
+          fmt::print("{}\n", sweepJson(rows, columns, base).dump(2));
+        } else {
+          std::string shares; // how many combinations each rank ran: 2+2+1+1
+          for (const std::vector<SweepRow> &shard : byRank)
+            shares += fmt::format("{}{}", shares.empty() ? "" : "+", shard.size());
+          const std::string where =
+              ranks.size() == 1 ? fmt::format("{} at a time", std::min<size_t>(threads, rows.size()))
+                                : fmt::format("{} ranks ({}), {} at a time each", ranks.size(), shares, threads);
+          fmt::print("{} on {}: {} combinations, {}{}\n\n", kernel.name, target, rows.size(), where,
+                     timingOnly ? ", timing only" : "");
+          fmt::print("{}", sweepTable(rows, columns));
+        }
+        std::fflush(stdout);
+        const bool anyFailed = std::any_of(rows.begin(), rows.end(),
+                                           [](const SweepRow &r) { return r.status == SweepRow::Status::Failed; });
+        const bool anyOk = std::any_of(rows.begin(), rows.end(),
+                                       [](const SweepRow &r) { return r.status == SweepRow::Status::Ok; });
+        status = anyFailed ? 1 : anyOk ? 0 : 2;
+      },
+      statusOf);
+  // Every rank exits with rank 0's status, so mpirun's is the sweep's.
+  return ranks.broadcast(status);
+}
+
+} // namespace
+
+int runSweepCommand(const std::vector<std::string> &args) {
+  SweepRanks ranks;
+  if (ranks.root())
+    return sweepOn(ranks, args); // errors go to main, which reports them
+  // Rank 0 reports every error: those before the runs happen alike on every rank, the later ones on rank 0 alone.
+  try {
+    return sweepOn(ranks, args);
+  } catch (const RootFailed &f) {
+    return f.status;
+  } catch (const std::exception &e) {
+    return statusOf(e);
   }
-  const bool anyFailed = std::any_of(rows.begin(), rows.end(),
-                                     [](const SweepRow &r) { return r.status == SweepRow::Status::Failed; });
-  const bool anyOk =
-      std::any_of(rows.begin(), rows.end(), [](const SweepRow &r) { return r.status == SweepRow::Status::Ok; });
-  if (anyFailed)
-    return 1;
-  return anyOk ? 0 : 2;
 }
 
 } // namespace tessera::driver

@@ -6,6 +6,8 @@
 ///                 [--timing-only] [--no-golden] [--no-checks] [--seed N] [--csv FILE] [--json]
 /// Exit status: 0 every combination that ran passed its checks; 1 one failed a check; 2 bad usage, or no
 /// combination could run (each row says why).
+/// Under MPI (`mpirun -n N tessera sweep ...`, SweepRanks.h) the ranks share out the combinations, rank 0 prints the
+/// same table (CSV, JSON) as one process would, and every rank exits with its status.
 
 #include <string>
 #include <vector>

@@ -12,6 +12,7 @@
 //   tessera isa [INSTRUCTION] [--target T] [--json] [--markdown]
 //   tessera sweep KERNEL [--target T] --param bm=128,256 [--shape ...] [--jobs N] [--timing-only] [--csv F] [--json]
 //   tessera systolic --rows R --cols C --dataflow ws|os|is --gemm M,N,K [--model pe|fold] [--animate] [--svg F]
+// Any command also takes --plugin LIB.so (repeatable): kernels of your own, built with tessera_add_kernels.
 // Exit status: 0 all well; 1 a check failed (numerics, a kernel bug found); 2 bad usage or input; 3 a resource
 // limit stopped the run (--max-instructions, --max-memory-gib, --timeout).
 
@@ -23,9 +24,11 @@
 #include "tessera/Driver.h"
 #include "tessera/HtmlReport.h"
 #include "tessera/IsaReference.h"
+#include "tessera/Plugin.h"
 #include "tessera/ProgressBar.h"
 #include "tessera/Report.h"
 #include "tessera/SweepCommand.h"
+#include "tessera/SweepRanks.h"
 #include "tessera/SystolicCommand.h"
 #include "tessera/Trace.h"
 
@@ -291,14 +294,17 @@ int cmdList(const std::vector<std::string> &args) {
       for (auto &[name, value] : k->params) params[name] = value;
       for (auto &[name, value] : k->kernelParams) kernelParams[name] = value;
       for (auto &[name, value] : k->scalarParams) kernelParams[name] = value;
-      out.push_back(
-          {{"name", k->name}, {"summary", k->summary}, {"params", params}, {"kernel_params", kernelParams}});
+      nlohmann::json j = {
+          {"name", k->name}, {"summary", k->summary}, {"params", params}, {"kernel_params", kernelParams}};
+      if (!k->plugin.empty()) j["plugin"] = k->plugin; // loaded with --plugin
+      out.push_back(std::move(j));
       continue;
     }
-    if (paramsWidth == 0) fmt::print("{:<{}} {:<24} {}\n", k->name, width, joined(k->params), k->summary);
+    const std::string summary = k->plugin.empty() ? k->summary : fmt::format("{} (plugin {})", k->summary, k->plugin);
+    if (paramsWidth == 0) fmt::print("{:<{}} {:<24} {}\n", k->name, width, joined(k->params), summary);
     else
       fmt::print("{:<{}} {:<24} {:<{}} {}\n", k->name, width, joined(k->params), kernelJoined(*k), paramsWidth,
-                 k->summary);
+                 summary);
   }
   if (json) fmt::print("{}\n", out.dump(2));
   return kOk;
@@ -800,6 +806,8 @@ void printUsage(std::FILE *out) {
              "  sim FILE.mlir            simulate a saved module (the output of compile --emit nc)\n"
              "  isa [INSTRUCTION]        the instruction set: operands, engines, limits, cost formulas\n"
              "  systolic --gemm M,N,K    one GEMM on a systolic array, PE by PE: cycles, utilisation, SRAM/DRAM traffic\n\n"
+             "--plugin LIB.so (any command, repeatable) loads kernels of your own, built with tessera_add_kernels()\n"
+             "from the Tessera CMake package (docs/user-kernels.md).\n"
              "`tessera <command> --help` lists a command's options. --json gives machine-readable output.\n");
 }
 
@@ -831,6 +839,14 @@ int fail(const Error &e, int status, bool json) {
 int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+  // Plugins first, whatever the command: their kernels are then found like the library's.
+  try {
+    for (const std::string &plugin : takePluginOptions(args)) loadPlugin(plugin);
+  } catch (const InputError &e) {
+    // Every rank of an MPI sweep fails alike here: rank 0 says so, once.
+    if (!args.empty() && args[0] == "sweep" && launcherRank() != 0) return kBadInput;
+    return fail(e, kBadInput, json);
+  }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     printUsage(args.empty() ? stderr : stdout);
     return args.empty() ? kBadInput : kOk;

@@ -137,6 +137,33 @@ TEST(Sweep, ThreadsGiveTheRowsOneThreadGivesAndInvalidOnesAreRows) {
   EXPECT_FALSE(j["rows"].back().contains("time_us"));
 }
 
+TEST(Sweep, RowsSurviveTheTripBetweenProcessesExactly) {
+  // What an MPI rank sends rank 0 (SweepRanks::gather): every field, the doubles to the last bit.
+  const std::vector<SweepAxis> axes = {{Kind::KernelParam, "bm", {128, 384}}, {Kind::KernelParam, "bn", {512}}};
+  const std::vector<SweepRow> rows = runSweep(blockedMatmul(), sweepPoints(axes), 1);
+  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_EQ(rows[1].status, SweepRow::Status::Invalid); // a row with a message and no times
+  const std::vector<SweepRow> back = decodeRows(encodeRows(rows));
+  ASSERT_EQ(back.size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(back[i].point.shape, rows[i].point.shape);
+    EXPECT_EQ(back[i].point.kernelParams, rows[i].point.kernelParams);
+    EXPECT_EQ(back[i].point.label, rows[i].point.label);
+    EXPECT_EQ(back[i].status, rows[i].status);
+    EXPECT_EQ(back[i].message, rows[i].message);
+    EXPECT_EQ(back[i].timeUs, rows[i].timeUs);
+    EXPECT_EQ(back[i].achievedTflops, rows[i].achievedTflops);
+    EXPECT_EQ(back[i].instructions, rows[i].instructions);
+    EXPECT_EQ(back[i].simSeconds, rows[i].simSeconds);
+    EXPECT_EQ(back[i].wallSeconds, rows[i].wallSeconds);
+    EXPECT_EQ(back[i].busyPercent, rows[i].busyPercent);
+  }
+  EXPECT_EQ(sweepTable(back, axes), sweepTable(rows, axes));
+  EXPECT_TRUE(decodeRows(encodeRows({})).empty());
+  for (const char *bad : {"", "{", "[{}]", "[{\"status\": 9}]"})
+    EXPECT_THROW(decodeRows(bad), Error) << bad;
+}
+
 /// Runs the CLI; returns its exit status and stdout.
 std::pair<int, std::string> cli(const std::string &args) {
   const std::string command = std::string(TESSERA_CLI) + " " + args + " 2>/dev/null";

@@ -183,7 +183,8 @@ struct Target {
   static Target find(const std::string &nameOrPath);
   /// Every target file in the search path, by name.
   static std::vector<Target> all();
-  /// The built-in target directory.
+  /// The built-in target directory: share/tessera/targets of the prefix Tessera is installed in (found from the
+  /// library or program holding this code), or the source tree's isa/targets when run from a build tree.
   static std::filesystem::path builtinDirectory();
 };
 

@@ -88,6 +88,8 @@ struct KernelInfo {
   /// keep their order. Off by default: the streams keep program order.
   bool scheduleInstructions = false;
   tessera::SourceLoc loc;                                                 ///< where it was defined
+  /// The plugin it came from (`tessera --plugin PATH`, Registry::PluginScope); empty for a kernel linked in.
+  std::string plugin;
 
   /// The defaults overridden by `shape` (shape parameters), `kernel` (kernel parameters) and `scalars` (scalar
   /// parameters); an unknown name, a shape or kernel parameter below 1 or a scalar that is not finite is a
@@ -128,18 +130,45 @@ template <class F> std::function<void(std::span<const Hbm>)> body(F f) {
   return [f](std::span<const Hbm> t) { detail::callBody(f, t, std::make_index_sequence<n>{}); };
 }
 
-/// All registered kernels.
+/// All registered kernels: one registry per process, in libtessera.so, which the CLI, plugins and tests share.
 class Registry {
 public:
   static Registry &instance();
+  /// Adds a kernel; a name already registered, or a parameter both a shape and a kernel parameter, is a
+  /// tsr::Error at the kernel's definition.
   void add(KernelInfo info);
   /// The kernel called `name`, or nullptr.
   const KernelInfo *find(const std::string &name) const;
   /// Every kernel, sorted by name.
   std::vector<const KernelInfo *> all() const;
 
+  /// While one is alive, the kernels registered are a plugin's (loaded by tessera::driver::loadPlugin): each is
+  /// marked as coming from `plugin` (KernelInfo::plugin), and a Registration that fails records its error here
+  /// instead of throwing, since a plugin's static initialisers run inside dlopen, which no exception may cross.
+  class PluginScope {
+  public:
+    explicit PluginScope(std::string plugin);
+    ~PluginScope();
+    PluginScope(const PluginScope &) = delete;
+    PluginScope &operator=(const PluginScope &) = delete;
+    /// The names registered in this scope, in order.
+    const std::vector<std::string> &added() const { return added_; }
+    /// The registrations that failed, in order.
+    const std::vector<Error> &errors() const { return errors_; }
+
+  private:
+    friend class Registry;
+    friend struct Registration;
+    std::string plugin_;
+    std::vector<std::string> added_;
+    std::vector<Error> errors_;
+    PluginScope *previous_ = nullptr;
+  };
+
 private:
+  friend struct Registration;
   std::map<std::string, KernelInfo> kernels_;
+  PluginScope *scope_ = nullptr;
 };
 
 /// Registers a kernel at static-initialisation time: `static tsr::Registration r{{.name = "add", ...}};`
