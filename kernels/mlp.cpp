@@ -1,5 +1,6 @@
-// mlp: the gated MLP of Llama-style transformers, Y = (silu(X @ W_gate) * (X @ W_up)) @ W_down, fused: the
-// [T, F] hidden activations never leave SBUF. bf16 in and out, FP32 accumulation. T tokens, model dimension D,
+// mlp: the gated MLP of Llama-style transformers, Y = (act(X @ W_gate) * (X @ W_up)) @ W_down, fused: the
+// [T, F] hidden activations never leave SBUF. Kernel parameter act: 1 = SiLU (SwiGLU, Llama), 2 = exact GELU
+// (GeGLU, Gemma). bf16 in and out, FP32 accumulation. T tokens, model dimension D,
 // hidden dimension F; X is given transposed, x_t[D, T], as the matmul kernels take a_t.
 //
 // Blocked like matmul_blocked, with kernel parameters bt (tokens, at most 512), bf (hidden units) and bd (model
@@ -9,7 +10,7 @@
 //  1. Gate and up projections of bf hidden units, computed transposed: matmul(stationary = a [128 (D), 128 (F)]
 //     slice of a weight block, moving = x_t's [128 (D), bt] tile) gives [128 (F), bt] = (X @ W)^T in PSUM, so
 //     the hidden units land on partitions: what the down projection contracts over. No transpose anywhere.
-//     g^T = silu(gate) * up, rounded to bf16 (the down projection's operand), into one [128, bf/128 x bt] tile.
+//     g^T = act(gate) * up, rounded to bf16 (the down projection's operand), into one [128, bf/128 x bt] tile.
 //  2. Down projection of those bf hidden units: each [128 tokens, <= 512 (D)] partial product accumulates
 //     bf/128 matmuls (g^T's slices stationary, W_down's rows moving) in a PSUM bank, then adds into the SBUF
 //     accumulator; W_down is loaded bd columns at a time.
@@ -38,15 +39,22 @@ using tessera::isa::roundTo;
 using tessera::kernels::matmulBlock;
 
 constexpr const char *kName = "mlp";
+constexpr int64_t kSilu = 1, kGelu = 2; // kernel parameter act
+
+/// The gate's activation, in double, as the reference applies it.
+double activation(double x, int64_t act) {
+  return act == kGelu ? 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))) : x / (1.0 + std::exp(-x));
+}
 
 const Registration registration{{
     .name = kName,
-    .summary = "fused gated MLP (silu(X @ W_gate) * (X @ W_up)) @ W_down, X given as x_t[D, T], bf16, FP32 "
-               "accumulation",
+    .summary = "fused gated MLP (act(X @ W_gate) * (X @ W_up)) @ W_down, X given as x_t[D, T], bf16, FP32 "
+               "accumulation; act=1 SiLU (SwiGLU), act=2 GELU (GeGLU)",
     .params = {{"T", 512}, {"D", 512}, {"F", 1024}},
-    .kernelParams = {{"bt", 512}, {"bf", 512}, {"bd", 1024}},
+    .kernelParams = {{"bt", 512}, {"bf", 512}, {"bd", 1024}, {"act", kSilu}},
     .signature =
         [](const Params &p) {
+          require(p["act"] == kSilu || p["act"] == kGelu, fmt::format("{}: act must be 1 (SiLU) or 2 (GELU)", kName));
           for (const char *dim : {"T", "D", "F"})
             require(p[dim] % tile_size::pmax == 0, fmt::format("{}: {} must be a multiple of 128", kName, dim));
           const int64_t bt = matmulBlock(kName, p, "bt", "T", tile_size::pmax);
@@ -86,7 +94,7 @@ const Registration registration{{
               hGate += matmul(gate[k].slice(f * tp, tp), xs[k]);
               hUp += matmul(up[k].slice(f * tp, tp), xs[k]);
             }
-            gT.slice(f * bt, bt) += silu(hGate) * hUp;
+            gT.slice(f * bt, bt) += (p["act"] == kGelu ? gelu(hGate) : silu(hGate)) * hUp;
           }
           for (auto db : affine_range(D / bd)) {
             std::vector<Tile> down; // [128, bd] per 128 hidden units of the block
@@ -123,7 +131,7 @@ const Registration registration{{
             std::fill(row.begin(), row.end(), 0.0);
             for (int64_t f = 0; f < F; ++f) {
               // The kernel keeps g in bf16 (the down projection's operand); the rest is exact.
-              const double g = roundTo(bf16, static_cast<float>(gate[f] / (1.0 + std::exp(-gate[f])) * up[f]));
+              const double g = roundTo(bf16, static_cast<float>(activation(gate[f], p["act"]) * up[f]));
               for (int64_t d = 0; d < D; ++d) row[d] += g * w_down[f * D + d];
             }
             for (int64_t d = 0; d < D; ++d) out[0][t * D + d] = static_cast<float>(row[d]);

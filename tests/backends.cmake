@@ -42,6 +42,31 @@ foreach(kernel add softmax matmul_tiled matmul_blocked)
                    ${BACKEND_WORK} auto)
   set_tests_properties(backends/pallas-auto/${kernel}/tpu-v6e PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 endforeach()
+# The kernels' variants that emit other instructions (DMA transposes, bn_stats/bn_aggr, FP8 double row, causal
+# masks with affine_select, GELU gates, 1x1 and strided convolutions), through both backends where the variant
+# exists (layernorm form=2 and matmul_fp8 rows=2 are NeuronCore forms).
+foreach(variant "transpose2d engine=2" "layernorm form=2" "matmul_fp8 rows=2" "attention_fwd causal=1" "mlp act=2"
+                "conv2d k=1" "conv2d stride=2" "gelu form=2")
+  separate_arguments(variant)
+  list(GET variant 0 kernel)
+  list(GET variant 1 param)
+  foreach(target trn1 trn2)
+    if(NOT (param STREQUAL "rows=2" AND target STREQUAL "trn1")) # FP8 double row: NeuronCore-v3 on
+      add_test(NAME backends/nki/${kernel}-${param}/${target}
+               COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki ${kernel} ${target}
+                       ${BACKEND_WORK} - --param ${param})
+      set_tests_properties(backends/nki/${kernel}-${param}/${target} PROPERTIES FIXTURES_REQUIRED backend_venv
+                           LABELS backends)
+    endif()
+  endforeach()
+  if(NOT param MATCHES "^(form=2|rows=2)$" OR kernel STREQUAL "gelu")
+    add_test(NAME backends/pallas-auto/${kernel}-${param}/tpu-v5e
+             COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v5e
+                     ${BACKEND_WORK} auto --param ${param})
+    set_tests_properties(backends/pallas-auto/${kernel}-${param}/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv
+                         LABELS backends)
+  endif()
+endforeach()
 add_test(NAME backends/every-kernel
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/hw-backends/check/every_kernel.py $<TARGET_FILE:tessera> ${library_kernels})
 set_tests_properties(backends/every-kernel PROPERTIES LABELS backends)

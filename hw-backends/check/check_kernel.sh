@@ -1,27 +1,31 @@
 #!/usr/bin/env bash
 # One kernel through one hardware backend, checked with what runs offline (docs/backends.md):
-#   check_kernel.sh TESSERA PYTHON pallas KERNEL TARGET WORKDIR [STYLE]
+#   check_kernel.sh TESSERA PYTHON pallas KERNEL TARGET WORKDIR [STYLE [DEPLOY-ARG...]]
 #                              tessera deploy (--pallas-style STYLE, default manual), then the bundle's runner:
 #                              --interpret (numerics vs the simulator, Pallas' race detector) and --export (Mosaic)
-#   check_kernel.sh TESSERA PYTHON nki KERNEL TARGET WORKDIR
+#   check_kernel.sh TESSERA PYTHON nki KERNEL TARGET WORKDIR [- [DEPLOY-ARG...]]
 #                              tessera deploy, then check_nki.py on the kernel (Python compile, the NKI 0.6 API
 #                              manifest) and the bundle's runner --simulate on Tessera's NumPy model of the NKI calls
 #                              it emits (nki_model/: numerics vs the simulator under that reading of NKI; not NKI)
-# PYTHON: the backend virtual environment's python (scripts/backend-venv.sh).
+# PYTHON: the backend virtual environment's python (scripts/backend-venv.sh). DEPLOY-ARGs go to tessera deploy
+# (a variant of the kernel: --param causal=1).
 set -euo pipefail
-[ $# -eq 6 ] || [ $# -eq 7 ] || { echo "usage: $0 TESSERA PYTHON pallas|nki KERNEL TARGET WORKDIR [STYLE]" >&2; exit 2; }
+[ $# -ge 6 ] || { echo "usage: $0 TESSERA PYTHON pallas|nki KERNEL TARGET WORKDIR [STYLE [DEPLOY-ARG...]]" >&2; exit 2; }
 tessera=$1 python=$2 backend=$3 kernel=$4 target=$5 work=$6 style=${7:-manual}
+[ "$style" = - ] && style=manual
+shift $(($# < 7 ? $# : 7))
+variant=$(printf '%s' "$*" | tr -c 'A-Za-z0-9_.=-' '_')
+dir="$work/$backend-$style-$kernel-$target${variant:+-$variant}"
 here=$(cd "$(dirname "$0")" && pwd)
-dir="$work/$backend-$style-$kernel-$target"
 rm -rf "$dir"
 case "$backend" in
   pallas)
-    "$tessera" deploy "$kernel" --target "$target" --pallas-style "$style" -o "$dir"
+    "$tessera" deploy "$kernel" --target "$target" --pallas-style "$style" -o "$dir" "$@"
     grep -E '^(Pallas TPU, [a-z]+ style)' "$dir/$kernel.py"
     "$python" "$dir/run.py" --interpret
     "$python" "$dir/run.py" --export ;;
   nki)
-    "$tessera" deploy "$kernel" --target "$target" -o "$dir"
+    "$tessera" deploy "$kernel" --target "$target" -o "$dir" "$@"
     "$python" "$here/check_nki.py" "$dir/$kernel.py"
     PYTHONPATH="$here/nki_model" "$python" "$dir/run.py" --simulate ;;
   *) echo "$0: unknown backend '$backend'" >&2; exit 2 ;;

@@ -1,9 +1,12 @@
-// The library kernels beyond matching their references at several shapes (RunKernelTest.cpp): what the registry
-// and `tessera list --json` show of them; every one at its default shape on trn1, trn2, tpu-v5e and tpu-v6e;
-// gelu's two forms; the norms' eps, where it matters; layernorm's bn_stats form; mlp at several block sizes, with
-// the HBM bytes and FLOPs its loops imply and the weight reuse that its token blocks buy; gamma and beta loaded
-// once; attention_fwd's share of the tensor engine's peak at S=4096; matmul_fp8's double row mode; conv2d and
-// avgpool2d's traffic; and misuse named with what was expected.
+// The library kernels beyond matching their references at several shapes
+// (RunKernelTest.cpp): what the registry and `tessera list --json` show of
+// them; every one at its default shape on trn1, trn2, tpu-v5e and tpu-v6e;
+// gelu's two forms; the norms' eps, where it matters; layernorm's bn_stats
+// form; mlp at several block sizes, with the HBM bytes and FLOPs its loops
+// imply and the weight reuse that its token blocks buy; gamma and beta loaded
+// once; attention_fwd's share of the tensor engine's peak at S=4096;
+// matmul_fp8's double row mode; conv2d and avgpool2d's traffic; and misuse
+// named with what was expected.
 
 #include "tessera/Driver.h"
 #include "tessera/dsl/tsr.h"
@@ -278,6 +281,18 @@ TEST(LibraryKernels, MlpMatchesAtSeveralBlockSizes) {
       expectMatches({.kernel = "mlp", .target = target, .shape = shape, .kernelParams = blocks, .seed = 9});
 }
 
+// act=2 gates with GELU (GeGLU) instead of SiLU: against the reference and the golden model; the two differ.
+TEST(LibraryKernels, MlpGatesWithGelu) {
+  const Values shape{{"T", 128}, {"D", 256}, {"F", 256}};
+  for (const char *target : {"trn1", "trn2", "tpu-v5e", "tpu-v6e"})
+    expectMatches({.kernel = "mlp", .target = target, .shape = shape, .kernelParams = {{"act", 2}}, .seed = 5});
+  RunReport silu = runKernel({.kernel = "mlp", .target = "trn2", .shape = shape, .seed = 5});
+  RunReport gelu =
+      runKernel({.kernel = "mlp", .target = "trn2", .shape = shape, .kernelParams = {{"act", 2}}, .seed = 5});
+  ASSERT_TRUE(silu.outputs.contains("y") && gelu.outputs.contains("y"));
+  EXPECT_NE(silu.outputs.at("y").values, gelu.outputs.at("y").values);
+}
+
 /// The FLOPs of `r`'s tensor-engine (MXU) instructions.
 double matmulFlops(const RunReport &r) {
   double flops = 0;
@@ -326,6 +341,7 @@ TEST(LibraryKernels, MisuseSaysWhatWasExpected) {
   EXPECT_EQ(errorOf({.kernel = "gelu", .kernelParams = {{"form", 3}}}),
             "gelu: form must be 1 (exact, erf) or 2 (tanh approximation)");
   EXPECT_EQ(errorOf({.kernel = "mlp", .shape = {{"T", 200}}}), "mlp: T must be a multiple of 128");
+  EXPECT_EQ(errorOf({.kernel = "mlp", .kernelParams = {{"act", 3}}}), "mlp: act must be 1 (SiLU) or 2 (GELU)");
   EXPECT_EQ(errorOf({.kernel = "mlp", .shape = {{"T", 512}}, .kernelParams = {{"bt", 384}}}),
             "mlp: block bt=384 must be a multiple of 128 that divides T=512");
   EXPECT_EQ(errorOf({.kernel = "mlp", .shape = {{"T", 1024}}, .kernelParams = {{"bt", 1024}}}),
