@@ -204,6 +204,7 @@ private:
     case OpKind::Reduce:
     case OpKind::Copy:
     case OpKind::Memset:
+    case OpKind::Transpose:
     case OpKind::Print: return;
     case OpKind::Instruction:
     case OpKind::Wait:
@@ -218,6 +219,7 @@ private:
     if (store && phase != Phase::Step && phase != Phase::Epilogue)
       throw NotAGrid{"a tile is stored before or inside the reduction loop"};
     if (op.hbm.offsets.size() != 2) throw NotAGrid{"a window is not 2-D"};
+    if (op.hbm.strided()) throw NotAGrid{"a window is strided (a BlockSpec block is contiguous)"};
     std::array<Affine, 2> index = {affineOf(op.hbm.offsets[0]), affineOf(op.hbm.offsets[1])};
     for (const Affine &a : index)
       for (auto [loop, c] : a.coef)
@@ -483,6 +485,7 @@ private:
       return;
     }
     case OpKind::Copy: assign(o.dst, read(o.srcs[0])); return;
+    case OpKind::Transpose: assign(o.dst, fmt::format("jnp.transpose({})", read(o.srcs[0]))); return;
     case OpKind::Memset: {
       const auto &s = g_.buffers[o.dst].shape;
       assign(o.dst, fmt::format("jnp.full(({}, {}), {}, jnp.float32)", s[0], s[1], pythonFloat(o.value)));
