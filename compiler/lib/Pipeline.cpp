@@ -87,16 +87,6 @@ void addStages(OpPassManager &pm, unsigned loopBuffers, bool tpu) {
   addTargetStages(pm, tpu, 0);
 }
 
-/// The allocation a tile value lives in: its tile.alloc, or a view's source's.
-tile::AllocOp rootAllocation(Value tile) {
-  while (Operation *def = tile.getDefiningOp()) {
-    if (auto alloc = llvm::dyn_cast<tile::AllocOp>(def)) return alloc;
-    auto view = llvm::dyn_cast<tile::ViewOp>(def);
-    if (!view) return {};
-    tile = view.getSource();
-  }
-  return {};
-}
 
 /// The kernel's tiles and tile ops, numbered as the lowering numbers them (numberTileOps), from the placed tile
 /// module: the part of Provenance that the lowering's origins point into.
@@ -137,7 +127,7 @@ void describeTiles(ModuleOp module, const isa::Target &target, Provenance &out) 
       llvm::SmallVector<Value> tiles(op->getOperands());
       if (auto alloc = llvm::dyn_cast<tile::AllocOp>(op)) tiles.push_back(alloc.getResult());
       for (Value v : tiles)
-        if (tile::AllocOp alloc = rootAllocation(v)) {
+        if (tile::AllocOp alloc = tile::rootAllocation(v)) {
           const int32_t index = allocationIndex(alloc);
           if (!llvm::is_contained(record.allocations, index)) record.allocations.push_back(index);
         }

@@ -92,6 +92,18 @@ std::optional<Opcode> parseOpcode(std::string_view name) {
 }
 
 std::string_view name(AluOp op) { return nameIn(kAluOps, op); }
+
+bool isComparison(AluOp op) {
+  switch (op) {
+  case AluOp::IsEqual:
+  case AluOp::NotEqual:
+  case AluOp::IsGt:
+  case AluOp::IsGe:
+  case AluOp::IsLt:
+  case AluOp::IsLe: return true;
+  default: return false;
+  }
+}
 std::optional<AluOp> parseAluOp(std::string_view name) { return parseIn(kAluOps, name); }
 std::string_view name(ActFunc f) { return nameIn(kActFuncs, f); }
 std::string_view nkiName(AluOp op) { return nkiNameIn(kAluOps, op); }

@@ -8,29 +8,11 @@
 namespace tsr {
 
 using detail::fail;
-using tessera::isa::AluOp;
-
-namespace {
-
-bool isComparison(AluOp op) {
-  switch (op) {
-  case AluOp::IsEqual:
-  case AluOp::NotEqual:
-  case AluOp::IsGt:
-  case AluOp::IsGe:
-  case AluOp::IsLt:
-  case AluOp::IsLe: return true;
-  default: return false;
-  }
-}
-
-} // namespace
-
 void fill(const Tile &dst, float value, const Position &where, Loc loc) {
   detail::Tracer::current(loc).checkAlive(dst.buffer(), loc);
   if (dst.space() != tessera::isa::MemSpace::Sbuf)
     fail(loc, "fill: a fill by position writes an SBUF tile; this one is in PSUM", "copy it to SBUF first");
-  if (!isComparison(where.cmp))
+  if (!tessera::isa::isComparison(where.cmp))
     fail(loc, fmt::format("fill: {} is not a comparison; use tsr::op::greater, greater_equal, less, less_equal, "
                           "equal or not_equal",
                           tessera::isa::name(where.cmp)));

@@ -1,5 +1,7 @@
 #include "Dependencies.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 namespace tessera::compiler {
 
 unsigned streamOf(mlir::Operation *op) {
@@ -79,6 +81,16 @@ void AccessTracker::recordRead(const Region &r, unsigned stream, int64_t inst) {
         return;
       }
   a.readers.push_back({stream, inst});
+}
+
+void AccessTracker::visit(mlir::Operation *op, unsigned stream, int64_t inst, llvm::SmallVectorImpl<int64_t> &deps) {
+  MachineOperands operands = machineOperandsOf(op);
+  llvm::erase_if(operands.reads, isEmpty);
+  llvm::erase_if(operands.writes, isEmpty);
+  for (const isa::AccessPattern &read : operands.reads) conflicts(regionOf(read), false, deps);
+  for (const isa::AccessPattern &write : operands.writes) conflicts(regionOf(write), true, deps);
+  for (const isa::AccessPattern &read : operands.reads) recordRead(regionOf(read), stream, inst);
+  for (const isa::AccessPattern &write : operands.writes) recordWrite(regionOf(write), inst);
 }
 
 void AccessTracker::recordWrite(const Region &r, int64_t inst) {

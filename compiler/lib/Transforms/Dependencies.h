@@ -53,12 +53,17 @@ public:
   enum class Readers { LastPerStream, All };
   explicit AccessTracker(Readers readers) : readers_(readers) {}
 
+  /// The next instruction in program order, `op` (instruction `inst` of the program, on stream `stream`): appends
+  /// the earlier instructions its operands conflict with to `deps` (unsorted, possibly repeated), then records its
+  /// reads and writes.
+  void visit(mlir::Operation *op, unsigned stream, int64_t inst, llvm::SmallVectorImpl<int64_t> &deps);
+
+private:
   /// Instructions that an access of `r` conflicts with: the last writers, and for a write also the readers.
   void conflicts(const Region &r, bool write, llvm::SmallVectorImpl<int64_t> &out);
   void recordRead(const Region &r, unsigned stream, int64_t inst);
   void recordWrite(const Region &r, int64_t inst);
 
-private:
   struct Access {
     Region region;
     int64_t writer = -1;                                   ///< instruction index

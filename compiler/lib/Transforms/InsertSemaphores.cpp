@@ -69,14 +69,8 @@ struct InsertSemaphoresPass : PassWrapper<InsertSemaphoresPass, OperationPass<Mo
     std::vector<llvm::SmallVector<int64_t, 4>> producers(insts.size());
     for (auto [i, op] : llvm::enumerate(insts)) {
       stream[i] = streamOf(op);
-      MachineOperands operands = machineOperandsOf(op);
-      llvm::erase_if(operands.reads, isEmpty);
-      llvm::erase_if(operands.writes, isEmpty);
       llvm::SmallVector<int64_t, 8> deps;
-      for (const isa::AccessPattern &read : operands.reads) tracker.conflicts(regionOf(read), false, deps);
-      for (const isa::AccessPattern &write : operands.writes) tracker.conflicts(regionOf(write), true, deps);
-      for (const isa::AccessPattern &read : operands.reads) tracker.recordRead(regionOf(read), stream[i], i);
-      for (const isa::AccessPattern &write : operands.writes) tracker.recordWrite(regionOf(write), i);
+      tracker.visit(op, stream[i], i, deps);
       const bool manual = isManualInstruction(op);
       std::set<int64_t> unique(deps.begin(), deps.end());
       for (int64_t d : unique) {

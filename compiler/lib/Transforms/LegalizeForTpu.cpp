@@ -43,17 +43,6 @@ MemRefType typeOf(Value v) { return llvm::cast<MemRefType>(v.getType()); }
 
 bool isFp8(Type t) { return t.isFloat8E4M3FN() || t.isFloat8E5M2(); }
 
-/// The alloc a tile value lives in (its own, or a view's source's), or null.
-tile::AllocOp rootOf(Value tile) {
-  while (Operation *def = tile.getDefiningOp()) {
-    if (auto alloc = llvm::dyn_cast<tile::AllocOp>(def)) return alloc;
-    auto view = llvm::dyn_cast<tile::ViewOp>(def);
-    if (!view) return {};
-    tile = view.getSource();
-  }
-  return {};
-}
-
 /// The tile an op writes (its destination), or null.
 Value writtenBy(Operation *op) {
   return llvm::TypeSwitch<Operation *, Value>(op)
@@ -197,7 +186,7 @@ private:
     for (OpOperand *use : {&op.getStationaryMutable(), &op.getMovingMutable()}) {
       Value v = use->get();
       if (!isFp8(typeOf(v).getElementType())) continue;
-      tile::AllocOp root = rootOf(v);
+      tile::AllocOp root = tile::rootAllocation(v);
       if (!root) return op.emitOpError() << "reads an fp8 tile that is not a tile.alloc or a view of one";
       use->set(bf16Of(v, root));
     }
@@ -239,7 +228,7 @@ private:
     };
     collect(tile);
     for (auto [writer, written] : writes) {
-      Value target = written == tile ? copy : bf16Of(written, rootOf(tile));
+      Value target = written == tile ? copy : bf16Of(written, tile::rootAllocation(tile));
       b_.setInsertionPointAfter(writer);
       b_.create<tile::CopyOp>(writer->getLoc(), written, target);
     }

@@ -119,14 +119,8 @@ struct ScheduleInstructionsPass : PassWrapper<ScheduleInstructionsPass, Operatio
       instruction[i] = machineInstructionOf(op);
       queue[i] = machineQueueOf(op);
       engines[i] = candidateEngines(op, instruction[i]);
-      MachineOperands operands = machineOperandsOf(op);
-      llvm::erase_if(operands.reads, isEmpty);
-      llvm::erase_if(operands.writes, isEmpty);
       llvm::SmallVector<int64_t, 8> deps;
-      for (const isa::AccessPattern &read : operands.reads) tracker.conflicts(regionOf(read), false, deps);
-      for (const isa::AccessPattern &write : operands.writes) tracker.conflicts(regionOf(write), true, deps);
-      for (const isa::AccessPattern &read : operands.reads) tracker.recordRead(regionOf(read), streamOf(op), i);
-      for (const isa::AccessPattern &write : operands.writes) tracker.recordWrite(regionOf(write), i);
+      tracker.visit(op, streamOf(op), i, deps);
       llvm::sort(deps);
       deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
       for (int64_t d : deps) {

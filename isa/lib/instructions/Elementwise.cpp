@@ -73,18 +73,6 @@ void applyTensorInPlace(AluOp op, bool reverse, float *__restrict x, const float
   });
 }
 
-/// Whether `op` compares (gives 1.0 or 0.0).
-bool isComparison(AluOp op) {
-  switch (op) {
-  case AluOp::IsEqual:
-  case AluOp::NotEqual:
-  case AluOp::IsGt:
-  case AluOp::IsGe:
-  case AluOp::IsLt:
-  case AluOp::IsLe: return true;
-  default: return false;
-  }
-}
 
 /// The per-partition scalar operand of a stage: row `row` of its [P, 1] tile when it has one, else the immediate.
 float scalarOf(const float *tileRows, uint32_t row, float immediate) { return tileRows ? tileRows[row] : immediate; }

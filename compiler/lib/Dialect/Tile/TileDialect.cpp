@@ -28,6 +28,16 @@ void TileDialect::initialize() {
 
 namespace tessera::tile {
 
+AllocOp rootAllocation(Value tile) {
+  while (Operation *def = tile.getDefiningOp()) {
+    if (auto alloc = llvm::dyn_cast<AllocOp>(def)) return alloc;
+    auto view = llvm::dyn_cast<ViewOp>(def);
+    if (!view) return {};
+    tile = view.getSource();
+  }
+  return {};
+}
+
 MemorySpace memorySpaceOf(MemRefType type) {
   if (auto space = llvm::dyn_cast_or_null<MemorySpaceAttr>(type.getMemorySpace())) return space.getValue();
   return MemorySpace::hbm;

@@ -119,6 +119,8 @@ std::string_view name(AluOp op);
 /// The nki.language function NKI 0.6 names `op` by ("maximum" for Max, "greater" for IsGt...).
 std::string_view nkiName(AluOp op);
 std::optional<AluOp> parseAluOp(std::string_view name);
+/// Whether `op` compares (gives 1.0 or 0.0): IsEqual, NotEqual, IsGt, IsGe, IsLt, IsLe.
+bool isComparison(AluOp op);
 /// `a <op> b` in FP32 (Max/Min propagate NaN, as numpy does).
 float apply(AluOp op, float a, float b);
 

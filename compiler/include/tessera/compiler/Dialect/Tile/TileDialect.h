@@ -27,6 +27,10 @@ MemorySpace memorySpaceOf(mlir::MemRefType type);
 /// A memref type of `shape` and `element` in `space`.
 mlir::MemRefType tileType(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> shape, mlir::Type element, MemorySpace space);
 
+/// The allocation a tile value lives in: its tile.alloc, or a view's source's; null for anything else (an HBM
+/// argument).
+AllocOp rootAllocation(mlir::Value tile);
+
 /// The instruction a tile.inst stands for: its opcode and settings, with each present operand slot filled by
 /// `patternOf(tile)` (the tile's access pattern: dense in the verifier, at its address when lowering).
 isa::Instruction instructionOf(InstOp op, llvm::function_ref<isa::AccessPattern(mlir::Value)> patternOf);
