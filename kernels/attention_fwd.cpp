@@ -18,10 +18,13 @@
 //     sums l are rescaled by exp(scale * (m_old - m_new)) as flash attention does;
 //  5. O / l, rounded to bf16 and stored.
 // The causal mask (scalar parameter causal=1) sets the scores of keys after their query to -inf in SBUF (a fill by
-// position), block by block; the blocks above the diagonal are computed and masked, not skipped (the DSL's loops
-// have constant trip counts: a key loop whose length follows the query tile is not expressible), so a causal run
-// takes as long as a full one. The instruction streams are list-scheduled (KernelInfo::scheduleInstructions):
-// steps of different query tiles and sections overlap without hand software-pipelining.
+// position), block by block, and the sections wholly after a query tile's queries are skipped: the query tiles are
+// grouped by the section their queries fall in, group j a loop over bk / 128 query tiles that sees sections 0..j
+// and loads only the keys and values of those (loops have constant trip counts, so the groups are unrolled, as
+// sibling loops that reuse each other's bytes). With bk = S there is one section and nothing to skip; with
+// bk = S / n the work is (n + 1) / 2n of the full attention's (bk=1024 at S=4096: 62.5%). The instruction streams
+// are list-scheduled (KernelInfo::scheduleInstructions): steps of different query tiles and sections overlap
+// without hand software-pipelining.
 //
 // Shapes: S a multiple of 512, bk (kernel parameter, capped at S) a multiple of 512 that divides S, D <= 128.
 // Scalar parameter scale: 0 (the default) means 1 / sqrt(D).
@@ -84,79 +87,103 @@ const Registration registration{{
       const bool causal = p.scalar("causal") == 1.0;
       const float scale = scaleOf(p);
       const Tile negScale = full(f32, {kBlock, 1}, -scale);
-      for (auto h : affine_range(H)) {
-        // The head's Q^T, K^T and V, resident: V's 128-key block c is vs's columns [c * D, (c + 1) * D).
-        Tile qs = ndarray<bf16>({D, S}), ks = ndarray<bf16>({D, S}), vs = ndarray<bf16>({kBlock, S / kBlock * D});
-        for (auto c : affine_range(S / kScoreKeys)) {
-          load(ks.slice(c * kScoreKeys, kScoreKeys), k_t.window(h * D, c * kScoreKeys, {D, kScoreKeys}));
-          load(qs.slice(c * kScoreKeys, kScoreKeys), q_t.window(h * D, c * kScoreKeys, {D, kScoreKeys}));
-        }
-        for (auto c : affine_range(S / kBlock)) load(vs.slice(c * D, D), v.window(h * S + c * kBlock, 0, {kBlock, D}));
-        for (auto qi : affine_range(S / kBlock)) {
-          const Tile qT = qs.slice(qi * kBlock, kBlock);
-          // The running statistics across sections: the row maximum (raw scores), the row sums, and O. With one
-          // section there is nothing to rescale: the section's own statistics are the result's.
-          const bool online = sections > 1;
-          Tile m = full(f32, {kBlock, 1}, -std::numeric_limits<float>::infinity());
-          Tile l = zeros<f32>({kBlock, 1});
-          Tile acc = online ? zeros<f32>({kBlock, D}) : m;
-          for (auto sec : affine_range(sections)) {
-            // 1. Scores, copied to SBUF (FP32), masked when causal.
-            Tile scores = ndarray<f32>({kBlock, bk});
-            for (auto kb : affine_range(bk / kScoreKeys)) {
-              Tile s = psum<f32>({kBlock, kScoreKeys});
-              s += matmul(qT, ks.slice(sec * bk + kb * kScoreKeys, kScoreKeys));
-              Tile chunk = scores.slice(kb * kScoreKeys, kScoreKeys);
-              assign(chunk, s);
-              // key (sec * bk + kb * 512 + f) after query (qi * 128 + p): f - p + offset > 0.
-              if (causal)
-                fill(chunk, -std::numeric_limits<float>::infinity(),
-                     {.partition = -1, .free = 1, .offset = sec * bk + kb * kScoreKeys - qi * kBlock,
-                      .cmp = op::greater});
-            }
-            // 2. The running maximum and the exponentials with their row sums.
-            Tile mNew = online ? maximum(m, max(scores)) : max(scores);
-            Tile bias = mNew * negScale; // -scale * max
-            Tile alpha = online ? activation(act::exp, m, {.bias = bias, .scale = scale}) // exp(scale (m_old - m_new))
-                                : m;
-            if (online) assign(m, mNew);
-            Tile probs = ndarray<bf16>({kBlock, bk});
-            // P^T, block by block: the section's tile (not a group's), so that the DMA transposes of four sections
-            // can be in flight at once (a loop's tiles rotate through four copies).
-            Tile probsTAll = ndarray<bf16>({kBlock, bk});
-            Tile sums = ndarray<f32>({kBlock, groups});
-            // 3. The transposes of P's 128 x 128 blocks (keys on partitions) and 4. O += P V in one PSUM bank.
-            Tile pv = psum<f32>({kBlock, D});
-            for (auto g : affine_range(groups)) {
-              activation(probs.slice(g * group, group), act::exp, scores.slice(g * group, group),
-                         {.bias = bias, .scale = scale, .sum = sums.slice(g, 1)});
-              Tile viaTensor = ndarray(bf16, {kBlock, group}, buffer::psum);
-              Tile probsT = probsTAll.slice(g * group, group);
-              const int64_t onTensor = std::min(tensorTransposes, blocks);
-              for (int64_t b = 0; b < blocks; ++b) {
-                const Tile block = probs.slice(g * group + b * kBlock, kBlock);
-                if (b < onTensor) transpose(viaTensor.slice(b * kBlock, kBlock), block);
-                else transpose(probsT.slice(b * kBlock, kBlock), block);
-              }
-              assign(probsT.slice(0, onTensor * kBlock), viaTensor.slice(0, onTensor * kBlock));
-              for (int64_t b = 0; b < blocks; ++b)
-                pv += matmul(probsT.slice(b * kBlock, kBlock),
-                             vs.slice((sec * (bk / kBlock) + g * blocks + b) * D, D));
-            }
-            if (!online) { // 5. O / l, from the one section
-              store(o.window(h * S + qi * kBlock, 0, {kBlock, D}), copy<bf16>(pv / sum(sums)));
-              continue;
-            }
-            // The section's contribution, with the old statistics rescaled.
-            l *= alpha;
-            l += sum(sums);
-            acc *= alpha;
-            acc += pv;
+      const int64_t tilesPerSection = bk / kBlock;
+      // Query tiles [first, first + tiles) of every head against the first `live` sections of keys. The head's Q^T,
+      // K^T and V stay in SBUF, what those tiles read of them loaded once, in 512-column chunks: V's 128-key block c
+      // is vs's columns [c * D, (c + 1) * D).
+      auto attend = [&](int64_t first, int64_t tiles, int64_t live) {
+        const int64_t keys = live * bk, queries = tiles * kBlock;
+        for (auto h : affine_range(H)) {
+          Tile qs = ndarray<bf16>({D, S}), ks = ndarray<bf16>({D, S}), vs = ndarray<bf16>({kBlock, S / kBlock * D});
+          for (auto c : affine_range(keys / kScoreKeys))
+            load(ks.slice(c * kScoreKeys, kScoreKeys), k_t.window(h * D, c * kScoreKeys, {D, kScoreKeys}));
+          for (auto c : affine_range(queries / kScoreKeys)) {
+            const Index column = first * kBlock + c * kScoreKeys;
+            load(qs.slice(column, kScoreKeys), q_t.window(h * D, column, {D, kScoreKeys}));
           }
-          // 5. O / l.
-          if (online) store(o.window(h * S + qi * kBlock, 0, {kBlock, D}), copy<bf16>(acc / l));
+          for (auto c : affine_range(keys / kBlock))
+            load(vs.slice(c * D, D), v.window(h * S + c * kBlock, 0, {kBlock, D}));
+          for (auto q : affine_range(tiles)) {
+            const Index qi = first + q;
+            const Tile qT = qs.slice(qi * kBlock, kBlock);
+            // The running statistics across sections: the row maximum (raw scores), the row sums, and O. With one
+            // section there is nothing to rescale: the section's own statistics are the result's.
+            const bool online = live > 1;
+            Tile m = full(f32, {kBlock, 1}, -std::numeric_limits<float>::infinity());
+            Tile l = zeros<f32>({kBlock, 1});
+            Tile acc = online ? zeros<f32>({kBlock, D}) : m;
+            // Section sec of the keys; `masked`: it holds keys after some of the tile's queries (the diagonal one).
+            auto section = [&](const Index &sec, bool masked) {
+              // 1. Scores, copied to SBUF (FP32), masked in the diagonal section.
+              Tile scores = ndarray<f32>({kBlock, bk});
+              for (auto kb : affine_range(bk / kScoreKeys)) {
+                Tile s = psum<f32>({kBlock, kScoreKeys});
+                s += matmul(qT, ks.slice(sec * bk + kb * kScoreKeys, kScoreKeys));
+                Tile chunk = scores.slice(kb * kScoreKeys, kScoreKeys);
+                assign(chunk, s);
+                // key (sec * bk + kb * 512 + f) after query (qi * 128 + p): f - p + offset > 0.
+                if (masked)
+                  fill(chunk, -std::numeric_limits<float>::infinity(),
+                       {.partition = -1, .free = 1, .offset = sec * bk + kb * kScoreKeys - qi * kBlock,
+                        .cmp = op::greater});
+              }
+              // 2. The running maximum and the exponentials with their row sums.
+              Tile mNew = online ? maximum(m, max(scores)) : max(scores);
+              Tile bias = mNew * negScale; // -scale * max
+              // exp(scale (m_old - m_new))
+              Tile alpha = online ? activation(act::exp, m, {.bias = bias, .scale = scale}) : m;
+              if (online) assign(m, mNew);
+              Tile probs = ndarray<bf16>({kBlock, bk});
+              // P^T, block by block: the section's tile (not a group's), so that the DMA transposes of four sections
+              // can be in flight at once (a loop's tiles rotate through four copies).
+              Tile probsTAll = ndarray<bf16>({kBlock, bk});
+              Tile sums = ndarray<f32>({kBlock, groups});
+              // 3. The transposes of P's 128 x 128 blocks (keys on partitions) and 4. O += P V in one PSUM bank.
+              Tile pv = psum<f32>({kBlock, D});
+              for (auto g : affine_range(groups)) {
+                activation(probs.slice(g * group, group), act::exp, scores.slice(g * group, group),
+                           {.bias = bias, .scale = scale, .sum = sums.slice(g, 1)});
+                Tile viaTensor = ndarray(bf16, {kBlock, group}, buffer::psum);
+                Tile probsT = probsTAll.slice(g * group, group);
+                const int64_t onTensor = std::min(tensorTransposes, blocks);
+                for (int64_t b = 0; b < blocks; ++b) {
+                  const Tile block = probs.slice(g * group + b * kBlock, kBlock);
+                  if (b < onTensor) transpose(viaTensor.slice(b * kBlock, kBlock), block);
+                  else transpose(probsT.slice(b * kBlock, kBlock), block);
+                }
+                assign(probsT.slice(0, onTensor * kBlock), viaTensor.slice(0, onTensor * kBlock));
+                for (int64_t b = 0; b < blocks; ++b)
+                  pv += matmul(probsT.slice(b * kBlock, kBlock),
+                               vs.slice((sec * (bk / kBlock) + g * blocks + b) * D, D));
+              }
+              if (!online) { // 5. O / l, from the one section
+                store(o.window(h * S + qi * kBlock, 0, {kBlock, D}), copy<bf16>(pv / sum(sums)));
+                return;
+              }
+              // The section's contribution, with the old statistics rescaled.
+              l *= alpha;
+              l += sum(sums);
+              acc *= alpha;
+              acc += pv;
+            };
+            if (!causal) {
+              for (auto sec : affine_range(live)) section(sec, false);
+            } else { // the sections before the diagonal one hold no key after any of the tile's queries
+              if (live > 1)
+                for (auto sec : affine_range(live - 1)) section(sec, false);
+              for (auto diagonal : affine_range(1)) section(diagonal + (live - 1), true);
+            }
+            // 5. O / l.
+            if (online) store(o.window(h * S + qi * kBlock, 0, {kBlock, D}), copy<bf16>(acc / l));
+          }
         }
+      };
+      if (!causal) {
+        attend(0, S / kBlock, sections);
+        return;
       }
+      // Causal: group j, the query tiles whose queries fall in section j, sees sections 0..j.
+      for (int64_t j = 0; j < sections; ++j) attend(j * tilesPerSection, tilesPerSection, j + 1);
     }),
     .reference =
         [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {

@@ -98,6 +98,8 @@ std::vector<Case> cases() {
     all.push_back({"attention_fwd", target, {{"H", 1}, {"S", 512}, {"D", 128}}});
     all.push_back({"attention_fwd", target, {{"H", 2}, {"S", 512}, {"D", 64}}, {}, {{"causal", 1.0}}});
     all.push_back({"attention_fwd", target, {{"H", 1}, {"S", 1024}, {"D", 64}}, {{"bk", 512}}, {{"causal", 1.0}}});
+    // causal over three sections: groups of query tiles that see one, two and three of them, two heads.
+    all.push_back({"attention_fwd", target, {{"H", 2}, {"S", 1536}, {"D", 64}}, {{"bk", 512}}, {{"causal", 1.0}}});
     all.push_back({"attention_fwd", target, {{"H", 1}, {"S", 1024}, {"D", 128}}, {{"bk", 512}}, {{"scale", 0.05}}});
     // conv2d: 3x3 at stride 1 and 2, 1x1 at stride 1 and 2; channels beyond a multiple of 128, odd image sizes.
     all.push_back({"conv2d", target, {{"N", 1}, {"C", 64}, {"F", 64}, {"H", 16}, {"W", 16}}});
