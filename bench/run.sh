@@ -5,7 +5,7 @@
 #   2. `tessera systolic` against SCALE-Sim 2.0.2 on the same GEMMs (bench/scalesim/compare.py: a pinned venv);
 #   3. Tessera against JAX's Pallas interpret mode on the Pallas kernels Tessera emits (bench/pallas/compare.py:
 #      the pinned backend venv of scripts/backend-venv.sh).
-#   ./bench/run.sh            the whole set (about half an hour on a 2-core machine, most of it SCALE-Sim)
+#   ./bench/run.sh            the whole set (about 17 minutes on a quiet 2-core machine, most of it SCALE-Sim)
 #   ./bench/run.sh --quick    a few cases of each (a few minutes)
 # It installs what is missing and builds first, like scripts/test.sh. Nothing here is a test: no wall time gates CI.
 set -euo pipefail
