@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cmath>
 #include <chrono>
 #include <mutex>
 #include <set>
@@ -26,6 +27,15 @@ int64_t parseValue(const std::string &option, const std::string &name, const std
   return v;
 }
 
+double parseReal(const std::string &option, const std::string &name, const std::string &text) {
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
+    throw InputError(fmt::format("--{}: {} must be a list of numbers, got '{}'", option, name, text), {},
+                     fmt::format("e.g. --{} {}=0,1", option, name));
+  return v;
+}
+
 /// The message of `e` with its place first, as the CLI prints errors.
 std::string describe(const Error &e) {
   return e.where().known() ? fmt::format("{}: {}", e.where().str(), e.message()) : e.message();
@@ -42,6 +52,8 @@ SweepRow runPoint(const RunRequest &base, const SweepPoint &point) {
     request.shape[name] = value;
   for (const auto &[name, value] : point.kernelParams)
     request.kernelParams[name] = value;
+  for (const auto &[name, value] : point.scalarParams)
+    request.scalarParams[name] = value;
   const auto start = std::chrono::steady_clock::now();
   try {
     const RunReport report = runKernel(request);
@@ -72,11 +84,15 @@ SweepRow runPoint(const RunRequest &base, const SweepPoint &point) {
   return row;
 }
 
-/// The value of axis `a` in `row`.
-int64_t valueOf(const SweepRow &row, const SweepAxis &a) {
+/// The value of axis `a` in `row`, as the table and the CSV print it.
+std::string valueOf(const SweepRow &row, const SweepAxis &a) {
+  if (a.kind == SweepAxis::Kind::ScalarParam) {
+    auto it = row.point.scalarParams.find(a.name);
+    return it == row.point.scalarParams.end() ? "" : fmt::format("{}", it->second);
+  }
   const auto &values = a.kind == SweepAxis::Kind::Shape ? row.point.shape : row.point.kernelParams;
   auto it = values.find(a.name);
-  return it == values.end() ? 0 : it->second;
+  return fmt::format("{}", it == values.end() ? 0 : it->second);
 }
 
 /// `text` quoted for CSV when it needs it.
@@ -91,8 +107,14 @@ std::string csvField(const std::string &text) {
 
 } // namespace
 
-std::vector<SweepAxis> parseSweepAxes(const std::string &option, const std::string &text, SweepAxis::Kind kind) {
+std::vector<SweepAxis> parseSweepAxes(const std::string &option, const std::string &text, SweepAxis::Kind kind,
+                                      const std::function<bool(const std::string &)> &isScalar) {
   std::vector<SweepAxis> axes;
+  auto addValue = [&](const std::string &value) {
+    SweepAxis &a = axes.back();
+    if (a.kind == SweepAxis::Kind::ScalarParam) a.reals.push_back(parseReal(option, a.name, value));
+    else a.values.push_back(parseValue(option, a.name, value));
+  };
   size_t start = 0;
   while (start <= text.size()) {
     const size_t end = std::min(text.find(',', start), text.size());
@@ -101,13 +123,15 @@ std::vector<SweepAxis> parseSweepAxes(const std::string &option, const std::stri
     if (eq != std::string::npos) {
       if (eq == 0)
         throw InputError(fmt::format("--{}: expected NAME=V1,V2,..., got '{}'", option, item));
-      axes.push_back({.kind = kind, .name = item.substr(0, eq), .values = {}});
-      axes.back().values.push_back(parseValue(option, axes.back().name, item.substr(eq + 1)));
+      const std::string name = item.substr(0, eq);
+      const bool scalar = kind == SweepAxis::Kind::KernelParam && isScalar && isScalar(name);
+      axes.push_back({.kind = scalar ? SweepAxis::Kind::ScalarParam : kind, .name = name, .values = {}, .reals = {}});
+      addValue(item.substr(eq + 1));
     } else if (axes.empty()) {
       throw InputError(fmt::format("--{}: expected NAME=V1,V2,..., got '{}'", option, text), {},
                        fmt::format("e.g. --{} bm=128,256,512", option));
     } else {
-      axes.back().values.push_back(parseValue(option, axes.back().name, item));
+      addValue(item);
     }
     start = end + 1;
   }
@@ -115,20 +139,27 @@ std::vector<SweepAxis> parseSweepAxes(const std::string &option, const std::stri
 }
 
 std::vector<SweepPoint> sweepPoints(const std::vector<SweepAxis> &axes) {
-  std::set<std::pair<SweepAxis::Kind, std::string>> seen;
+  std::set<std::pair<bool, std::string>> seen; // (a shape name, the name): kernel and scalar names share --param
   for (const SweepAxis &a : axes)
-    if (!seen.insert({a.kind, a.name}).second)
+    if (!seen.insert({a.kind == SweepAxis::Kind::Shape, a.name}).second)
       throw InputError(fmt::format("--{}: {} is given twice", optionName(a.kind), a.name), {},
                        fmt::format("list all its values once: --{} {}=V1,V2,...", optionName(a.kind), a.name));
   std::vector<SweepPoint> points(1);
   for (const SweepAxis &a : axes) {
     std::vector<SweepPoint> next;
-    next.reserve(points.size() * a.values.size());
+    next.reserve(points.size() * a.size());
     for (const SweepPoint &p : points)
-      for (int64_t v : a.values) {
+      for (size_t i = 0; i < a.size(); ++i) {
         SweepPoint q = p;
-        (a.kind == SweepAxis::Kind::Shape ? q.shape : q.kernelParams)[a.name] = v;
-        q.label += fmt::format("{}{}={}", q.label.empty() ? "" : " ", a.name, v);
+        std::string value;
+        if (a.kind == SweepAxis::Kind::ScalarParam) {
+          q.scalarParams[a.name] = a.reals[i];
+          value = fmt::format("{}", a.reals[i]);
+        } else {
+          (a.kind == SweepAxis::Kind::Shape ? q.shape : q.kernelParams)[a.name] = a.values[i];
+          value = fmt::format("{}", a.values[i]);
+        }
+        q.label += fmt::format("{}{}={}", q.label.empty() ? "" : " ", a.name, value);
         next.push_back(std::move(q));
       }
     points = std::move(next);
@@ -185,6 +216,7 @@ std::string encodeRows(const std::vector<SweepRow> &rows) {
   for (const SweepRow &r : rows)
     j.push_back({{"shape", r.point.shape},
                  {"kernel_params", r.point.kernelParams},
+                 {"scalar_params", r.point.scalarParams},
                  {"label", r.point.label},
                  {"status", static_cast<int>(r.status)},
                  {"message", r.message},
@@ -204,6 +236,7 @@ std::vector<SweepRow> decodeRows(const std::string &text) {
       SweepRow r;
       r.point.shape = j.at("shape").get<std::map<std::string, int64_t>>();
       r.point.kernelParams = j.at("kernel_params").get<std::map<std::string, int64_t>>();
+      r.point.scalarParams = j.at("scalar_params").get<std::map<std::string, double>>();
       r.point.label = j.at("label").get<std::string>();
       const int status = j.at("status").get<int>();
       if (status < 0 || status > static_cast<int>(SweepRow::Status::Limit))
@@ -271,11 +304,16 @@ std::string sweepCsv(const std::vector<SweepRow> &rows, const std::vector<SweepA
 nlohmann::json sweepJson(const std::vector<SweepRow> &rows, const std::vector<SweepAxis> &axes,
                          const RunRequest &base) {
   nlohmann::json jaxes = nlohmann::json::array(), jrows = nlohmann::json::array();
-  for (const SweepAxis &a : axes)
-    jaxes.push_back({{"name", a.name}, {"kind", optionName(a.kind)}, {"values", a.values}});
+  for (const SweepAxis &a : axes) {
+    const bool scalar = a.kind == SweepAxis::Kind::ScalarParam;
+    jaxes.push_back({{"name", a.name},
+                     {"kind", scalar ? "scalar" : optionName(a.kind)},
+                     {"values", scalar ? nlohmann::json(a.reals) : nlohmann::json(a.values)}});
+  }
   for (const SweepRow &r : rows) {
     nlohmann::json j = {{"shape", r.point.shape},
                         {"kernel_params", r.point.kernelParams},
+                        {"scalar_params", r.point.scalarParams},
                         {"status", statusName(r.status)},
                         {"wall_seconds", r.wallSeconds}};
     if (r.ran()) {

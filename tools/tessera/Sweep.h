@@ -20,23 +20,28 @@
 
 namespace tessera::driver {
 
-/// One swept name and its values, in the order given: a shape parameter (`--shape M=1024,2048`) or a kernel
-/// parameter (`--param bm=128,256`).
+/// One swept name and its values, in the order given: a shape parameter (`--shape M=1024,2048`), a kernel
+/// parameter (`--param bm=128,256`) or a scalar parameter (`--param causal=0,1`, `--param eps=1e-5,1e-6`).
 struct SweepAxis {
-  enum class Kind { Shape, KernelParam };
+  enum class Kind { Shape, KernelParam, ScalarParam };
   Kind kind = Kind::KernelParam;
   std::string name;
-  std::vector<int64_t> values;
+  std::vector<int64_t> values; ///< shape and kernel parameters
+  std::vector<double> reals;   ///< scalar parameters
+  size_t size() const { return kind == Kind::ScalarParam ? reals.size() : values.size(); }
 };
 
 /// Parses one `--shape` or `--param` value of `tessera sweep`: "bm=128,256,512" is one axis; "bm=128,256,bn=512"
-/// two (a comma item with '=' starts the next name). Values are positive integers; errors are InputErrors naming
+/// two (a comma item with '=' starts the next name). Values are positive integers, except for the names
+/// `isScalar` accepts, whose axes are scalar parameters of any finite real values; errors are InputErrors naming
 /// `option`.
-std::vector<SweepAxis> parseSweepAxes(const std::string &option, const std::string &text, SweepAxis::Kind kind);
+std::vector<SweepAxis> parseSweepAxes(const std::string &option, const std::string &text, SweepAxis::Kind kind,
+                                      const std::function<bool(const std::string &)> &isScalar = {});
 
-/// One combination: the shape and kernel-parameter overrides it adds to the base request.
+/// One combination: the shape, kernel-parameter and scalar-parameter overrides it adds to the base request.
 struct SweepPoint {
   std::map<std::string, int64_t> shape, kernelParams;
+  std::map<std::string, double> scalarParams;
   /// "bm=128 bn=256": the swept names and values, in axis order.
   std::string label;
 };

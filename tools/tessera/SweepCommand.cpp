@@ -37,6 +37,7 @@ std::string shapeNames(const tsr::KernelInfo &kernel) {
 void requireKnownNames(const tsr::KernelInfo &kernel, const std::vector<SweepAxis> &axes) {
   for (const SweepAxis &a : axes) {
     const bool shape = a.kind == SweepAxis::Kind::Shape;
+    if (a.kind == SweepAxis::Kind::ScalarParam) continue; // parseSweepAxes gave this kind to the kernel's own only
     const auto &known = shape ? kernel.params : kernel.kernelParams;
     if (std::none_of(known.begin(), known.end(), [&](const auto &p) { return p.first == a.name; }))
       throw InputError(fmt::format("--{}: kernel '{}' has no {} parameter '{}'", shape ? "shape" : "param",
@@ -101,7 +102,8 @@ int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
   desc.add_options()("kernel", po::value(&kernelName)->required(), "kernel name (tessera list)")(
       "target,t", po::value(&target)->default_value(target), "target name or .toml file (tessera targets)")(
       "param,p", po::value(&params)->composing()->value_name("NAME=V1,V2,..."),
-      "kernel-parameter values to sweep, e.g. --param bm=128,256,512 --param bn=256,512")(
+      "kernel-parameter values to sweep, e.g. --param bm=128,256,512 --param bn=256,512; scalar parameters take "
+      "any numbers, e.g. --param causal=0,1")(
       "shape,s", po::value(&shapes)->composing()->value_name("NAME=V1,V2,..."),
       "shape parameters: one value each, or several to sweep, e.g. --shape M=2048,N=2048,K=1024,2048")(
       "jobs,j", po::value(&jobs)->value_name("N"),
@@ -140,14 +142,15 @@ int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
     for (SweepAxis &a : parseSweepAxes("shape", text, SweepAxis::Kind::Shape))
       axes.push_back(std::move(a));
   for (const std::string &text : params)
-    for (SweepAxis &a : parseSweepAxes("param", text, SweepAxis::Kind::KernelParam))
+    for (SweepAxis &a : parseSweepAxes("param", text, SweepAxis::Kind::KernelParam,
+                                       [&](const std::string &name) { return kernel.isScalarParam(name); }))
       axes.push_back(std::move(a));
   requireKnownNames(kernel, axes);
   const std::vector<SweepPoint> points = sweepPoints(axes);
   // Shape names with one value are fixed for every row; only the others are columns.
   std::vector<SweepAxis> columns;
   for (const SweepAxis &a : axes)
-    if (a.values.size() > 1 || a.kind == SweepAxis::Kind::KernelParam)
+    if (a.size() > 1 || a.kind != SweepAxis::Kind::Shape)
       columns.push_back(a);
 
   RunRequest base;

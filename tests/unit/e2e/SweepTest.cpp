@@ -37,6 +37,50 @@ TEST(Sweep, ParsesOneAxisPerNameWithItsValues) {
     EXPECT_THROW(parseSweepAxes("param", bad, Kind::KernelParam), InputError) << bad;
 }
 
+// A name the kernel declares as a scalar parameter takes real values (zero and negatives too); the others stay
+// positive integers.
+TEST(Sweep, ScalarParametersTakeRealValues) {
+  auto isScalar = [](const std::string &name) { return name == "eps" || name == "causal"; };
+  const std::vector<SweepAxis> axes = parseSweepAxes("param", "causal=0,1,eps=1e-5,-2.5,bk=512", Kind::KernelParam,
+                                                     isScalar);
+  ASSERT_EQ(axes.size(), 3u);
+  EXPECT_EQ(axes[0].kind, Kind::ScalarParam);
+  EXPECT_EQ(axes[0].reals, (std::vector<double>{0.0, 1.0}));
+  EXPECT_EQ(axes[1].reals, (std::vector<double>{1e-5, -2.5}));
+  EXPECT_EQ(axes[2].kind, Kind::KernelParam);
+  EXPECT_EQ(axes[2].values, (std::vector<int64_t>{512}));
+  for (const char *bad : {"causal=", "causal=x", "causal=1,,2", "causal=inf", "causal=nan"})
+    EXPECT_THROW(parseSweepAxes("param", bad, Kind::KernelParam, isScalar), InputError) << bad;
+  const std::vector<SweepPoint> points = sweepPoints(axes);
+  ASSERT_EQ(points.size(), 4u);
+  EXPECT_EQ(points[3].label, "causal=1 eps=-2.5 bk=512");
+  EXPECT_EQ(points[3].scalarParams.at("eps"), -2.5);
+  EXPECT_EQ(points[3].kernelParams.at("bk"), 512);
+  SweepRow row;
+  row.point = points[1];
+  const std::vector<SweepRow> back = decodeRows(encodeRows({row}));
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].point.scalarParams, points[1].scalarParams);
+}
+
+// A sweep over attention's causal flag runs both forms; the causal one, with four sections of keys, skips the
+// sections after each query tile and is faster.
+TEST(Sweep, SweepsAScalarParameter) {
+  RunRequest base;
+  base.kernel = "attention_fwd";
+  base.target = "trn2";
+  base.shape = {{"S", 2048}};
+  base.kernelParams = {{"bk", 512}};
+  base.timingOnly = true;
+  std::vector<SweepAxis> axes = {{.kind = Kind::ScalarParam, .name = "causal", .values = {}, .reals = {0.0, 1.0}}};
+  const std::vector<SweepRow> rows = runSweep(base, sweepPoints(axes), 2);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const SweepRow &r : rows) ASSERT_EQ(r.status, SweepRow::Status::Ok) << r.point.label << ": " << r.message;
+  EXPECT_LT(rows[1].timeUs, 0.8 * rows[0].timeUs);
+  EXPECT_NE(sweepTable(rows, axes).find("causal"), std::string::npos);
+  EXPECT_EQ(sweepJson(rows, axes, base)["rows"][1]["scalar_params"]["causal"], 1.0);
+}
+
 TEST(Sweep, EveryCombinationOnceFirstAxisSlowest) {
   const std::vector<SweepAxis> axes = {{Kind::Shape, "M", {256, 512}}, {Kind::KernelParam, "bm", {128, 256, 512}}};
   const std::vector<SweepPoint> points = sweepPoints(axes);
