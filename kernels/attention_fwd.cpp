@@ -82,7 +82,9 @@ const Registration registration{{
         },
     .body = body([](const Params &p, Hbm q_t, Hbm k_t, Hbm v, Hbm o) {
       const int64_t S = q_t.dim(1), D = v.dim(1), H = v.dim(0) / S, bk = sectionOf(p);
-      const int64_t group = std::min(kGroupKeys, bk), groups = bk / group, blocks = group / kBlock;
+      // Keys per exponential and group of transposes: 1024, or 512 when the section is not a multiple of 1024.
+      const int64_t group = bk % kGroupKeys == 0 ? kGroupKeys : kScoreKeys, groups = bk / group,
+                    blocks = group / kBlock;
       const int64_t tensorTransposes = p["te"], sections = S / bk;
       const bool causal = p.scalar("causal") == 1.0;
       const float scale = scaleOf(p);

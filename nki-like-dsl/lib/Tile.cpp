@@ -111,12 +111,16 @@ HbmTile Hbm::window(const Index &row, const Index &col, Shape size, Shape step, 
     auto [lo, hi] = range(offsets[d]->expr(), loc);
     const int64_t extent = (size[d] - 1) * step[d] + 1; // elements from the window's first to its last
     if (lo < 0 || hi + extent > t.shape[d])
-      throw tessera::Error(fmt::format("{}: window [{}]{} at offsets from {} to {} along dimension {} leaves the "
-                                       "tensor [{}]",
-                                       t.name, fmt::join(size, ", "),
-                                       step[d] == 1 ? std::string{} : fmt::format(" with step {}", step[d]), lo, hi,
-                                       d, fmt::join(t.shape, ", ")),
-                           toLoc(loc), "the tensor's shape must be a multiple of the tile size");
+      throw tessera::Error(
+          fmt::format("{}: window [{}]{} at offsets from {} to {} along dimension {} leaves the tensor [{}]: its {} "
+                      "element along dimension {} would be at index {}, {}",
+                      t.name, fmt::join(size, ", "),
+                      step[d] == 1 ? std::string{} : fmt::format(" with step {}", step[d]), lo, hi, d,
+                      fmt::join(t.shape, ", "), lo < 0 ? "first" : "last", d, lo < 0 ? lo : hi + extent - 1,
+                      lo < 0 ? std::string("before index 0") : fmt::format("past the last index {}", t.shape[d] - 1)),
+          toLoc(loc),
+          "a window lies inside its tensor: start it within the tensor and take fewer elements (or steps), or, for "
+          "blocks of a loop, handle the last, smaller block apart when the dimension is not a multiple of the block");
     w.offsets.push_back(offsets[d]->expr());
   }
   if (step[0] != 1 || step[1] != 1) w.steps = step;

@@ -10,8 +10,10 @@
 // model (isa::engineCycles at the engine's clock with the overheads of isa/InstructionOverhead.h; a DMA transfer's
 // streaming time at its efficiency, on the DMA engine its queue shares, plus the fixed latency), and repeatedly
 // takes the ready instruction that can start earliest (once its dependencies have finished and its stream is
-// free; ties go to the longest chain of work after it, then to program order). An instruction the lowering put on
-// the least busy of several engines (marked nc.flexible) may move to whichever of them can start it first.
+// free; ties go to the longest chain of work after it, then to an earlier place in program order or an earlier
+// finish: the same instruction on another of its engines, or a later one that ends sooner). An instruction the
+// lowering put on the least busy of several engines (marked nc.flexible) may move to whichever of them can start
+// it first.
 // The new order is a topological order of the dependencies, so the program computes the same values; the
 // semaphores are inserted afterwards, from this order.
 // The pipeline runs it only for a kernel that asks for it (the module's tile.schedule_instructions, from

@@ -126,7 +126,8 @@ TEST(LanguageOps, ActivationOptionsMustBeColumnsAndTheSumsF32) {
     (void)activation(act::exp, x, {.bias = bias});
   });
   tessera::Error e = traceError(badBias);
-  EXPECT_EQ(e.message(), "activation: the bias is [128, 2]; expected [128, 1], one value per row of the input [128, 64]");
+  EXPECT_EQ(e.message(),
+            "activation: the bias is [128, 2]; expected [128, 1], one value per row of the input [128, 64]");
   expectAt(e, biasLine);
 
   auto bf16Sum = kernelOf({input("a", {128, 64}, f32)}, [&](Hbm a) {
@@ -305,7 +306,8 @@ TEST(LanguageOps, AStridedWindowMustStayInItsTensorAndStepForward) {
   });
   tessera::Error e = traceError(past);
   EXPECT_EQ(e.message(),
-            "x: window [4, 32] with step 2 at offsets from 2 to 2 along dimension 1 leaves the tensor [8, 64]");
+            "x: window [4, 32] with step 2 at offsets from 2 to 2 along dimension 1 leaves the tensor [8, 64]: its "
+            "last element along dimension 1 would be at index 64, past the last index 63");
   expectAt(e, boundsLine);
 
   auto zero = kernelOf({input("x", {8, 64}, bf16)}, [&](Hbm x) {

@@ -98,11 +98,19 @@ std::vector<Case> cases() {
     all.push_back({"attention_fwd", target, {{"H", 1}, {"S", 512}, {"D", 128}}});
     all.push_back({"attention_fwd", target, {{"H", 2}, {"S", 512}, {"D", 64}}, {}, {{"causal", 1.0}}});
     all.push_back({"attention_fwd", target, {{"H", 1}, {"S", 1024}, {"D", 64}}, {{"bk", 512}}, {{"causal", 1.0}}});
+    // sections that are multiples of 512 but not of 1024 (groups of 512 keys): S=1536 at the default bk, and
+    // bk=1536; 1024 keys in one section: 8 blocks of P, 3 of them transposed by DMA at the default te=5.
+    all.push_back({"attention_fwd", target, {{"H", 1}, {"S", 1536}, {"D", 64}}});
+    all.push_back({"attention_fwd", target, {{"H", 1}, {"S", 3072}, {"D", 64}}, {{"bk", 1536}}});
+    all.push_back({"attention_fwd", target, {{"H", 1}, {"S", 1024}, {"D", 64}}});
     // causal over three sections: groups of query tiles that see one, two and three of them, two heads.
     all.push_back({"attention_fwd", target, {{"H", 2}, {"S", 1536}, {"D", 64}}, {{"bk", 512}}, {{"causal", 1.0}}});
     all.push_back({"attention_fwd", target, {{"H", 1}, {"S", 1024}, {"D", 128}}, {{"bk", 512}}, {{"scale", 0.05}}});
     // conv2d: 3x3 at stride 1 and 2, 1x1 at stride 1 and 2; channels beyond a multiple of 128, odd image sizes.
     all.push_back({"conv2d", target, {{"N", 1}, {"C", 64}, {"F", 64}, {"H", 16}, {"W", 16}}});
+    // blocks of rows in a loop between the unrolled top and bottom ones, at stride 1 and 2.
+    all.push_back({"conv2d", target, {{"N", 1}, {"C", 64}, {"F", 64}, {"H", 64}, {"W", 64}}});
+    all.push_back({"conv2d", target, {{"N", 1}, {"C", 64}, {"F", 64}, {"H", 112}, {"W", 112}}, {{"stride", 2}}});
     all.push_back({"conv2d", target, {{"N", 2}, {"C", 200}, {"F", 136}, {"H", 17}, {"W", 23}}, {{"stride", 2}}});
     all.push_back({"conv2d", target, {{"N", 1}, {"C", 130}, {"F", 70}, {"H", 9}, {"W", 40}}, {{"k", 1}}});
     all.push_back({"conv2d", target, {{"N", 1}, {"C", 96}, {"F", 160}, {"H", 15}, {"W", 15}},
