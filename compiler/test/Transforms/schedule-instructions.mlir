@@ -28,18 +28,22 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
-// A write after a read keeps its order even on another engine: the memset that overwrites `b` waits behind the
-// activation that reads it, however early it could run.
+// A write after a read keeps its order: the second memset overwrites `b`, which the add reads, and the add waits
+// for a DMA. Without the write-after-read dependency the memset, ready as soon as the first one is done, would be
+// scheduled before the add (as it is when it writes another tile); with it, it stays after.
 module attributes {tessera.target = "trn2"} {
   // CHECK-LABEL: func.func @write_after_read_stays
-  // CHECK-NEXT: nc.memset #nc.ap<"sbuf", f32, {{.*}} offset = 0, {{.*}}>, 1.000000e+00
-  // CHECK-NEXT: nc.activation "exp" #nc.ap<"sbuf", f32, {{.*}} offset = 512, {{.*}}>, #nc.ap<"sbuf", f32, {{.*}} offset = 0, {{.*}}>
-  // CHECK-NEXT: nc.memset #nc.ap<"sbuf", f32, {{.*}} offset = 0, {{.*}}>, 2.000000e+00
-  func.func @write_after_read_stays() {
-    %b = tile.alloc {name = "b", offset = 0 : i64, bufs = 1 : i64} : memref<128x128xf32, #tile.space<sbuf>>
+  // CHECK:      nc.memset #nc.ap<"sbuf", f32, {{.*}} offset = 512, {{.*}}>, 1.000000e+00
+  // CHECK-NEXT: nc.tensor_tensor "add" #nc.ap<"sbuf", f32, {{.*}} offset = 1024, {{.*}}>, #nc.ap<"sbuf", f32, {{.*}} offset = 0, {{.*}}>, #nc.ap<"sbuf", f32, {{.*}} offset = 512, {{.*}}>
+  // CHECK-NEXT: nc.memset #nc.ap<"sbuf", f32, {{.*}} offset = 512, {{.*}}>, 2.000000e+00
+  func.func @write_after_read_stays(%x: memref<128x128xf32>) {
+    %c0 = arith.constant 0 : index
+    %a = tile.alloc {name = "a", offset = 0 : i64, bufs = 1 : i64} : memref<128x128xf32, #tile.space<sbuf>>
+    tile.load %x[%c0, %c0], %a : memref<128x128xf32>, memref<128x128xf32, #tile.space<sbuf>>
+    %b = tile.alloc {name = "b", offset = 512 : i64, bufs = 1 : i64} : memref<128x128xf32, #tile.space<sbuf>>
     tile.memset %b, 1.0 : memref<128x128xf32, #tile.space<sbuf>>
-    %e = tile.alloc {name = "e", offset = 512 : i64, bufs = 1 : i64} : memref<128x128xf32, #tile.space<sbuf>>
-    tile.activation exp %b, %e : memref<128x128xf32, #tile.space<sbuf>>, memref<128x128xf32, #tile.space<sbuf>>
+    %e = tile.alloc {name = "e", offset = 1024 : i64, bufs = 1 : i64} : memref<128x128xf32, #tile.space<sbuf>>
+    tile.binary add %a, %b, %e : memref<128x128xf32, #tile.space<sbuf>>, memref<128x128xf32, #tile.space<sbuf>>, memref<128x128xf32, #tile.space<sbuf>>
     tile.memset %b, 2.0 : memref<128x128xf32, #tile.space<sbuf>>
     return
   }
