@@ -204,11 +204,15 @@ struct ScheduleInstructionsPass : PassWrapper<ScheduleInstructionsPass, Operatio
         insts[i]->setAttr("engine", StringAttr::get(fn.getContext(), isa::name(chosen[i])));
     }
 
-    // 4. The instructions in the new order, where the first of them was.
-    Operation *anchor = insts.front();
-    Operation *placeholder = OpBuilder(anchor).create<func::ReturnOp>(anchor->getLoc()); // marks the spot
-    for (int64_t i : order) insts[i]->moveBefore(placeholder);
-    placeholder->erase();
+    // 4. The instructions in the new order, where the first of them was: each placed after the one before it,
+    //    the first after whatever preceded the old first (or at the block's start).
+    Block *block = insts.front()->getBlock();
+    Operation *previous = insts.front()->getPrevNode();
+    for (int64_t i : order) {
+      if (previous) insts[i]->moveAfter(previous);
+      else insts[i]->moveBefore(block, block->begin());
+      previous = insts[i];
+    }
     return success();
   }
 };
