@@ -43,29 +43,28 @@ foreach(kernel add softmax matmul_tiled matmul_blocked)
   set_tests_properties(backends/pallas-auto/${kernel}/tpu-v6e PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 endforeach()
 # The kernels' variants that emit other instructions (DMA transposes, bn_stats/bn_aggr, FP8 double row, causal
-# masks with affine_select, GELU gates, 1x1 and strided convolutions), through both backends where the variant
-# exists (layernorm form=2 and matmul_fp8 rows=2 are NeuronCore forms).
-foreach(variant "transpose2d engine=2" "layernorm form=2" "matmul_fp8 rows=2" "attention_fwd causal=1" "mlp act=2"
-                "conv2d k=1" "conv2d stride=2" "gelu form=2")
+# masks with affine_select, GELU gates, 1x1 and strided convolutions), each on the targets where it exists: NKI on
+# the NeuronCores, Pallas (auto style) on tpu-v5e. layernorm form=2 is NeuronCore only, FP8 double row trn2 on.
+foreach(variant "transpose2d engine=2 trn1,trn2,tpu-v5e" "layernorm form=2 trn1,trn2" "matmul_fp8 rows=2 trn2"
+                "attention_fwd causal=1 trn1,trn2,tpu-v5e" "mlp act=2 trn1,trn2,tpu-v5e" "conv2d k=1 trn1,trn2,tpu-v5e"
+                "conv2d stride=2 trn1,trn2,tpu-v5e" "gelu form=2 trn1,trn2,tpu-v5e")
   separate_arguments(variant)
   list(GET variant 0 kernel)
   list(GET variant 1 param)
-  foreach(target trn1 trn2)
-    if(NOT (param STREQUAL "rows=2" AND target STREQUAL "trn1")) # FP8 double row: NeuronCore-v3 on
-      add_test(NAME backends/nki/${kernel}-${param}/${target}
-               COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki ${kernel} ${target}
-                       ${BACKEND_WORK} - --param ${param})
-      set_tests_properties(backends/nki/${kernel}-${param}/${target} PROPERTIES FIXTURES_REQUIRED backend_venv
-                           LABELS backends)
+  list(GET variant 2 targets)
+  string(REPLACE "," ";" targets ${targets})
+  foreach(target ${targets})
+    if(target MATCHES "^tpu")
+      set(name backends/pallas-auto/${kernel}-${param}/${target})
+      set(how pallas ${kernel} ${target} ${BACKEND_WORK} auto)
+    else()
+      set(name backends/nki/${kernel}-${param}/${target})
+      set(how nki ${kernel} ${target} ${BACKEND_WORK} -)
     endif()
+    add_test(NAME ${name} COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python ${how}
+                                  --param ${param})
+    set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
   endforeach()
-  if(NOT param MATCHES "^(form=2|rows=2)$" OR kernel STREQUAL "gelu")
-    add_test(NAME backends/pallas-auto/${kernel}-${param}/tpu-v5e
-             COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v5e
-                     ${BACKEND_WORK} auto --param ${param})
-    set_tests_properties(backends/pallas-auto/${kernel}-${param}/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv
-                         LABELS backends)
-  endif()
 endforeach()
 add_test(NAME backends/every-kernel
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/hw-backends/check/every_kernel.py $<TARGET_FILE:tessera> ${library_kernels})
