@@ -63,6 +63,7 @@ std::string targetReference(const isa::Target &target) {
 /// The tile stages, for either family: from the kernel as imported to tiles placed in memory.
 void addTileStages(OpPassManager &pm, unsigned loopBuffers, bool tpu) {
   if (tpu) pm.addPass(createLegalizeForTpuPass());
+  else pm.addPass(createLegalizeForNeuronCorePass());
   pm.addPass(createVerifyTargetPass());
   pm.addPass(createAllocateMemoryPass(loopBuffers));
 }
@@ -144,6 +145,7 @@ void registerDialects(DialectRegistry &registry) {
 
 void registerPasses() {
   PassRegistration<Pass>([] { return createLegalizeForTpuPass(); });
+  PassRegistration<Pass>([] { return createLegalizeForNeuronCorePass(); });
   PassRegistration<Pass>([] { return createVerifyTargetPass(); });
   PassRegistration<Pass>([] { return createAllocateMemoryPass(); });
   PassRegistration<Pass>([] { return createLowerTileToNcPass(); });

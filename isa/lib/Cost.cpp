@@ -55,40 +55,7 @@ double clockGhz(Engine engine, const Target &target) {
   return 1.0;
 }
 
-uint64_t flops(const Instruction &inst) {
-  const uint64_t perPartition = instructions::elementsPerPartition(inst.src0);
-  switch (inst.op) {
-  case Opcode::MxuMatmul:
-  case Opcode::Matmul: {
-    const uint64_t contraction = inst.src0.partitions;
-    const uint64_t movingFree = instructions::elementsPerPartition(inst.src1);
-    const uint64_t all = 2 * contraction * perPartition * movingFree; // one multiply and one add per (k, m, n)
-    // FP8 double row: [K, 2, M] x [K, 2, N] contracts over 2K rows into [M, N], half of what the sizes suggest.
-    return MatmulMode::decode(inst.mode).doubleRow ? all / 2 : all;
-  }
-  // Data movement, fills and selection compute nothing.
-  case Opcode::DmaCopy:
-  case Opcode::DmaTranspose:
-  case Opcode::Transpose:
-  case Opcode::TensorCopy:
-  case Opcode::TensorCopyPredicated:
-  case Opcode::Memset:
-  case Opcode::Iota:
-  case Opcode::LocalGather:
-  case Opcode::VpuConvert:
-  case Opcode::VpuFill:
-  case Opcode::TpuDma:
-  case Opcode::GridStep:
-  case Opcode::Print: return 0;
-  // One operation per output element: a source may be an [R, 1] broadcast.
-  case Opcode::VpuBinary: return uint64_t{inst.dst.partitions} * instructions::elementsPerPartition(inst.dst);
-  // Two ALU stages per element.
-  case Opcode::TensorScalar:
-  case Opcode::ScalarTensorTensor:
-  case Opcode::TensorTensorScan: return 2 * uint64_t{inst.src0.partitions} * perPartition;
-  default: return uint64_t{inst.src0.partitions} * perPartition;
-  }
-}
+uint64_t flops(const Instruction &inst) { return definition(inst.op).flops(inst); }
 
 uint64_t hbmBytes(const Instruction &inst) {
   if (inst.op != Opcode::DmaCopy && inst.op != Opcode::DmaTranspose && inst.op != Opcode::TpuDma)

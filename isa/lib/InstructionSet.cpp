@@ -20,6 +20,7 @@ namespace {
 struct Table {
   std::array<InstructionDef, kOpcodeCount> defs{};
   std::array<bool, kOpcodeCount> seen{};
+  std::array<uint32_t, kOpcodeCount> settingMasks{}; ///< the settings each opcode reads, one bit per Setting
 
   Table() {
     for (auto group : {instructions::dataMovementInstructions(), instructions::tensorEngineInstructions(),
@@ -32,8 +33,12 @@ struct Table {
           die(fmt::format("opcode {} is defined twice", index));
         seen[index] = true;
         defs[index] = def;
+        for (const SettingDef &setting : def.settings)
+          settingMasks[index] |= bit(setting.setting);
       }
   }
+
+  static constexpr uint32_t bit(Setting s) { return uint32_t{1} << static_cast<unsigned>(s); }
 
   [[noreturn]] static void die(const std::string &what) {
     std::fprintf(stderr, "tessera: internal error in the instruction set: %s\n", what.c_str());
@@ -119,7 +124,65 @@ std::string requireInsideVmem(const Instruction &inst, const Target &target) {
   return problem;
 }
 
+/// "alu, alu1, operand0": the settings `def` reads.
+std::string settingList(const InstructionDef &def) {
+  std::string list;
+  for (const SettingDef &setting : def.settings)
+    list += fmt::format("{}{}", list.empty() ? "" : ", ", key(setting.setting));
+  return list;
+}
+
+/// "" when every setting `inst` changed is one its definition reads.
+std::string requireReadSettings(const Instruction &inst, const InstructionDef &def) {
+  const uint32_t unread = changedSettings(inst) & ~table().settingMasks[static_cast<unsigned>(def.op)];
+  if (unread == 0) [[likely]]
+    return {};
+  for (Setting s : allSettings())
+    if (unread & Table::bit(s))
+      return fmt::format("takes no setting '{}' (it is {}; {} reads {})", key(s), formatSetting(inst, s), def.name,
+                         def.settings.empty() ? std::string("none") : settingList(def));
+  return {};
+}
+
 } // namespace
+
+uint32_t changedSettings(const Instruction &inst) {
+  static const Instruction d;
+  auto bit = [](Setting s, bool changed) { return changed ? Table::bit(s) : 0u; };
+  // Field by field (not through Settings.h's variants): the simulator checks every instruction it runs.
+  return bit(Setting::Alu, inst.alu != d.alu) | bit(Setting::Alu1, inst.alu1 != d.alu1) |
+         bit(Setting::Func, inst.func != d.func) | bit(Setting::Accumulate, inst.accumulate != d.accumulate) |
+         bit(Setting::Reverse0, inst.reverse0 != d.reverse0) | bit(Setting::Reverse1, inst.reverse1 != d.reverse1) |
+         bit(Setting::Negate, inst.negate != d.negate) | bit(Setting::Mode, inst.mode != d.mode) |
+         bit(Setting::Scale, !sameBits(inst.scale, d.scale)) | bit(Setting::Bias, !sameBits(inst.bias, d.bias)) |
+         bit(Setting::Value, !sameBits(inst.value, d.value)) |
+         bit(Setting::OnFalse, !sameBits(inst.onFalse, d.onFalse)) |
+         bit(Setting::Operand0, !sameBits(inst.operand0, d.operand0)) |
+         bit(Setting::Operand1, !sameBits(inst.operand1, d.operand1)) |
+         bit(Setting::Initial, !sameBits(inst.initial, d.initial)) |
+         bit(Setting::ElementsPerIndex, inst.elementsPerIndex != d.elementsPerIndex) |
+         bit(Setting::ValidIndices, inst.validIndices != d.validIndices) |
+         bit(Setting::Pattern, !(inst.pattern == d.pattern));
+}
+
+bool readsSetting(const InstructionDef &def, Setting s) {
+  return (table().settingMasks[static_cast<unsigned>(def.op)] & Table::bit(s)) != 0;
+}
+
+std::string_view name(Category c) {
+  switch (c) {
+  case Category::Matmul: return "matmul";
+  case Category::Elementwise: return "elementwise";
+  case Category::Activation: return "activation";
+  case Category::Reduction: return "reduction";
+  case Category::Copy: return "copy";
+  case Category::Fill: return "fill";
+  case Category::Dma: return "dma";
+  case Category::Print: return "print";
+  case Category::Control: return "control";
+  }
+  return "?";
+}
 
 bool runsOnFamily(const InstructionDef &def, std::string_view family) {
   return def.family == kAnyFamily || def.family == family;
@@ -161,8 +224,9 @@ std::string verifyInstruction(const Instruction &inst, std::optional<Engine> eng
     return fmt::format("is an instruction of the {} family; target {} is of the {} family (use a {} target)",
                        def.family, target->name, target->family, def.family);
   if (target && !generationAtLeast(*target, def.since))
-    return fmt::format("exists from {} on; target {} is {}", generationLabel(target->family, def.since), target->name,
-                       generationLabel(target->family, target->generation));
+    return fmt::format("exists from {} on; target {} is {}{}", generationLabel(target->family, def.since),
+                       target->name, generationLabel(target->family, target->generation),
+                       def.sinceSource.empty() ? "" : fmt::format(" [rule {}.generation: {}]", def.name, def.sinceSource));
   const OperandUse use = def.use(inst);
   auto requirePresent = [&](bool used, const char *slot, const AccessPattern &ap) -> std::string {
     if (used && ap.partitions == 0)
@@ -196,6 +260,12 @@ std::string verifyInstruction(const Instruction &inst, std::optional<Engine> eng
   if (engine && def.modeEngine && def.modeEngine(inst) != *engine)
     return fmt::format("mode {} is the {} engine's form, but the instruction is on the {} engine", inst.mode,
                        name(def.modeEngine(inst)), name(*engine));
+  if (std::string unread = requireReadSettings(inst, def); !unread.empty())
+    return unread;
+  // With no engine named, the rules hold for the one the compiler would pick.
+  for (const Rule &rule : def.rules)
+    if (std::string broken = rule.check(inst, engine.value_or(def.preferredEngine), target); !broken.empty())
+      [[unlikely]] return fmt::format("{} [rule {}: {}]", broken, rule.id, rule.source);
   return {};
 }
 

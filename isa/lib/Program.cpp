@@ -108,8 +108,10 @@ size_t Program::instructionCount() const {
 
 bool Instruction::sameWork(const Instruction &o) const {
   return op == o.op && alu == o.alu && alu1 == o.alu1 && func == o.func && accumulate == o.accumulate &&
-         reverse0 == o.reverse0 && reverse1 == o.reverse1 && negate == o.negate && mode == o.mode && imm == o.imm &&
-         imm1 == o.imm1 && bias == o.bias && count0 == o.count0 && count1 == o.count1 && pattern == o.pattern &&
+         reverse0 == o.reverse0 && reverse1 == o.reverse1 && negate == o.negate && mode == o.mode && scale == o.scale &&
+         bias == o.bias && value == o.value && onFalse == o.onFalse && operand0 == o.operand0 &&
+         operand1 == o.operand1 && initial == o.initial && elementsPerIndex == o.elementsPerIndex &&
+         validIndices == o.validIndices && pattern == o.pattern &&
          text == o.text && dst == o.dst && dst2 == o.dst2 && src0 == o.src0 && src1 == o.src1 && src2 == o.src2;
 }
 

@@ -30,7 +30,7 @@ void activation(const Tile &dst, tessera::isa::ActFunc func, const Operand &data
   tsr::detail::IsaCall call{.dst = dst, .src0 = data, .src1 = bias};
   call.settings.op = tessera::isa::Opcode::Activation;
   call.settings.func = func;
-  call.settings.imm = scale;
+  call.settings.scale = scale;
   tsr::detail::recordInstruction(call, loc);
 }
 

@@ -12,7 +12,7 @@ namespace tessera::compiler {
 namespace {
 
 /// The instruction fields an op's attributes hold.
-enum class Field { Dst, Src0, Src1, Alu, Func, Imm, Accumulate, Label };
+enum class Field { Dst, Src0, Src1, Alu, Func, Scale, Value, Accumulate, Label };
 
 std::optional<Field> fieldOf(StringRef attribute) {
   return llvm::StringSwitch<std::optional<Field>>(attribute)
@@ -21,7 +21,8 @@ std::optional<Field> fieldOf(StringRef attribute) {
       .Cases("rhs", "moving", "weights", Field::Src1)
       .Case("op", Field::Alu)
       .Case("func", Field::Func)
-      .Cases("scale", "value", Field::Imm)
+      .Case("scale", Field::Scale)
+      .Case("value", Field::Value)
       .Case("accumulate", Field::Accumulate)
       .Case("label", Field::Label)
       .Default(std::nullopt);
@@ -49,7 +50,8 @@ void readInstructionFields(Operation *op, isa::Instruction &inst,
     // Unknown names are the verifier's to report.
     case Field::Alu: inst.alu = isa::parseAluOp(text.getValue()).value_or(isa::AluOp::Add); break;
     case Field::Func: inst.func = isa::parseActFunc(text.getValue()).value_or(isa::ActFunc::Identity); break;
-    case Field::Imm: inst.imm = llvm::cast<FloatAttr>(value).getValue().convertToFloat(); break;
+    case Field::Scale: inst.scale = llvm::cast<FloatAttr>(value).getValue().convertToFloat(); break;
+    case Field::Value: inst.value = llvm::cast<FloatAttr>(value).getValue().convertToFloat(); break;
     case Field::Accumulate: inst.accumulate = true; break;
     case Field::Label: break; // a Print's label is the op's, not the instruction's
     }
@@ -70,7 +72,8 @@ Operation *buildInstructionOp(OpBuilder &b, Location loc, StringRef name, const 
     case Field::Src1: value = toAttr(inst.src1); break;
     case Field::Alu: value = b.getStringAttr(isa::name(inst.alu)); break;
     case Field::Func: value = b.getStringAttr(isa::name(inst.func)); break;
-    case Field::Imm: value = b.getF32FloatAttr(inst.imm); break;
+    case Field::Scale: value = b.getF32FloatAttr(inst.scale); break;
+    case Field::Value: value = b.getF32FloatAttr(inst.value); break;
     case Field::Accumulate: value = inst.accumulate ? b.getUnitAttr() : Attribute(); break;
     case Field::Label: value = b.getStringAttr(text); break;
     }

@@ -55,8 +55,8 @@ struct InstructionOpName {
 std::optional<isa::Opcode> opcodeIn(llvm::ArrayRef<InstructionOpName> table, mlir::Operation *op);
 
 /// Reads the instruction fields `op` holds into `inst` (whose opcode is the caller's), by attribute name, the same
-/// in both dialects: dst; src, lhs or stationary (src0); rhs, moving or weights (src1); op (alu); func; scale or
-/// value (imm); accumulate. `toIsa` reads an access pattern attribute.
+/// in both dialects: dst; src, lhs or stationary (src0); rhs, moving or weights (src1); op (alu); func; scale; value;
+/// accumulate. `toIsa` reads an access pattern attribute.
 void readInstructionFields(mlir::Operation *op, isa::Instruction &inst,
                            llvm::function_ref<isa::AccessPattern(mlir::Attribute)> toIsa);
 

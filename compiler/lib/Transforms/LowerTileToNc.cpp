@@ -37,6 +37,8 @@
 #include <array>
 #include <limits>
 
+#include <fmt/format.h>
+
 using namespace mlir;
 
 namespace tessera::compiler {
@@ -69,12 +71,9 @@ private:
         .Case([&](tile::MatmulOp o) {
           return emit(o.getLoc(), matmulInstruction(o, isa::Opcode::Matmul, verbatim()), isa::Engine::Tensor);
         })
-        .Case([&](tile::BinaryOp o) {
-          return compute(o, isa::Opcode::TensorTensor, {isa::Engine::Vector, isa::Engine::GpSimd});
-        })
+        .Case([&](tile::BinaryOp o) { return binary(o); })
         .Case([&](tile::ActivationOp o) {
-          return compute(o, o.getSum() ? isa::Opcode::ActivationReduce : isa::Opcode::Activation,
-                         {isa::Engine::Scalar});
+          return compute(o, o.getSum() ? isa::Opcode::ActivationReduce : isa::Opcode::Activation);
         })
         .Case([&](tile::TransposeOp o) { return transpose(o); })
         .Case([&](tile::FillWhereOp o) { return fillWhere(o); })
@@ -83,18 +82,11 @@ private:
           // tile or imm1 = 0.
           return emit(o.getLoc(), computeInstruction(o, isa::Opcode::TensorTensorScan), isa::Engine::Vector);
         })
-        .Case([&](tile::ReduceOp o) {
-          return compute(o, isa::Opcode::TensorReduce, {isa::Engine::Vector, isa::Engine::GpSimd});
-        })
-        .Case([&](tile::CopyOp o) {
-          return compute(o, isa::Opcode::TensorCopy, {isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd});
-        })
+        .Case([&](tile::ReduceOp o) { return compute(o, isa::Opcode::TensorReduce); })
+        .Case([&](tile::CopyOp o) { return copy(o); })
         .Case([&](tile::MemsetOp o) { return memset(o); })
         .Case([&](tile::InstOp o) { return instruction(o); })
-        .Case([&](tile::PrintOp o) {
-          return compute(o, isa::Opcode::Print, {isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd},
-                         o.getLabel());
-        })
+        .Case([&](tile::PrintOp o) { return compute(o, isa::Opcode::Print, o.getLabel()); })
         .Case([&](tile::WaitOp o) -> LogicalResult {
           const int64_t count = value(o.getCount());
           if (count < 1)
@@ -128,14 +120,79 @@ private:
     return leastBusy({isa::Engine::Vector, isa::Engine::GpSimd}, i);
   }
 
-  /// A compute op as `opcode`, on the least busy of `engines` (marked nc.flexible for the scheduler when there are
-  /// several and the kernel is list-scheduled).
-  LogicalResult compute(Operation *op, isa::Opcode opcode, std::initializer_list<isa::Engine> engines,
-                        StringRef text = {}) {
-    isa::Instruction i = computeInstruction(op, opcode);
-    if (failed(emit(op->getLoc(), i, leastBusy(engines, i), text))) return failure();
-    if (markFlexible_ && engines.size() > 1 && !verbatim()) lastEmitted_->setAttr(nc::kFlexibleAttr, b_.getUnitAttr());
+  /// A compute op as `opcode`, on the least busy of the engines that may run it (marked nc.flexible for the
+  /// scheduler when there are several and the kernel is list-scheduled).
+  LogicalResult compute(Operation *op, isa::Opcode opcode, StringRef text = {}) {
+    return place(op, {computeInstruction(op, opcode)}, text);
+  }
+
+  /// An op that `forms` implement alike (an instruction, or another that computes the same), on the least busy
+  /// engine that one of them may run on: the first form an engine may run is what it runs. The engines and rules
+  /// come from each form's definition (isa::verifyInstruction), so a kernel never gets an instruction its target
+  /// rejects; when no engine may run any form, the error says why each could not.
+  LogicalResult place(Operation *op, llvm::ArrayRef<isa::Instruction> forms, StringRef text = {}) {
+    llvm::SmallVector<std::pair<isa::Engine, const isa::Instruction *>, 4> candidates;
+    std::string refusals;
+    for (isa::Engine e : {isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd, isa::Engine::Tensor}) {
+      if (llvm::any_of(candidates, [&](const auto &c) { return c.first == e; })) continue;
+      for (const isa::Instruction &form : forms) {
+        if (!isa::definition(form.op).engines.contains(e)) continue;
+        std::string problem = isa::verifyInstruction(form, e, &target_);
+        if (problem.empty()) {
+          candidates.push_back({e, &form});
+          break;
+        }
+        refusals += fmt::format("{}{} on the {} engine: {}", refusals.empty() ? "" : "; ",
+                                isa::name(form.op), isa::name(e), problem);
+      }
+    }
+    if (candidates.empty())
+      return op->emitOpError() << "no engine of " << target_.name << " can run it: " << refusals;
+    auto [engine, form] = leastBusy(candidates);
+    if (failed(emit(op->getLoc(), *form, engine, text))) return failure();
+    if (markFlexible_ && candidates.size() > 1 && !verbatim())
+      lastEmitted_->setAttr(nc::kFlexibleAttr, b_.getUnitAttr());
     return success();
+  }
+
+  /// An elementwise binary op: tensor_tensor, or tensor_scalar when one operand is a [P, 1] tile read across the
+  /// row (NKI's tensor_tensor does not broadcast; its tensor_scalar takes a [P, 1] operand): that tile becomes
+  /// operand0, reversed when it is the left operand.
+  LogicalResult binary(tile::BinaryOp o) {
+    isa::Instruction i = computeInstruction(o, isa::Opcode::TensorTensor);
+    const bool lhsColumn = isBroadcast(i.src0), rhsColumn = isBroadcast(i.src1);
+    if (lhsColumn == rhsColumn) return place(o, {i});
+    isa::Instruction scalar;
+    scalar.op = isa::Opcode::TensorScalar;
+    scalar.alu = i.alu;
+    scalar.alu1 = isa::AluOp::Bypass;
+    scalar.reverse0 = lhsColumn;
+    scalar.dst = i.dst;
+    scalar.src0 = lhsColumn ? i.src1 : i.src0;
+    scalar.src1 = unbroadcast(lhsColumn ? i.src0 : i.src1);
+    return place(o, {scalar});
+  }
+
+  /// tensor_copy; on a NeuronCore-v2 scalar engine, where tensor_copy does not run, activation(copy) (NKI's
+  /// advice, nki.isa.tensor_copy): the same FP32 round trip.
+  LogicalResult copy(tile::CopyOp o) {
+    const isa::Instruction i = computeInstruction(o, isa::Opcode::TensorCopy);
+    isa::Instruction activation;
+    activation.op = isa::Opcode::Activation;
+    activation.func = isa::ActFunc::Identity;
+    activation.dst = i.dst;
+    activation.src0 = i.src0;
+    return place(o, {i, activation});
+  }
+
+  /// Whether `ap` reads one element per partition across a wider row (Buffer::pattern's [P, 1] broadcast).
+  static bool isBroadcast(const isa::AccessPattern &ap) {
+    return ap.partitions != 0 && ap.freeRank == 1 && ap.strides[0] == 0 && ap.sizes[0] > 1;
+  }
+  static isa::AccessPattern unbroadcast(isa::AccessPattern ap) {
+    ap.sizes[0] = 1;
+    ap.strides[0] = 1;
+    return ap;
   }
 
   /// Into PSUM on the tensor engine; into SBUF as a DMA transpose on a load queue.
@@ -152,7 +209,7 @@ private:
   /// GpSimd's affine_select in place: keep the elements where the test fails, the value where it holds.
   LogicalResult fillWhere(tile::FillWhereOp o) {
     isa::Instruction i = computeInstruction(o, isa::Opcode::AffineSelect);
-    i.imm = o.getValue().convertToFloat();
+    i.onFalse = o.getValue().convertToFloat();
     i.pattern.base = value(o.getOffset());
     i.pattern.partitionStep = o.getPartition();
     i.pattern.steps[0] = o.getFree();
@@ -200,15 +257,24 @@ private:
 
   /// Of `engines`, the one with the least estimated work so far; GpSimd only when `i` does not touch PSUM.
   isa::Engine leastBusy(std::initializer_list<isa::Engine> engines, const isa::Instruction &i) {
-    isa::Engine best = *engines.begin();
+    llvm::SmallVector<std::pair<isa::Engine, const isa::Instruction *>, 4> candidates;
+    const bool psum = i.dst.space == isa::MemSpace::Psum || i.src0.space == isa::MemSpace::Psum ||
+                      i.src1.space == isa::MemSpace::Psum;
+    for (isa::Engine e : engines)
+      if (!psum || e != isa::Engine::GpSimd) candidates.push_back({e, &i}); // no PSUM port (see memsetEngine)
+    return leastBusy(candidates).first;
+  }
+
+  /// Of (engine, instruction) candidates, the one that would finish first given the estimated work so far (the
+  /// first of equals).
+  std::pair<isa::Engine, const isa::Instruction *>
+  leastBusy(llvm::ArrayRef<std::pair<isa::Engine, const isa::Instruction *>> candidates) {
+    std::pair<isa::Engine, const isa::Instruction *> best = candidates.front();
     double bestFinish = std::numeric_limits<double>::infinity();
-    bool psum = i.dst.space == isa::MemSpace::Psum || i.src0.space == isa::MemSpace::Psum ||
-                i.src1.space == isa::MemSpace::Psum;
-    for (isa::Engine e : engines) {
-      if (psum && e == isa::Engine::GpSimd) continue; // no PSUM port (see memsetEngine)
-      double finish = busyNs_[static_cast<int>(e)] + isa::engineCycles(i, e, target_) / isa::clockGhz(e, target_);
+    for (const auto &[e, form] : candidates) {
+      double finish = busyNs_[static_cast<int>(e)] + isa::engineCycles(*form, e, target_) / isa::clockGhz(e, target_);
       if (finish < bestFinish) {
-        best = e;
+        best = {e, form};
         bestFinish = finish;
       }
     }

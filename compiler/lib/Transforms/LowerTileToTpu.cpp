@@ -118,7 +118,7 @@ private:
         if (picked || runStart < 0) continue;
         isa::Instruction i;
         i.op = isa::Opcode::VpuFill;
-        i.imm = o.getValue().convertToFloat();
+        i.value = o.getValue().convertToFloat();
         i.dst = b.pattern();
         i.dst.partitions = 1;
         i.dst.offset += (p * b.pitch + runStart) * bytes;

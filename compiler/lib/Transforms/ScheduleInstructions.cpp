@@ -61,21 +61,17 @@ double durationNs(const isa::Instruction &inst, const isa::Instruction *previous
   return double(cycles) / isa::clockGhz(engine, target);
 }
 
-/// The engines instruction `op` may run on: the compute engines of its definition when the lowering marked it
-/// nc.flexible (GpSimd only when no operand is in PSUM, which it cannot reach), else the one it has.
-llvm::SmallVector<isa::Engine, 3> candidateEngines(Operation *op, const isa::Instruction &inst) {
+/// The engines instruction `op` may run on: the compute engines of its definition on which `target` accepts it
+/// (isa::verifyInstruction: GpSimd reaches no PSUM, and the vendor's engine rules) when the lowering marked it
+/// nc.flexible, else the one it has.
+llvm::SmallVector<isa::Engine, 3> candidateEngines(Operation *op, const isa::Instruction &inst,
+                                                   const isa::Target &target) {
   const isa::Engine current = *machineEngineOf(op);
   if (!op->hasAttr(nc::kFlexibleAttr)) return {current};
-  bool psum = false;
-  isa::forEachOperand(inst, [&](const char *, const isa::AccessPattern &ap, bool) {
-    psum |= ap.space == isa::MemSpace::Psum;
-  });
   llvm::SmallVector<isa::Engine, 3> engines;
-  for (isa::Engine e : {isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd}) {
-    if (!isa::definition(inst.op).engines.contains(e)) continue;
-    if (psum && e == isa::Engine::GpSimd) continue;
-    engines.push_back(e);
-  }
+  for (isa::Engine e : {isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd})
+    if (isa::definition(inst.op).engines.contains(e) && isa::verifyInstruction(inst, e, &target).empty())
+      engines.push_back(e);
   if (!llvm::is_contained(engines, current)) engines.insert(engines.begin(), current);
   return engines;
 }
@@ -120,7 +116,7 @@ struct ScheduleInstructionsPass : PassWrapper<ScheduleInstructionsPass, Operatio
     for (auto [i, op] : llvm::enumerate(insts)) {
       instruction[i] = machineInstructionOf(op);
       queue[i] = machineQueueOf(op);
-      engines[i] = candidateEngines(op, instruction[i]);
+      engines[i] = candidateEngines(op, instruction[i], target);
       llvm::SmallVector<int64_t, 8> deps;
       tracker.visit(op, streamOf(op), i, deps);
       llvm::sort(deps);

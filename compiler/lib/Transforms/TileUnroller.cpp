@@ -160,7 +160,7 @@ isa::Instruction TileUnroller::computeInstruction(Operation *op, isa::Opcode opc
       })
       .Case([&](tile::ActivationOp o) {
         i.func = toIsa(o.getFunc());
-        i.imm = o.getScale().convertToFloat();
+        i.scale = o.getScale().convertToFloat();
         i.src0 = read(o.getSrc()).pattern();
         if (o.getBias()) i.src1 = read(o.getBias()).pattern();
         i.dst = written(o.getDst()).pattern();
@@ -239,7 +239,7 @@ std::optional<isa::Instruction> TileUnroller::fillInstruction(tile::MemsetOp o, 
   }
   isa::Instruction i;
   i.op = opcode;
-  i.imm = value;
+  i.value = value;
   i.dst = b.pattern();
   b.zeroFilled = value == 0.0f;
   return i;
@@ -248,7 +248,7 @@ std::optional<isa::Instruction> TileUnroller::fillInstruction(tile::MemsetOp o, 
 isa::Instruction TileUnroller::zeroFill(const Buffer &b, isa::Opcode opcode) {
   isa::Instruction i;
   i.op = opcode;
-  i.imm = 0.0f;
+  i.value = 0.0f;
   i.dst = b.pattern();
   return i;
 }

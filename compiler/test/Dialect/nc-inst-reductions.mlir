@@ -15,12 +15,12 @@
 
 // CHECK-LABEL: func.func @reductions
 func.func @reductions() {
-  // CHECK: nc.inst "activation_reduce" {dst = #nc.ap<"sbuf", bf16, {{.*}}>, dst2 = #nc.ap<"sbuf", f32, {{.*}} dims = [1], strides = [1]>, engine = "scalar", params = {bias = 5.000000e-01 : f32, func = "exp", imm = -1.000000e+00 : f32}, src0 = #nc.ap<"psum", {{.*}}>}
-  nc.inst "activation_reduce" {dst = #y, dst2 = #col, src0 = #ps, params = {func = "exp", imm = -1.0 : f32, bias = 0.5 : f32}, engine = "scalar"}
+  // CHECK: nc.inst "activation_reduce" {dst = #nc.ap<"sbuf", bf16, {{.*}}>, dst2 = #nc.ap<"sbuf", f32, {{.*}} dims = [1], strides = [1]>, engine = "scalar", params = {bias = 5.000000e-01 : f32, func = "exp", scale = -1.000000e+00 : f32}, src0 = #nc.ap<"psum", {{.*}}>}
+  nc.inst "activation_reduce" {dst = #y, dst2 = #col, src0 = #ps, params = {func = "exp", scale = -1.0 : f32, bias = 0.5 : f32}, engine = "scalar"}
   // CHECK: nc.inst "tensor_partition_reduce" {dst = #nc.ap<"sbuf", f32, tensor = -1, partitions = [7, 1], {{.*}}>, engine = "gpsimd", params = {alu = "max"}, src0 = {{.*}}}
   nc.inst "tensor_partition_reduce" {dst = #row, src0 = #x, params = {alu = "max"}, engine = "gpsimd"}
-  // CHECK: nc.inst "tensor_tensor_scan" {{{.*}}engine = "vector", params = {alu = "multiply", alu1 = "bypass", imm1 = 1.000000e+00 : f32, reverse1}, src0 = {{.*}}, src1 = #nc.ap<"psum", {{.*}}>}
-  nc.inst "tensor_tensor_scan" {dst = #x, src0 = #y, src1 = #ps, params = {alu = "multiply", alu1 = "bypass", imm1 = 1.0 : f32, reverse1}, engine = "vector"}
+  // CHECK: nc.inst "tensor_tensor_scan" {{{.*}}engine = "vector", params = {alu = "multiply", alu1 = "bypass", initial = 1.000000e+00 : f32, reverse1}, src0 = {{.*}}, src1 = #nc.ap<"psum", {{.*}}>}
+  nc.inst "tensor_tensor_scan" {dst = #x, src0 = #y, src1 = #ps, params = {alu = "multiply", alu1 = "bypass", initial = 1.0 : f32, reverse1}, engine = "vector"}
   // CHECK: nc.inst "tensor_tensor_scan" {{{.*}}src2 = #nc.ap<"sbuf", f32, {{.*}} dims = [1], strides = [1]>}
   nc.inst "tensor_tensor_scan" {dst = #x, src0 = #y, src1 = #ps, src2 = #col, params = {alu = "multiply", alu1 = "add"}, engine = "vector"}
   // CHECK: nc.inst "bn_stats" {dst = #nc.ap<"sbuf", f32, {{.*}} dims = [6], strides = [1]>, engine = "vector", src0 = {{.*}}}
@@ -31,8 +31,8 @@ func.func @reductions() {
   nc.inst "max8" {dst = #eight, src0 = #y, engine = "vector"}
   // CHECK: nc.inst "nc_find_index8" {dst = #nc.ap<"sbuf", ui32, {{.*}}>, engine = "vector", src0 = {{.*}}, src1 = {{.*}}}
   nc.inst "nc_find_index8" {dst = #idx, src0 = #y, src1 = #eight, engine = "vector"}
-  // CHECK: nc.inst "nc_match_replace8" {dst = {{.*}}, dst2 = #nc.ap<"sbuf", ui32, {{.*}}>, engine = "vector", params = {imm = 0xFF800000 : f32}, src0 = {{.*}}, src1 = {{.*}}}
-  nc.inst "nc_match_replace8" {dst = #y, dst2 = #idx, src0 = #y, src1 = #eight, params = {imm = 0xFF800000 : f32}, engine = "vector"}
+  // CHECK: nc.inst "nc_match_replace8" {dst = {{.*}}, dst2 = #nc.ap<"sbuf", ui32, {{.*}}>, engine = "vector", params = {value = 0xFF800000 : f32}, src0 = {{.*}}, src1 = {{.*}}}
+  nc.inst "nc_match_replace8" {dst = #y, dst2 = #idx, src0 = #y, src1 = #eight, params = {value = 0xFF800000 : f32}, engine = "vector"}
   return
 }
 

@@ -25,7 +25,7 @@ func.func @dma_and_matmul() {
 // -----
 
 #x = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>
-#col = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 4096, dims = [512], strides = [0]>
+#col = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 8192, dims = [512], strides = [1]>
 #ps = #nc.ap<"psum", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>
 #red = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 4096, dims = [1], strides = [1]>
 #y = #nc.ap<"sbuf", bf16, tensor = -1, partitions = [32, 64], pstride = 0, offset = 8192, dims = [4, 128], strides = [256, 2]>
@@ -33,14 +33,14 @@ func.func @dma_and_matmul() {
 
 // CHECK-LABEL: func.func @compute
 func.func @compute() {
-  // CHECK: nc.tensor_tensor "subtract" #nc.ap<"sbuf", f32, {{.*}} offset = 0, {{.*}}>, #nc.ap<"psum", {{.*}}>, #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 4096, dims = [512], strides = [0]> {engine = "vector"}
+  // CHECK: nc.tensor_tensor "subtract" #nc.ap<"sbuf", f32, {{.*}} offset = 0, {{.*}}>, #nc.ap<"psum", {{.*}}>, #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 8192, dims = [512], strides = [1]> {engine = "vector"}
   nc.tensor_tensor "subtract" #x, #ps, #col {engine = "vector"}
   // CHECK: nc.tensor_tensor "max" {{.*}} {engine = "gpsimd"}
   nc.tensor_tensor "max" #x, #x, #col {engine = "gpsimd"}
   // CHECK: nc.activation "exp" {{.*}} {engine = "scalar", scale = -2.500000e-01 : f32}
   nc.activation "exp" #x, #ps {engine = "scalar", scale = -0.25 : f32}
-  // CHECK: nc.tensor_reduce "add" #nc.ap<"sbuf", f32, {{.*}} dims = [1], strides = [1]>, {{.*}} {engine = "gpsimd"}
-  nc.tensor_reduce "add" #red, #x {engine = "gpsimd"}
+  // CHECK: nc.tensor_reduce "add" #nc.ap<"sbuf", f32, {{.*}} dims = [1], strides = [1]>, {{.*}} {engine = "vector"}
+  nc.tensor_reduce "add" #red, #x {engine = "vector"}
   // Up to four free dimensions with any strides, on a range of partitions; an explicit default queue is dropped.
   // CHECK: nc.tensor_copy #nc.ap<"sbuf", bf16, tensor = -1, partitions = [32, 64], pstride = 0, offset = 8192, dims = [4, 128], strides = [256, 2]>, {{.*}} {engine = "scalar"}{{$}}
   nc.tensor_copy #y, #ps64 {engine = "scalar", queue = 0 : i64}

@@ -120,16 +120,18 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
-// Engines: exp activation on the scalar engine, with its scale; reductions and elementwise ops on the vector or
-// GpSimd engine. A [P, 1] operand is broadcast along the free dimension with stride 0, on either side.
+// Engines: exp activation on the scalar engine, with its scale; reductions on the vector engine; elementwise ops on
+// the vector or GpSimd engine. A [P, 1] operand read across the row makes a tensor_scalar with it as operand0 (NKI's
+// tensor_tensor does not broadcast), reversed when it is the left operand.
 module attributes {tessera.target = "trn2"} {
   // CHECK-LABEL: func.func @softmax_rows
   // CHECK: nc.dma_copy #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], {{.*}}>, #nc.ap<"hbm", f32, tensor = 0, partitions = [0, 128], pstride = 512, offset = 32768, dims = [512], strides = [1]> {engine = "dma"}
-  // CHECK-NEXT: nc.tensor_reduce "max" #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 2048, dims = [1], strides = [1]>, #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]> {engine = "{{vector|gpsimd}}"}
-  // CHECK-NEXT: nc.tensor_tensor "subtract" #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 2048, dims = [512], strides = [0]> {engine = "{{vector|gpsimd}}"}
+  // CHECK-NEXT: nc.tensor_reduce "max" #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 2048, dims = [1], strides = [1]>, #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]> {engine = "vector"}
+  // CHECK-NEXT: nc.inst "tensor_scalar" {dst = #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>, engine = "{{vector|scalar}}", params = {alu = "subtract"}, src0 = #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>, src1 = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 2048, dims = [1], strides = [1]>}
   // CHECK-NEXT: nc.activation "exp" #nc.ap<"sbuf", f32, {{.*}} offset = 0, {{.*}}>, #nc.ap<"sbuf", f32, {{.*}} offset = 0, {{.*}}> {engine = "scalar", scale = 2.000000e+00 : f32}
   // CHECK-NEXT: nc.tensor_reduce "add" #nc.ap<"sbuf", f32, {{.*}} offset = 2052, dims = [1], strides = [1]>, {{.*}}
-  // CHECK-NEXT: nc.tensor_tensor "divide" #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", f32, {{.*}} offset = 2052, dims = [512], strides = [0]>, #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>
+  // The [P, 1] tile on the left: operand0 <op> data (reverse0).
+  // CHECK-NEXT: nc.inst "tensor_scalar" {dst = #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>, engine = "vector", params = {alu = "subtract", reverse0}, src0 = #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>, src1 = #nc.ap<"sbuf", f32, {{.*}} offset = 2052, dims = [1], strides = [1]>}
   // Both [P, 1]: nothing to broadcast.
   // CHECK-NEXT: nc.tensor_tensor "multiply" #nc.ap<"sbuf", f32, {{.*}} offset = 2052, dims = [1], strides = [1]>, #nc.ap<"sbuf", f32, {{.*}} offset = 2048, dims = [1], strides = [1]>, #nc.ap<"sbuf", f32, {{.*}} offset = 2048, dims = [1], strides = [1]>
   // The default scale, 1.0, is explicit in nc.
@@ -147,10 +149,24 @@ module attributes {tessera.target = "trn2"} {
     tile.activation exp %t, %t {scale = 2.0 : f32} : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
     %s = tile.alloc {offset = 2052 : i64, bufs = 1 : i64} : memref<128x1xf32, #tile.space<sbuf>>
     tile.reduce add %t, %s : memref<128x512xf32, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>
-    tile.binary divide %s, %t, %t : memref<128x1xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    tile.binary subtract %s, %t, %t : memref<128x1xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
     tile.binary multiply %m, %m, %s : memref<128x1xf32, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>
     tile.activation identity %t, %t : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
     tile.store %t, %y[%c64, %c0] : memref<128x512xf32, #tile.space<sbuf>>, memref<256x512xf32>
+    return
+  }
+}
+
+// -----
+
+// A division that tile-legalize-for-neuroncore did not rewrite: no engine divides, and the error says why each
+// could not.
+module attributes {tessera.target = "trn2"} {
+  func.func @divide(%x: memref<128x512xf32>) {
+    %t = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<sbuf>>
+    tile.memset %t, 1.0 : memref<128x512xf32, #tile.space<sbuf>>
+    // expected-error@+1 {{'tile.binary' op no engine of trn2 can run it: tensor_tensor on the vector engine: divide is not an ALU operation of NeuronCore engines}}
+    tile.binary divide %t, %t, %t : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
     return
   }
 }
@@ -179,11 +195,11 @@ module attributes {tessera.target = "trn2"} {
     tile.memset %q, 0.0 : memref<128x512xf32, #tile.space<psum>>
     tile.matmul %s, %m, %q : memref<128x128xbf16, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
 
-    // Stored to HBM (a DMA read): emitted.
+    // Copied out (read by a copy): emitted.
     // CHECK-NEXT: nc.memset #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}>, 0.000000e+00 {engine = "vector"}
-    // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", {{.*}}>, #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}> {engine = "dma", queue = 16 : i64}
+    // CHECK-NEXT: nc.tensor_copy #nc.ap<"sbuf", {{.*}}>, #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}>
     tile.memset %q, 0.0 : memref<128x512xf32, #tile.space<psum>>
-    tile.store %q, %out[%c0, %c0] : memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32>
+    tile.copy %q, %x : memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32, #tile.space<sbuf>>
 
     // Not zero: emitted at once. A zero fill of SBUF: emitted at once too.
     // CHECK-NEXT: nc.memset #nc.ap<"psum", {{.*}} offset = 0, {{.*}}>, 1.000000e+00 {engine = "vector"}
@@ -516,8 +532,8 @@ module attributes {tessera.target = "trn2"} {
   // CHECK-LABEL: func.func @language_ops
   // CHECK: nc.inst "transpose" {dst = #nc.ap<"psum", bf16, {{.*}} offset = 256, dims = [128], {{.*}}>, engine = "tensor", src0 = #nc.ap<"sbuf", bf16, {{.*}} offset = 0, {{.*}}>}
   // CHECK-NEXT: nc.inst "dma_transpose" {dst = #nc.ap<"sbuf", bf16, {{.*}} offset = 768, dims = [128], {{.*}}>, engine = "dma", src0 = #nc.ap<"sbuf", bf16, {{.*}} offset = 0, {{.*}}>}
-  // CHECK: nc.inst "activation_reduce" {dst = #nc.ap<"sbuf", bf16, {{.*}} offset = 1536, {{.*}}>, dst2 = #nc.ap<"sbuf", f32, {{.*}} offset = 1280, dims = [1], {{.*}}>, engine = "scalar", params = {func = "exp", imm = 1.250000e-01 : f32}, src0 = #nc.ap<"psum", f32, {{.*}} offset = 2048, {{.*}}>, src1 = #nc.ap<"sbuf", f32, {{.*}} offset = 1024, dims = [1], {{.*}}>}
-  // CHECK-NEXT: nc.inst "affine_select" {dst = #nc.ap<"sbuf", bf16, {{.*}} offset = 1536, {{.*}}>, engine = "gpsimd", params = {alu = "is_le", imm = -3.40282347E+38 : f32, pattern = array<i64: 0, -1, 1, 0, 0, 0>}, src0 = #nc.ap<"sbuf", bf16, {{.*}} offset = 1536, {{.*}}>}
+  // CHECK: nc.inst "activation_reduce" {dst = #nc.ap<"sbuf", bf16, {{.*}} offset = 1536, {{.*}}>, dst2 = #nc.ap<"sbuf", f32, {{.*}} offset = 1280, dims = [1], {{.*}}>, engine = "scalar", params = {func = "exp", scale = 1.250000e-01 : f32}, src0 = #nc.ap<"psum", f32, {{.*}} offset = 2048, {{.*}}>, src1 = #nc.ap<"sbuf", f32, {{.*}} offset = 1024, dims = [1], {{.*}}>}
+  // CHECK-NEXT: nc.inst "affine_select" {dst = #nc.ap<"sbuf", bf16, {{.*}} offset = 1536, {{.*}}>, engine = "gpsimd", params = {alu = "is_le", on_false = -3.40282347E+38 : f32, pattern = array<i64: 0, -1, 1, 0, 0, 0>}, src0 = #nc.ap<"sbuf", bf16, {{.*}} offset = 1536, {{.*}}>}
   // Any free coefficient: p - 2 f < 0 fills (a pooling band's edge), keeping where p - 2 f >= 0.
   // CHECK-NEXT: nc.inst "affine_select" {{.*}}params = {alu = "is_ge", pattern = array<i64: 0, 1, -2, 0, 0, 0>}
   func.func @language_ops() {
@@ -547,7 +563,7 @@ module attributes {tessera.target = "trn2"} {
 // -----
 
 // tile.scan is one tensor_tensor_scan on the vector engine: op0 multiply, op1 add, the initial column as src2 (or
-// imm1 = 0 without one).
+// initial = 0 without one).
 module attributes {tessera.target = "trn2"} {
   // CHECK-LABEL: func.func @scan
   // CHECK: nc.inst "tensor_tensor_scan" {dst = #nc.ap<"sbuf", f32, {{.*}} offset = 1024, dims = [128], {{.*}}>, engine = "vector", params = {alu = "multiply", alu1 = "add"}, src0 = #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [128], {{.*}}>, src1 = #nc.ap<"psum", f32, {{.*}} offset = 0, dims = [128], {{.*}}>, src2 = #nc.ap<"sbuf", f32, {{.*}} offset = 512, dims = [1], {{.*}}>}

@@ -208,7 +208,7 @@ module attributes {tessera.target = "tpu-v5e"} {
   func.func @isa_instruction() {
     %x = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<8x128xf32, #tile.space<sbuf>>
     // expected-error@+1 {{tsr::isa::tensor_scalar is a NeuronCore instruction; target tpu-v5e is a TPU: write this kernel with tsr:: language ops}}
-    tile.inst "tensor_scalar" dst(%x : memref<8x128xf32, #tile.space<sbuf>>) src0(%x : memref<8x128xf32, #tile.space<sbuf>>) {params = {alu = "multiply", imm = 2.0 : f32}}
+    tile.inst "tensor_scalar" dst(%x : memref<8x128xf32, #tile.space<sbuf>>) src0(%x : memref<8x128xf32, #tile.space<sbuf>>) {params = {alu = "multiply", operand0 = 2.0 : f32}}
     return
   }
 }

@@ -52,21 +52,6 @@ std::string callee(const isa::InstructionDef &def) {
   return std::string(name);
 }
 
-/// One call's keyword arguments, in the order NKI's signature lists them.
-class Call {
-public:
-  explicit Call(std::string callee) : callee_(std::move(callee)) {}
-  Call &arg(std::string_view name, std::string value) {
-    args_ += fmt::format("{}{}={}", args_.empty() ? "" : ", ", name, value);
-    return *this;
-  }
-  Call &flag(std::string_view name, bool value) { return value ? arg(name, "True") : *this; }
-  std::string text() const { return fmt::format("{}({})", callee_, args_); }
-
-private:
-  std::string callee_, args_;
-};
-
 class NkiEmitter {
 public:
   explicit NkiEmitter(const KernelSource &k) : k_(k), p_(*k.program), prov_(*k.provenance) {}
@@ -161,161 +146,57 @@ private:
     return fmt::format("{}[{}:{}, {}:{}]", name, w.row, w.row + w.rows, w.col, w.col + w.cols);
   }
 
-  static bool present(const isa::AccessPattern &ap) { return ap.partitions != 0; }
+  /// One call as the instruction's definition writes it (InstructionDef::nkiCall), its operands named as this
+  /// kernel's buffers and slices.
+  class Call final : public isa::NkiCall {
+  public:
+    Call(NkiEmitter &emitter, const Step &step) : emitter_(emitter), step_(step) {}
 
-  /// A tile operand, or the number `value` when the instruction has none in that slot.
-  std::string operandOr(const Step &s, const isa::AccessPattern &ap, float value) {
-    return present(ap) ? operand(s, ap) : pythonFloat(value);
-  }
+    NkiCall &operand(std::string_view name, isa::Slot slot) override {
+      return code(name, emitter_.operand(step_, isa::operandIn(*step_.inst, slot)));
+    }
+    NkiCall &real(std::string_view name, float value) override { return code(name, pythonFloat(value)); }
+    NkiCall &integer(std::string_view name, int64_t value) override { return code(name, fmt::format("{}", value)); }
+    NkiCall &code(std::string_view name, std::string text) override {
+      args_ += fmt::format("{}{}={}", args_.empty() ? "" : ", ", name, text);
+      return *this;
+    }
+    NkiCall &engine(std::string_view name) override {
+      if (!choosesEngine(isa::definition(step_.inst->op))) return *this; // the instruction has one engine
+      return code(name, fmt::format("nisa.engine.{}", isa::name(step_.stream->engine)));
+    }
+    NkiCall &label(std::string_view name) override {
+      return code(name, fmt::format("\"{}\"", emitter_.p_.textOf(*step_.inst)));
+    }
+    NkiCall &reshaped(std::string_view name, isa::Slot slot, std::vector<int64_t> shape) override {
+      return code(name, fmt::format("{}.reshape([{}])", emitter_.operand(step_, isa::operandIn(*step_.inst, slot)),
+                                    fmt::join(shape, ", ")));
+    }
+    const isa::Target &target() const override { return *emitter_.k_.target; }
 
-  static std::string op(isa::AluOp a) { return fmt::format("nl.{}", isa::nkiName(a)); }
-  static std::string func(isa::ActFunc f) { return fmt::format("nl.{}", isa::nkiName(f)); }
+    std::string text(std::string_view callee) const { return fmt::format("{}({})", callee, args_); }
 
-  /// engine=nisa.engine.X, for instructions more than one engine can run.
-  static void engineArg(Call &c, const Step &s) {
-    const isa::InstructionDef &def = isa::definition(s.inst->op);
+  private:
+    NkiEmitter &emitter_;
+    const Step &step_;
+    std::string args_;
+  };
+
+  /// Whether NKI lets the caller choose among the definition's engines (engine=nisa.engine.X).
+  static bool choosesEngine(const isa::InstructionDef &def) {
     int engines = 0;
     for (isa::Engine e : {isa::Engine::Tensor, isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd})
       engines += def.engines.contains(e) ? 1 : 0;
-    if (engines > 1) c.arg("engine", fmt::format("nisa.engine.{}", isa::name(s.stream->engine)));
-  }
-
-  Error unsupported(const Step &s, const std::string &why) {
-    return Error(fmt::format("NKI: {} {}", isa::name(s.inst->op), why), s.loc);
+    return engines > 1;
   }
 
   std::string instruction(const Step &s) {
-    const isa::Instruction &i = *s.inst;
-    const isa::InstructionDef &def = isa::definition(i.op);
-    if (!isa::runsOnFamily(def, "neuroncore"))
-      throw unsupported(s, "is not a NeuronCore instruction; NKI runs NeuronCore kernels");
-    Call c(callee(def));
-    auto dst = [&] { return operand(s, i.dst); };
-    switch (i.op) {
-    case isa::Opcode::DmaCopy:
-    case isa::Opcode::DmaTranspose:
-      for (const isa::AccessPattern *ap : {&i.dst, &i.src0})
-        if (ap->space == isa::MemSpace::Psum)
-          throw Error("NKI: NKI 0.6's DMA cannot read or write PSUM", s.loc,
-                      "copy the PSUM tile to an SBUF tile (tsr::copy) and move that one");
-      c.arg("dst", dst()).arg("src", operand(s, i.src0));
-      break;
-    case isa::Opcode::Matmul: {
-      c.arg("dst", dst()).arg("stationary", operand(s, i.src0)).arg("moving", operand(s, i.src1));
-      const isa::MatmulMode mode = isa::MatmulMode::decode(i.mode);
-      if (mode.tiled()) { // NKI counts rows of the PE array
-        const int64_t rows = static_cast<int64_t>(k_.target->tensor.rows) / mode.rowTiles();
-        c.arg("tile_position", fmt::format("({}, 0)", mode.rowTile * rows))
-            .arg("tile_size", fmt::format("({}, {})", rows, k_.target->tensor.cols));
-      }
-      if (mode.doubleRow) c.arg("perf_mode", "nisa.matmul_perf_mode.double_row");
-      c.arg("accumulate", i.accumulate ? "True" : "False");
-      break;
-    }
-    case isa::Opcode::Transpose:
-      c.arg("dst", dst()).arg("data", operand(s, i.src0));
-      c.arg("engine", fmt::format("nisa.engine.{}", isa::name(s.stream->engine)));
-      break;
-    case isa::Opcode::TensorTensor:
-      c.arg("dst", dst()).arg("data1", operand(s, i.src0)).arg("data2", operand(s, i.src1)).arg("op", op(i.alu));
-      engineArg(c, s);
-      break;
-    case isa::Opcode::TensorScalar:
-      c.arg("dst", dst()).arg("data", operand(s, i.src0)).arg("op0", op(i.alu));
-      c.arg("operand0", operandOr(s, i.src1, i.imm)).flag("reverse0", i.reverse0);
-      if (i.alu1 != isa::AluOp::Bypass || present(i.src2)) {
-        c.arg("op1", op(i.alu1)).arg("operand1", operandOr(s, i.src2, i.imm1)).flag("reverse1", i.reverse1);
-      }
-      engineArg(c, s);
-      break;
-    case isa::Opcode::ScalarTensorTensor:
-      c.arg("dst", dst()).arg("data", operand(s, i.src0)).arg("op0", op(i.alu));
-      c.arg("operand0", operandOr(s, i.src1, i.imm)).arg("op1", op(i.alu1)).arg("operand1", operand(s, i.src2));
-      c.flag("reverse0", i.reverse0).flag("reverse1", i.reverse1);
-      break;
-    case isa::Opcode::Activation:
-    case isa::Opcode::ActivationReduce:
-      c.arg("dst", dst()).arg("op", func(i.func)).arg("data", operand(s, i.src0));
-      if (i.op == isa::Opcode::ActivationReduce) c.arg("reduce_op", op(i.alu)).arg("reduce_res", operand(s, i.dst2));
-      if (present(i.src1))
-        c.arg("bias", operand(s, i.src1));
-      else if (i.bias != 0.0f)
-        c.arg("bias", pythonFloat(i.bias));
-      if (i.imm != 1.0f) c.arg("scale", pythonFloat(i.imm));
-      break;
-    case isa::Opcode::TensorReduce: // NKI 0.6's tensor_reduce takes no engine: its compiler picks one
-      c.arg("dst", dst()).arg("op", op(i.alu)).arg("data", operand(s, i.src0)).arg("axis", "1");
-      c.flag("negate", i.negate).arg("keepdims", "True");
-      if (s.stream->engine != def.preferredEngine)
-        return fmt::format("{}  # Tessera ran it on {}", c.text(), isa::name(s.stream->engine));
-      break;
-    case isa::Opcode::TensorPartitionReduce:
-      c.arg("dst", dst()).arg("op", op(i.alu)).arg("data", operand(s, i.src0));
-      break;
-    case isa::Opcode::TensorTensorScan:
-      c.arg("dst", dst()).arg("data0", operand(s, i.src0)).arg("data1", operand(s, i.src1));
-      c.arg("initial", operandOr(s, i.src2, i.imm1)).arg("op0", op(i.alu)).arg("op1", op(i.alu1));
-      c.flag("reverse0", i.reverse0).flag("reverse1", i.reverse1);
-      break;
-    case isa::Opcode::TensorCopy:
-      c.arg("dst", dst()).arg("src", operand(s, i.src0));
-      engineArg(c, s);
-      break;
-    case isa::Opcode::TensorCopyPredicated:
-      c.arg("dst", dst()).arg("src", operandOr(s, i.src0, i.imm)).arg("predicate", operand(s, i.src1));
-      c.flag("reverse_pred", i.reverse0);
-      break;
-    case isa::Opcode::Memset:
-      c.arg("dst", dst());
-      c.arg("value", isa::isInteger(i.dst.dtype) ? fmt::format("{}", static_cast<int64_t>(i.imm)) : pythonFloat(i.imm));
-      engineArg(c, s);
-      break;
-    case isa::Opcode::Iota:
-      c.arg("dst", dst()).arg("pattern", fmt::format("[[{}, {}]]", i.pattern.steps[0], i.dst.freeElements()));
-      c.arg("offset", fmt::format("{}", i.pattern.base))
-          .arg("channel_multiplier", fmt::format("{}", i.pattern.partitionStep));
-      break;
-    case isa::Opcode::AffineSelect:
-      c.arg("dst", dst()).arg("pattern", fmt::format("[[{}, {}]]", i.pattern.steps[0], i.dst.freeElements()));
-      c.arg("channel_multiplier", fmt::format("{}", i.pattern.partitionStep)).arg("on_true_tile", operand(s, i.src0));
-      c.arg("on_false_value", pythonFloat(i.imm))
-          .arg("cmp_op", op(i.alu))
-          .arg("offset", fmt::format("{}", i.pattern.base));
-      break;
-    case isa::Opcode::RangeSelect:
-      c.arg("dst", dst())
-          .arg("on_true_tile", operand(s, i.src0))
-          .arg("comp_op0", op(i.alu))
-          .arg("comp_op1", op(i.alu1));
-      c.arg("bound0", operand(s, i.src1)).arg("bound1", operand(s, i.src2));
-      if (present(i.dst2)) c.arg("reduce_res", operand(s, i.dst2));
-      c.arg("range_start", fmt::format("{}", i.pattern.base)).arg("on_false_value", pythonFloat(i.imm));
-      break;
-    case isa::Opcode::BnStats:
-    case isa::Opcode::BnAggr:
-    case isa::Opcode::Reciprocal: c.arg("dst", dst()).arg("data", operand(s, i.src0)); break;
-    case isa::Opcode::Max8: c.arg("dst", dst()).arg("src", operand(s, i.src0)); break;
-    case isa::Opcode::FindIndex8:
-      c.arg("dst", dst()).arg("data", operand(s, i.src0)).arg("vals", operand(s, i.src1));
-      break;
-    case isa::Opcode::MatchReplace8:
-      c.arg("dst", dst())
-          .arg("data", operand(s, i.src0))
-          .arg("vals", operand(s, i.src1))
-          .arg("imm", pythonFloat(i.imm));
-      if (present(i.dst2)) c.arg("dst_idx", operand(s, i.dst2));
-      break;
-    case isa::Opcode::LocalGather:
-      c.arg("dst", dst()).arg("src_buffer", operand(s, i.src0)).arg("index", operand(s, i.src1));
-      c.arg("num_elem_per_idx", fmt::format("{}", i.count0));
-      if (i.count1 > 0) c.arg("num_valid_indices", fmt::format("{}", i.count1));
-      break;
-    case isa::Opcode::Print:
-      c.arg("print_prefix", fmt::format("\"{}\"", p_.textOf(i))).arg("tensor", operand(s, i.src0));
-      break;
-    default: throw unsupported(s, "has no NKI 0.6 equivalent");
-    }
-    return c.text();
+    const isa::InstructionDef &def = isa::definition(s.inst->op);
+    if (!isa::runsOnFamily(def, "neuroncore") || !def.nkiCall)
+      throw Error(fmt::format("NKI: {} is not a NeuronCore instruction; NKI runs NeuronCore kernels", def.name), s.loc);
+    Call call(*this, s);
+    def.nkiCall(*s.inst, call);
+    return call.text(callee(def));
   }
 
   const KernelSource &k_;

@@ -329,7 +329,7 @@ private:
     }
     case isa::Opcode::VpuUnary: {
       std::string x = load(s, i.src0);
-      if (i.imm != 1.0f) x = fmt::format("({} * {})", x, pythonFloat(i.imm));
+      if (i.scale != 1.0f) x = fmt::format("({} * {})", x, pythonFloat(i.scale));
       store(s, unary(i.func, x));
       return;
     }
@@ -342,7 +342,7 @@ private:
     case isa::Opcode::VpuConvert: store(s, load(s, i.src0)); return;
     case isa::Opcode::VpuFill: {
       const Window w = windowOf(k_, s, i.dst, kBackend);
-      store(s, fmt::format("jnp.full(({}, {}), {}, jnp.float32)", w.rows, w.cols, pythonFloat(i.imm)));
+      store(s, fmt::format("jnp.full(({}, {}), {}, jnp.float32)", w.rows, w.cols, pythonFloat(i.value)));
       return;
     }
     case isa::Opcode::Print:

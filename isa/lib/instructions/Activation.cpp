@@ -47,7 +47,7 @@ float *activate(const Instruction &inst, const Memories &mem, const ResolvedPatt
   Scratch &s = scratch();
   float *x = rowsOf(s.a, src, true);
   const float *biasOfRow = hasBiasTile(inst) ? rowsOf(s.b, resolve(inst.src1, mem), true) : nullptr;
-  activateRows(inst.func, x, src.rows, src.rowElements, inst.imm, biasOfRow, inst.bias);
+  activateRows(inst.func, x, src.rows, src.rowElements, inst.scale, biasOfRow, inst.bias);
   return x;
 }
 
@@ -115,23 +115,11 @@ OperandUse activationReduceUse(const Instruction &inst) {
   return use;
 }
 
-/// The reductions the Scalar engine's registers can do: NKI allows only add on NeuronCore-v2; from v3 on we also
-/// accept max and min (an assumption: Neuron 2.31's reference restricts only v2, 2.33's says add everywhere).
-bool reduceOpAllowed(AluOp op, const Target *target) {
-  if (op == AluOp::Add)
-    return true;
-  const bool laterThanV2 = !target || generationAtLeast(*target, "v3");
-  return laterThanV2 && (op == AluOp::Max || op == AluOp::Min);
-}
-
 std::string verifyActivationReduce(const Instruction &inst, const Target *target) {
   if (auto problem = verifyActivation(inst, target); !problem.empty())
     return problem;
   if (inst.src0.freeElements() < 1)
     return "data must have at least one element per partition";
-  if (!reduceOpAllowed(inst.alu, target))
-    return fmt::format("reduce_op {} is not supported{}: use add", name(inst.alu),
-                       target ? fmt::format(" on NeuronCore-{}", target->generation) : std::string());
   if (!present(inst.dst2))
     return fmt::format("needs reduce_res (dst2), a [{}, 1] tile", inst.src0.partitions);
   return requirePerPartition("reduce_res", inst.dst2, inst.src0.partitions);
@@ -140,6 +128,73 @@ std::string verifyActivationReduce(const Instruction &inst, const Target *target
 uint64_t activationReduceCycles(const Instruction &inst, Engine engine, const Target &target) {
   return activationCycles(inst, engine, target) + target.cost.actReadAccumulatorCycles;
 }
+
+// ---- NKI calls, settings and rules ----------------------------------------------------------------------
+
+/// bias=, then scale=, as NKI's activations take them: the bias tile or a non-zero immediate, a scale other than 1.
+void biasAndScale(const Instruction &inst, NkiCall &c) {
+  if (hasBiasTile(inst))
+    c.operand("bias", Slot::Src1);
+  else if (inst.bias != 0.0f)
+    c.real("bias", inst.bias);
+  if (inst.scale != 1.0f)
+    c.real("scale", inst.scale);
+}
+
+void activationNki(const Instruction &inst, NkiCall &c) {
+  c.operand("dst", Slot::Dst).func("op", inst.func).operand("data", Slot::Src0);
+  biasAndScale(inst, c);
+}
+
+void activationReduceNki(const Instruction &inst, NkiCall &c) {
+  c.operand("dst", Slot::Dst).func("op", inst.func).operand("data", Slot::Src0).alu("reduce_op", inst.alu);
+  c.operand("reduce_res", Slot::Dst2);
+  biasAndScale(inst, c);
+}
+
+/// NeuronCore-v2 adds a bias only from an [N, 1] tile, and none at all to a reciprocal.
+std::string activationBias(const Instruction &inst, Engine, const Target *target) {
+  if (!target || generationAtLeast(*target, "v3"))
+    return {};
+  if (inst.func == ActFunc::Reciprocal && (hasBiasTile(inst) || inst.bias != 0.0f))
+    return fmt::format("the reciprocal activation takes no bias on {} ({})",
+                       generationLabel(target->family, target->generation), target->name);
+  if (!hasBiasTile(inst) && inst.bias != 0.0f)
+    return fmt::format("a bias on {} ({}) must be a [P, 1] tile, not the number {}",
+                       generationLabel(target->family, target->generation), target->name, inst.bias);
+  return {};
+}
+
+/// The Scalar engine's reduction registers only sum.
+std::string activationReduceOp(const Instruction &inst, Engine, const Target *) {
+  if (inst.alu == AluOp::Add)
+    return {};
+  return fmt::format("reduce_op must be add, not {}: the scalar engine's reduction registers only sum (reduce with "
+                     "tensor_reduce instead)",
+                     name(inst.alu));
+}
+
+constexpr Rule kActivationBiasRule{
+    "activation.bias-v2",
+    "NKI ISA reference, nki.isa.activation, Layout: on NeuronCore-v2 the bias must be a vector of shape [N, 1]; "
+    "NKI engine selection (nki.api.shared.rst): activation reciprocal takes no bias on NeuronCore-v2",
+    activationBias};
+
+constexpr Rule kActivationRules[] = {kActivationBiasRule};
+
+constexpr Rule kActivationReduceRules[] = {
+    kActivationBiasRule,
+    {"activation_reduce.reduce-op",
+     "NKI ISA reference (Neuron 2.33), nki.isa.activation_reduce: reduce_op must be nl.add (the Scalar engine's "
+     "reduction registers only sum)",
+     activationReduceOp},
+};
+
+constexpr SettingDef kActivationSettings[] = {
+    {Setting::Func, "op"}, {Setting::Scale, "scale"}, {Setting::Bias, "bias"}};
+
+constexpr SettingDef kActivationReduceSettings[] = {
+    {Setting::Func, "op"}, {Setting::Alu, "reduce_op"}, {Setting::Scale, "scale"}, {Setting::Bias, "bias"}};
 
 const InstructionDef kDefinitions[] = {
     {.op = Opcode::Activation,
@@ -151,12 +206,17 @@ const InstructionDef kDefinitions[] = {
      .since = "v2",
      .operands = kActivationOperands,
      .limits = "func one of identity, exp, log, tanh, gelu, gelu_apprx_tanh, silu, sigmoid, relu, rsqrt, square, "
-               "sqrt, reciprocal",
+               "sqrt, reciprocal; on NeuronCore-v2 a bias is a [P, 1] tile, and reciprocal takes none",
      .cost = "access_overhead_cycles + max(min_initiation_cycles, N)",
      .use = readsPresentSources,
      .verify = verifyActivation,
      .execute = activation,
-     .cycles = activationCycles},
+     .cycles = activationCycles,
+     .settings = kActivationSettings,
+     .category = Category::Activation,
+     .flops = flopsPerSourceElement,
+     .nkiCall = activationNki,
+     .rules = kActivationRules},
     {.op = Opcode::ActivationReduce,
      .name = "activation_reduce",
      .nki = "nki.isa.activation_reduce",
@@ -165,13 +225,17 @@ const InstructionDef kDefinitions[] = {
      .preferredEngine = Engine::Scalar,
      .since = "v2",
      .operands = kActivationReduceOperands,
-     .limits = "as activation; reduce_res is [P, 1]; reduce_op add (NeuronCore-v2), add/max/min from v3 (an "
-               "assumption: NKI restricts v2 only)",
+     .limits = "as activation; reduce_res is [P, 1]; reduce_op add",
      .cost = "access_overhead_cycles + max(min_initiation_cycles, N) + act_read_accumulator_cycles",
      .use = activationReduceUse,
      .verify = verifyActivationReduce,
      .execute = activationReduce,
-     .cycles = activationReduceCycles},
+     .cycles = activationReduceCycles,
+     .settings = kActivationReduceSettings,
+     .category = Category::Activation,
+     .flops = flopsPerSourceElement,
+     .nkiCall = activationReduceNki,
+     .rules = kActivationReduceRules},
 };
 
 } // namespace

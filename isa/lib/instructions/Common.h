@@ -238,6 +238,23 @@ inline std::string firstProblem(std::initializer_list<std::string> problems) {
 /// The use rule of the many instructions that read their present sources and write dst.
 OperandUse readsPresentSources(const Instruction &inst);
 
+// FLOP counts the definitions share (InstructionDef::flops).
+
+/// Data movement, fills and selection compute nothing.
+inline uint64_t noFlops(const Instruction &) { return 0; }
+/// One operation per element of src0: unary and binary elementwise work, reductions.
+inline uint64_t flopsPerSourceElement(const Instruction &inst) {
+  return uint64_t{inst.src0.partitions} * elementsPerPartition(inst.src0);
+}
+/// Two ALU stages per element of src0: tensor_scalar, scalar_tensor_tensor, scans.
+inline uint64_t twoFlopsPerSourceElement(const Instruction &inst) { return 2 * flopsPerSourceElement(inst); }
+/// One operation per element of dst (a source may be an [R, 1] broadcast).
+inline uint64_t flopsPerOutputElement(const Instruction &inst) {
+  return uint64_t{inst.dst.partitions} * elementsPerPartition(inst.dst);
+}
+/// A multiply and an add per (k, m, n) of dst[M, N] (+)= src0[K, M]^T @ src1[K, N].
+uint64_t matmulFlops(const Instruction &inst);
+
 // Semantics that a NeuronCore instruction and a TPU one share (each defined beside its NeuronCore instruction).
 
 /// dst[M, N] (+)= src0[K, M]^T @ src1[K, N], accumulated in FP32 (nc_matmul, with FP8 double row over 2K rows;
@@ -254,7 +271,7 @@ void activateRows(ActFunc func, float *x, uint32_t rows, int64_t rowElements, fl
 void tensorReduce(const Instruction &inst, const Memories &mem);
 /// dst <- src0 through FP32, converting the dtype (dma_copy, tensor_copy, vpu_convert).
 void convertingCopy(const Instruction &inst, const Memories &mem);
-/// dst = imm, encoded into dst's dtype (memset, vpu_fill).
+/// dst = value, encoded into dst's dtype (memset, vpu_fill).
 void fill(const Instruction &inst, const Memories &mem);
 /// The address of every element of `r`, rows in order, row-major within each row (byte-exact moves).
 std::vector<std::byte *> &elementAddresses(const ResolvedPattern &r);

@@ -3,6 +3,7 @@
 /// the simulator's device print.
 
 #include "Common.h"
+#include "Rules.h"
 
 #include <fmt/format.h>
 
@@ -34,7 +35,7 @@ std::vector<std::byte *> &elementAddresses(const ResolvedPattern &r) {
 void fill(const Instruction &inst, const Memories &mem) {
   const ResolvedPattern dst = resolve(inst.dst, mem);
   float *values = rowsOf(scratch().a, dst, false);
-  std::fill_n(values, static_cast<size_t>(dst.rows) * dst.rowElements, inst.imm);
+  std::fill_n(values, static_cast<size_t>(dst.rows) * dst.rowElements, inst.value);
   scatter(dst, values);
 }
 
@@ -98,7 +99,7 @@ std::string verifyDmaTranspose(const Instruction &inst, const Target *target) {
 
 constexpr OperandDef kTensorCopyPredicatedOperands[] = {
     {"dst", "dst", "SBUF or PSUM; also read: where the predicate is false it keeps its value"},
-    {"src0", "src", "optional SBUF or PSUM tile of dst's shape and dtype (else the imm scalar)"},
+    {"src0", "src", "optional SBUF or PSUM tile of dst's shape and dtype (else the value setting)"},
     {"src1", "predicate", "SBUF or PSUM, u8 or u32, dst's shape; not in PSUM when src is"},
 };
 
@@ -109,7 +110,7 @@ void tensorCopyPredicated(const Instruction &inst, const Memories &mem) {
   const float *predicate = rowsOf(scratch().a, resolve(inst.src1, mem), true);
   const unsigned bytes = byteSize(dst.dtype);
   std::byte scalar[sizeof(float)];
-  encode(dst.dtype, &inst.imm, scalar, 1);
+  encode(dst.dtype, &inst.value, scalar, 1);
   const std::vector<std::byte *> *from = present(inst.src0) ? &elementAddresses(resolve(inst.src0, mem)) : nullptr;
   forEachElement(dst, [&](std::byte *element, uint32_t row, int64_t index) {
     const size_t k = static_cast<size_t>(row) * dst.rowElements + index;
@@ -161,7 +162,7 @@ uint64_t tensorCopyCycles(const Instruction &inst, Engine engine, const Target &
 
 // ---- memset -----------------------------------------------------------------------------------------------
 
-constexpr OperandDef kMemsetOperands[] = {{"dst", "dst", "SBUF or PSUM; value in imm"}};
+constexpr OperandDef kMemsetOperands[] = {{"dst", "dst", "SBUF or PSUM"}};
 
 OperandUse writesOnly(const Instruction &) { return {}; }
 
@@ -169,7 +170,7 @@ std::string verifyNothing(const Instruction &, const Target *) { return {}; }
 
 uint64_t memsetCycles(const Instruction &inst, Engine engine, const Target &target) {
   const uint64_t n = elementsPerPartition(inst.dst);
-  const bool zeroIntoBf16 = inst.imm == 0.0f && inst.dst.dtype == DType::BF16;
+  const bool zeroIntoBf16 = inst.value == 0.0f && inst.dst.dtype == DType::BF16;
   return streamingInstructionCycles(inst, zeroIntoBf16 ? half(n) : n, engine, target);
 }
 
@@ -189,6 +190,56 @@ std::string verifyPrint(const Instruction &inst, const Target *) { return requir
 
 constexpr EngineSet kComputeEngines{Engine::Vector, Engine::Scalar, Engine::GpSimd};
 
+// ---- NKI calls and rules ----------------------------------------------------------------------------------
+
+void dmaNki(const Instruction &, NkiCall &c) { c.operand("dst", Slot::Dst).operand("src", Slot::Src0); }
+
+constexpr Rule kDmaRules[] = {
+    {"dma.no-psum", "NKI ISA reference (Neuron 2.32), nki.isa.dma_copy, Memory types; NKI 0.3.0 release notes, "
+                    "breaking changes: DMA cannot read PSUM",
+     avoidsPsum},
+};
+
+void tensorCopyNki(const Instruction &, NkiCall &c) {
+  c.operand("dst", Slot::Dst).operand("src", Slot::Src0).engine();
+}
+
+std::string tensorCopyEngine(const Instruction &, Engine engine, const Target *target) {
+  if (engine == Engine::Scalar && target && !generationAtLeast(*target, "v3"))
+    return fmt::format("tensor_copy does not run on the scalar engine of {} ({}): use activation(copy) there, or the "
+                       "vector or gpsimd engine",
+                       generationLabel(target->family, target->generation), target->name);
+  return {};
+}
+
+constexpr Rule kTensorCopyRules[] = {
+    {"tensor_copy.scalar-engine",
+     "NKI ISA reference, nki.isa.tensor_copy: \"On NeuronCore v2, tensor_copy is not supported on the Scalar "
+     "Engine. Instead, use nisa.activation with op=nl.copy\" (supported engines: v2 Vector, GpSimd; v3+ Vector, "
+     "Scalar, GpSimd)",
+     tensorCopyEngine},
+};
+
+void tensorCopyPredicatedNki(const Instruction &inst, NkiCall &c) {
+  c.operand("dst", Slot::Dst).operandOr("src", Slot::Src0, inst, inst.value).operand("predicate", Slot::Src1);
+  c.flag("reverse_pred", inst.reverse0);
+}
+
+constexpr SettingDef kTensorCopyPredicatedSettings[] = {{Setting::Value, "src"}, {Setting::Reverse0, "reverse_pred"}};
+
+void memsetNki(const Instruction &inst, NkiCall &c) {
+  c.operand("dst", Slot::Dst);
+  if (isInteger(inst.dst.dtype))
+    c.integer("value", static_cast<int64_t>(inst.value));
+  else
+    c.real("value", inst.value);
+  c.engine();
+}
+
+constexpr SettingDef kValueSetting[] = {{Setting::Value, "value"}};
+
+void printNki(const Instruction &, NkiCall &c) { c.label("print_prefix").operand("tensor", Slot::Src0); }
+
 const InstructionDef kDefinitions[] = {
     {.op = Opcode::DmaCopy,
      .name = "dma_copy",
@@ -203,14 +254,20 @@ const InstructionDef kDefinitions[] = {
      .use = readsSrc0,
      .verify = sameElementCount,
      .execute = convertingCopy,
-     .cycles = noEngineCycles},
+     .cycles = noEngineCycles,
+     .category = Category::Dma,
+     .flops = noFlops,
+     .nkiCall = dmaNki,
+     .rules = kDmaRules},
     {.op = Opcode::DmaTranspose,
      .name = "dma_transpose",
      .nki = "nki.isa.dma_transpose",
      .summary = "dst[f, p] = src[p, f] on a DMA queue, for 2-byte dtypes (the 2-D form, axes (1, 0))",
      .engines = {Engine::Dma},
      .preferredEngine = Engine::Dma,
-     .since = "v2",
+     .since = "v3",
+     .sinceSource = "NKI Trainium2 architecture guide (trainium2_arch.rst), DMA Transpose: a Trainium2 DMA-engine "
+                    "feature, through the NeuronCore-v3+ hardware DGE (nki.isa.dma_copy, dge_mode)",
      .operands = kDmaTransposeOperands,
      .limits = "2-byte dtype (bf16, f16), the same on both sides; src's free dimensions flattened; the 3-D and 4-D "
                "permutations, DGE modes and indirect (gather) transposes are not modelled",
@@ -221,7 +278,11 @@ const InstructionDef kDefinitions[] = {
      .use = readsSrc0,
      .verify = verifyDmaTranspose,
      .execute = dmaTranspose,
-     .cycles = noEngineCycles},
+     .cycles = noEngineCycles,
+     .category = Category::Dma,
+     .flops = noFlops,
+     .nkiCall = dmaNki,
+     .rules = kDmaRules},
     {.op = Opcode::TensorCopy,
      .name = "tensor_copy",
      .nki = "nki.isa.tensor_copy",
@@ -235,11 +296,15 @@ const InstructionDef kDefinitions[] = {
      .use = readsSrc0,
      .verify = verifyTensorCopy,
      .execute = convertingCopy,
-     .cycles = tensorCopyCycles},
+     .cycles = tensorCopyCycles,
+     .category = Category::Copy,
+     .flops = noFlops,
+     .nkiCall = tensorCopyNki,
+     .rules = kTensorCopyRules},
     {.op = Opcode::TensorCopyPredicated,
      .name = "tensor_copy_predicated",
      .nki = "nki.isa.tensor_copy_predicated",
-     .summary = "dst = predicate != 0 ? src : dst (reverse_pred: where it is 0); src a tile or the imm scalar; reads "
+     .summary = "dst = predicate != 0 ? src : dst (reverse_pred: where it is 0); src a tile or the value setting; reads "
                 "dst",
      .engines = {Engine::Vector},
      .preferredEngine = Engine::Vector,
@@ -252,21 +317,29 @@ const InstructionDef kDefinitions[] = {
      .use = tensorCopyPredicatedUse,
      .verify = verifyTensorCopyPredicated,
      .execute = tensorCopyPredicated,
-     .cycles = tensorCopyPredicatedCycles},
+     .cycles = tensorCopyPredicatedCycles,
+     .settings = kTensorCopyPredicatedSettings,
+     .category = Category::Elementwise,
+     .flops = noFlops,
+     .nkiCall = tensorCopyPredicatedNki},
     {.op = Opcode::Memset,
      .name = "memset",
      .nki = "nki.isa.memset",
      .summary = "dst = value",
-     .engines = kComputeEngines,
+     .engines = {Engine::Vector, Engine::GpSimd},
      .preferredEngine = Engine::Vector,
      .since = "v2",
      .operands = kMemsetOperands,
-     .limits = "GpSimd cannot write PSUM",
+     .limits = "on the vector or GpSimd engine (nki.isa.memset); GpSimd cannot write PSUM",
      .cost = "access_overhead_cycles + max(min_initiation_cycles, N), N/2 for zero into BF16",
      .use = writesOnly,
      .verify = verifyNothing,
      .execute = fill,
-     .cycles = memsetCycles},
+     .cycles = memsetCycles,
+     .settings = kValueSetting,
+     .category = Category::Fill,
+     .flops = noFlops,
+     .nkiCall = memsetNki},
     {.op = Opcode::Print,
      .name = "print",
      .nki = "nki.language.device_print",
@@ -282,7 +355,10 @@ const InstructionDef kDefinitions[] = {
      .verify = verifyPrint,
      .execute = print,
      .cycles = printCycles,
-     .family = kAnyFamily},
+     .family = kAnyFamily,
+     .category = Category::Print,
+     .flops = noFlops,
+     .nkiCall = printNki},
 };
 
 } // namespace

@@ -3,6 +3,7 @@
 /// scalar_tensor_tensor, reciprocal, and the position-driven ones: iota, affine_select, range_select.
 
 #include "Common.h"
+#include "Rules.h"
 
 #include <fmt/format.h>
 
@@ -156,8 +157,8 @@ uint64_t tensorTensorCycles(const Instruction &inst, Engine engine, const Target
 constexpr OperandDef kTensorScalarOperands[] = {
     {"dst", "dst", "SBUF or PSUM, same shape as data"},
     {"src0", "data", "SBUF or PSUM"},
-    {"src1", "operand0", "optional [P, 1] tile, one value per partition (else the imm immediate)"},
-    {"src2", "operand1", "optional [P, 1] tile (else the imm1 immediate); only with op1"},
+    {"src1", "operand0", "optional [P, 1] tile, one value per partition (else the operand0 setting)"},
+    {"src2", "operand1", "optional [P, 1] tile (else the operand1 setting); only with op1"},
 };
 
 /// dst = (data <op0> operand0) <op1> operand1, each stage reversible; op1 = bypass skips the second stage.
@@ -170,8 +171,8 @@ void tensorScalar(const Instruction &inst, const Memories &mem) {
   const auto n = static_cast<size_t>(src.rowElements);
   for (uint32_t row = 0; row < src.rows; ++row) {
     float *values = x + row * n;
-    applyScalarInPlace(inst.alu, inst.reverse0, values, n, scalarOf(operand0, row, inst.imm));
-    applyScalarInPlace(inst.alu1, inst.reverse1, values, n, scalarOf(operand1, row, inst.imm1));
+    applyScalarInPlace(inst.alu, inst.reverse0, values, n, scalarOf(operand0, row, inst.operand0));
+    applyScalarInPlace(inst.alu1, inst.reverse1, values, n, scalarOf(operand1, row, inst.operand1));
   }
   scatter(dst, x);
 }
@@ -194,7 +195,7 @@ uint64_t tensorScalarCycles(const Instruction &inst, Engine engine, const Target
 constexpr OperandDef kScalarTensorTensorOperands[] = {
     {"dst", "dst", "SBUF or PSUM, same shape as data"},
     {"src0", "data", "SBUF or PSUM"},
-    {"src1", "operand0", "optional [P, 1] tile, one value per partition (else the imm immediate)"},
+    {"src1", "operand0", "optional [P, 1] tile, one value per partition (else the operand0 setting)"},
     {"src2", "operand1", "SBUF or PSUM, same shape as data; not in PSUM when data is"},
 };
 
@@ -207,7 +208,7 @@ void scalarTensorTensor(const Instruction &inst, const Memories &mem) {
   const float *operand1 = rowsOf(s.c, other, true);
   const auto n = static_cast<size_t>(src.rowElements);
   for (uint32_t row = 0; row < src.rows; ++row)
-    applyScalarInPlace(inst.alu, inst.reverse0, x + row * n, n, scalarOf(operand0, row, inst.imm));
+    applyScalarInPlace(inst.alu, inst.reverse0, x + row * n, n, scalarOf(operand0, row, inst.operand0));
   applyTensorInPlace(inst.alu1, inst.reverse1, x, operand1, src.rows * n);
   scatter(dst, x);
 }
@@ -345,13 +346,13 @@ constexpr OperandDef kAffineSelectOperands[] = {
     {"src0", "on_true_tile", "SBUF"},
 };
 
-/// dst = (pattern value <cmp_op> 0) ? on_true_tile : on_false_value (imm). The comparison is exact: an int32
+/// dst = (pattern value <cmp_op> 0) ? on_true_tile : on_false_value. The comparison is exact: an int32
 /// converted to FP32 keeps its sign and zero-ness.
 void affineSelect(const Instruction &inst, const Memories &mem) {
   const ResolvedPattern src = resolve(inst.src0, mem), dst = resolve(inst.dst, mem);
   float *x = rowsOf(scratch().a, src, true);
   const std::vector<int32_t> &values = affineValues(inst.pattern, inst.dst);
-  const float fill = inst.imm;
+  const float fill = inst.onFalse;
   withAlu(inst.alu, [&](auto compare) {
     for (size_t i = 0; i < values.size(); ++i)
       if (compare(static_cast<float>(values[i]), 0.0f) == 0.0f)
@@ -399,7 +400,7 @@ void rangeSelect(const Instruction &inst, const Memories &mem) {
       const bool inRange = apply(inst.alu, position, bound0[row]) != 0.0f &&
                            apply(inst.alu1, position, bound1[row]) != 0.0f;
       if (!inRange)
-        values[i] = inst.imm;
+        values[i] = inst.onFalse;
       rowMax = apply(AluOp::Max, rowMax, values[i]);
     }
     if (reduce)
@@ -434,7 +435,148 @@ uint64_t rangeSelectCycles(const Instruction &inst, Engine engine, const Target 
   return streamingInstructionCycles(inst, elementsPerPartition(inst.src0), engine, target);
 }
 
-constexpr EngineSet kComputeEngines{Engine::Vector, Engine::Scalar, Engine::GpSimd};
+// ---- NKI calls, settings and rules ----------------------------------------------------------------------
+
+/// Whether `ap` reads one element per partition across a wider row (a zero-stride free dimension).
+bool broadcasts(const AccessPattern &ap) {
+  for (unsigned d = 0; d < ap.freeRank; ++d)
+    if (ap.strides[d] == 0 && ap.sizes[d] > 1)
+      return true;
+  return false;
+}
+
+std::string tensorTensorNoBroadcast(const Instruction &inst, Engine, const Target *) {
+  if (broadcasts(inst.src0) || broadcasts(inst.src1))
+    return "tensor_tensor does not broadcast: an operand reads one element per partition across the row; use "
+           "tensor_scalar with the [P, 1] tile as operand0";
+  return {};
+}
+
+std::string tensorTensorPsumInputs(const Instruction &inst, Engine, const Target *) {
+  return inputsNotBothInPsum(inst.src0, inst.src1, "data1", "data2");
+}
+
+constexpr Rule kTensorTensorRules[] = {
+    kAluTableRule,
+    {"tensor_tensor.no-broadcast",
+     "NKI ISA reference, nki.isa.tensor_tensor: both inputs have the same partitions and elements per partition; "
+     "\"if you need broadcasting ... use tensor_scalar\"",
+     tensorTensorNoBroadcast},
+    {"tensor_tensor.psum-inputs", "NKI ISA reference, nki.isa.tensor_tensor: data1 and data2 cannot both be in PSUM",
+     tensorTensorPsumInputs},
+};
+
+void tensorTensorNki(const Instruction &inst, NkiCall &c) {
+  c.operand("dst", Slot::Dst).operand("data1", Slot::Src0).operand("data2", Slot::Src1).alu("op", inst.alu).engine();
+}
+
+constexpr SettingDef kTensorTensorSettings[] = {{Setting::Alu, "op"}};
+
+/// The Scalar engine's tensor_scalar before NeuronCore-v4 takes (multiply, add), (multiply, none), (add, none).
+std::string tensorScalarScalarEngineOps(const Instruction &inst, Engine engine, const Target *target) {
+  if (engine != Engine::Scalar || !target || generationAtLeast(*target, "v4"))
+    return {};
+  const bool supported = (inst.alu == AluOp::Multiply && inst.alu1 == AluOp::Add) ||
+                         (inst.alu == AluOp::Multiply && inst.alu1 == AluOp::Bypass) ||
+                         (inst.alu == AluOp::Add && inst.alu1 == AluOp::Bypass);
+  if (supported && !inst.reverse0 && !inst.reverse1)
+    return {};
+  return fmt::format("the scalar engine runs tensor_scalar only as (multiply, add), (multiply) or (add), unreversed, "
+                     "before NeuronCore-v4; ({}{}, {}{}) runs on the vector engine",
+                     name(inst.alu), inst.reverse0 ? " reversed" : "", name(inst.alu1), inst.reverse1 ? " reversed" : "");
+}
+
+constexpr Rule kTensorScalarRules[] = {
+    kAluTableRule,
+    {"tensor_scalar.scalar-engine-ops",
+     "NKI ISA reference, nki.isa.tensor_scalar: \"Scalar Engine on trn2 only supports\" op0 = multiply with op1 = add "
+     "or none, and op0 = add with op1 = none (NeuronCore-v4's Scalar engine runs tensor_scalar natively, Trainium3 "
+     "architecture guide)",
+     tensorScalarScalarEngineOps},
+};
+
+void tensorScalarNki(const Instruction &inst, NkiCall &c) {
+  c.operand("dst", Slot::Dst).operand("data", Slot::Src0).alu("op0", inst.alu);
+  c.operandOr("operand0", Slot::Src1, inst, inst.operand0).flag("reverse0", inst.reverse0);
+  if (inst.alu1 != AluOp::Bypass || present(inst.src2)) {
+    c.alu("op1", inst.alu1).operandOr("operand1", Slot::Src2, inst, inst.operand1);
+    c.flag("reverse1", inst.reverse1);
+  }
+  c.engine();
+}
+
+constexpr SettingDef kTensorScalarSettings[] = {
+    {Setting::Alu, "op0"},           {Setting::Operand0, "operand0"}, {Setting::Reverse0, "reverse0"},
+    {Setting::Alu1, "op1"},          {Setting::Operand1, "operand1"}, {Setting::Reverse1, "reverse1"},
+};
+
+void scalarTensorTensorNki(const Instruction &inst, NkiCall &c) {
+  c.operand("dst", Slot::Dst).operand("data", Slot::Src0).alu("op0", inst.alu);
+  c.operandOr("operand0", Slot::Src1, inst, inst.operand0).alu("op1", inst.alu1).operand("operand1", Slot::Src2);
+  c.flag("reverse0", inst.reverse0).flag("reverse1", inst.reverse1);
+}
+
+constexpr SettingDef kScalarTensorTensorSettings[] = {
+    {Setting::Alu, "op0"}, {Setting::Operand0, "operand0"}, {Setting::Alu1, "op1"},
+    {Setting::Reverse0, "reverse0"}, {Setting::Reverse1, "reverse1"},
+};
+
+constexpr Rule kAluRules[] = {kAluTableRule};
+
+void reciprocalNki(const Instruction &, NkiCall &c) { c.operand("dst", Slot::Dst).operand("data", Slot::Src0); }
+
+/// NKI's access pattern of an affine pattern over dst's free dimensions: [[step, size], ...], outermost first.
+std::string nkiPattern(const Instruction &inst) {
+  std::string pairs;
+  for (unsigned d = 0; d < std::max<unsigned>(inst.dst.freeRank, 1); ++d)
+    pairs += fmt::format("{}[{}, {}]", d == 0 ? "" : ", ", inst.pattern.steps[d],
+                         inst.dst.freeRank == 0 ? 1 : inst.dst.sizes[d]);
+  return "[" + pairs + "]";
+}
+
+void iotaNki(const Instruction &inst, NkiCall &c) {
+  c.operand("dst", Slot::Dst).code("pattern", nkiPattern(inst)).integer("offset", inst.pattern.base);
+  c.integer("channel_multiplier", inst.pattern.partitionStep);
+}
+
+constexpr SettingDef kIotaSettings[] = {{Setting::Pattern, "pattern, offset, channel_multiplier"}};
+
+void affineSelectNki(const Instruction &inst, NkiCall &c) {
+  c.operand("dst", Slot::Dst).code("pattern", nkiPattern(inst));
+  c.integer("channel_multiplier", inst.pattern.partitionStep).operand("on_true_tile", Slot::Src0);
+  c.real("on_false_value", inst.onFalse).alu("cmp_op", inst.alu).integer("offset", inst.pattern.base);
+}
+
+constexpr SettingDef kAffineSelectSettings[] = {{Setting::Alu, "cmp_op"},
+                                                {Setting::OnFalse, "on_false_value"},
+                                                {Setting::Pattern, "pattern, offset, channel_multiplier"}};
+
+void rangeSelectNki(const Instruction &inst, NkiCall &c) {
+  c.operand("dst", Slot::Dst).operand("on_true_tile", Slot::Src0).alu("comp_op0", inst.alu);
+  c.alu("comp_op1", inst.alu1).operand("bound0", Slot::Src1).operand("bound1", Slot::Src2);
+  if (present(inst.dst2))
+    c.operand("reduce_res", Slot::Dst2);
+  c.integer("range_start", inst.pattern.base).real("on_false_value", inst.onFalse);
+}
+
+/// range_select's on_false_value is FP32's lowest value: a hardware constraint NKI states.
+std::string rangeSelectOnFalse(const Instruction &inst, Engine, const Target *) {
+  if (inst.onFalse == std::numeric_limits<float>::lowest())
+    return {};
+  return fmt::format("on_false_value must be FP32's lowest value, -3.4028235e+38 (a hardware constraint), not {}",
+                     inst.onFalse);
+}
+
+constexpr Rule kRangeSelectRules[] = {
+    {"range_select.on-false-value",
+     "NKI ISA reference, nki.isa.range_select: on_false_value \"must be FP32_MIN\" (a hardware constraint)",
+     rangeSelectOnFalse},
+};
+
+constexpr SettingDef kRangeSelectSettings[] = {{Setting::Alu, "comp_op0"},
+                                               {Setting::Alu1, "comp_op1"},
+                                               {Setting::OnFalse, "on_false_value"},
+                                               {Setting::Pattern, "range_start"}};
 
 const InstructionDef kDefinitions[] = {
     {.op = Opcode::TensorTensor,
@@ -445,30 +587,41 @@ const InstructionDef kDefinitions[] = {
      .preferredEngine = Engine::Vector,
      .since = "v2",
      .operands = kTensorTensorOperands,
-     .limits = "all three the same shape (a [P, 1] operand may be broadcast with a zero stride)",
+     .limits = "all three the same shape; no broadcast (a [P, 1] operand is tensor_scalar's)",
      .cost = "access_overhead_cycles + max(min_initiation_cycles, N x f): f = 1 with one operand in PSUM and one in "
              "SBUF, or both contiguous BF16 with add/subtract/multiply; else f = two_input_factor",
      .use = twoSources,
      .verify = verifyTensorTensor,
      .execute = tensorTensor,
-     .cycles = tensorTensorCycles},
+     .cycles = tensorTensorCycles,
+     .settings = kTensorTensorSettings,
+     .category = Category::Elementwise,
+     .flops = flopsPerSourceElement,
+     .nkiCall = tensorTensorNki,
+     .rules = kTensorTensorRules},
     {.op = Opcode::TensorScalar,
      .name = "tensor_scalar",
      .nki = "nki.isa.tensor_scalar",
      .summary = "dst = (data <op0> operand0) <op1> operand1; operands are immediates or [P, 1] tiles, each stage "
                 "reversible (reverse0/reverse1: operand <op> x); op1 = bypass skips the second stage",
-     .engines = kComputeEngines,
+     .engines = {Engine::Vector, Engine::Scalar},
      .preferredEngine = Engine::Vector,
      .since = "v2",
      .operands = kTensorScalarOperands,
      .limits = "dst has data's shape; tile operands are [P, 1]. Arithmetic operators only (NKI's bitvec operators "
-               "and trn2's restricted Scalar-engine operator pairs are not checked)",
+               "are not modelled). On the vector or scalar engine: NKI allows GpSimd only for rsqrt, which Tessera "
+               "has no ALU operation for (nki.isa.tensor_scalar, engine)",
      .cost = "access_overhead_cycles + max(min_initiation_cycles, N): one input streams at ~N, and one or two "
              "operators cost the same (NKI)",
      .use = readsPresentSources,
      .verify = verifyTensorScalar,
      .execute = tensorScalar,
-     .cycles = tensorScalarCycles},
+     .cycles = tensorScalarCycles,
+     .settings = kTensorScalarSettings,
+     .category = Category::Elementwise,
+     .flops = twoFlopsPerSourceElement,
+     .nkiCall = tensorScalarNki,
+     .rules = kTensorScalarRules},
     {.op = Opcode::ScalarTensorTensor,
      .name = "scalar_tensor_tensor",
      .nki = "nki.isa.scalar_tensor_tensor",
@@ -484,7 +637,12 @@ const InstructionDef kDefinitions[] = {
      .use = scalarTensorTensorUse,
      .verify = verifyScalarTensorTensor,
      .execute = scalarTensorTensor,
-     .cycles = scalarTensorTensorCycles},
+     .cycles = scalarTensorTensorCycles,
+     .settings = kScalarTensorTensorSettings,
+     .category = Category::Elementwise,
+     .flops = twoFlopsPerSourceElement,
+     .nkiCall = scalarTensorTensorNki,
+     .rules = kAluRules},
     {.op = Opcode::Reciprocal,
      .name = "reciprocal",
      .nki = "nki.isa.reciprocal",
@@ -500,7 +658,10 @@ const InstructionDef kDefinitions[] = {
      .use = readsSrc0,
      .verify = verifyReciprocal,
      .execute = reciprocal,
-     .cycles = reciprocalCycles},
+     .cycles = reciprocalCycles,
+     .category = Category::Elementwise,
+     .flops = flopsPerSourceElement,
+     .nkiCall = reciprocalNki},
     {.op = Opcode::Iota,
      .name = "iota",
      .nki = "nki.isa.iota",
@@ -517,7 +678,11 @@ const InstructionDef kDefinitions[] = {
      .use = writesOnly,
      .verify = verifyIota,
      .execute = iota,
-     .cycles = patternCycles},
+     .cycles = patternCycles,
+     .settings = kIotaSettings,
+     .category = Category::Fill,
+     .flops = noFlops,
+     .nkiCall = iotaNki},
     {.op = Opcode::AffineSelect,
      .name = "affine_select",
      .nki = "nki.isa.affine_select",
@@ -527,13 +692,17 @@ const InstructionDef kDefinitions[] = {
      .preferredEngine = Engine::GpSimd,
      .since = "v2",
      .operands = kAffineSelectOperands,
-     .limits = "dst and on_true_tile in SBUF, same shape; cmp_op a comparison; on_false_value in imm",
+     .limits = "dst and on_true_tile in SBUF, same shape; cmp_op a comparison",
      .cost = "gpsimd_startup_cycles + access_overhead_cycles + max(min_initiation_cycles, N) (NKI: GPSIMD_START + N, "
              "plus the access overhead)",
      .use = readsPresentSources,
      .verify = verifyAffineSelect,
      .execute = affineSelect,
-     .cycles = patternCycles},
+     .cycles = patternCycles,
+     .settings = kAffineSelectSettings,
+     .category = Category::Elementwise,
+     .flops = flopsPerSourceElement,
+     .nkiCall = affineSelectNki},
     {.op = Opcode::RangeSelect,
      .name = "range_select",
      .nki = "nki.isa.range_select",
@@ -544,7 +713,7 @@ const InstructionDef kDefinitions[] = {
      .preferredEngine = Engine::Vector,
      .since = "v3",
      .operands = kRangeSelectOperands,
-     .limits = "range_start in pattern.base, on_false_value in imm; comparisons is_equal/is_lt/is_le/is_gt/is_ge; "
+     .limits = "range_start in pattern.base; comparisons is_equal/is_lt/is_le/is_gt/is_ge; "
                "bounds [P, 1] f32; on_true_tile floating-point. reduce_res is reset and reduced by this instruction "
                "alone (assumption: NKI's accumulator carried across instructions, reduce_cmd = reduce, is not "
                "modelled)",
@@ -553,7 +722,12 @@ const InstructionDef kDefinitions[] = {
      .use = rangeSelectUse,
      .verify = verifyRangeSelect,
      .execute = rangeSelect,
-     .cycles = rangeSelectCycles},
+     .cycles = rangeSelectCycles,
+     .settings = kRangeSelectSettings,
+     .category = Category::Elementwise,
+     .flops = flopsPerSourceElement,
+     .nkiCall = rangeSelectNki,
+     .rules = kRangeSelectRules},
 };
 
 } // namespace

@@ -29,12 +29,12 @@ constexpr OperandDef kLocalGatherOperands[] = {
     {"src1", "index", "SBUF, [P, I], an integer dtype (NKI: uint16): element offsets into each row of src_buffer"},
 };
 
-/// num_elem_per_idx (count0; 0 means NKI's default, 1).
-int64_t elementsPerIndex(const Instruction &inst) { return inst.count0 == 0 ? 1 : inst.count0; }
+/// num_elem_per_idx (elementsPerIndex; 0 means NKI's default, 1).
+int64_t elementsPerIndex(const Instruction &inst) { return inst.elementsPerIndex == 0 ? 1 : inst.elementsPerIndex; }
 
-/// num_valid_indices per core (count1; 0 means NKI's default, every index of the core's partitions).
+/// num_valid_indices per core (validIndices; 0 means NKI's default, every index of the core's partitions).
 int64_t validIndices(const Instruction &inst, uint32_t partitionsPerCore) {
-  return inst.count1 == 0 ? int64_t{partitionsPerCore} * inst.src1.freeElements() : inst.count1;
+  return inst.validIndices == 0 ? int64_t{partitionsPerCore} * inst.src1.freeElements() : inst.validIndices;
 }
 
 void localGather(const Instruction &inst, const Memories &mem) {
@@ -82,8 +82,8 @@ std::string verifyLocalGather(const Instruction &inst, const Target *target) {
   const int64_t e = elementsPerIndex(inst);
   if (e < 0 || !std::has_single_bit(static_cast<uint64_t>(e)))
     return fmt::format("num_elem_per_idx must be a power of two, not {}", e);
-  if (inst.count1 < 0)
-    return fmt::format("num_valid_indices must not be negative, not {}", inst.count1);
+  if (inst.validIndices < 0)
+    return fmt::format("num_valid_indices must not be negative, not {}", inst.validIndices);
   if (e > inst.src0.freeElements())
     return fmt::format("num_elem_per_idx {} exceeds src_buffer's {} elements per partition", e,
                        inst.src0.freeElements());
@@ -124,6 +124,17 @@ uint64_t localGatherCycles(const Instruction &inst, Engine engine, const Target 
   return streamingInstructionCycles(inst, streaming, engine, target);
 }
 
+/// local_gather with both counts written out: NKI 0.6 ignores num_elem_per_idx unless num_valid_indices is given
+/// too (NKI 0.6 release notes, known issues).
+void localGatherNki(const Instruction &inst, NkiCall &c) {
+  c.operand("dst", Slot::Dst).operand("src_buffer", Slot::Src0).operand("index", Slot::Src1);
+  c.integer("num_elem_per_idx", elementsPerIndex(inst));
+  c.integer("num_valid_indices", validIndices(inst, c.target().gpsimdPartitionsPerCore));
+}
+
+constexpr SettingDef kLocalGatherSettings[] = {{Setting::ElementsPerIndex, "num_elem_per_idx"},
+                                               {Setting::ValidIndices, "num_valid_indices"}};
+
 const InstructionDef kDefinitions[] = {
     {.op = Opcode::LocalGather,
      .name = "local_gather",
@@ -135,16 +146,20 @@ const InstructionDef kDefinitions[] = {
      .since = "v2",
      .operands = kLocalGatherOperands,
      .limits = "all in SBUF; src_buffer, index and dst on the same whole GpSimd cores (partitions_per_core); index an "
-               "integer dtype; dst has src_buffer's dtype and V * E elements per partition; E = count0 "
-               "(num_elem_per_idx, 0 = 1) a power of two <= local_gather_max_elements_per_index; V = count1 "
-               "(num_valid_indices, 0 = all of a core's indices) <= local_gather_max_indices; indices in range",
+               "integer dtype; dst has src_buffer's dtype and V * E elements per partition; E = num_elem_per_idx "
+               "(0 = 1) a power of two <= local_gather_max_elements_per_index; V = num_valid_indices "
+               "(0 = all of a core's indices) <= local_gather_max_indices; indices in range",
      .cost = "gpsimd_startup_cycles + access_overhead_cycles + max(min_initiation_cycles, V * "
              "(local_gather_index_cycles + E) / min(local_gather_word_bytes / dtype bytes, E)) (NKI's formula, "
              "its C read as cycles per element: an assumption)",
      .use = localGatherUse,
      .verify = verifyLocalGather,
      .execute = localGather,
-     .cycles = localGatherCycles},
+     .cycles = localGatherCycles,
+     .settings = kLocalGatherSettings,
+     .category = Category::Copy,
+     .flops = noFlops,
+     .nkiCall = localGatherNki},
 };
 
 } // namespace

@@ -3,6 +3,7 @@
 /// bn_aggr, and the top-8 helpers max8, nc_find_index8 and nc_match_replace8.
 
 #include "Common.h"
+#include "Rules.h"
 
 #include <fmt/format.h>
 
@@ -105,7 +106,7 @@ constexpr OperandDef kScanOperands[] = {
     {"src0", "data0", "SBUF or PSUM; the left operand of op0 (the right with reverse0)"},
     {"src1", "data1", "SBUF or PSUM, same shape as data0 (not both in PSUM); the right operand of op1 (the left "
                       "with reverse1)"},
-    {"src2", "initial", "optional [P, 1] tile of initial values (else the imm1 immediate)"},
+    {"src2", "initial", "optional [P, 1] tile of initial values (else the initial setting)"},
 };
 
 /// Per partition, along the flattened free dimensions:
@@ -122,7 +123,7 @@ void tensorTensorScan(const Instruction &inst, const Memories &mem) {
   const int64_t n = lhs.rowElements;
   for (uint32_t row = 0; row < lhs.rows; ++row) {
     const size_t base = static_cast<size_t>(row) * n;
-    float prev = initial ? initial[row] : inst.imm1;
+    float prev = initial ? initial[row] : inst.initial;
     for (int64_t i = 0; i < n; ++i) {
       const float first = inst.reverse0 ? apply(inst.alu, prev, a[base + i]) : apply(inst.alu, a[base + i], prev);
       prev = inst.reverse1 ? apply(inst.alu1, b[base + i], first) : apply(inst.alu1, first, b[base + i]);
@@ -383,7 +384,7 @@ constexpr OperandDef kMatchReplace8Operands[] = {
 };
 
 /// NKI's NumPy equivalent, in order: for each of the 8 values, the first element of the row as replaced so far
-/// that equals it becomes imm and its index is recorded; an absent value replaces nothing and records 0.
+/// that equals it becomes value and its index is recorded; an absent value replaces nothing and records 0.
 void matchReplace8(const Instruction &inst, const Memories &mem) {
   const ResolvedPattern src = resolve(inst.src0, mem), vals = resolve(inst.src1, mem), dst = resolve(inst.dst, mem);
   Scratch &s = scratch();
@@ -398,7 +399,7 @@ void matchReplace8(const Instruction &inst, const Memories &mem) {
       const size_t at = static_cast<size_t>(row) * kTop + j;
       const int64_t index = firstMatch(values, src.rowElements, wanted[at]);
       if (index >= 0)
-        values[index] = inst.imm;
+        values[index] = inst.value;
       if (indices)
         indices[at] = index < 0 ? 0.0f : static_cast<float>(index);
     }
@@ -430,21 +431,98 @@ std::string verifyMatchReplace8(const Instruction &inst, const Target *target) {
 
 OperandUse twoSources(const Instruction &) { return {.src0 = true, .src1 = true}; }
 
+// ---- NKI calls, settings and rules ----------------------------------------------------------------------
+
+/// tensor_reduce(dst, op, data, axis, negate, keepdims): Tessera's operands are [P, F] windows, reduced along F.
+void tensorReduceNki(const Instruction &inst, NkiCall &c) {
+  c.operand("dst", Slot::Dst).alu("op", inst.alu).operand("data", Slot::Src0).integer("axis", 1);
+  c.flag("negate", inst.negate).boolean("keepdims", true);
+}
+
+/// The ALU table's "legal reduction" operations.
+std::string tensorReduceOp(const Instruction &inst, Engine, const Target *) {
+  switch (inst.alu) {
+  case AluOp::Add:
+  case AluOp::Subtract:
+  case AluOp::Multiply:
+  case AluOp::Max:
+  case AluOp::Min:
+  case AluOp::LogicalAnd:
+  case AluOp::LogicalOr: return {};
+  default:
+    return fmt::format("{} is not a reduction operation (add, subtract, multiply, max, min, logical_and, "
+                       "logical_or)",
+                       name(inst.alu));
+  }
+}
+
+constexpr Rule kTensorReduceRules[] = {
+    kAluTableRule,
+    {"tensor_reduce.op",
+     "NKI API reference, Supported Math Operators for NKI ISA (nki.api.shared.rst): the \"Legal Reduction op\" "
+     "column; nki.isa.tensor_reduce takes only those",
+     tensorReduceOp},
+};
+
+constexpr SettingDef kTensorReduceSettings[] = {{Setting::Alu, "op"}, {Setting::Negate, "negate"}};
+
+void partitionReduceNki(const Instruction &inst, NkiCall &c) {
+  c.operand("dst", Slot::Dst).alu("op", inst.alu).operand("data", Slot::Src0);
+}
+
+constexpr SettingDef kAluSetting[] = {{Setting::Alu, "op"}};
+
+void scanNki(const Instruction &inst, NkiCall &c) {
+  c.operand("dst", Slot::Dst).operand("data0", Slot::Src0).operand("data1", Slot::Src1);
+  c.operandOr("initial", Slot::Src2, inst, inst.initial).alu("op0", inst.alu).alu("op1", inst.alu1);
+  c.flag("reverse0", inst.reverse0).flag("reverse1", inst.reverse1);
+}
+
+constexpr SettingDef kScanSettings[] = {{Setting::Alu, "op0"},
+                                        {Setting::Alu1, "op1"},
+                                        {Setting::Initial, "initial"},
+                                        {Setting::Reverse0, "reverse0"},
+                                        {Setting::Reverse1, "reverse1"}};
+
+constexpr Rule kAluRules[] = {kAluTableRule};
+
+void dataNki(const Instruction &, NkiCall &c) { c.operand("dst", Slot::Dst).operand("data", Slot::Src0); }
+
+void max8Nki(const Instruction &, NkiCall &c) { c.operand("dst", Slot::Dst).operand("src", Slot::Src0); }
+
+void findIndex8Nki(const Instruction &, NkiCall &c) {
+  c.operand("dst", Slot::Dst).operand("data", Slot::Src0).operand("vals", Slot::Src1);
+}
+
+void matchReplace8Nki(const Instruction &inst, NkiCall &c) {
+  c.operand("dst", Slot::Dst).operand("data", Slot::Src0).operand("vals", Slot::Src1).real("imm", inst.value);
+  if (present(inst.dst2))
+    c.operand("dst_idx", Slot::Dst2);
+}
+
+constexpr SettingDef kMatchReplace8Settings[] = {{Setting::Value, "imm"}};
+
 const InstructionDef kDefinitions[] = {
     {.op = Opcode::TensorReduce,
      .name = "tensor_reduce",
      .nki = "nki.isa.tensor_reduce",
      .summary = "dst[p, 0] = reduce_op(data[p, :]) over the free dimensions (negated with negate)",
-     .engines = {Engine::Vector, Engine::GpSimd},
+     .engines = {Engine::Vector},
      .preferredEngine = Engine::Vector,
      .since = "v2",
      .operands = kTensorReduceOperands,
-     .limits = "dst is [P, 1]",
+     .limits = "dst is [P, 1]; on the vector engine only (nki.isa.tensor_reduce: \"using Vector Engine\"); a "
+               "legal reduction operation of NKI's ALU table",
      .cost = "access_overhead_cycles + max(min_initiation_cycles, N), N/2 for BF16 add/max",
      .use = readsSrc0,
      .verify = verifyTensorReduce,
      .execute = tensorReduce,
-     .cycles = tensorReduceCycles},
+     .cycles = tensorReduceCycles,
+     .settings = kTensorReduceSettings,
+     .category = Category::Reduction,
+     .flops = flopsPerSourceElement,
+     .nkiCall = tensorReduceNki,
+     .rules = kTensorReduceRules},
     {.op = Opcode::TensorPartitionReduce,
      .name = "tensor_partition_reduce",
      .nki = "nki.isa.tensor_partition_reduce",
@@ -459,11 +537,15 @@ const InstructionDef kDefinitions[] = {
      .use = readsSrc0,
      .verify = verifyTensorPartitionReduce,
      .execute = tensorPartitionReduce,
-     .cycles = tensorPartitionReduceCycles},
+     .cycles = tensorPartitionReduceCycles,
+     .settings = kAluSetting,
+     .category = Category::Reduction,
+     .flops = flopsPerSourceElement,
+     .nkiCall = partitionReduceNki},
     {.op = Opcode::TensorTensorScan,
      .name = "tensor_tensor_scan",
      .nki = "nki.isa.tensor_tensor_scan",
-     .summary = "dst[p, i] = (data0[p, i] <op0> dst[p, i-1]) <op1> data1[p, i], from initial (imm1 or a [P, 1] "
+     .summary = "dst[p, i] = (data0[p, i] <op0> dst[p, i-1]) <op1> data1[p, i], from initial (the setting or a [P, 1] "
                 "tile); reverse0/reverse1 swap each operator's operands",
      .engines = {Engine::Vector},
      .preferredEngine = Engine::Vector,
@@ -474,7 +556,12 @@ const InstructionDef kDefinitions[] = {
      .use = readsPresentSources,
      .verify = verifyTensorTensorScan,
      .execute = tensorTensorScan,
-     .cycles = tensorTensorScanCycles},
+     .cycles = tensorTensorScanCycles,
+     .settings = kScanSettings,
+     .category = Category::Reduction,
+     .flops = twoFlopsPerSourceElement,
+     .nkiCall = scanNki,
+     .rules = kAluRules},
     {.op = Opcode::BnStats,
      .name = "bn_stats",
      .nki = "nki.isa.bn_stats",
@@ -489,7 +576,10 @@ const InstructionDef kDefinitions[] = {
      .use = readsSrc0,
      .verify = verifyBnStats,
      .execute = bnStats,
-     .cycles = bnStatsCycles},
+     .cycles = bnStatsCycles,
+     .category = Category::Reduction,
+     .flops = flopsPerSourceElement,
+     .nkiCall = dataNki},
     {.op = Opcode::BnAggr,
      .name = "bn_aggr",
      .nki = "nki.isa.bn_aggr",
@@ -504,7 +594,10 @@ const InstructionDef kDefinitions[] = {
      .use = readsSrc0,
      .verify = verifyBnAggr,
      .execute = bnAggr,
-     .cycles = bnAggrCycles},
+     .cycles = bnAggrCycles,
+     .category = Category::Reduction,
+     .flops = flopsPerSourceElement,
+     .nkiCall = dataNki},
     {.op = Opcode::Max8,
      .name = "max8",
      .nki = "nki.isa.max8",
@@ -518,7 +611,10 @@ const InstructionDef kDefinitions[] = {
      .use = readsSrc0,
      .verify = verifyMax8,
      .execute = max8,
-     .cycles = topEightCycles},
+     .cycles = topEightCycles,
+     .category = Category::Reduction,
+     .flops = flopsPerSourceElement,
+     .nkiCall = max8Nki},
     {.op = Opcode::FindIndex8,
      .name = "nc_find_index8",
      .nki = "nki.isa.nc_find_index8",
@@ -533,11 +629,14 @@ const InstructionDef kDefinitions[] = {
      .use = twoSources,
      .verify = verifyFindIndex8,
      .execute = findIndex8,
-     .cycles = topEightCycles},
+     .cycles = topEightCycles,
+     .category = Category::Reduction,
+     .flops = flopsPerSourceElement,
+     .nkiCall = findIndex8Nki},
     {.op = Opcode::MatchReplace8,
      .name = "nc_match_replace8",
      .nki = "nki.isa.nc_match_replace8",
-     .summary = "dst = data with the first match of each vals[p, j] (in turn) replaced by imm; dst_idx[p, j] = its "
+     .summary = "dst = data with the first match of each vals[p, j] (in turn) replaced by value; dst_idx[p, j] = its "
                 "index (0 when none)",
      .engines = {Engine::Vector},
      .preferredEngine = Engine::Vector,
@@ -548,7 +647,11 @@ const InstructionDef kDefinitions[] = {
      .use = matchReplace8Use,
      .verify = verifyMatchReplace8,
      .execute = matchReplace8,
-     .cycles = topEightCycles},
+     .cycles = topEightCycles,
+     .settings = kMatchReplace8Settings,
+     .category = Category::Elementwise,
+     .flops = flopsPerSourceElement,
+     .nkiCall = matchReplace8Nki},
 };
 
 } // namespace

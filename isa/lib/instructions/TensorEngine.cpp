@@ -253,6 +253,39 @@ uint64_t transposeCycles(const Instruction &inst, Engine, const Target &target) 
   return streamingInstructionCycles(inst, f, Engine::Vector, target);
 }
 
+// ---- NKI calls ------------------------------------------------------------------------------------------
+
+/// nc_matmul(dst, stationary, moving, ..., accumulate, tile_position, tile_size, perf_mode): FP8 double row reads
+/// its [K, 2M] and [K, 2N] tiles as the [K, 2, M] and [K, 2, N] operands NKI requires; row tiles are positioned
+/// in rows of the PE array.
+void matmulNki(const Instruction &inst, NkiCall &c) {
+  const MatmulMode mode = MatmulMode::decode(inst.mode);
+  c.operand("dst", Slot::Dst);
+  if (mode.doubleRow) {
+    const auto [k, m, n] = matmulShape(inst);
+    c.reshaped("stationary", Slot::Src0, {k / 2, 2, m}).reshaped("moving", Slot::Src1, {k / 2, 2, n});
+  } else {
+    c.operand("stationary", Slot::Src0).operand("moving", Slot::Src1);
+  }
+  c.boolean("accumulate", inst.accumulate);
+  if (mode.tiled()) {
+    const int64_t rows = static_cast<int64_t>(c.target().tensor.rows) / mode.rowTiles();
+    c.code("tile_position", fmt::format("({}, 0)", mode.rowTile * rows))
+        .code("tile_size", fmt::format("({}, {})", rows, c.target().tensor.cols));
+  }
+  if (mode.doubleRow)
+    c.code("perf_mode", "nisa.matmul_perf_mode.double_row");
+}
+
+constexpr SettingDef kMatmulSettings[] = {{Setting::Accumulate, "accumulate"},
+                                          {Setting::Mode, "tile_position, tile_size, perf_mode"}};
+
+void transposeNki(const Instruction &, NkiCall &c) {
+  c.operand("dst", Slot::Dst).operand("data", Slot::Src0).engine();
+}
+
+constexpr SettingDef kTransposeSettings[] = {{Setting::Mode, "engine"}};
+
 const InstructionDef kDefinitions[] = {
     {.op = Opcode::Matmul,
      .name = "matmul",
@@ -273,7 +306,11 @@ const InstructionDef kDefinitions[] = {
      .use = matmulUse,
      .verify = verifyMatmul,
      .execute = matmul,
-     .cycles = matmulCycles},
+     .cycles = matmulCycles,
+     .settings = kMatmulSettings,
+     .category = Category::Matmul,
+     .flops = matmulFlops,
+     .nkiCall = matmulNki},
     {.op = Opcode::Transpose,
      .name = "transpose",
      .nki = "nki.isa.nc_transpose",
@@ -292,10 +329,19 @@ const InstructionDef kDefinitions[] = {
      .verify = verifyTranspose,
      .execute = transpose,
      .cycles = transposeCycles,
-     .modeEngine = transposeEngine},
+     .modeEngine = transposeEngine,
+     .settings = kTransposeSettings,
+     .category = Category::Matmul,
+     .flops = noFlops,
+     .nkiCall = transposeNki},
 };
 
 } // namespace
+
+uint64_t matmulFlops(const Instruction &inst) {
+  const auto [k, m, n] = matmulShape(inst);
+  return 2 * static_cast<uint64_t>(k) * static_cast<uint64_t>(m) * static_cast<uint64_t>(n);
+}
 
 std::span<const InstructionDef> tensorEngineInstructions() { return kDefinitions; }
 

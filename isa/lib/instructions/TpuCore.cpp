@@ -134,6 +134,8 @@ std::string verifyGridStep(const Instruction &inst, const Target *) {
 
 uint64_t gridStepCycles(const Instruction &, Engine, const Target &target) { return target.tpuCost.gridStepCycles; }
 
+constexpr SettingDef kMatmulSettings[] = {{Setting::Accumulate, "acc += (else acc =)"}};
+
 const InstructionDef kDefinitions[] = {
     {.op = Opcode::MxuMatmul,
      .name = "mxu_matmul",
@@ -156,7 +158,10 @@ const InstructionDef kDefinitions[] = {
      .verify = verifyMatmul,
      .execute = matmul,
      .cycles = matmulCycles,
-     .family = "tpu"},
+     .family = "tpu",
+     .settings = kMatmulSettings,
+     .category = Category::Matmul,
+     .flops = matmulFlops},
     {.op = Opcode::TpuDma,
      .name = "dma",
      .nki = "pltpu.make_async_copy(...).start() / tpu.enqueue_dma",
@@ -173,7 +178,9 @@ const InstructionDef kDefinitions[] = {
      .verify = verifyDma,
      .execute = dma,
      .cycles = noEngineCycles,
-     .family = "tpu"},
+     .family = "tpu",
+     .category = Category::Dma,
+     .flops = noFlops},
     {.op = Opcode::GridStep,
      .name = "grid_step",
      .nki = "pl.pallas_call grid iteration / the pipeline's per-step scalar work",
@@ -190,7 +197,9 @@ const InstructionDef kDefinitions[] = {
      .verify = verifyGridStep,
      .execute = noEffect,
      .cycles = gridStepCycles,
-     .family = "tpu"},
+     .family = "tpu",
+     .category = Category::Control,
+     .flops = noFlops},
 };
 
 } // namespace

@@ -174,7 +174,7 @@ VregWork functionWork(ActFunc func) {
 void unary(const Instruction &inst, const Memories &mem) {
   const ResolvedPattern src = resolve(inst.src0, mem), dst = resolve(inst.dst, mem);
   float *x = rowsOf(scratch().a, src, true);
-  activateRows(inst.func, x, src.rows, src.rowElements, inst.imm, nullptr, -0.0f);
+  activateRows(inst.func, x, src.rows, src.rowElements, inst.scale, nullptr, -0.0f);
   scatter(dst, x);
 }
 
@@ -189,7 +189,7 @@ std::string verifyUnary(const Instruction &inst, const Target *) {
 
 uint64_t unaryCycles(const Instruction &inst, Engine, const Target &target) {
   VregWork work = functionWork(inst.func);
-  if (inst.imm != 1.0f)
+  if (inst.scale != 1.0f)
     ++work.ops; // the scale
   work.loads = 1;
   work.stores = 1;
@@ -242,7 +242,7 @@ uint64_t convertCycles(const Instruction &inst, Engine, const Target &target) {
 
 // ---- vpu_fill -----------------------------------------------------------------------------------------------
 
-constexpr OperandDef kFillOperands[] = {{"dst", "out", "VMEM; any dtype; the value in imm"}};
+constexpr OperandDef kFillOperands[] = {{"dst", "out", "VMEM; any dtype"}};
 
 OperandUse writesOnly(const Instruction &) { return {}; }
 
@@ -253,6 +253,11 @@ std::string verifyFill(const Instruction &, const Target *) { return {}; }
 uint64_t fillCycles(const Instruction &inst, Engine, const Target &target) {
   return vpuCycles(inst, {.stores = 1}, target);
 }
+
+constexpr SettingDef kBinarySettings[] = {{Setting::Alu, "jnp operator"}};
+constexpr SettingDef kUnarySettings[] = {{Setting::Func, "jnp function"}, {Setting::Scale, "x * scale"}};
+constexpr SettingDef kReduceSettings[] = {{Setting::Alu, "jnp.sum / jnp.max / jnp.min"}};
+constexpr SettingDef kFillSettings[] = {{Setting::Value, "jnp.full's fill_value"}};
 
 const InstructionDef kDefinitions[] = {
     {.op = Opcode::VpuBinary,
@@ -274,11 +279,14 @@ const InstructionDef kDefinitions[] = {
      .verify = verifyBinary,
      .execute = tensorTensor,
      .cycles = binaryCycles,
-     .family = "tpu"},
+     .family = "tpu",
+     .settings = kBinarySettings,
+     .category = Category::Elementwise,
+     .flops = flopsPerOutputElement},
     {.op = Opcode::VpuUnary,
      .name = "vpu_unary",
      .nki = "jnp.exp, jnp.tanh, jax.nn.sigmoid... / math.exp, math.tanh... on vectors",
-     .summary = "out = func(x * scale) in FP32 on the VPU, transcendentals on the EUP (scale in imm)",
+     .summary = "out = func(x * scale) in FP32 on the VPU, transcendentals on the EUP",
      .engines = {Engine::Vpu},
      .preferredEngine = Engine::Vpu,
      .since = "v4",
@@ -293,7 +301,10 @@ const InstructionDef kDefinitions[] = {
      .verify = verifyUnary,
      .execute = unary,
      .cycles = unaryCycles,
-     .family = "tpu"},
+     .family = "tpu",
+     .settings = kUnarySettings,
+     .category = Category::Activation,
+     .flops = flopsPerSourceElement},
     {.op = Opcode::VpuReduce,
      .name = "vpu_reduce",
      .nki = "jnp.sum, jnp.max, jnp.min over the last axis / vector.multi_reduction",
@@ -311,7 +322,10 @@ const InstructionDef kDefinitions[] = {
      .verify = verifyReduce,
      .execute = tensorReduce,
      .cycles = reduceCycles,
-     .family = "tpu"},
+     .family = "tpu",
+     .settings = kReduceSettings,
+     .category = Category::Reduction,
+     .flops = flopsPerSourceElement},
     {.op = Opcode::VpuConvert,
      .name = "vpu_convert",
      .nki = "x.astype(dtype) / arith.extf, arith.truncf, arith.fptosi...",
@@ -328,11 +342,13 @@ const InstructionDef kDefinitions[] = {
      .verify = verifyConvert,
      .execute = convertingCopy,
      .cycles = convertCycles,
-     .family = "tpu"},
+     .family = "tpu",
+     .category = Category::Copy,
+     .flops = noFlops},
     {.op = Opcode::VpuFill,
      .name = "vpu_fill",
      .nki = "jnp.full / vector.broadcast of a constant",
-     .summary = "out = value (imm): stores of one splatted vreg",
+     .summary = "out = value: stores of one splatted vreg",
      .engines = {Engine::Vpu},
      .preferredEngine = Engine::Vpu,
      .since = "v4",
@@ -344,7 +360,10 @@ const InstructionDef kDefinitions[] = {
      .verify = verifyFill,
      .execute = fill,
      .cycles = fillCycles,
-     .family = "tpu"},
+     .family = "tpu",
+     .settings = kFillSettings,
+     .category = Category::Fill,
+     .flops = noFlops},
 };
 
 } // namespace

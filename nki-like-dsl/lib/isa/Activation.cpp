@@ -16,7 +16,7 @@ detail::IsaCall activationReduceCall(const Tile &dst, tessera::isa::ActFunc op, 
   call.settings.op = tessera::isa::Opcode::ActivationReduce;
   call.settings.func = op;
   call.settings.alu = reduceOp;
-  call.settings.imm = scale;
+  call.settings.scale = scale;
   call.settings.bias = bias;
   return call;
 }
@@ -29,7 +29,7 @@ void activation(const Tile &dst, tessera::isa::ActFunc func, const Operand &data
   call.src0 = data;
   call.settings.op = tessera::isa::Opcode::Activation;
   call.settings.func = func;
-  call.settings.imm = scale;
+  call.settings.scale = scale;
   call.settings.bias = bias;
   detail::recordInstruction(call, loc);
 }

@@ -76,11 +76,11 @@ void tensor_scalar(const Tile &dst, const Operand &data, AluOp op0, const Scalar
   IsaCall call{.engine = engine, .dst = dst, .src0 = data, .src1 = operand0.tile()};
   call.settings.op = Opcode::TensorScalar;
   call.settings.alu = op0;
-  call.settings.imm = operand0.value();
+  call.settings.operand0 = operand0.value();
   call.settings.reverse0 = reverse0;
   if (op1) {
     call.settings.alu1 = *op1;
-    call.settings.imm1 = operand1->value();
+    call.settings.operand1 = operand1->value();
     call.settings.reverse1 = reverse1;
     call.src2 = operand1->tile();
   }
@@ -93,7 +93,7 @@ void scalar_tensor_tensor(const Tile &dst, const Operand &data, AluOp op0, const
   call.settings.op = Opcode::ScalarTensorTensor;
   call.settings.alu = op0;
   call.settings.alu1 = op1;
-  call.settings.imm = operand0.value();
+  call.settings.operand0 = operand0.value();
   call.settings.reverse0 = reverse0;
   call.settings.reverse1 = reverse1;
   recordInstruction(call, loc);
@@ -116,7 +116,7 @@ void tensor_copy_predicated(const Tile &dst, const Operand &src, const Operand &
 void tensor_copy_predicated(const Tile &dst, float src, const Operand &predicate, bool reverse_pred, Loc loc) {
   IsaCall call{.dst = dst, .src1 = predicate};
   call.settings.op = Opcode::TensorCopyPredicated;
-  call.settings.imm = src;
+  call.settings.value = src;
   call.settings.reverse0 = reverse_pred;
   recordInstruction(call, loc);
 }
@@ -134,7 +134,7 @@ void affine_select(const Tile &dst, const Pattern &pattern, int64_t offset, int6
   call.settings.op = Opcode::AffineSelect;
   call.settings.pattern = affinePattern("affine_select", pattern, offset, channel_multiplier, dst, loc);
   call.settings.alu = cmp_op;
-  call.settings.imm = on_false_value;
+  call.settings.onFalse = on_false_value;
   recordInstruction(call, loc);
 }
 
@@ -146,7 +146,7 @@ void range_select(const Tile &dst, const Operand &on_true_tile, AluOp comp_op0, 
   call.settings.alu = comp_op0;
   call.settings.alu1 = comp_op1;
   call.settings.pattern.base = range_start;
-  call.settings.imm = on_false_value;
+  call.settings.onFalse = on_false_value;
   recordInstruction(call, loc);
 }
 
@@ -160,8 +160,8 @@ void local_gather(const Tile &dst, const Operand &src_buffer, const Operand &ind
          "leave it out to use every index of a core's partitions");
   IsaCall call{.dst = dst, .src0 = src_buffer, .src1 = index};
   call.settings.op = Opcode::LocalGather;
-  call.settings.count0 = num_elem_per_idx;
-  call.settings.count1 = num_valid_indices.value_or(0);
+  call.settings.elementsPerIndex = num_elem_per_idx;
+  call.settings.validIndices = num_valid_indices.value_or(0);
   recordInstruction(call, loc);
 }
 

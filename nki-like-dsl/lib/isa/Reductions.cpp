@@ -28,7 +28,7 @@ detail::IsaCall scanCall(const Tile &dst, const Operand &data0, const Operand &d
   call.settings.alu1 = op1;
   call.settings.reverse0 = reverse0;
   call.settings.reverse1 = reverse1;
-  call.settings.imm1 = initial;
+  call.settings.initial = initial;
   return call;
 }
 
@@ -72,7 +72,7 @@ void nc_match_replace8(const Tile &dst, const Operand &data, const Operand &vals
                        const std::optional<Tile> &dst_idx, Loc loc) {
   detail::IsaCall call = callOf(Opcode::MatchReplace8, dst, data, vals);
   call.dst2 = dst_idx;
-  call.settings.imm = imm;
+  call.settings.value = imm;
   detail::recordInstruction(call, loc);
 }
 

@@ -77,15 +77,23 @@ TEST(GoldenLibrary, GoldenMatchesReference) {
 }
 
 // The simulator and the golden model follow the same numerics (f32 inside, k-ordered sums without fused
-// multiply-adds, round to nearest even): for the library they agree to the bit.
+// multiply-adds, round to nearest even): for the library they agree to the bit, but where a target has no
+// instruction for a language op. A NeuronCore divides by multiplying with a reciprocal (it has no divide), one
+// more FP32 rounding: softmax agrees to the bit on a TPU, whose VPU divides, and within two FP32 roundings on trn2.
 TEST(GoldenLibrary, BitExactWithTheSimulator) {
-  for (std::string kernel : {"add", "matmul", "softmax"}) {
+  for (auto [kernel, target] : {std::pair{"add", "trn2"}, std::pair{"matmul", "trn2"}, std::pair{"softmax", "tpu-v5e"}}) {
     SCOPED_TRACE(kernel);
-    RunReport r = runKernel({.kernel = kernel, .target = "trn2", .seed = 2});
+    RunReport r = runKernel({.kernel = kernel, .target = target, .seed = 2});
     for (const auto &c : r.checks) {
       ASSERT_TRUE(c.vsGolden);
       EXPECT_EQ(c.vsGolden->maxAbsErr, 0.0) << c.name;
     }
+  }
+  RunReport softmax = runKernel({.kernel = "softmax", .target = "trn2", .seed = 2});
+  for (const auto &c : softmax.checks) {
+    ASSERT_TRUE(c.vsGolden);
+    EXPECT_GT(c.vsGolden->maxAbsErr, 0.0) << c.name << ": the reciprocal's rounding shows";
+    EXPECT_LE(c.vsGolden->maxRelErr, 2 * 0x1p-23) << c.name;
   }
 }
 

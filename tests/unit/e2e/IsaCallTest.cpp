@@ -114,7 +114,7 @@ TEST(IsaCalls, BecomeOneNcInstEachOnTheChosenEngine) {
   for (const isa::Stream &stream : c.program.streams)
     for (const isa::Instruction &inst : stream.instructions) {
       if (inst.op == isa::Opcode::TensorCopy) gpsimd += stream.engine == isa::Engine::GpSimd;
-      if (inst.op == isa::Opcode::Activation) scalar += stream.engine == isa::Engine::Scalar && inst.imm == 0.5f;
+      if (inst.op == isa::Opcode::Activation) scalar += stream.engine == isa::Engine::Scalar && inst.scale == 0.5f;
     }
   EXPECT_EQ(gpsimd, 1u);
   EXPECT_EQ(scalar, 1u);

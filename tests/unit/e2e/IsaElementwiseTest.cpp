@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <algorithm>
 #include <cmath>
 
@@ -52,7 +54,7 @@ const tsr::Registration tensorScalarKernel{{
       tsr::isa::tensor_scalar(twoStages, data, tsr::op::multiply, 2.0f, false, tsr::op::add, bias);
       tsr::Tile reversed = tsr::ndarray<tsr::f32>({P, F});
       tsr::isa::tensor_scalar(reversed, data, tsr::op::subtract, bias, /*reverse0=*/true, std::nullopt, std::nullopt,
-                              false, tsr::isa::gpsimd_engine);
+                              false, tsr::isa::vector_engine);
       tsr::store(y1.tile(0, 0, {P, F}), twoStages);
       tsr::store(y2.tile(0, 0, {P, F}), reversed);
     }),
@@ -269,7 +271,8 @@ const tsr::Registration rangeSelectKernel{{
       tsr::Tile selected = tsr::ndarray<tsr::f32>({P, F});
       tsr::Tile maxima = tsr::ndarray<tsr::f32>({P, 1});
       rangeSelectLine = __LINE__ + 1;
-      tsr::isa::range_select(selected, data, tsr::op::greater_equal, tsr::op::less, lo, hi, maxima, 2, -50.0f);
+      tsr::isa::range_select(selected, data, tsr::op::greater_equal, tsr::op::less, lo, hi, maxima, 2,
+                             std::numeric_limits<float>::lowest());
       tsr::store(y.tile(0, 0, {P, F}), selected);
       tsr::store(m.tile(0, 0, {P, 1}), maxima);
     }),
@@ -280,7 +283,7 @@ const tsr::Registration rangeSelectKernel{{
         float largest = -INFINITY;
         for (int64_t c = 0; c < F; ++c) {
           const bool inRange = c + 2 >= r && c + 2 < r + 20;
-          const float v = inRange ? in[0][r * F + c] : -50.0f;
+          const float v = inRange ? in[0][r * F + c] : std::numeric_limits<float>::lowest();
           out[0][r * F + c] = v;
           largest = std::max(largest, v);
         }

@@ -70,8 +70,11 @@ const tsr::Registration rowHalvesKernel{{
                           {64, 128});
       tsr::isa::nc_matmul(bottom, tsr::load(a.tile(1, 0, {64, M})), tsr::load(b.tile(1, 0, {64, N})), false,
                           {64, 0}, {64, 128});
+      // tensor_tensor takes at most one input from PSUM: the bottom half is copied to SBUF first.
+      tsr::Tile lower = tsr::ndarray<tsr::f32>({M, N});
+      tsr::isa::tensor_copy(lower, bottom);
       tsr::Tile sum = tsr::ndarray<tsr::f32>({M, N});
-      tsr::isa::tensor_tensor(sum, top, bottom, tsr::op::add);
+      tsr::isa::tensor_tensor(sum, top, lower, tsr::op::add);
       tsr::store(y.tile(0, 0, {M, N}), sum);
     }),
     .reference = [](const tsr::Params &p, const std::vector<tsr::HostTensor> &in,
@@ -106,7 +109,8 @@ const tsr::Registration rowQuartersKernel{{
                             false, {32 * quarter, 0}, {32, 128});
       }
       tsr::Tile sum = tsr::ndarray<tsr::f32>({M, N});
-      tsr::isa::tensor_tensor(sum, parts[0], parts[1], tsr::op::add);
+      tsr::isa::tensor_copy(sum, parts[0]); // tensor_tensor takes at most one input from PSUM
+      tsr::isa::tensor_tensor(sum, sum, parts[1], tsr::op::add);
       tsr::isa::tensor_tensor(sum, sum, parts[2], tsr::op::add);
       tsr::isa::tensor_tensor(sum, sum, parts[3], tsr::op::add);
       tsr::store(y.tile(0, 0, {M, N}), sum);
@@ -248,6 +252,8 @@ TEST(IsaTensorEngine, TransposeRunsOnTheEngineOfItsForm) {
 
 // ---- dma_transpose ----------------------------------------------------------------------------------------
 
+int dmaTransposeLine = 0; // the kernel's dma_transpose, set while it is traced
+
 const tsr::Registration dmaTransposeKernel{{
     .name = "test_isa_dma_transpose",
     .summary = "tsr::isa::dma_transpose between two SBUF tiles (bf16)",
@@ -261,6 +267,7 @@ const tsr::Registration dmaTransposeKernel{{
       const int64_t P = a.dim(0), F = a.dim(1);
       tsr::Tile data = tsr::load(a.tile(0, 0, {P, F}));
       tsr::Tile transposed = tsr::ndarray<tsr::bf16>({F, P});
+      dmaTransposeLine = __LINE__ + 1;
       tsr::isa::dma_transpose(transposed, data);
       tsr::store(y.tile(0, 0, {F, P}), transposed);
     }),
@@ -272,9 +279,13 @@ const tsr::Registration dmaTransposeKernel{{
     },
 }};
 
-TEST(IsaTensorEngine, DmaTransposeMatchesItsReference) {
-  expectRunsOn("test_isa_dma_transpose", "trn1");
+TEST(IsaTensorEngine, DmaTransposeMatchesItsReferenceOnTrn2AndIsRefusedOnTrn1) {
   expectRunsOn("test_isa_dma_transpose", "trn2");
+  expectRunsOn("test_isa_dma_transpose", "trn3");
+  // A Trainium2 DMA feature: NeuronCore-v2 has none, and the message cites where NKI says so.
+  expectRefused("test_isa_dma_transpose", "trn1", dmaTransposeLine,
+                "exists from NeuronCore-v3 on; target trn1 is NeuronCore-v2 [rule dma_transpose.generation: NKI "
+                "Trainium2 architecture guide");
 }
 
 // ---- misuse -----------------------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ Instruction unary(Opcode op, AccessPattern in, AluOp alu = AluOp::Add) {
 Instruction memset(DType dtype, int64_t n, float value) {
   Instruction inst;
   inst.op = Opcode::Memset;
-  inst.imm = value;
+  inst.value = value;
   inst.dst = sbuf(dtype, n);
   return inst;
 }

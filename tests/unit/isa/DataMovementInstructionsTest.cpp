@@ -81,7 +81,7 @@ TEST(TensorCopyPredicated, CopiesWhereThePredicateIsNonZero) {
 TEST(TensorCopyPredicated, ScalarSourceAndU32Predicate) {
   TestMemory mem;
   Instruction inst = make(Opcode::TensorCopyPredicated);
-  inst.imm = 2.5f;
+  inst.value = 2.5f;
   inst.src1 = dense(MemSpace::Sbuf, DType::U32, 0, 1, 0, 5);
   inst.dst = dense(MemSpace::Sbuf, DType::F16, 0, 1, 64, 5);
   const uint32_t predicate[5] = {0, 1, 0x80000000u, 0, 0xFFFFFFFFu};
@@ -234,12 +234,40 @@ TEST(DmaTranspose, VerifyRules) {
   EXPECT_TRUE(rejects(psum, "src and dst must be in HBM or SBUF, not PSUM"));
   // F becomes the partitions: more than the target has does not fit.
   for (const Target &target : neuronCoreTargets()) {
+    if (!generationAtLeast(target, "v3")) continue;
     Instruction tall = make(Opcode::DmaTranspose);
     tall.src0 = dense(MemSpace::Sbuf, DType::BF16, 0, 16, 0, target.partitions + 1);
     tall.dst = dense(MemSpace::Sbuf, DType::BF16, 0, target.partitions + 1, 0, 16);
     EXPECT_TRUE(rejects(tall, "elements per partition, which become dst's partitions", Engine::Dma, &target));
     EXPECT_EQ(verifyInstruction(inst, Engine::Dma, &target), "");
   }
+  // A Trainium2 DMA feature: NeuronCore-v2 has none, and the message says where NKI says so.
+  const Target trn1 = Target::find("trn1");
+  EXPECT_TRUE(rejects(inst, "exists from NeuronCore-v3 on; target trn1 is NeuronCore-v2 [rule "
+                            "dma_transpose.generation: NKI Trainium2 architecture guide",
+                      Engine::Dma, &trn1));
+}
+
+TEST(DmaTranspose, NeverTouchesPsum) {
+  Instruction inst = make(Opcode::DmaTranspose);
+  inst.src0 = dense(MemSpace::Sbuf, DType::BF16, 0, 32, 0, 64);
+  inst.dst = dense(MemSpace::Psum, DType::BF16, 0, 64, 0, 32);
+  EXPECT_TRUE(rejects(inst, "src and dst must be in HBM or SBUF, not PSUM"));
+}
+
+TEST(DmaCopy, NeverTouchesPsum) {
+  Instruction inst = make(Opcode::DmaCopy);
+  inst.src0 = dense(MemSpace::Psum, DType::F32, 0, 128, 0, 512);
+  inst.dst = dense(MemSpace::Hbm, DType::F32, 0, 128, 0, 512);
+  inst.dst.tensor = 0;
+  inst.dst.partitionStride = 512;
+  EXPECT_TRUE(rejects(inst, "src0 is in PSUM, which DMA cannot read or write; copy the tile to SBUF first [rule "
+                            "dma.no-psum",
+                      Engine::Dma));
+  std::swap(inst.src0, inst.dst);
+  EXPECT_TRUE(rejects(inst, "dst is in PSUM, which DMA cannot read or write", Engine::Dma));
+  inst.dst.space = MemSpace::Sbuf;
+  EXPECT_EQ(verifyInstruction(inst, Engine::Dma, nullptr), "");
 }
 
 TEST(DmaTranspose, IsADmaTransferWithNoEngineCycles) {
@@ -255,7 +283,7 @@ TEST(DmaTranspose, IsADmaTransferWithNoEngineCycles) {
   const InstructionDef &def = definition(Opcode::DmaTranspose);
   EXPECT_TRUE(def.engines.contains(Engine::Dma) && !def.engines.contains(Engine::Vector));
   EXPECT_NE(def.cost.find("fixed_latency_ns"), std::string_view::npos);
-  EXPECT_EQ(def.since, "v2");
+  EXPECT_EQ(def.since, "v3");
 }
 
 } // namespace

@@ -100,8 +100,8 @@ TEST_P(TensorScalarRandom, MatchesTheReference) {
   inst.reverse0 = c.reverse0;
   inst.alu1 = c.op1;
   inst.reverse1 = c.reverse1;
-  inst.imm = 0.625f;
-  inst.imm1 = -1.5f;
+  inst.operand0 = 0.625f;
+  inst.operand1 = -1.5f;
   const uint32_t rows = 6;
   inst.src0 = strided(MemSpace::Sbuf, c.dataType, 5, rows, 256, {3, 20}, {32, 1}); // 3 runs of 20, 32 apart
   inst.dst = dense(MemSpace::Sbuf, c.dstType, 64, rows, 4096, 60);
@@ -119,9 +119,9 @@ TEST_P(TensorScalarRandom, MatchesTheReference) {
   std::vector<float> expected;
   for (uint32_t p = 0; p < rows; ++p)
     for (int64_t i = 0; i < 60; ++i) {
-      float t = stage(c.op0, c.reverse0, data[p * 60 + i], c.tile0 ? operand0[p] : inst.imm);
+      float t = stage(c.op0, c.reverse0, data[p * 60 + i], c.tile0 ? operand0[p] : inst.operand0);
       if (c.op1 != AluOp::Bypass)
-        t = stage(c.op1, c.reverse1, t, c.tile1 ? operand1[p] : inst.imm1);
+        t = stage(c.op1, c.reverse1, t, c.tile1 ? operand1[p] : inst.operand1);
       expected.push_back(converted(c.dstType, t));
     }
   EXPECT_TRUE(sameValues(expected, mem.readAll(inst.dst)));
@@ -131,8 +131,8 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, TensorScalarRandom,
     ::testing::Values(
         TensorScalarCase{AluOp::Subtract, true, AluOp::Multiply, false, true, false, DType::F32, DType::BF16},
-        TensorScalarCase{AluOp::Divide, false, AluOp::Add, true, false, true, DType::BF16, DType::F32},
-        TensorScalarCase{AluOp::Divide, true, AluOp::Subtract, true, true, true, DType::F32, DType::F32},
+        TensorScalarCase{AluOp::Min, false, AluOp::Add, true, false, true, DType::BF16, DType::F32},
+        TensorScalarCase{AluOp::Subtract, true, AluOp::Subtract, true, true, true, DType::F32, DType::F32},
         TensorScalarCase{AluOp::Max, false, AluOp::Bypass, false, false, false, DType::F16, DType::F32},
         TensorScalarCase{AluOp::IsGe, false, AluOp::Multiply, false, true, true, DType::F32, DType::F32},
         TensorScalarCase{AluOp::Min, true, AluOp::Subtract, false, true, false, DType::BF16, DType::F8E4M3},
@@ -144,9 +144,9 @@ std::vector<float> tensorScalarRow(const std::vector<float> &data, AluOp op0, fl
   TestMemory mem;
   Instruction inst = make(Opcode::TensorScalar);
   inst.alu = op0;
-  inst.imm = operand0;
+  inst.operand0 = operand0;
   inst.alu1 = op1;
-  inst.imm1 = operand1;
+  inst.operand1 = operand1;
   const auto n = static_cast<int64_t>(data.size());
   inst.src0 = dense(MemSpace::Sbuf, dataType, 0, 1, 0, n);
   inst.dst = dense(MemSpace::Sbuf, dstType, 0, 1, 4096, n);
@@ -163,17 +163,12 @@ TEST(TensorScalar, NaNInfinitiesAndZeros) {
     expected.push_back(reference(AluOp::Max, x * 2.0f, 0.0f));
   EXPECT_TRUE(sameValues(expected, tensorScalarRow(data, AluOp::Multiply, 2.0f, AluOp::Max, 0.0f, DType::F32)));
   EXPECT_TRUE(sameFloat(tensorScalarRow(data, AluOp::Multiply, 2.0f, AluOp::Max, 0.0f, DType::F32)[1], kInf));
-  // Division by a zero immediate: +-inf, and NaN for 0/0.
-  const std::vector<float> divided = tensorScalarRow(data, AluOp::Divide, 0.0f, AluOp::Bypass, 0.0f, DType::F32);
-  EXPECT_TRUE(std::isnan(divided[3]) && std::isnan(divided[4]));
-  EXPECT_EQ(divided[7], kInf);
-  EXPECT_EQ(divided[8], -kInf);
   // Reversed subtract of -0: 0 - (-0) = +0.
   TestMemory mem;
   Instruction inst = make(Opcode::TensorScalar);
   inst.alu = AluOp::Subtract;
   inst.reverse0 = true;
-  inst.imm = 0.0f;
+  inst.operand0 = 0.0f;
   inst.alu1 = AluOp::Bypass;
   inst.src0 = dense(MemSpace::Sbuf, DType::F32, 0, 1, 0, 2);
   inst.dst = dense(MemSpace::Sbuf, DType::F32, 0, 1, 64, 2);
@@ -236,7 +231,8 @@ TEST(TensorScalar, VerifyRules) {
   bypassWithTile.src2 = dense(MemSpace::Sbuf, DType::F32, 0, 8, 64, 1);
   EXPECT_TRUE(rejects(bypassWithTile, "operand1 is a tile but op1 is bypass"));
   EXPECT_TRUE(rejects(inst, "cannot run on the tensor engine", Engine::Tensor));
-  EXPECT_TRUE(rejects(inst, "PSUM, which the GpSimd engine cannot reach", Engine::GpSimd));
+  // NKI allows GpSimd only for rsqrt, which Tessera has no ALU operation for.
+  EXPECT_TRUE(rejects(inst, "cannot run on the gpsimd engine", Engine::GpSimd));
   const OperandUse use = operandUse(wrongOperand);
   EXPECT_TRUE(use.src0 && use.src1 && !use.src2 && !use.readsDst && use.writesDst);
 }
@@ -278,7 +274,7 @@ TEST_P(ScalarTensorTensorRandom, MatchesTheReference) {
   inst.reverse0 = c.reverse0;
   inst.alu1 = c.op1;
   inst.reverse1 = c.reverse1;
-  inst.imm = 1.25f;
+  inst.operand0 = 1.25f;
   const uint32_t rows = 9;
   inst.src0 = dense(MemSpace::Sbuf, DType::BF16, 0, rows, 128, 48);
   inst.src2 = strided(MemSpace::Psum, DType::F32, 32, rows, 0, {2, 24}, {-24, 1}); // halves swapped
@@ -295,7 +291,7 @@ TEST_P(ScalarTensorTensorRandom, MatchesTheReference) {
   std::vector<float> expected;
   for (uint32_t p = 0; p < rows; ++p)
     for (int64_t i = 0; i < 48; ++i) {
-      const float t = stage(c.op0, c.reverse0, data[p * 48 + i], c.tile0 ? operand0[p] : inst.imm);
+      const float t = stage(c.op0, c.reverse0, data[p * 48 + i], c.tile0 ? operand0[p] : inst.operand0);
       expected.push_back(converted(c.dstType, stage(c.op1, c.reverse1, t, other[p * 48 + i])));
     }
   EXPECT_TRUE(sameValues(expected, mem.readAll(inst.dst)));
@@ -303,16 +299,16 @@ TEST_P(ScalarTensorTensorRandom, MatchesTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, ScalarTensorTensorRandom,
                          ::testing::Values(SttCase{AluOp::Subtract, false, AluOp::Multiply, false, true, DType::BF16},
-                                           SttCase{AluOp::Subtract, true, AluOp::Divide, true, false, DType::F32},
+                                           SttCase{AluOp::Subtract, true, AluOp::Min, true, false, DType::F32},
                                            SttCase{AluOp::Max, false, AluOp::Add, false, true, DType::F32},
-                                           SttCase{AluOp::Multiply, false, AluOp::Divide, false, false, DType::F16},
+                                           SttCase{AluOp::Multiply, false, AluOp::Max, false, false, DType::F16},
                                            SttCase{AluOp::IsLt, false, AluOp::Multiply, true, true, DType::F32}));
 
 TEST(ScalarTensorTensor, NaNAndInfinities) {
   TestMemory mem;
   Instruction inst = make(Opcode::ScalarTensorTensor);
   inst.alu = AluOp::Multiply;
-  inst.imm = 0.0f;
+  inst.operand0 = 0.0f;
   inst.alu1 = AluOp::Add;
   inst.src0 = dense(MemSpace::Sbuf, DType::F32, 0, 1, 0, 5);
   inst.src2 = dense(MemSpace::Sbuf, DType::F32, 0, 1, 64, 5);
@@ -551,7 +547,7 @@ TEST(AffineSelect, CausalMask) {
   // Keep (p, i) where p + 4 - i >= 0: a causal mask with the queries offset by 4.
   inst.pattern = {.base = 4, .partitionStep = 1, .steps = {-1}};
   inst.alu = AluOp::IsGe;
-  inst.imm = -3.0e38f;
+  inst.onFalse = -3.0e38f;
   inst.src0 = dense(MemSpace::Sbuf, DType::F32, p0, rows, 0, n);
   inst.dst = dense(MemSpace::Sbuf, DType::BF16, p0, rows, 1024, n);
   ASSERT_EQ(verifyInstruction(inst, Engine::GpSimd, nullptr), "");
@@ -560,7 +556,7 @@ TEST(AffineSelect, CausalMask) {
   std::vector<float> expected;
   for (int64_t p = 0; p < rows; ++p)
     for (int64_t i = 0; i < n; ++i)
-      expected.push_back(bf16Reference(p + 4 - i >= 0 ? scores[p * n + i] : inst.imm));
+      expected.push_back(bf16Reference(p + 4 - i >= 0 ? scores[p * n + i] : inst.onFalse));
   EXPECT_TRUE(sameValues(expected, mem.readAll(inst.dst)));
   // -3e38 rounds to BF16's largest finite magnitude, not to -inf.
   EXPECT_TRUE(std::isfinite(mem.read(inst.dst, 0, n - 1)));
@@ -572,7 +568,7 @@ TEST(AffineSelect, EveryComparisonOnAMultiDimensionalPattern) {
     Instruction inst = make(Opcode::AffineSelect);
     inst.pattern = {.base = -5, .partitionStep = 2, .steps = {3, -1}};
     inst.alu = cmp;
-    inst.imm = kNaN; // a NaN fill is a value like any other
+    inst.onFalse = kNaN; // a NaN fill is a value like any other
     inst.src0 = strided(MemSpace::Sbuf, DType::BF16, 0, 6, 0, {2, 8}, {8, 1});
     inst.dst = strided(MemSpace::Sbuf, DType::F32, 64, 6, 512, {2, 8}, {16, 2}); // every other element
     std::vector<float> data = mem.fillRandom(inst.src0, 42);
@@ -596,7 +592,7 @@ TEST(AffineSelect, ComparesTheInt32PatternExactly) {
   Instruction inst = make(Opcode::AffineSelect);
   inst.pattern = {.base = -((1 << 24) + 1), .partitionStep = 0, .steps = {1}};
   inst.alu = AluOp::IsEqual;
-  inst.imm = 0.0f;
+  inst.onFalse = 0.0f;
   inst.src0 = dense(MemSpace::Sbuf, DType::F32, 0, 1, 0, 1);
   inst.dst = dense(MemSpace::Sbuf, DType::F32, 0, 1, 64, 1);
   mem.write(inst.src0, {5.0f});
@@ -650,13 +646,18 @@ RangeSelectRun runRangeSelect(AluOp cmp0, AluOp cmp1, int64_t rangeStart, float 
   inst.alu = cmp0;
   inst.alu1 = cmp1;
   inst.pattern.base = rangeStart;
-  inst.imm = fill;
+  inst.onFalse = fill;
   inst.src0 = dense(MemSpace::Psum, DType::F32, 0, rows, 0, n);
   inst.src1 = dense(MemSpace::Sbuf, DType::F32, 0, rows, 0, 1);
   inst.src2 = dense(MemSpace::Sbuf, DType::F32, 0, rows, 4, 1);
   inst.dst = dense(MemSpace::Sbuf, dstType, 0, rows, 64, n);
   inst.dst2 = dense(MemSpace::Sbuf, DType::F32, 16, rows, 0, 1);
-  EXPECT_EQ(verifyInstruction(inst, Engine::Vector, nullptr), "");
+  // The hardware fills with FP32's lowest value only (NKI); the semantics are tested with others too.
+  if (fill == std::numeric_limits<float>::lowest())
+    EXPECT_EQ(verifyInstruction(inst, Engine::Vector, nullptr), "");
+  else
+    EXPECT_TRUE(rejects(inst, "on_false_value must be FP32's lowest value, -3.4028235e+38 (a hardware "
+                              "constraint), not "));
   RangeSelectRun run;
   run.data = mem.fillRandom(inst.src0, seed);
   run.bound0 = mem.fillRandom(inst.src1, seed + 1, -5.0f, 30.0f);
@@ -709,7 +710,7 @@ TEST(RangeSelect, NaNInTheRangePropagatesToTheMaximum) {
   Instruction inst = make(Opcode::RangeSelect);
   inst.alu = AluOp::IsGe;
   inst.alu1 = AluOp::IsLt;
-  inst.imm = 0.0f;
+  inst.onFalse = 0.0f;
   inst.src0 = dense(MemSpace::Sbuf, DType::F32, 0, 1, 0, 4);
   inst.src1 = dense(MemSpace::Sbuf, DType::F32, 0, 1, 64, 1);
   inst.src2 = dense(MemSpace::Sbuf, DType::F32, 0, 1, 68, 1);
@@ -733,6 +734,7 @@ TEST(RangeSelect, ExistsFromNeuronCoreV3) {
   Instruction inst = make(Opcode::RangeSelect);
   inst.alu = AluOp::IsGe;
   inst.alu1 = AluOp::IsLt;
+  inst.onFalse = std::numeric_limits<float>::lowest();
   inst.src0 = dense(MemSpace::Sbuf, DType::F32, 0, 8, 0, 32);
   inst.src1 = dense(MemSpace::Sbuf, DType::F32, 0, 8, 128, 1);
   inst.src2 = dense(MemSpace::Sbuf, DType::F32, 0, 8, 132, 1);
@@ -751,6 +753,7 @@ TEST(RangeSelect, VerifyRules) {
   Instruction inst = make(Opcode::RangeSelect);
   inst.alu = AluOp::IsGe;
   inst.alu1 = AluOp::IsLt;
+  inst.onFalse = std::numeric_limits<float>::lowest();
   inst.src0 = dense(MemSpace::Sbuf, DType::BF16, 0, 8, 0, 32);
   inst.src1 = dense(MemSpace::Sbuf, DType::F32, 0, 8, 128, 1);
   inst.src2 = dense(MemSpace::Sbuf, DType::F32, 0, 8, 132, 1);
@@ -775,6 +778,10 @@ TEST(RangeSelect, VerifyRules) {
   noBound.src2 = {};
   EXPECT_TRUE(rejects(noBound, "needs operand src2"));
   EXPECT_TRUE(rejects(inst, "cannot run on the gpsimd engine", Engine::GpSimd));
+  Instruction zeroFill = inst;
+  zeroFill.onFalse = 0.0f;
+  EXPECT_TRUE(rejects(zeroFill, "on_false_value must be FP32's lowest value, -3.4028235e+38 (a hardware constraint), "
+                                "not 0 [rule range_select.on-false-value"));
 }
 
 TEST(RangeSelect, CostsNOnTheVectorEngine) {
@@ -802,7 +809,7 @@ TEST(ElementwiseDefinitions, NameEnginesAndSources) {
     std::vector<Engine> engines;
   };
   for (const Expected &e :
-       {Expected{Opcode::TensorScalar, "tensor_scalar", "v2", {Engine::Vector, Engine::Scalar, Engine::GpSimd}},
+       {Expected{Opcode::TensorScalar, "tensor_scalar", "v2", {Engine::Vector, Engine::Scalar}},
         Expected{Opcode::ScalarTensorTensor, "scalar_tensor_tensor", "v2", {Engine::Vector}},
         Expected{Opcode::Reciprocal, "reciprocal", "v2", {Engine::Vector}},
         Expected{Opcode::Iota, "iota", "v2", {Engine::GpSimd}},

@@ -43,8 +43,8 @@ Gather makeGather(const Target &target, TestMemory &mem, uint32_t partition0, ui
                   DType indexType = DType::U32) {
   Gather g;
   g.inst.op = Opcode::LocalGather;
-  g.inst.count0 = e;
-  g.inst.count1 = valid;
+  g.inst.elementsPerIndex = e;
+  g.inst.validIndices = valid;
   g.inst.src0 = tile(MemSpace::Sbuf, dtype, partition0, p, 0, f);
   g.inst.src1 = tile(MemSpace::Sbuf, indexType, partition0, p, 8192, perPartition);
   const int64_t v = valid == 0 ? int64_t{target.gpsimdPartitionsPerCore} * perPartition : valid;
@@ -64,8 +64,8 @@ Gather makeGather(const Target &target, TestMemory &mem, uint32_t partition0, ui
 std::vector<float> reference(const Gather &g, uint32_t group) {
   const Instruction &inst = g.inst;
   const int64_t p = inst.src0.partitions, f = inst.src0.freeElements(), cols = inst.src1.freeElements();
-  const int64_t e = inst.count0 == 0 ? 1 : inst.count0;
-  const int64_t v = inst.count1 == 0 ? int64_t{group} * cols : inst.count1;
+  const int64_t e = inst.elementsPerIndex == 0 ? 1 : inst.elementsPerIndex;
+  const int64_t v = inst.validIndices == 0 ? int64_t{group} * cols : inst.validIndices;
   std::vector<float> out(p * v * e);
   for (int64_t core = 0; core < p / group; ++core) {
     std::vector<int64_t> flat; // column-major over the group's [G, cols] index slice
@@ -183,16 +183,16 @@ TEST_P(LocalGather, VerifyRules) {
       {"off a core's start",
        [](Instruction &i) { i.src0.partitionStart = i.src1.partitionStart = i.dst.partitionStart = 8; },
        "covers partitions [8, 40)"},
-      {"three elements", [](Instruction &i) { i.count0 = 3; }, "num_elem_per_idx must be a power of two, not 3"},
+      {"three elements", [](Instruction &i) { i.elementsPerIndex = 3; }, "num_elem_per_idx must be a power of two, not 3"},
       {"sixty-four elements",
        [](Instruction &i) {
-         i.count0 = 64;
+         i.elementsPerIndex = 64;
          i.dst = tile(MemSpace::Sbuf, DType::BF16, 0, 32, 12288, 20 * 64);
        },
        "num_elem_per_idx 64 exceeds 32"},
-      {"too many valid", [](Instruction &i) { i.count1 = 33; },
+      {"too many valid", [](Instruction &i) { i.validIndices = 33; },
        "num_valid_indices 33 exceeds the 32 indices of a core's 16 partitions of index"},
-      {"negative valid", [](Instruction &i) { i.count1 = -1; }, "num_valid_indices must not be negative"},
+      {"negative valid", [](Instruction &i) { i.validIndices = -1; }, "num_valid_indices must not be negative"},
       {"dst size", [](Instruction &i) { i.dst = tile(MemSpace::Sbuf, DType::BF16, 0, 32, 12288, 39); },
        "dst must hold num_valid_indices x num_elem_per_idx = 20 x 2 = 40 elements per partition, not 39"},
   };
@@ -205,8 +205,8 @@ TEST_P(LocalGather, VerifyRules) {
   // 4096 indices per core at most.
   Instruction many = good.inst;
   many.src1 = tile(MemSpace::Sbuf, DType::U32, 0, 32, 8192, 257); // 16 x 257 = 4112 per core
-  many.count1 = 0;
-  many.count0 = 1;
+  many.validIndices = 0;
+  many.elementsPerIndex = 1;
   many.dst = tile(MemSpace::Sbuf, DType::BF16, 0, 32, 12288, 4112);
   EXPECT_NE(verifyInstruction(many, Engine::GpSimd, &t).find("4112 indices per GpSimd core exceed 4096"),
             std::string::npos);

@@ -4,6 +4,8 @@
 
 #include "tessera/isa/InstructionSet.h"
 
+#include <fmt/format.h>
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -89,9 +91,11 @@ TEST(InstructionSet, SharedChecks) {
     if (def.since != "v3") continue;
     Instruction inst;
     inst.op = def.op;
-    EXPECT_EQ(verifyInstruction(inst, std::nullopt, &trn1),
-              "exists from NeuronCore-v3 on; target trn1 is NeuronCore-v2")
-        << def.name;
+    const std::string expected = "exists from NeuronCore-v3 on; target trn1 is NeuronCore-v2";
+    const std::string cited = def.sinceSource.empty()
+                                  ? std::string()
+                                  : fmt::format(" [rule {}.generation: {}]", def.name, def.sinceSource);
+    EXPECT_EQ(verifyInstruction(inst, std::nullopt, &trn1), expected + cited) << def.name;
   }
   EXPECT_TRUE(generationAtLeast(trn2, "v3"));
   EXPECT_FALSE(generationAtLeast(trn1, "v3"));

@@ -41,7 +41,7 @@ Instruction load(uint32_t partitions, int64_t n, DType dtype = DType::BF16, int6
 Instruction activation(AccessPattern in, AccessPattern out) {
   Instruction inst;
   inst.op = Opcode::Activation;
-  inst.imm = 1.0f;
+  inst.scale = 1.0f;
   inst.src0 = in;
   inst.dst = out;
   return inst;

@@ -25,8 +25,8 @@ float alu(AluOp op, float a, float b) {
   case AluOp::Add: return a + b;
   case AluOp::Subtract: return a - b;
   case AluOp::Multiply: return a * b;
-  case AluOp::Divide: return a / b;
   case AluOp::Max: return std::isnan(a) || std::isnan(b) ? kNan : (a > b ? a : b);
+  case AluOp::Min: return std::isnan(a) || std::isnan(b) ? kNan : (a < b ? a : b);
   case AluOp::Bypass: return a;
   default: ADD_FAILURE() << "no reference for " << name(op); return 0.0f;
   }
@@ -134,13 +134,13 @@ TEST_P(EachScan, MatchesTheRecurrence) {
   inst.alu1 = c.op1;
   inst.reverse0 = c.reverse0;
   inst.reverse1 = c.reverse1;
-  inst.imm1 = 0.5f;
+  inst.initial = 0.5f;
   inst.src0 = sbuf(DType::F32, 0, kRows, 0, kN);
   inst.src1 = tile(MemSpace::Psum, DType::BF16, 16, kRows, 0, kN);
   inst.dst = sbuf(DType::F32, 32, kRows, 1024, kN);
   const std::vector<float> a = mem.fillRandom(inst.src0, 5, 0.5f, 1.0f);
   const std::vector<float> b = mem.fillRandom(inst.src1, 6, -1.0f, 1.0f);
-  std::vector<float> initial(kRows, inst.imm1);
+  std::vector<float> initial(kRows, inst.initial);
   if (c.initialTile) {
     inst.src2 = sbuf(DType::F32, 0, kRows, 4096, 1);
     initial = mem.fillRandom(inst.src2, 8, -3.0f, 3.0f);
@@ -162,7 +162,7 @@ INSTANTIATE_TEST_SUITE_P(
                       ScanCase{AluOp::Subtract, AluOp::Subtract, true, false, false},
                       ScanCase{AluOp::Subtract, AluOp::Subtract, false, true, true},
                       ScanCase{AluOp::Max, AluOp::Multiply, false, false, true},
-                      ScanCase{AluOp::Divide, AluOp::Add, true, true, false}));
+                      ScanCase{AluOp::Min, AluOp::Add, true, true, false}));
 
 TEST(TensorTensorScan, CarriesFp32StateAndRoundsEachOutput) {
   // A running sum written to BF16: each output is the FP32 running sum rounded, not a sum of rounded outputs.
@@ -171,7 +171,7 @@ TEST(TensorTensorScan, CarriesFp32StateAndRoundsEachOutput) {
   inst.op = Opcode::TensorTensorScan;
   inst.alu = AluOp::Add;
   inst.alu1 = AluOp::Add;
-  inst.imm1 = 0.0f;
+  inst.initial = 0.0f;
   inst.src0 = sbuf(DType::F32, 0, 1, 0, 300);
   inst.src1 = sbuf(DType::F32, 0, 1, 2048, 300);
   inst.dst = sbuf(DType::BF16, 0, 1, 4096, 300);
@@ -191,7 +191,7 @@ TEST(TensorTensorScan, PropagatesNanAndInfinity) {
   inst.op = Opcode::TensorTensorScan;
   inst.alu = AluOp::Multiply;
   inst.alu1 = AluOp::Add;
-  inst.imm1 = 1.0f;
+  inst.initial = 1.0f;
   inst.src0 = sbuf(DType::F32, 0, 2, 0, 4);
   inst.src1 = sbuf(DType::F32, 0, 2, 64, 4);
   inst.dst = sbuf(DType::F32, 0, 2, 128, 4);
@@ -538,7 +538,7 @@ TEST(MatchReplace8, ReplacesTheFirstMatchOfEachValueInTurn) {
     constexpr int64_t kN = 40;
     Instruction inst;
     inst.op = Opcode::MatchReplace8;
-    inst.imm = -kInf;
+    inst.value = -kInf;
     inst.src0 = sbuf(DType::F32, 0, 3, 0, kN);
     inst.src1 = sbuf(DType::BF16, 0, 3, 1024, 8);
     inst.dst = sbuf(DType::F32, 8, 3, 2048, kN);
@@ -562,7 +562,7 @@ TEST(MatchReplace8, ReplacesTheFirstMatchOfEachValueInTurn) {
         const int64_t at = firstIndex(expected, p * kN, kN, vals[p * 8 + j]);
         if (at < 0)
           continue;
-        expected[p * kN + at] = inst.imm;
+        expected[p * kN + at] = inst.value;
         indices[p * 8 + j] = float(at);
       }
     EXPECT_EQ(mem.readAll(inst.dst), expected);
@@ -589,7 +589,7 @@ TEST(MatchReplace8, InPlaceMax8LoopGivesTheTop16) {
     execute(max, mem.memories());
     Instruction replace;
     replace.op = Opcode::MatchReplace8;
-    replace.imm = -kInf;
+    replace.value = -kInf;
     replace.src0 = data;
     replace.src1 = max.dst;
     replace.dst = data;

@@ -414,7 +414,7 @@ TEST(TpuVpuBinary, Cycles) {
 Instruction unaryOf(ActFunc func, float scale, const AccessPattern &dst, const AccessPattern &src) {
   Instruction inst = instructionOf(Opcode::VpuUnary, dst, src);
   inst.func = func;
-  inst.imm = scale;
+  inst.scale = scale;
   return inst;
 }
 
@@ -665,7 +665,7 @@ TEST(TpuVpuConvert, VerifyAndCycles) {
 
 Instruction fillOf(const AccessPattern &dst, float value) {
   Instruction inst = instructionOf(Opcode::VpuFill, dst);
-  inst.imm = value;
+  inst.value = value;
   return inst;
 }
 

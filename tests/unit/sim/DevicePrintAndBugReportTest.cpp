@@ -31,7 +31,7 @@ isa::AccessPattern psum(int64_t offset, int64_t n, uint32_t partitions = 128, ui
 isa::Instruction memset(const isa::AccessPattern &dst, float value) {
   isa::Instruction inst;
   inst.op = Opcode::Memset;
-  inst.imm = value;
+  inst.value = value;
   inst.dst = dst;
   return inst;
 }
@@ -143,8 +143,8 @@ TEST(DevicePrint, IsCheckedLikeAnyReader) {
 
   ProgramBuilder racy("print");
   racy.add(Engine::Vector, memset(sbuf(0, 8), 1.0f));
-  racy.add(Engine::Scalar, memset(sbuf(4096, 8192), 1.0f)); // busy long enough for the fill to have happened
-  racy.add(Engine::Scalar, print(racy, "t", sbuf(0, 8)));
+  racy.add(Engine::GpSimd, memset(sbuf(4096, 8192), 1.0f)); // busy long enough for the fill to have happened
+  racy.add(Engine::GpSimd, print(racy, "t", sbuf(0, 8)));
   const auto race = bugOf(racy.program);
   ASSERT_TRUE(race);
   EXPECT_EQ(race->bug().kind, BugKind::Race);
@@ -168,17 +168,17 @@ TEST(KernelBugReport, RaceNamesBothInstructionsTheOverlapAndTheTime) {
   ProgramBuilder b("race");
   const isa::Instruction busy = memset(sbuf(16384, 8192), 0.0f);
   b.add(Engine::Vector, memset(sbuf(0, 512), 1.0f), {}, {}, {"k.cpp", 3});
-  b.add(Engine::Scalar, busy);
-  b.add(Engine::Scalar, memset(sbuf(1024, 512, 64), 2.0f), {}, {}, {"k.cpp", 9});
+  b.add(Engine::GpSimd, busy);
+  b.add(Engine::GpSimd, memset(sbuf(1024, 512, 64), 2.0f), {}, {}, {"k.cpp", 9});
   const auto e = bugOf(b.program);
   ASSERT_TRUE(e);
   const KernelBug &bug = e->bug();
   EXPECT_EQ(bug.kind, BugKind::Race);
   EXPECT_EQ(bug.detail, "write after write");
-  EXPECT_NEAR(bug.timeNs, testing::engineNs(busy, Engine::Scalar, testing::trn2()), 1e-3);
+  EXPECT_NEAR(bug.timeNs, testing::engineNs(busy, Engine::GpSimd, testing::trn2()), 1e-3);
   ASSERT_EQ(bug.instructions.size(), 2u);
-  EXPECT_EQ(bug.instructions[0].stream, "scalar");
-  EXPECT_EQ(bug.instructions[0].engine, Engine::Scalar);
+  EXPECT_EQ(bug.instructions[0].stream, "gpsimd");
+  EXPECT_EQ(bug.instructions[0].engine, Engine::GpSimd);
   EXPECT_EQ(bug.instructions[0].index, 1u);
   EXPECT_EQ(bug.instructions[0].op, Opcode::Memset);
   EXPECT_EQ(bug.instructions[0].loc.str(), "k.cpp:9");
@@ -219,7 +219,7 @@ TEST(KernelBugReport, DeadlockNamesEveryBlockedInstruction) {
   ProgramBuilder b("stuck");
   const uint32_t never = b.semaphore();
   b.add(Engine::Vector, memset(sbuf(0, 8), 1.0f), {{never, 1}}, {}, {"k.cpp", 4});
-  b.add(Engine::Scalar, memset(sbuf(64, 8), 1.0f), {{never, 2}}, {}, {"k.cpp", 5});
+  b.add(Engine::GpSimd, memset(sbuf(64, 8), 1.0f), {{never, 2}}, {}, {"k.cpp", 5});
   const auto e = bugOf(b.program);
   ASSERT_TRUE(e);
   const KernelBug &bug = e->bug();
@@ -228,7 +228,7 @@ TEST(KernelBugReport, DeadlockNamesEveryBlockedInstruction) {
   ASSERT_EQ(bug.instructions.size(), 2u);
   EXPECT_EQ(bug.instructions[0].stream, "vector");
   EXPECT_EQ(bug.instructions[0].action, "waits for semaphore 0 to reach 1; it stands at 0");
-  EXPECT_EQ(bug.instructions[1].stream, "scalar");
+  EXPECT_EQ(bug.instructions[1].stream, "gpsimd");
   EXPECT_EQ(bug.instructions[1].loc.str(), "k.cpp:5");
 }
 

@@ -28,7 +28,7 @@ isa::AccessPattern sbuf(int64_t offset, int64_t n, uint32_t partition0 = 0, uint
 isa::Instruction memset(const isa::AccessPattern &dst, float value = 1.0f) {
   isa::Instruction inst;
   inst.op = Opcode::Memset;
-  inst.imm = value;
+  inst.value = value;
   inst.dst = dst;
   return inst;
 }
@@ -44,17 +44,17 @@ isa::Instruction copy(const isa::AccessPattern &dst, const isa::AccessPattern &s
 /// The tile every test races on: SBUF partitions [0, 128), bytes [0, 2048).
 const isa::AccessPattern kTile = sbuf(0, 512);
 
-/// The vector engine fills kTile and signals; the scalar engine first keeps itself busy elsewhere (so the fill
+/// The vector engine fills kTile and signals; the GpSimd engine first keeps itself busy elsewhere (so the fill
 /// has certainly happened in simulated time), then reads kTile, after waiting for the fill only if `synchronised`.
 ProgramBuilder readAfterFill(bool synchronised) {
   ProgramBuilder b("race");
   const uint32_t filled = b.semaphore();
   b.add(Engine::Vector, memset(kTile), {}, {filled}, {"producer.cpp", 7});
-  b.add(Engine::Scalar, memset(sbuf(16384, 8192)));
+  b.add(Engine::GpSimd, memset(sbuf(16384, 8192)));
   std::vector<isa::SemWait> waits;
   if (synchronised)
     waits.push_back({filled, 1});
-  b.add(Engine::Scalar, copy(sbuf(4096, 512), kTile), waits, {}, {"consumer.cpp", 42});
+  b.add(Engine::GpSimd, copy(sbuf(4096, 512), kTile), waits, {}, {"consumer.cpp", 42});
   return b;
 }
 
@@ -80,15 +80,15 @@ TEST(KernelBugChecks, ReadAfterUnorderedWriteIsARace) {
   const std::string message = failure(b.program, {}, &error);
   EXPECT_TRUE(contains(message, "race in kernel 'race' at ")) << message;
   EXPECT_TRUE(contains(message, "(read after write)")) << message;
-  EXPECT_TRUE(contains(message, "stream 'scalar', instruction 1 (tensor_copy) at consumer.cpp:42 reads sbuf "
+  EXPECT_TRUE(contains(message, "stream 'gpsimd', instruction 1 (tensor_copy) at consumer.cpp:42 reads sbuf "
                                 "partitions [0, 128) bytes [0, 2048) (src0)"))
       << message;
   EXPECT_TRUE(contains(message, "which stream 'vector', instruction 0 (memset) at producer.cpp:7 writes")) << message;
   EXPECT_TRUE(contains(message, "no semaphore orders the two")) << message;
   EXPECT_EQ(error.where().str(), "consumer.cpp:42");
   EXPECT_FALSE(error.hint().empty());
-  // Reported when the read starts: after the scalar engine's first instruction.
-  const double busyNs = testing::engineNs(b.program.streams[1].instructions[0], Engine::Scalar, testing::trn2());
+  // Reported when the read starts: after the GpSimd engine's first instruction.
+  const double busyNs = testing::engineNs(b.program.streams[1].instructions[0], Engine::GpSimd, testing::trn2());
   EXPECT_TRUE(contains(message, fmt::format("at {} ns", std::round(busyNs * 1000) / 1000))) << message;
 }
 
@@ -118,19 +118,19 @@ TEST(KernelBugChecks, TimingOnlyRunsCheckToo) {
   EXPECT_TRUE(contains(failure(b.program, {}, nullptr, {.computeValues = false}), "race in kernel")) << "timing only";
 }
 
-/// gpsimd fills kTile; vector then reads it (waiting for the fill); scalar, also after the fill, busies itself
-/// and overwrites kTile without waiting for the vector engine's read.
+/// vector fills kTile; scalar then reads it (waiting for the fill); gpsimd, also after the fill, busies itself
+/// and overwrites kTile without waiting for the scalar engine's read.
 TEST(KernelBugChecks, WriteAfterUnorderedReadIsARace) {
   ProgramBuilder b("war");
   const uint32_t filled = b.semaphore();
-  b.add(Engine::GpSimd, memset(kTile), {}, {filled, filled});
-  b.add(Engine::Vector, copy(sbuf(4096, 512), kTile), {{filled, 1}}, {}, {"war.cpp", 5});
-  b.add(Engine::Scalar, memset(sbuf(16384, 8192)), {{filled, 2}});
-  b.add(Engine::Scalar, memset(kTile, 3.0f), {}, {}, {"war.cpp", 9});
+  b.add(Engine::Vector, memset(kTile), {}, {filled, filled});
+  b.add(Engine::Scalar, copy(sbuf(4096, 512), kTile), {{filled, 1}}, {}, {"war.cpp", 5});
+  b.add(Engine::GpSimd, memset(sbuf(16384, 8192)), {{filled, 2}});
+  b.add(Engine::GpSimd, memset(kTile, 3.0f), {}, {}, {"war.cpp", 9});
   const std::string message = failure(b.program);
   EXPECT_TRUE(contains(message, "(write after read)")) << message;
-  EXPECT_TRUE(contains(message, "stream 'scalar', instruction 1 (memset) at war.cpp:9 writes sbuf partitions [0, "
-                                "128) bytes [0, 2048) (dst), which stream 'vector', instruction 0 (tensor_copy) at "
+  EXPECT_TRUE(contains(message, "stream 'gpsimd', instruction 1 (memset) at war.cpp:9 writes sbuf partitions [0, "
+                                "128) bytes [0, 2048) (dst), which stream 'scalar', instruction 0 (tensor_copy) at "
                                 "war.cpp:5 reads"))
       << message;
 }
@@ -164,7 +164,7 @@ TEST(KernelBugChecks, AChainOfTwoSemaphoresOrdersItsEnds) {
   b.add(Engine::GpSimd, memset(kTile), {}, {first});
   b.add(Engine::Vector, memset(sbuf(8192, 512)), {{first, 1}}, {second});
   b.add(Engine::Scalar, copy(sbuf(4096, 512), kTile), {{second, 1}});
-  b.add(Engine::Scalar, memset(kTile, 2.0f));
+  b.add(Engine::Scalar, copy(kTile, sbuf(4096, 512)));
   HbmImage hbm;
   EXPECT_EQ(simulate(b.program, testing::trn2(), hbm).instructions, 4u);
 }
@@ -175,11 +175,13 @@ TEST(KernelBugChecks, ASignalBeforeTheWaitDoesNotChain) {
   const uint32_t first = b.semaphore(), second = b.semaphore();
   b.add(Engine::GpSimd, memset(sbuf(16384, 8192)));
   b.add(Engine::GpSimd, memset(kTile), {}, {first});
-  b.add(Engine::Vector, memset(sbuf(8192, 512)), {}, {second});
+  b.add(Engine::Vector, memset(sbuf(65536, 8192)), {}, {second});
   b.add(Engine::Vector, memset(sbuf(10240, 512)), {{first, 1}});
-  b.add(Engine::Scalar, memset(sbuf(65536, 8192)));
-  b.add(Engine::Scalar, memset(sbuf(65536, 8192)));
-  b.add(Engine::Scalar, copy(sbuf(4096, 512), kTile), {{second, 1}});
+  // The scalar engine writes nothing without reading (NKI has no scalar-engine memset): it busies itself copying
+  // the vector engine's first tile, which `second` orders, long enough for gpsimd's write, then reads kTile.
+  b.add(Engine::Scalar, copy(sbuf(131072, 8192), sbuf(65536, 8192)), {{second, 1}});
+  b.add(Engine::Scalar, copy(sbuf(131072, 8192), sbuf(65536, 8192)));
+  b.add(Engine::Scalar, copy(sbuf(4096, 512), kTile));
   const std::string message = failure(b.program);
   EXPECT_TRUE(contains(message, "race in kernel 'broken-chain'")) << message;
   EXPECT_TRUE(contains(message, "stream 'gpsimd', instruction 1 (memset)")) << message;

@@ -29,7 +29,7 @@ SimOptions noChecks() { return {.checks = false}; }
 isa::Instruction activation(isa::AccessPattern in, isa::AccessPattern out) {
   isa::Instruction inst;
   inst.op = Opcode::Activation;
-  inst.imm = 1.0f;
+  inst.scale = 1.0f;
   inst.src0 = in;
   inst.dst = out;
   return inst;
@@ -127,10 +127,14 @@ TEST(StaticOverhead, ACommitLongPastCostsNoWait) {
 struct TwoEngines {
   ProgramBuilder b{"ports"};
   isa::Instruction a, c;
+  /// A copy on each engine: the scalar engine's is activation(copy), since NeuronCore-v2's runs no tensor_copy.
   TwoEngines(Engine first, Engine second, MemSpace from, int64_t n = 2048) {
     const int64_t bytes = n * 4;
-    a = copy(tile(from, 0, n), tile(MemSpace::Sbuf, 2 * bytes, n));
-    c = copy(tile(from, from == MemSpace::Psum ? 0 : bytes, n), tile(MemSpace::Sbuf, 3 * bytes, n));
+    auto copyOn = [](Engine e, isa::AccessPattern in, isa::AccessPattern out) {
+      return e == Engine::Scalar ? activation(in, out) : copy(in, out);
+    };
+    a = copyOn(first, tile(from, 0, n), tile(MemSpace::Sbuf, 2 * bytes, n));
+    c = copyOn(second, tile(from, from == MemSpace::Psum ? 0 : bytes, n), tile(MemSpace::Sbuf, 3 * bytes, n));
     b.add(first, a);
     b.add(second, c);
   }
@@ -190,7 +194,7 @@ TEST(WideMatmul, Trn3WritesAllEightPsumBanksInOneMatmul) {
   ProgramBuilder b("wide");
   const int32_t a = b.tensor("a_t", {k, m}, DType::BF16), bt = b.tensor("b", {k, n}, DType::BF16);
   const int32_t c = b.tensor("c", {m, n}, DType::F32, /*isOutput=*/true);
-  const uint32_t loaded = b.semaphore(), multiplied = b.semaphore();
+  const uint32_t loaded = b.semaphore(), multiplied = b.semaphore(), copied = b.semaphore();
   const isa::AccessPattern stationary = testing::onChip(MemSpace::Sbuf, DType::BF16, 0, k, 0, m);
   const isa::AccessPattern moving = testing::onChip(MemSpace::Sbuf, DType::BF16, 0, k, 1024, n);
   b.add(Engine::Dma, testing::dmaCopy(stationary, testing::hbmTile(a, DType::BF16, m, 0, k, 0, m)), {}, {loaded});
@@ -201,7 +205,12 @@ TEST(WideMatmul, Trn3WritesAllEightPsumBanksInOneMatmul) {
   mm.src1 = moving;
   mm.dst = testing::onChip(MemSpace::Psum, DType::F32, 0, m, 0, n);
   b.add(Engine::Tensor, mm, {{loaded, 2}}, {multiplied});
-  b.add(Engine::Dma, testing::dmaCopy(testing::hbmTile(c, DType::F32, n, 0, m, 0, n), mm.dst), {{multiplied, 1}}, {},
+  isa::Instruction evacuate; // DMA cannot read PSUM (NKI): through SBUF
+  evacuate.op = Opcode::TensorCopy;
+  evacuate.src0 = mm.dst;
+  evacuate.dst = testing::onChip(MemSpace::Sbuf, DType::F32, 0, m, 16384, n);
+  b.add(Engine::Vector, evacuate, {{multiplied, 1}}, {copied});
+  b.add(Engine::Dma, testing::dmaCopy(testing::hbmTile(c, DType::F32, n, 0, m, 0, n), evacuate.dst), {{copied, 1}}, {},
         {}, 2);
 
   const std::vector<float> av = testing::randomValues(k * m, DType::BF16, 1);

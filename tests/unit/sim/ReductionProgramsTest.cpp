@@ -79,7 +79,7 @@ struct RowStatsKernel {
     vector.push_back(find);
     isa::Instruction zeros; // data1 of the running sum
     zeros.op = Opcode::Memset;
-    zeros.imm = 0.0f;
+    zeros.value = 0.0f;
     zeros.dst = sbuf(DType::F32, kZeros, kCols);
     vector.push_back(zeros);
     isa::Instruction scan;
@@ -97,7 +97,7 @@ struct RowStatsKernel {
     isa::Instruction act;
     act.op = Opcode::ActivationReduce;
     act.func = isa::ActFunc::Exp;
-    act.imm = 1.0f;
+    act.scale = 1.0f;
     act.src0 = sbuf(DType::F32, kX, kCols);
     act.dst = sbuf(DType::F32, kExp, kCols);
     act.dst2 = sbuf(DType::F32, kSum, 1);
@@ -212,20 +212,20 @@ bool contains(const std::string &text, const std::string &part) { return text.fi
 /// alone, or (`pastDst2`) a max8 of dst2 and the 7 never-written elements after it.
 isa::Program dst2Handoff(bool ordered, bool pastDst2) {
   ProgramBuilder b("dst2");
-  const uint32_t written = b.semaphore();
-  isa::Instruction fill;
+  const uint32_t written = b.semaphore(), filled = b.semaphore();
+  isa::Instruction fill; // on GpSimd: NKI's scalar engine has no memset
   fill.op = Opcode::Memset;
-  fill.imm = 1.0f;
+  fill.value = 1.0f;
   fill.dst = sbuf(DType::F32, 0, 64);
-  b.add(Engine::Scalar, fill, {}, {});
+  b.add(Engine::GpSimd, fill, {}, {filled});
   isa::Instruction act;
   act.op = Opcode::ActivationReduce;
   act.func = isa::ActFunc::Exp;
-  act.imm = 1.0f;
+  act.scale = 1.0f;
   act.src0 = fill.dst;
   act.dst = sbuf(DType::F32, 256, 64);
   act.dst2 = sbuf(DType::F32, 512, 1);
-  b.add(Engine::Scalar, act, {}, {written}, {"producer.cpp", 3});
+  b.add(Engine::Scalar, act, {{filled, 1}}, {written}, {"producer.cpp", 3});
   isa::Instruction busy;
   busy.op = Opcode::Memset;
   busy.dst = sbuf(DType::F32, 8192, 4096);

@@ -177,13 +177,13 @@ ProgramBuilder producerConsumer(uint32_t waitCount) {
   const uint32_t ready = b.semaphore();
   isa::Instruction produce;
   produce.op = Opcode::Memset;
-  produce.imm = 2.0f;
+  produce.value = 2.0f;
   produce.dst = testing::onChip(MemSpace::Sbuf, DType::F32, 0, 128, 0, 512);
   b.add(Engine::Vector, produce, {}, {ready}, {"producer.cpp", 7});
   isa::Instruction consume;
   consume.op = Opcode::Activation;
   consume.func = isa::ActFunc::Exp;
-  consume.imm = 0.5f;
+  consume.scale = 0.5f;
   consume.dst = testing::onChip(MemSpace::Sbuf, DType::F32, 0, 128, 4096, 512);
   consume.src0 = produce.dst;
   b.add(Engine::Scalar, consume, {{ready, waitCount}}, {}, {"consumer.cpp", 42});

@@ -177,8 +177,8 @@ TEST(TensorEngineTiming, AccumulationGroupsInAllEightPsumBanks) {
   ProgramBuilder b("banks");
   const int32_t a = b.tensor("a_t", {k, m}, DType::BF16), bm = b.tensor("b", {k, banks * n}, DType::BF16);
   const int32_t c = b.tensor("c", {m, banks * n}, DType::F32, /*isOutput=*/true);
-  const uint32_t loaded = b.semaphore(), done = b.semaphore();
-  const int64_t aOffset = 0, bOffset = 1024;
+  const uint32_t loaded = b.semaphore(), done = b.semaphore(), copied = b.semaphore();
+  const int64_t aOffset = 0, bOffset = 1024, cOffset = 16384;
   b.add(Engine::Dma, testing::dmaCopy(testing::onChip(MemSpace::Sbuf, DType::BF16, 0, k, aOffset, m),
                                       testing::hbmTile(a, DType::BF16, m, 0, k, 0, m)),
         {}, {loaded});
@@ -197,10 +197,15 @@ TEST(TensorEngineTiming, AccumulationGroupsInAllEightPsumBanks) {
       b.add(Engine::Tensor, mm, first ? std::vector<isa::SemWait>{{loaded, 2}} : std::vector<isa::SemWait>{},
             last ? std::vector<uint32_t>{done} : std::vector<uint32_t>{});
     }
-  b.add(Engine::Dma,
-        testing::dmaCopy(testing::hbmTile(c, DType::F32, banks * n, 0, uint32_t(m), 0, banks * n),
-                         testing::onChip(MemSpace::Psum, DType::F32, 0, uint32_t(m), 0, banks * n)),
-        {{done, 1}}, {}, {}, /*queue=*/2);
+  // DMA cannot read PSUM (NKI): the vector engine copies the eight banks to SBUF, and the DMA stores that.
+  isa::Instruction evacuate;
+  evacuate.op = Opcode::TensorCopy;
+  evacuate.src0 = testing::onChip(MemSpace::Psum, DType::F32, 0, uint32_t(m), 0, banks * n);
+  evacuate.dst = testing::onChip(MemSpace::Sbuf, DType::F32, 0, uint32_t(m), cOffset, banks * n);
+  b.add(Engine::Vector, evacuate, {{done, 1}}, {copied});
+  b.add(Engine::Dma, testing::dmaCopy(testing::hbmTile(c, DType::F32, banks * n, 0, uint32_t(m), 0, banks * n),
+                                      evacuate.dst),
+        {{copied, 1}}, {}, {}, /*queue=*/2);
 
   const std::vector<float> av = testing::randomValues(k * m, DType::BF16, 1);
   const std::vector<float> bv = testing::randomValues(k * banks * n, DType::BF16, 2);

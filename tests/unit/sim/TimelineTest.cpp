@@ -42,7 +42,7 @@ struct AddExpKernel {
     add.src1 = loadY.dst;
     exp.op = Opcode::Activation;
     exp.func = isa::ActFunc::Exp;
-    exp.imm = 1.0f;
+    exp.scale = 1.0f;
     exp.dst = sbuf(3072);
     exp.src0 = add.dst;
     store = testing::dmaCopy(testing::hbmTile(z, DType::F32, cols, 0, rows, 0, cols), exp.dst);

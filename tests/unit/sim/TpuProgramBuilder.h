@@ -117,7 +117,7 @@ inline isa::Instruction vpuBinary(const isa::AccessPattern &dst, const isa::Acce
 inline isa::Instruction vpuFill(const isa::AccessPattern &dst, float value) {
   isa::Instruction inst;
   inst.op = isa::Opcode::VpuFill;
-  inst.imm = value;
+  inst.value = value;
   inst.dst = dst;
   return inst;
 }

@@ -18,6 +18,13 @@ namespace tessera::compiler {
 /// Test: compiler/test/Transforms/legalize-for-tpu.mlir
 std::unique_ptr<mlir::Pass> createLegalizeForTpuPass();
 
+/// tile, NeuronCore targets only (first): rewrites the language-level ops NeuronCore engines have no instruction for:
+/// tile.binary divide into a reciprocal and a multiply (NKI has no divide); loads and stores of PSUM tiles through
+/// SBUF (NKI's DMA cannot reach PSUM); a binary op's second PSUM operand through SBUF; on NeuronCore-v2, transposes
+/// into SBUF (DMA transposes, which it lacks) through a tensor-engine transpose into PSUM.
+/// Test: compiler/test/Transforms/legalize-for-neuroncore.mlir
+std::unique_ptr<mlir::Pass> createLegalizeForNeuronCorePass();
+
 /// tile: checks every tile and matmul against the target's limits (partitions, PSUM bank, matmul sizes).
 /// Test: compiler/test/Transforms/verify-target.mlir
 std::unique_ptr<mlir::Pass> createVerifyTargetPass();

@@ -31,24 +31,27 @@ void NcDialect::initialize() {
 namespace tessera::nc {
 
 DictionaryAttr paramsAttr(OpBuilder &b, const isa::Instruction &inst) {
-  const isa::Instruction defaults;
   llvm::SmallVector<NamedAttribute> params;
-  auto add = [&](StringRef key, Attribute value) { params.push_back(b.getNamedAttr(key, value)); };
-  if (inst.alu != defaults.alu) add("alu", b.getStringAttr(isa::name(inst.alu)));
-  if (inst.alu1 != defaults.alu1) add("alu1", b.getStringAttr(isa::name(inst.alu1)));
-  if (inst.func != defaults.func) add("func", b.getStringAttr(isa::name(inst.func)));
-  for (auto [key, flag] : {std::pair{"accumulate", inst.accumulate}, std::pair{"reverse0", inst.reverse0},
-                           std::pair{"reverse1", inst.reverse1}, std::pair{"negate", inst.negate}})
-    if (flag) add(key, b.getUnitAttr());
-  if (inst.mode != 0) add("mode", b.getI64IntegerAttr(inst.mode));
-  for (auto [key, value] : {std::pair{"imm", inst.imm}, std::pair{"imm1", inst.imm1}, std::pair{"bias", inst.bias}})
-    if (value != 0.0f) add(key, b.getF32FloatAttr(value));
-  for (auto [key, value] : {std::pair{"count0", inst.count0}, std::pair{"count1", inst.count1}})
-    if (value != 0) add(key, b.getI64IntegerAttr(value));
-  const isa::AffinePattern &p = inst.pattern;
-  llvm::SmallVector<int64_t, 6> pattern{p.base, p.partitionStep};
-  pattern.append(p.steps.begin(), p.steps.end());
-  if (llvm::any_of(pattern, [](int64_t v) { return v != 0; })) add("pattern", b.getDenseI64ArrayAttr(pattern));
+  for (isa::Setting setting : isa::allSettings()) {
+    if (isa::isDefault(inst, setting)) continue;
+    const isa::SettingValue value = isa::get(inst, setting);
+    Attribute attr;
+    switch (isa::kindOf(setting)) {
+    case isa::SettingKind::Alu: attr = b.getStringAttr(isa::name(std::get<isa::AluOp>(value))); break;
+    case isa::SettingKind::Func: attr = b.getStringAttr(isa::name(std::get<isa::ActFunc>(value))); break;
+    case isa::SettingKind::Flag: attr = b.getUnitAttr(); break;
+    case isa::SettingKind::Real: attr = b.getF32FloatAttr(std::get<float>(value)); break;
+    case isa::SettingKind::Integer: attr = b.getI64IntegerAttr(std::get<int64_t>(value)); break;
+    case isa::SettingKind::Pattern: {
+      const isa::AffinePattern &p = std::get<isa::AffinePattern>(value);
+      llvm::SmallVector<int64_t, 6> pattern{p.base, p.partitionStep};
+      pattern.append(p.steps.begin(), p.steps.end());
+      attr = b.getDenseI64ArrayAttr(pattern);
+      break;
+    }
+    }
+    params.push_back(b.getNamedAttr(isa::key(setting), attr));
+  }
   llvm::sort(params, [](const NamedAttribute &x, const NamedAttribute &y) { return x.getName().strref() < y.getName().strref(); });
   return b.getDictionaryAttr(params);
 }
@@ -58,37 +61,50 @@ std::string readParams(DictionaryAttr params, isa::Instruction &inst) {
   for (const NamedAttribute &entry : params) {
     StringRef key = entry.getName().strref();
     Attribute value = entry.getValue();
+    std::optional<isa::Setting> setting = isa::parseSetting(std::string_view(key.data(), key.size()));
+    if (!setting) return ("unknown parameter '" + key + "'").str();
     auto str = llvm::dyn_cast<StringAttr>(value);
-    auto real = llvm::dyn_cast<FloatAttr>(value);
-    auto integer = llvm::dyn_cast<IntegerAttr>(value);
     auto fail = [&](const char *expected) { return (key + " must be " + expected).str(); };
-    if (key == "alu" || key == "alu1") {
+    switch (isa::kindOf(*setting)) {
+    case isa::SettingKind::Alu: {
       std::optional<isa::AluOp> alu = str ? isa::parseAluOp(str.getValue()) : std::nullopt;
       if (!alu) return fail("an ALU operation name (add, multiply, is_gt, ...)");
-      (key == "alu" ? inst.alu : inst.alu1) = *alu;
-    } else if (key == "func") {
+      isa::set(inst, *setting, *alu);
+      break;
+    }
+    case isa::SettingKind::Func: {
       std::optional<isa::ActFunc> func = str ? isa::parseActFunc(str.getValue()) : std::nullopt;
       if (!func) return fail("an activation function name (exp, gelu, ...)");
-      inst.func = *func;
-    } else if (key == "accumulate" || key == "reverse0" || key == "reverse1" || key == "negate") {
+      isa::set(inst, *setting, *func);
+      break;
+    }
+    case isa::SettingKind::Flag:
       if (!llvm::isa<UnitAttr>(value)) return fail("a unit attribute");
-      (key == "accumulate" ? inst.accumulate : key == "reverse0" ? inst.reverse0 : key == "reverse1" ? inst.reverse1 : inst.negate) = true;
-    } else if (key == "imm" || key == "imm1" || key == "bias") {
+      isa::set(inst, *setting, true);
+      break;
+    case isa::SettingKind::Real: {
+      auto real = llvm::dyn_cast<FloatAttr>(value);
       if (!real) return fail("an f32 attribute");
-      (key == "imm" ? inst.imm : key == "imm1" ? inst.imm1 : inst.bias) = real.getValue().convertToFloat();
-    } else if (key == "mode" || key == "count0" || key == "count1") {
+      isa::set(inst, *setting, real.getValue().convertToFloat());
+      break;
+    }
+    case isa::SettingKind::Integer: {
+      auto integer = llvm::dyn_cast<IntegerAttr>(value);
       if (!integer) return fail("an integer attribute");
-      if (key == "mode") inst.mode = static_cast<uint8_t>(integer.getInt());
-      else (key == "count0" ? inst.count0 : inst.count1) = integer.getInt();
-    } else if (key == "pattern") {
+      isa::set(inst, *setting, int64_t{integer.getInt()});
+      break;
+    }
+    case isa::SettingKind::Pattern: {
       auto array = llvm::dyn_cast<DenseI64ArrayAttr>(value);
       if (!array || array.size() != 2 + isa::AccessPattern::kMaxFreeDims)
         return fail("array<i64: base, partition step, 4 free-dimension steps>");
-      inst.pattern.base = array[0];
-      inst.pattern.partitionStep = array[1];
-      for (unsigned d = 0; d < isa::AccessPattern::kMaxFreeDims; ++d) inst.pattern.steps[d] = array[2 + d];
-    } else {
-      return ("unknown parameter '" + key + "'").str();
+      isa::AffinePattern p;
+      p.base = array[0];
+      p.partitionStep = array[1];
+      for (unsigned d = 0; d < isa::AccessPattern::kMaxFreeDims; ++d) p.steps[d] = array[2 + d];
+      isa::set(inst, *setting, p);
+      break;
+    }
     }
   }
   return {};

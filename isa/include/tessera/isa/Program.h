@@ -73,31 +73,31 @@ enum class Opcode : uint8_t {
   TensorTensor,         ///< dst = src0 <alu> src1, elementwise
   TensorScalar,         ///< dst = (src0 <alu> operand0) <alu1> operand1; operands are immediates or [P,1] tiles
   ScalarTensorTensor,   ///< dst = (src0 <alu> operand0) <alu1> src2
-  Activation,           ///< dst = func(src0 * imm + bias)
+  Activation,           ///< dst = func(src0 * scale + bias)
   ActivationReduce,     ///< activation, and dst2[p, 0] = reduce_<alu>(dst[p, :])
   TensorReduce,         ///< dst[p, 0] = reduce_<alu>(src0[p, :]) over the free dimensions
   TensorPartitionReduce,///< dst[0, f] = reduce_<alu>(src0[:, f]) across partitions
   TensorTensorScan,     ///< dst[p, i] = (src0[p, i] <alu> dst[p, i-1]) <alu1> src1[p, i], from an initial value
   TensorCopy,           ///< dst = src0, with conversion
   TensorCopyPredicated, ///< dst = src1 != 0 ? src0 : dst
-  Memset,               ///< dst = imm
+  Memset,               ///< dst = value
   Iota,                 ///< dst[p, i...] = pattern(p, i...)
-  AffineSelect,         ///< dst = pattern(p, i...) <alu> 0 ? src0 : imm
-  RangeSelect,          ///< dst = (i <alu> src1[p]) and (i <alu1> src2[p]) ? src0 : imm; dst2 = row max of dst
+  AffineSelect,         ///< dst = pattern(p, i...) <alu> 0 ? src0 : onFalse
+  RangeSelect,          ///< dst = (i <alu> src1[p]) and (i <alu1> src2[p]) ? src0 : onFalse; dst2 = row max of dst
   BnStats,              ///< dst[p, 0:6] = (count, mean, M2) of src0[p, even i], then of src0[p, odd i]
   BnAggr,               ///< dst[p, 0:2] = (mean, variance) aggregated from bn_stats results
   Reciprocal,           ///< dst = 1 / src0
   Max8,                 ///< dst[p, 0:8] = the 8 largest values of src0[p, :], descending
   FindIndex8,           ///< dst[p, j] = index of the first element of src0[p, :] equal to src1[p, j]
-  MatchReplace8,        ///< dst = src0 with the first match of each src1[p, j] replaced by imm
+  MatchReplace8,        ///< dst = src0 with the first match of each src1[p, j] replaced by value
   LocalGather,          ///< dst[p, ...] = elements of src0 in p's 16-partition group selected by src1's indices
   // TPU TensorCore (Mosaic level): operands in VMEM (DMA: HBM <-> VMEM), rows x free elements.
   MxuMatmul,            ///< dst[M,N] (VMEM, f32) (+)= src0[K,M].T @ src1[K,N] on the MXUs
   VpuBinary,            ///< dst = src0 <alu> src1, elementwise on the VPU ([R, 1] operands broadcast)
-  VpuUnary,             ///< dst = func(src0 * imm) (VPU, transcendentals on the EUP)
+  VpuUnary,             ///< dst = func(src0 * scale) (VPU, transcendentals on the EUP)
   VpuReduce,            ///< dst[r, 0] = reduce_<alu>(src0[r, :]) (VPU, then a cross-lane reduce on the XLU)
   VpuConvert,           ///< dst = src0, converting the element type (VPU)
-  VpuFill,              ///< dst = imm (VPU stores of a splatted vreg)
+  VpuFill,              ///< dst = value (VPU stores of a splatted vreg)
   TpuDma,               ///< dst <- src0 between HBM and VMEM, same dtype (an async copy with a DMA semaphore)
   GridStep,             ///< the scalar core's bookkeeping between grid steps (Pallas' per-step overhead)
   Print,                ///< reads src0 and logs its values with the simulated time (tsr::device_print); dst unused
@@ -164,11 +164,16 @@ struct Instruction {
   bool reverse1 = false;            ///< tensor_scalar: operand1 <alu1> x instead of x <alu1> operand1
   bool negate = false;              ///< tensor_reduce: negate the result
   uint8_t mode = 0;                 ///< per-opcode mode (Matmul: row-tiling/perf mode; Transpose: engine form)
-  float imm = 0.0f;                 ///< Memset value; Activation scale; operand0; select's fill value;
-                                    ///< tensor_copy_predicated's scalar source (when src0 is absent)
-  float imm1 = 0.0f;                ///< operand1; a scan's initial value
-  float bias = 0.0f;                ///< Activation bias (when no bias tile)
-  int64_t count0 = 0, count1 = 0;   ///< local_gather: elements per index, valid indices
+  float scale = 1.0f;               ///< activation, vpu_unary: the input's multiplier
+  float bias = 0.0f;                ///< activation: the bias (when no bias tile)
+  float value = 0.0f;               ///< memset, vpu_fill: the fill; nc_match_replace8: the replacement;
+                                    ///< tensor_copy_predicated: the scalar source (when src0 is absent)
+  float onFalse = 0.0f;             ///< affine_select, range_select: the value where the test fails
+  float operand0 = 0.0f;            ///< tensor_scalar, scalar_tensor_tensor: operand0 (when no src1 tile)
+  float operand1 = 0.0f;            ///< tensor_scalar: operand1 (when no src2 tile)
+  float initial = 0.0f;             ///< tensor_tensor_scan: the value before the first element (no src2 tile)
+  int64_t elementsPerIndex = 0;     ///< local_gather: elements gathered per index (0: NKI's default, 1)
+  int64_t validIndices = 0;         ///< local_gather: indices in use (0: NKI's default, all of them)
   AffinePattern pattern;            ///< Iota, AffineSelect; RangeSelect uses pattern.base as the range start
   uint32_t text = 0;                ///< Print: its name, an index into Program::texts
   AccessPattern dst, dst2, src0, src1, src2;

@@ -1,0 +1,115 @@
+// tile-legalize-for-neuroncore: the language-level ops NeuronCore engines have no instruction for become tile ops
+// they have, before allocation; on a TPU the pass changes nothing.
+// RUN: tessera-opt %s -split-input-file -tile-legalize-for-neuroncore | FileCheck %s
+
+// A division is a reciprocal (the vector engine's full-precision nki.isa.reciprocal) into an f32 tile of the
+// divisor's shape, then a multiply: NKI has no divide. A [P, 1] divisor stays [P, 1].
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @divide
+  // CHECK: %[[X:.*]] = tile.alloc {name = "x"}
+  // CHECK: %[[S:.*]] = tile.alloc {name = "sum"}
+  // CHECK-NOT: tile.binary divide
+  // CHECK: %[[R:.*]] = tile.alloc {name = "sum_reciprocal"} : memref<128x1xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.inst "reciprocal" dst(%[[R]] : memref<128x1xf32, #tile.space<sbuf>>) src0(%[[S]] : memref<128x1xbf16, #tile.space<sbuf>>)
+  // CHECK-NEXT: tile.binary multiply %[[X]], %[[R]], %[[X]] : memref<128x512xf32, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+  func.func @divide() {
+    %x = tile.alloc {name = "x"} : memref<128x512xf32, #tile.space<sbuf>>
+    %s = tile.alloc {name = "sum"} : memref<128x1xbf16, #tile.space<sbuf>>
+    tile.memset %x, 3.0 : memref<128x512xf32, #tile.space<sbuf>>
+    tile.memset %s, 2.0 : memref<128x1xbf16, #tile.space<sbuf>>
+    tile.binary divide %x, %s, %x : memref<128x512xf32, #tile.space<sbuf>>, memref<128x1xbf16, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// A PSUM tile goes to HBM through an SBUF copy of it (NKI's DMA cannot read PSUM), and a load into PSUM lands in
+// SBUF first.
+module attributes {tessera.target = "trn1"} {
+  // CHECK-LABEL: func.func @psum_transfers
+  // CHECK: %[[ACC:.*]] = tile.alloc {name = "acc"} : memref<128x512xf32, #tile.space<psum>>
+  // CHECK: %[[STAGED:.*]] = tile.alloc {name = "acc_sbuf"} : memref<128x512xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.copy %[[ACC]], %[[STAGED]]
+  // CHECK-NEXT: tile.store %[[STAGED]], %arg0[%{{.*}}, %{{.*}}] : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32>
+  // CHECK: %[[IN:.*]] = tile.alloc {name = "acc_sbuf"} : memref<128x512xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.load %arg0[%{{.*}}, %{{.*}}], %[[IN]] : memref<128x512xf32>, memref<128x512xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.copy %[[IN]], %[[ACC]]
+  func.func @psum_transfers(%out: memref<128x512xf32>) {
+    %c0 = arith.constant 0 : index
+    %acc = tile.alloc {name = "acc"} : memref<128x512xf32, #tile.space<psum>>
+    tile.memset %acc, 1.0 : memref<128x512xf32, #tile.space<psum>>
+    tile.store %acc, %out[%c0, %c0] : memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32>
+    tile.load %out[%c0, %c0], %acc : memref<128x512xf32>, memref<128x512xf32, #tile.space<psum>>
+    return
+  }
+}
+
+// -----
+
+// tensor_tensor takes at most one input from PSUM: the right one is read from an SBUF copy.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @psum_pair
+  // CHECK: %[[A:.*]] = tile.alloc {name = "a"}
+  // CHECK: %[[B:.*]] = tile.alloc {name = "b"}
+  // CHECK: %[[BS:.*]] = tile.alloc {name = "b_sbuf"} : memref<128x512xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.copy %[[B]], %[[BS]]
+  // CHECK-NEXT: tile.binary add %[[A]], %[[BS]], %{{.*}} : memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32, #tile.space<sbuf>>
+  func.func @psum_pair() {
+    %a = tile.alloc {name = "a"} : memref<128x512xf32, #tile.space<psum>>
+    %b = tile.alloc {name = "b"} : memref<128x512xf32, #tile.space<psum>>
+    %c = tile.alloc {name = "c"} : memref<128x512xf32, #tile.space<sbuf>>
+    tile.memset %a, 1.0 : memref<128x512xf32, #tile.space<psum>>
+    tile.memset %b, 2.0 : memref<128x512xf32, #tile.space<psum>>
+    tile.binary add %a, %b, %c : memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// NeuronCore-v2 has no DMA transpose: a transpose into SBUF runs on the tensor engine into PSUM, then is copied.
+// trn2 keeps the DMA transpose.
+module attributes {tessera.target = "trn1"} {
+  // CHECK-LABEL: func.func @transpose_v2
+  // CHECK: %[[T:.*]] = tile.alloc {name = "t"} : memref<64x128xbf16, #tile.space<sbuf>>
+  // CHECK: %[[P:.*]] = tile.alloc {name = "t_psum"} : memref<64x128xbf16, #tile.space<psum>>
+  // CHECK-NEXT: tile.transpose %{{.*}}, %[[P]] : memref<128x64xbf16, #tile.space<sbuf>>, memref<64x128xbf16, #tile.space<psum>>
+  // CHECK-NEXT: tile.copy %[[P]], %[[T]]
+  func.func @transpose_v2() {
+    %x = tile.alloc {name = "x"} : memref<128x64xbf16, #tile.space<sbuf>>
+    %t = tile.alloc {name = "t"} : memref<64x128xbf16, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<128x64xbf16, #tile.space<sbuf>>
+    tile.transpose %x, %t : memref<128x64xbf16, #tile.space<sbuf>>, memref<64x128xbf16, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @transpose_v3
+  // CHECK-NOT: tile.alloc {name = "t_psum"}
+  // CHECK: tile.transpose %{{.*}}, %{{.*}} : memref<128x64xbf16, #tile.space<sbuf>>, memref<64x128xbf16, #tile.space<sbuf>>
+  func.func @transpose_v3() {
+    %x = tile.alloc {name = "x"} : memref<128x64xbf16, #tile.space<sbuf>>
+    %t = tile.alloc {name = "t"} : memref<64x128xbf16, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<128x64xbf16, #tile.space<sbuf>>
+    tile.transpose %x, %t : memref<128x64xbf16, #tile.space<sbuf>>, memref<64x128xbf16, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// On a TPU nothing changes: the VPU divides.
+module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @tpu
+  // CHECK: tile.binary divide
+  func.func @tpu() {
+    %x = tile.alloc {name = "x"} : memref<8x128xf32, #tile.space<sbuf>>
+    tile.memset %x, 3.0 : memref<8x128xf32, #tile.space<sbuf>>
+    tile.binary divide %x, %x, %x : memref<8x128xf32, #tile.space<sbuf>>, memref<8x128xf32, #tile.space<sbuf>>, memref<8x128xf32, #tile.space<sbuf>>
+    return
+  }
+}
