@@ -95,7 +95,7 @@ std::vector<SweepRow> interleave(const std::vector<std::vector<SweepRow>> &byRan
 
 /// The command on one rank (the only one, unless an MPI launcher started it).
 int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
-  std::string kernelName, target = "trn2", seed = "0", jobs, csvPath, maxInstructions;
+  std::string kernelName, target{kDefaultTarget}, seed = "0", jobs, csvPath, maxInstructions;
   std::vector<std::string> shapes, params;
   bool timingOnly = false, noGolden = false, noChecks = false, json = false;
   po::options_description desc("tessera sweep KERNEL");

@@ -207,7 +207,7 @@ struct LimitOptions {
 
 /// Options that `run` and `compile` share.
 struct KernelOptions {
-  std::string kernel, target = "trn2", shape;
+  std::string kernel, target{kDefaultTarget}, shape;
   std::vector<std::string> params;
   std::string seed = "0";
   std::string loopBuffers = "4";
