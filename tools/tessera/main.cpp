@@ -18,6 +18,7 @@
 
 #include "tessera/AtomicFile.h"
 #include "tessera/Calibrate.h"
+#include "tessera/CommandLine.h"
 #include "tessera/Compare.h"
 #include "tessera/Deploy.h"
 #include "tessera/DeviceCode.h"
@@ -54,215 +55,6 @@ using namespace tessera;
 using namespace tessera::driver;
 
 namespace {
-
-constexpr int kOk = 0, kCheckFailed = 1, kBadInput = 2, kLimit = 3;
-
-/// A non-negative integer option value (boost would wrap "-1" round to 2^64-1), at least `minimum`.
-uint64_t parseCount(const std::string &option, const std::string &text, uint64_t minimum = 0) {
-  uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < minimum)
-    throw InputError(fmt::format("--{}: expected an integer >= {} (at most {}), got '{}'", option, minimum,
-                                 std::numeric_limits<uint64_t>::max(), text));
-  return v;
-}
-
-/// --loop-buffers: 1 to 65536 rotating copies.
-unsigned parseLoopBuffers(const std::string &text) {
-  const uint64_t v = parseCount("loop-buffers", text, 1);
-  if (v > 65536) throw InputError(fmt::format("--loop-buffers: expected at most 65536 copies, got {}", v));
-  return static_cast<unsigned>(v);
-}
-
-/// A positive, finite number option value.
-double parsePositive(const std::string &option, const std::string &text) {
-  char *end = nullptr;
-  errno = 0;
-  const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
-  if (text.empty() || errno != 0 || end != text.c_str() + text.size() || !std::isfinite(v) || v <= 0)
-    throw InputError(fmt::format("--{}: expected a positive number, got '{}'", option, text));
-  return v;
-}
-
-/// Parses "M=1024,N=512" (the value of --`option`) into NAME -> positive integer; `hint` ends each error.
-std::map<std::string, int64_t> parseAssignments(const std::string &option, const std::string &text,
-                                                const std::string &hint) {
-  std::map<std::string, int64_t> values;
-  size_t start = 0;
-  while (start <= text.size() && !text.empty()) {
-    size_t end = text.find(',', start);
-    std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw InputError(fmt::format("--{}: expected NAME=VALUE, got '{}'", option, item), {}, hint);
-    std::string name = item.substr(0, eq), value = item.substr(eq + 1);
-    int64_t v = 0;
-    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (ec != std::errc() || ptr != value.data() + value.size() || v <= 0)
-      throw InputError(fmt::format("--{}: {} must be a positive integer, got '{}'", option, name, value), {}, hint);
-    values[name] = v;
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return values;
-}
-
-/// Parses "M=1024,N=512" into shape overrides.
-std::map<std::string, int64_t> parseShape(const std::string &text) {
-  return parseAssignments("shape", text, "e.g. --shape M=1024,N=512");
-}
-
-/// The values of every --param ("bm=256,bn=512,scale=0.125", or one per flag), as overrides of `kernel`'s kernel
-/// parameters (positive integers) and scalar parameters (real numbers, which the kernel's declaration names); an
-/// error names the kernel's parameters.
-struct ParamOverrides {
-  std::map<std::string, int64_t> kernel;
-  std::map<std::string, double> scalars;
-};
-ParamOverrides parseKernelParams(const std::vector<std::string> &texts, const std::string &kernel) {
-  std::string hint = "e.g. --param bm=256,bn=512";
-  const tsr::KernelInfo *k = tsr::Registry::instance().find(kernel);
-  if (k) hint = fmt::format("kernel '{}' has the kernel parameters {}", k->name, k->describeKernelParams());
-  ParamOverrides values;
-  for (const std::string &text : texts) {
-    // The scalar parameters first (real numbers); the rest must be positive integers.
-    std::string integers;
-    size_t start = 0;
-    while (start <= text.size() && !text.empty()) {
-      const size_t end = text.find(',', start);
-      const std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      const size_t eq = item.find('=');
-      const std::string name = item.substr(0, eq == std::string::npos ? 0 : eq);
-      if (k && eq != std::string::npos && k->isScalarParam(name)) {
-        const std::string value = item.substr(eq + 1);
-        char *stop = nullptr;
-        const double v = std::strtod(value.c_str(), &stop);
-        if (value.empty() || *stop != '\0' || !std::isfinite(v))
-          throw InputError(fmt::format("--param: {} must be a number, got '{}'", name, value), {}, hint);
-        values.scalars[name] = v;
-      } else {
-        integers += (integers.empty() ? "" : ",") + item;
-      }
-      if (end == std::string::npos) break;
-      start = end + 1;
-    }
-    for (auto &[name, value] : parseAssignments("param", integers, hint)) values.kernel[name] = value;
-  }
-  return values;
-}
-
-/// Parses the values of every --input ("a=a.npy", or several comma-separated) into NAME -> file.
-std::map<std::string, std::string> parseInputFiles(const std::vector<std::string> &texts) {
-  std::map<std::string, std::string> files;
-  for (const std::string &text : texts) {
-    size_t start = 0;
-    while (start <= text.size()) {
-      const size_t end = text.find(',', start);
-      const std::string item = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      const size_t eq = item.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-        throw InputError(fmt::format("--input: expected NAME=FILE.npy, got '{}'", item), {},
-                         "e.g. --input a=a.npy --input b=b.npy");
-      files[item.substr(0, eq)] = item.substr(eq + 1);
-      if (end == std::string::npos) break;
-      start = end + 1;
-    }
-  }
-  return files;
-}
-
-/// The resource limits of `run` and `sim` (and the instruction limit of `compile`).
-struct LimitOptions {
-  std::string maxInstructions = std::to_string(compiler::CompileOptions::kDefaultMaxInstructions);
-  std::string maxMemoryGib, timeout;
-
-  void add(po::options_description &desc, bool simulates = true) {
-    desc.add_options()("max-instructions", po::value(&maxInstructions)->default_value(maxInstructions),
-                       "stop (exit 3) when the program would have more instructions (0 = no limit)");
-    if (!simulates) return;
-    desc.add_options()("max-memory-gib", po::value(&maxMemoryGib)->value_name("GIB"),
-                       fmt::format("stop (exit 3) when the run would need more host memory (default: half of this "
-                                   "machine's, {:.1f})",
-                                   double(defaultMaxMemoryBytes()) / double(1ull << 30))
-                           .c_str())(
-        "timeout", po::value(&timeout)->value_name("SECONDS"),
-        "stop the simulation after this much wall-clock time, print what it did so far, exit 3");
-  }
-  void apply(RunRequest &r) const {
-    r.maxInstructions = parseCount("max-instructions", maxInstructions);
-    if (!maxMemoryGib.empty()) {
-      const double limit = parsePositive("max-memory-gib", maxMemoryGib);
-      r.maxMemoryBytes = limit >= 1e9 ? 0 : static_cast<uint64_t>(limit * double(1ull << 30));
-      if (r.maxMemoryBytes == 0) r.maxMemoryBytes = 1;
-    }
-    if (!timeout.empty()) {
-      r.timeoutSeconds = parsePositive("timeout", timeout);
-      r.deadline = std::chrono::steady_clock::now() +
-                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                       std::chrono::duration<double>(std::min(r.timeoutSeconds, 1e9)));
-    }
-    r.compile.maxInstructions = r.compileOptions().maxInstructions;
-  }
-};
-
-/// Options that `run` and `compile` share.
-struct KernelOptions {
-  std::string kernel, target{kDefaultTarget}, shape;
-  std::vector<std::string> params;
-  std::string seed = "0";
-  std::string loopBuffers = "4";
-  bool noPipeline = false;
-  bool json = false;
-
-  void add(po::options_description &desc) {
-    desc.add_options()("kernel", po::value(&kernel)->required(), "kernel name (tessera list)")(
-        "target,t", po::value(&target)->default_value(target), "target name or .toml file (tessera targets)")(
-        "shape,s", po::value(&shape), "shape parameters, e.g. M=1024,N=1024,K=1024")(
-        "param,p", po::value(&params)->composing()->value_name("NAME=VALUE,..."),
-        "kernel parameters (tessera list), e.g. --param bm=256,bn=512 or --param bm=256 --param bn=512")(
-        "loop-buffers", po::value(&loopBuffers)->default_value(loopBuffers),
-        "rotating copies of loop-local tiles (1 = no overlap of iterations)")(
-        "no-pipeline", po::bool_switch(&noPipeline), "one copy of each loop-local tile (same as --loop-buffers 1)")(
-        "json", po::bool_switch(&json), "print one JSON object");
-  }
-  RunRequest request() const {
-    RunRequest r;
-    r.kernel = kernel;
-    r.target = target;
-    r.shape = parseShape(shape);
-    ParamOverrides overrides = parseKernelParams(params, kernel);
-    r.kernelParams = std::move(overrides.kernel);
-    r.scalarParams = std::move(overrides.scalars);
-    r.seed = parseCount("seed", seed);
-    r.compile.loopBuffers = noPipeline ? 1 : parseLoopBuffers(loopBuffers);
-    return r;
-  }
-};
-
-/// Thrown after a command's --help was printed.
-struct HelpShown {};
-
-/// Parses `args` against `desc` (with `positional` names), or throws InputError with the usage.
-po::variables_map parse(const std::vector<std::string> &args, po::options_description &desc,
-                        const po::positional_options_description &positional = {}) {
-  desc.add_options()("help,h", "show this help");
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(desc).positional(positional).run(), vm);
-    if (vm.count("help")) {
-      std::ostringstream usage;
-      usage << desc;
-      fmt::print("{}", usage.str());
-      throw HelpShown{};
-    }
-    po::notify(vm);
-  } catch (const po::error &e) {
-    std::ostringstream usage;
-    usage << desc;
-    throw InputError(e.what(), {}, "usage:\n" + usage.str());
-  }
-  return vm;
-}
 
 int cmdList(const std::vector<std::string> &args) {
   bool json = false;
@@ -583,13 +375,7 @@ int cmdCalibrate(const std::vector<std::string> &args) {
   parse(args, desc, pos);
   std::vector<DeviceRecord> records;
   for (const std::string &f : files) records.push_back(readDeviceRecord(f));
-  std::vector<std::string> names;
-  for (size_t start = 0; !fit.empty() && start <= fit.size();) {
-    const size_t end = fit.find(',', start);
-    names.push_back(fit.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
+  const std::vector<std::string> names = splitList(fit);
   std::optional<AtomicFile> out;
   if (!write.empty()) out.emplace(write, "calibrated target");
   const Calibration c = calibrate(records, target, names);
@@ -627,18 +413,6 @@ int cmdCalibrate(const std::vector<std::string> &args) {
   fmt::print("\n  rms of ln(simulated / measured): {:.4f} before, {:.4f} after\n", c.errorBefore, c.errorAfter);
   if (out) fmt::print("  wrote {} (tessera run ... --target {})\n", write, write);
   return kOk;
-}
-
-/// Splits "a,b,c".
-std::vector<std::string> splitList(const std::string &text) {
-  std::vector<std::string> items;
-  for (size_t start = 0; !text.empty() && start <= text.size();) {
-    const size_t end = text.find(',', start);
-    items.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return items;
 }
 
 int cmdCompare(const std::vector<std::string> &args) {
@@ -811,41 +585,18 @@ void printUsage(std::FILE *out) {
              "`tessera <command> --help` lists a command's options. --json gives machine-readable output.\n");
 }
 
-/// Reports an error; with --json also as a JSON object on stdout, so a program reading stdout sees it.
-int fail(const Error &e, int status, bool json) {
-  const auto *bug = dynamic_cast<const sim::KernelBugError *>(&e);
-  // What the kernel printed (device_print) before the bug stopped it: on stdout, like a report's log.
-  if (bug && !json) {
-    fmt::print("{}", printsToText(bug->bug().prints));
-    std::fflush(stdout); // before the error on stderr
-  }
-  fmt::print(stderr, "tessera: {}\n", e.what());
-  if (json) {
-    nlohmann::json j = {{"ok", false}, {"error", e.message()}};
-    if (e.where().known()) j["file"] = e.where().file, j["line"] = e.where().line;
-    if (bug) {
-      j["bug"] = toJson(bug->bug());
-      nlohmann::json prints = nlohmann::json::array();
-      for (const sim::DevicePrint &p : bug->bug().prints) prints.push_back(toJson(p));
-      j["prints"] = prints;
-    }
-    fmt::print("{}\n", j.dump(2));
-  }
-  return status;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  bool json = std::find(args.begin(), args.end(), "--json") != args.end();
+  const bool json = wantsJson(args);
   // Plugins first, whatever the command: their kernels are then found like the library's.
   try {
-    for (const std::string &plugin : takePluginOptions(args)) loadPlugin(plugin);
+    loadPlugins(args);
   } catch (const InputError &e) {
     // Every rank of an MPI sweep fails alike here: rank 0 says so, once.
     if (!args.empty() && args[0] == "sweep" && launcherRank() != 0) return kBadInput;
-    return fail(e, kBadInput, json);
+    return reportError(e, kBadInput, json);
   }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     printUsage(args.empty() ? stderr : stdout);
@@ -867,29 +618,11 @@ int main(int argc, char **argv) {
     return it->second(rest);
   } catch (const HelpShown &) {
     return kOk;
-  } catch (const InputError &e) {
-    return fail(e, kBadInput, json);
   } catch (const TimeoutError &e) {
-    // The partial report: how far the simulation got before the deadline.
-    if (json) {
-      nlohmann::json j = {{"ok", false},           {"error", e.message()},     {"stopped_by", "timeout"},
-                          {"time_us", e.simulatedNs / 1000.0}, {"instructions_retired", e.retired},
-                          {"instructions", e.total}};
-      fmt::print("{}\n", j.dump(2));
-    } else {
-      fmt::print("stopped by --timeout after {} s (partial report)\n\n"
-                 "  simulated time so far {:>12.3f} us\n"
-                 "  instructions retired  {:>12} of {}\n",
-                 e.timeoutSeconds, e.simulatedNs / 1000.0, e.retired, e.total);
-      std::fflush(stdout);
-    }
-    fmt::print(stderr, "tessera: {}\n", e.what());
-    return kLimit;
-  } catch (const LimitError &e) {
-    return fail(e, kLimit, json);
+    return reportTimeout(e, json);
   } catch (const Error &e) {
-    return fail(e, kCheckFailed, json);
+    return reportError(e, exitStatusOf(e), json);
   } catch (const std::exception &e) {
-    return fail(Error(fmt::format("internal error: {}", e.what())), kCheckFailed, json);
+    return reportError(Error(fmt::format("internal error: {}", e.what())), kCheckFailed, json);
   }
 }
