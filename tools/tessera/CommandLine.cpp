@@ -213,13 +213,28 @@ po::variables_map parseWith(const std::vector<std::string> &args, po::options_de
 
 } // namespace
 
-po::variables_map parse(const std::vector<std::string> &args, po::options_description &desc,
-                        const po::positional_options_description &positional, bool printHelp) {
-  return parseWith(args, desc, &positional, printHelp);
+po::variables_map parse(const std::vector<std::string> &args, po::options_description &desc) {
+  const po::positional_options_description none;
+  return parseWith(args, desc, &none, true);
+}
+
+po::variables_map parse(const std::vector<std::string> &args, po::options_description &desc, const char *positional,
+                        int count, bool printHelp) {
+  po::positional_options_description pos;
+  pos.add(positional, count);
+  return parseWith(args, desc, &pos, printHelp);
 }
 
 po::variables_map parseIgnoringPositional(const std::vector<std::string> &args, po::options_description &desc) {
   return parseWith(args, desc, nullptr, true);
+}
+
+bool parseJsonOption(const std::vector<std::string> &args, const char *command) {
+  bool json = false;
+  po::options_description desc(command);
+  desc.add_options()("json", po::bool_switch(&json), "print JSON");
+  parse(args, desc);
+  return json;
 }
 
 bool wantsJson(const std::vector<std::string> &args) {

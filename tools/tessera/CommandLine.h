@@ -86,15 +86,20 @@ struct HelpShown {};
 /// The option list --help prints, as text.
 std::string usageText(const boost::program_options::options_description &desc);
 
-/// Adds --help to `desc` and parses `args` against it, with `positional` naming the arguments that are not
-/// options. --help prints the option list (when `printHelp`) and throws HelpShown; bad usage throws InputError
-/// with the option list.
-boost::program_options::variables_map
-parse(const std::vector<std::string> &args, boost::program_options::options_description &desc,
-      const boost::program_options::positional_options_description &positional = {}, bool printHelp = true);
+/// Adds --help to `desc` and parses `args` against it; an argument that is not an option is bad usage. --help
+/// prints the option list and throws HelpShown; bad usage throws InputError with the option list.
+boost::program_options::variables_map parse(const std::vector<std::string> &args,
+                                            boost::program_options::options_description &desc);
+/// The same, with the arguments that are not options the values of option `positional` (at most `count`; -1: any
+/// number), as in `tessera run KERNEL`; --help prints only when `printHelp`.
+boost::program_options::variables_map parse(const std::vector<std::string> &args,
+                                            boost::program_options::options_description &desc,
+                                            const char *positional, int count = 1, bool printHelp = true);
 /// The same for a command that takes no positional arguments and passes over any it is given (`tessera systolic`).
 boost::program_options::variables_map parseIgnoringPositional(const std::vector<std::string> &args,
                                                               boost::program_options::options_description &desc);
+/// Parses the arguments of `command` ("tessera list"), whose one option is --json; returns whether it was given.
+bool parseJsonOption(const std::vector<std::string> &args, const char *command);
 
 /// Whether `args` (the whole command line) asks for JSON: then an error is a JSON object on stdout as well.
 bool wantsJson(const std::vector<std::string> &args);

@@ -1,4 +1,6 @@
-#include "tessera/SystolicCommand.h"
+// `tessera systolic`: one GEMM on one systolic array (sim/systolic/), with an animation or an SVG of the wavefront.
+
+#include "tessera/commands/Commands.h"
 
 #include "tessera/CommandLine.h"
 #include "tessera/Driver.h"
@@ -42,7 +44,7 @@ template <typename F> auto asInput(F &&f) {
 
 } // namespace
 
-int runSystolicCommand(const std::vector<std::string> &args) {
+int systolicCommand(const std::vector<std::string> &args) {
   SystolicOptions o;
   po::options_description desc("tessera systolic: one GEMM on one systolic array (docs/systolic.md)");
   desc.add_options()("rows,r", po::value(&o.rows), "PE rows (or --target)")(

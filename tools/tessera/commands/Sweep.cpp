@@ -1,4 +1,7 @@
-#include "tessera/SweepCommand.h"
+// `tessera sweep`: one kernel over every combination of parameter values (Sweep.h), on one process or across MPI
+// ranks (SweepRanks.h), as a table, CSV or JSON.
+
+#include "tessera/commands/Commands.h"
 
 #include "tessera/AtomicFile.h"
 #include "tessera/CommandLine.h"
@@ -107,9 +110,7 @@ int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
       "a combination whose program would have more instructions is reported as 'limit' (0 = no limit)")(
       "csv", po::value(&csvPath)->value_name("FILE"), "also write the rows as CSV")(
       "json", po::bool_switch(&json), "print one JSON object (the rows) instead of the table");
-  po::positional_options_description pos;
-  pos.add("kernel", 1);
-  parse(args, desc, pos, /*printHelp=*/ranks.root());
+  parse(args, desc, "kernel", 1, /*printHelp=*/ranks.root());
 
   const tsr::KernelInfo &kernel = findKernel(kernelName);
   std::vector<SweepAxis> axes;
@@ -199,7 +200,7 @@ int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
 
 } // namespace
 
-int runSweepCommand(const std::vector<std::string> &args) {
+int sweepCommand(const std::vector<std::string> &args) {
   SweepRanks ranks;
   if (ranks.root())
     return sweepOn(ranks, args); // errors go to main, which reports them
