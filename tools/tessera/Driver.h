@@ -16,9 +16,13 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tessera::driver {
+
+/// The target a run simulates when none is named (`--target`, RunRequest::target).
+inline constexpr std::string_view kDefaultTarget = "trn2";
 
 /// Bad usage or input (unknown kernel, bad shape, missing target): the CLI exits with status 2.
 class InputError : public Error {
@@ -50,7 +54,7 @@ uint64_t defaultMaxMemoryBytes();
 /// What to run.
 struct RunRequest {
   std::string kernel;
-  std::string target = "trn2";            ///< a target name (`tessera targets`) or a .toml file
+  std::string target{kDefaultTarget};     ///< a target name (`tessera targets`) or a .toml file
   /// A target opened, and perhaps changed, in code (`loadTarget("trn2")`, then twice the SBUF): when set, runKernel
   /// and compileKernel simulate this machine and do not read `target`.
   std::optional<isa::Target> machine;

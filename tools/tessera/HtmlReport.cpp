@@ -5,6 +5,7 @@
 #include "tessera/HtmlReport.h"
 
 #include "tessera/Report.h"
+#include "tessera/StallAnalysis.h"
 
 #include <fmt/format.h>
 
@@ -160,35 +161,6 @@ std::string decadeLabel(int k) {
 
 template <typename... Args> void put(std::string &out, fmt::format_string<Args...> format, Args &&...args) {
   fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Analysis: which signal ended each wait.
-
-/// For each timeline event (same order), the stream whose signal let it start, or -1 (it did not wait).
-std::vector<int32_t> bindingProducers(const isa::Program &program, const std::vector<sim::InstructionEvent> &events) {
-  // The completion time and stream of every signal of every semaphore, in time order: the k-th entry is what a
-  // wait for count k waited for.
-  std::vector<std::vector<std::pair<double, uint32_t>>> signalled(program.semaphores);
-  for (const sim::InstructionEvent &e : events) {
-    const isa::Instruction &inst = program.streams[e.stream].instructions[e.index];
-    for (uint32_t sem : program.signalsOf(inst))
-      if (sem < signalled.size()) signalled[sem].emplace_back(e.endNs, e.stream);
-  }
-  for (auto &list : signalled) std::stable_sort(list.begin(), list.end());
-  std::vector<int32_t> producer(events.size(), -1);
-  for (size_t i = 0; i < events.size(); ++i) {
-    const sim::InstructionEvent &e = events[i];
-    if (e.startNs <= e.issueNs) continue;
-    const isa::Instruction &inst = program.streams[e.stream].instructions[e.index];
-    double latest = -1;
-    for (const isa::SemWait &w : program.waitsOf(inst)) {
-      if (w.sem >= signalled.size() || w.count == 0 || w.count > signalled[w.sem].size()) continue;
-      const auto &[when, stream] = signalled[w.sem][w.count - 1];
-      if (when > latest) latest = when, producer[i] = static_cast<int32_t>(stream);
-    }
-  }
-  return producer;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -773,19 +745,6 @@ footer{margin-top:26px;color:var(--muted);font-size:12px;border-top:1px solid va
 } // namespace
 
 // -------------------------------------------------------------------------------------------------------------------
-
-std::vector<Stall> stallReasons(const isa::Program &program, const sim::SimResult &result) {
-  const std::vector<int32_t> producers = bindingProducers(program, result.timeline);
-  std::map<std::pair<uint32_t, int32_t>, double> waited;
-  for (size_t i = 0; i < result.timeline.size(); ++i) {
-    const sim::InstructionEvent &e = result.timeline[i];
-    if (e.startNs > e.issueNs) waited[{e.stream, producers[i]}] += e.startNs - e.issueNs;
-  }
-  std::vector<Stall> stalls;
-  for (auto &[key, ns] : waited) stalls.push_back({key.first, key.second, ns});
-  std::stable_sort(stalls.begin(), stalls.end(), [](const Stall &a, const Stall &b) { return a.waitNs > b.waitNs; });
-  return stalls;
-}
 
 std::string toHtml(const RunReport &report) {
   if (!report.program) throw Error("the HTML report needs the simulated program (RunReport::program)");

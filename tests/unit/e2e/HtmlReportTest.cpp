@@ -4,6 +4,7 @@
 
 #include "tessera/AtomicFile.h"
 #include "tessera/HtmlReport.h"
+#include "tessera/StallAnalysis.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

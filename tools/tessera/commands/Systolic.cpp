@@ -1,5 +1,8 @@
-#include "tessera/SystolicCommand.h"
+// `tessera systolic`: one GEMM on one systolic array (sim/systolic/), with an animation or an SVG of the wavefront.
 
+#include "tessera/commands/Commands.h"
+
+#include "tessera/CommandLine.h"
 #include "tessera/Driver.h"
 #include "tessera/systolic/Model.h"
 #include "tessera/systolic/Report.h"
@@ -12,7 +15,6 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 namespace po = boost::program_options;
@@ -29,12 +31,6 @@ struct SystolicOptions {
   int64_t maxFrames = 2000;
 };
 
-std::string usage(const po::options_description &desc) {
-  std::ostringstream text;
-  text << desc;
-  return text.str();
-}
-
 /// Turns the library's errors (tessera::Error, naming the flag) into bad-usage errors.
 template <typename F> auto asInput(F &&f) {
   try {
@@ -48,7 +44,7 @@ template <typename F> auto asInput(F &&f) {
 
 } // namespace
 
-int runSystolicCommand(const std::vector<std::string> &args) {
+int systolicCommand(const std::vector<std::string> &args) {
   SystolicOptions o;
   po::options_description desc("tessera systolic: one GEMM on one systolic array (docs/systolic.md)");
   desc.add_options()("rows,r", po::value(&o.rows), "PE rows (or --target)")(
@@ -63,19 +59,8 @@ int runSystolicCommand(const std::vector<std::string> &args) {
       "animate", po::bool_switch(&o.animate), "print the array every cycle (PE model)")(
       "frame-ms", po::value(&o.frameMs), "with --animate: redraw in place, this many ms per cycle")(
       "max-frames", po::value(&o.maxFrames)->default_value(o.maxFrames), "with --animate: stop drawing after this many")(
-      "svg", po::value(&o.svg), "write a picture of the wavefront to this file (PE model)")(
-      "help,h", "show this help");
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
-    if (vm.count("help")) {
-      fmt::print("{}", usage(desc));
-      return 0;
-    }
-    po::notify(vm);
-  } catch (const po::error &e) {
-    throw InputError(e.what(), {}, "usage:\n" + usage(desc));
-  }
+      "svg", po::value(&o.svg), "write a picture of the wavefront to this file (PE model)");
+  const po::variables_map vm = parseIgnoringPositional(args, desc);
 
   systolic::ArrayConfig config;
   if (!o.target.empty()) {
@@ -85,7 +70,7 @@ int runSystolicCommand(const std::vector<std::string> &args) {
   if (vm.count("rows")) config.rows = o.rows;
   if (vm.count("cols")) config.cols = o.cols;
   if (config.rows == 0 || config.cols == 0)
-    throw InputError("give the array's size: --rows and --cols, or --target", {}, "usage:\n" + usage(desc));
+    throw InputError("give the array's size: --rows and --cols, or --target", {}, "usage:\n" + usageText(desc));
   systolic::Gemm gemm = asInput([&] { return systolic::parseGemm(o.gemm); });
   asInput([&] {
     config.dataflow = systolic::parseDataflow(o.dataflow);
@@ -142,7 +127,7 @@ int runSystolicCommand(const std::vector<std::string> &args) {
     fmt::print("{}", systolic::toText(config, gemm, result));
     if (!o.svg.empty()) fmt::print("svg         {}\n", o.svg);
   }
-  return 0;
+  return kOk;
 }
 
 } // namespace tessera::driver

@@ -1,6 +1,10 @@
-#include "tessera/SweepCommand.h"
+// `tessera sweep`: one kernel over every combination of parameter values (Sweep.h), on one process or across MPI
+// ranks (SweepRanks.h), as a table, CSV or JSON.
+
+#include "tessera/commands/Commands.h"
 
 #include "tessera/AtomicFile.h"
+#include "tessera/CommandLine.h"
 #include "tessera/ProgressBar.h"
 #include "tessera/Sweep.h"
 #include "tessera/SweepRanks.h"
@@ -8,9 +12,7 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
-#include <charconv>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 namespace po = boost::program_options;
@@ -19,11 +21,10 @@ namespace tessera::driver {
 namespace {
 
 unsigned parseJobs(const std::string &text) {
-  unsigned v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v == 0 || v > 1024)
+  const std::optional<uint64_t> v = toUnsigned(text);
+  if (!v || *v == 0 || *v > 1024)
     throw InputError(fmt::format("--jobs: expected an integer from 1 to 1024, got '{}'", text));
-  return v;
+  return static_cast<unsigned>(*v);
 }
 
 std::string shapeNames(const tsr::KernelInfo &kernel) {
@@ -68,13 +69,6 @@ private:
   bool enabled_, drawn_ = false;
 };
 
-/// The exit status main() gives an error `e` (InputError 2, LimitError 3, another 1).
-int statusOf(const std::exception &e) {
-  if (dynamic_cast<const InputError *>(&e)) return 2;
-  if (dynamic_cast<const LimitError *>(&e)) return 3;
-  return 1;
-}
-
 /// The rows of every rank back in point order: shardOf gave rank r the points r, r + size, r + 2 size, ...
 std::vector<SweepRow> interleave(const std::vector<std::vector<SweepRow>> &byRank, size_t total) {
   size_t sent = 0;
@@ -95,7 +89,7 @@ std::vector<SweepRow> interleave(const std::vector<std::vector<SweepRow>> &byRan
 
 /// The command on one rank (the only one, unless an MPI launcher started it).
 int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
-  std::string kernelName, target = "trn2", seed = "0", jobs, csvPath, maxInstructions;
+  std::string kernelName, target{kDefaultTarget}, seed = "0", jobs, csvPath, maxInstructions;
   std::vector<std::string> shapes, params;
   bool timingOnly = false, noGolden = false, noChecks = false, json = false;
   po::options_description desc("tessera sweep KERNEL");
@@ -115,26 +109,8 @@ int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
       "max-instructions", po::value(&maxInstructions)->value_name("N"),
       "a combination whose program would have more instructions is reported as 'limit' (0 = no limit)")(
       "csv", po::value(&csvPath)->value_name("FILE"), "also write the rows as CSV")(
-      "json", po::bool_switch(&json), "print one JSON object (the rows) instead of the table")(
-      "help,h", "show this help");
-  po::positional_options_description pos;
-  pos.add("kernel", 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
-    if (vm.count("help")) {
-      std::ostringstream usage;
-      usage << desc;
-      if (ranks.root())
-        fmt::print("{}", usage.str());
-      return 0;
-    }
-    po::notify(vm);
-  } catch (const po::error &e) {
-    std::ostringstream usage;
-    usage << desc;
-    throw InputError(e.what(), {}, "usage:\n" + usage.str());
-  }
+      "json", po::bool_switch(&json), "print one JSON object (the rows) instead of the table");
+  parse(args, desc, "kernel", 1, /*printHelp=*/ranks.root());
 
   const tsr::KernelInfo &kernel = findKernel(kernelName);
   std::vector<SweepAxis> axes;
@@ -160,17 +136,14 @@ int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
   base.timingOnly = timingOnly;
   base.golden = !noGolden;
   base.checks = !noChecks;
-  uint64_t seedValue = 0;
-  auto [ptr, ec] = std::from_chars(seed.data(), seed.data() + seed.size(), seedValue);
-  if (seed.empty() || ec != std::errc() || ptr != seed.data() + seed.size())
-    throw InputError(fmt::format("--seed: expected a non-negative integer, got '{}'", seed));
-  base.seed = seedValue;
+  const std::optional<uint64_t> seedValue = toUnsigned(seed);
+  if (!seedValue) throw InputError(fmt::format("--seed: expected a non-negative integer, got '{}'", seed));
+  base.seed = *seedValue;
   if (!maxInstructions.empty()) {
-    uint64_t v = 0;
-    auto [p, e] = std::from_chars(maxInstructions.data(), maxInstructions.data() + maxInstructions.size(), v);
-    if (e != std::errc() || p != maxInstructions.data() + maxInstructions.size())
+    const std::optional<uint64_t> v = toUnsigned(maxInstructions);
+    if (!v)
       throw InputError(fmt::format("--max-instructions: expected a non-negative integer, got '{}'", maxInstructions));
-    base.maxInstructions = v;
+    base.maxInstructions = *v;
   }
   base.compile.maxInstructions = base.compileOptions().maxInstructions;
   // The host's cores, shared by the ranks on it.
@@ -181,7 +154,7 @@ int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
   // Everything above failed alike on every rank; from here rank 0 alone opens and writes files, and tells the others.
   std::optional<AtomicFile> csv;
   if (!csvPath.empty())
-    ranks.onRoot([&] { csv.emplace(csvPath, "CSV"); }, statusOf);
+    ranks.onRoot([&] { csv.emplace(csvPath, "CSV"); }, exitStatusOf);
   const std::vector<SweepPoint> mine = shardOf(points, ranks.rank(), ranks.size());
   std::vector<SweepRow> rows;
   {
@@ -190,7 +163,7 @@ int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
   }
   // Every rank's rows to rank 0 as text (one process too: the same path).
   const std::vector<std::string> texts = ranks.gather(encodeRows(rows));
-  int status = 0;
+  int status = kOk;
   ranks.onRoot(
       [&] {
         std::vector<std::vector<SweepRow>> byRank;
@@ -218,16 +191,16 @@ int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
                                            [](const SweepRow &r) { return r.status == SweepRow::Status::Failed; });
         const bool anyOk = std::any_of(rows.begin(), rows.end(),
                                        [](const SweepRow &r) { return r.status == SweepRow::Status::Ok; });
-        status = anyFailed ? 1 : anyOk ? 0 : 2;
+        status = anyFailed ? kCheckFailed : anyOk ? kOk : kBadInput;
       },
-      statusOf);
+      exitStatusOf);
   // Every rank exits with rank 0's status, so mpirun's is the sweep's.
   return ranks.broadcast(status);
 }
 
 } // namespace
 
-int runSweepCommand(const std::vector<std::string> &args) {
+int sweepCommand(const std::vector<std::string> &args) {
   SweepRanks ranks;
   if (ranks.root())
     return sweepOn(ranks, args); // errors go to main, which reports them
@@ -237,7 +210,7 @@ int runSweepCommand(const std::vector<std::string> &args) {
   } catch (const RootFailed &f) {
     return f.status;
   } catch (const std::exception &e) {
-    return statusOf(e);
+    return exitStatusOf(e);
   }
 }
 
