@@ -6,6 +6,7 @@
 
 #include "tessera/Report.h"
 #include "tessera/StallAnalysis.h"
+#include "tessera/isa/InstructionSet.h"
 
 #include <fmt/format.h>
 
@@ -25,12 +26,12 @@ using isa::Opcode;
 // ---------------------------------------------------------------------------------------------------------------
 // What each instruction touches, and how it is coloured.
 
-/// Timeline colours: one per opcode, DMAs split by direction, and semaphore waits.
+/// Timeline colours: one per instruction category (isa::Category), DMAs split by direction, and semaphore waits.
 struct Style {
   const char *label;
   const char *colour;
 };
-constexpr std::array<Style, 10> kOpStyles = {{{"matmul / transpose", "#4e79a7"},
+constexpr std::array<Style, 11> kOpStyles = {{{"matmul / transpose", "#4e79a7"},
                                              {"elementwise", "#f28e2b"},
                                              {"activation", "#59a14f"},
                                              {"reductions", "#b07aa1"},
@@ -39,39 +40,23 @@ constexpr std::array<Style, 10> kOpStyles = {{{"matmul / transpose", "#4e79a7"},
                                              {"dma load (HBM to chip)", "#e15759"},
                                              {"dma store (chip to HBM)", "#ff9da7"},
                                              {"dma on chip", "#9c755f"},
-                                             {"print", "#bab0ac"}}};
+                                             {"print", "#bab0ac"},
+                                             {"grid steps", "#d3d3d3"}}};
 constexpr int kWait = static_cast<int>(kOpStyles.size()); ///< the class of semaphore waits
 constexpr int kClasses = kWait + 1;
 
+/// The timeline class of `inst`: its definition's category, a DMA by the direction it moves data.
 int classOf(const isa::Instruction &inst) {
-  switch (inst.op) {
-  case Opcode::Matmul:
-  case Opcode::Transpose: return 0;
-  case Opcode::TensorTensor:
-  case Opcode::TensorScalar:
-  case Opcode::ScalarTensorTensor:
-  case Opcode::Reciprocal:
-  case Opcode::AffineSelect:
-  case Opcode::RangeSelect:
-  case Opcode::TensorCopyPredicated:
-  case Opcode::MatchReplace8: return 1;
-  case Opcode::Activation:
-  case Opcode::ActivationReduce: return 2;
-  case Opcode::TensorReduce:
-  case Opcode::TensorPartitionReduce:
-  case Opcode::TensorTensorScan:
-  case Opcode::BnStats:
-  case Opcode::BnAggr:
-  case Opcode::Max8:
-  case Opcode::FindIndex8: return 3;
-  case Opcode::TensorCopy:
-  case Opcode::LocalGather: return 4;
-  case Opcode::Memset:
-  case Opcode::Iota: return 5;
-  case Opcode::DmaCopy:
-  case Opcode::DmaTranspose:
-    return inst.src0.space == MemSpace::Hbm ? 6 : inst.dst.space == MemSpace::Hbm ? 7 : 8;
-  case Opcode::Print: return 9;
+  switch (isa::definition(inst.op).category) {
+  case isa::Category::Matmul: return 0;
+  case isa::Category::Elementwise: return 1;
+  case isa::Category::Activation: return 2;
+  case isa::Category::Reduction: return 3;
+  case isa::Category::Copy: return 4;
+  case isa::Category::Fill: return 5;
+  case isa::Category::Dma: return inst.src0.space == MemSpace::Hbm ? 6 : inst.dst.space == MemSpace::Hbm ? 7 : 8;
+  case isa::Category::Print: return 9;
+  case isa::Category::Control: return 10;
   }
   return 4;
 }

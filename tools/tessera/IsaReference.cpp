@@ -57,6 +57,22 @@ std::vector<const isa::InstructionDef *> selected(const isa::Target *target, con
 
 std::string coefficientValue(double v) { return v == static_cast<int64_t>(v) ? fmt::format("{}", int64_t(v)) : fmt::format("{}", v); }
 
+/// "alu (op0), operand0 (operand0)": the settings `def` reads, with the vendor's names.
+std::string settingsOf(const isa::InstructionDef &def) {
+  std::vector<std::string> items;
+  for (const isa::SettingDef &setting : def.settings)
+    items.push_back(fmt::format("{} ({})", isa::key(setting.setting), setting.vendorName));
+  return fmt::format("{}", fmt::join(items, ", "));
+}
+
+/// The rules of `def`, including the generation it exists from when a vendor page says so.
+std::vector<std::pair<std::string, std::string>> rulesOf(const isa::InstructionDef &def) {
+  std::vector<std::pair<std::string, std::string>> rules;
+  if (!def.sinceSource.empty()) rules.emplace_back(fmt::format("{}.generation", def.name), std::string(def.sinceSource));
+  for (const isa::Rule &rule : def.rules) rules.emplace_back(std::string(rule.id), std::string(rule.source));
+  return rules;
+}
+
 std::string instructionText(const isa::InstructionDef &def, const isa::Target *target) {
   const bool available = !target || isa::generationAtLeast(*target, def.since);
   const std::string since =
@@ -66,8 +82,10 @@ std::string instructionText(const isa::InstructionDef &def, const isa::Target *t
                                 fmt::join(enginesOf(def), ", "), since);
   for (const isa::OperandDef &operand : def.operands)
     out += fmt::format("    {:<5} {:<11} {}\n", operand.slot, operand.nkiName, operand.doc);
-  out += fmt::format("  limits: {}\n  cost:   {}\n\n", def.limits, def.cost);
-  return out;
+  if (!def.settings.empty()) out += fmt::format("  settings: {}\n", settingsOf(def));
+  out += fmt::format("  limits: {}\n  cost:   {}\n", def.limits, def.cost);
+  for (const auto &[id, source] : rulesOf(def)) out += fmt::format("  rule {}: {}\n", id, source);
+  return out + "\n";
 }
 
 } // namespace
@@ -104,6 +122,14 @@ nlohmann::json isaReferenceJson(const isa::Target *target, const std::string &on
     nlohmann::json entry = {{"name", def->name},         {"nki", def->nki},         {"summary", def->summary},
                             {"family", def->family},     {"engines", enginesOf(*def)}, {"since", def->since},
                             {"operands", operands},      {"limits", def->limits},   {"cost", def->cost}};
+    nlohmann::json settings = nlohmann::json::array();
+    for (const isa::SettingDef &setting : def->settings)
+      settings.push_back({{"name", isa::key(setting.setting)}, {"vendor_name", setting.vendorName}});
+    nlohmann::json rules = nlohmann::json::array();
+    for (const auto &[id, source] : rulesOf(*def)) rules.push_back({{"id", id}, {"source", source}});
+    entry["settings"] = settings;
+    entry["category"] = isa::name(def->category);
+    entry["rules"] = rules;
     if (target) entry["available"] = isa::generationAtLeast(*target, def->since);
     instructions.push_back(std::move(entry));
   }
@@ -140,7 +166,9 @@ std::string instructionMarkdown(const isa::InstructionDef &def) {
                                 fmt::join(enginesOf(def), ", "), sinceLabel(def));
   for (const isa::OperandDef &operand : def.operands)
     out += fmt::format("- `{}` ({}): {}\n", operand.slot, operand.nkiName, operand.doc);
+  if (!def.settings.empty()) out += fmt::format("- settings: {}\n", settingsOf(def));
   out += fmt::format("- limits: {}\n- cost: {}\n", def.limits, def.cost);
+  for (const auto &[id, source] : rulesOf(def)) out += fmt::format("- rule `{}`: {}\n", id, source);
   return out;
 }
 

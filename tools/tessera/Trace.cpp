@@ -14,6 +14,7 @@
 
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/DmaCost.h"
+#include "tessera/isa/InstructionSet.h"
 
 #include <fmt/format.h>
 
@@ -196,22 +197,18 @@ json instructionArgs(const isa::Program &program, const isa::Target &target, con
   if (inUse(inst.src1)) args["src1"] = describe(program, inst.src1);
   if (inUse(inst.src2)) args["src2"] = describe(program, inst.src2);
   if (inUse(inst.dst2)) args["dst2"] = describe(program, inst.dst2);
-  switch (inst.op) {
-  case isa::Opcode::TensorTensor:
-  case isa::Opcode::TensorReduce:
-  case isa::Opcode::TensorPartitionReduce: args["alu"] = isa::name(inst.alu); break;
-  case isa::Opcode::TensorScalar:
-  case isa::Opcode::ScalarTensorTensor:
-  case isa::Opcode::TensorTensorScan:
-    args["alu"] = isa::name(inst.alu);
-    args["alu1"] = isa::name(inst.alu1);
-    break;
-  case isa::Opcode::Activation:
-  case isa::Opcode::ActivationReduce: args["func"] = isa::name(inst.func); break;
-  case isa::Opcode::Matmul: args["accumulate"] = inst.accumulate; break;
-  case isa::Opcode::Print: args["text"] = program.textOf(inst); break;
-  default: break;
+  // The settings its definition reads, by the names Tessera's text gives them.
+  for (const isa::SettingDef &setting : isa::definition(inst.op).settings) {
+    const isa::SettingValue value = isa::get(inst, setting.setting);
+    json &arg = args[std::string(isa::key(setting.setting))];
+    switch (isa::kindOf(setting.setting)) {
+    case isa::SettingKind::Flag: arg = std::get<bool>(value); break;
+    case isa::SettingKind::Real: arg = std::get<float>(value); break;
+    case isa::SettingKind::Integer: arg = std::get<int64_t>(value); break;
+    default: arg = isa::formatSetting(inst, setting.setting); break;
+    }
   }
+  if (inst.op == isa::Opcode::Print) args["text"] = program.textOf(inst);
   if (stream.engine == isa::Engine::Dma) {
     // Its time on the queue: waiting for its DMA engine or the HBM share, streaming, then the fixed latency.
     const isa::DmaTransferCost cost = isa::dmaTransferCost(inst, target);
