@@ -146,6 +146,14 @@ DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::st
         {"flops", report.sim.flops},
         {"engines", run.value("engines", nlohmann::json::object())}}},
   };
+  if (target.isTpu()) // what run.py --compile and --estimate need: libtpu's name of the generation, its clock
+    manifest["tpu"] = {{"topology", target.tpu.libtpuTopology.empty() ? nlohmann::json()
+                                                                       : nlohmann::json(target.tpu.libtpuTopology)},
+                       {"clock_ghz", target.tensor.clockGhz},
+                       {"vmem_bytes", target.tpu.vmemBytes},
+                       {"scoped_vmem_default_bytes", target.tpu.scopedVmemDefaultBytes},
+                       {"kernel_vmem_max_bytes", target.tpu.kernelVmemMaxBytes},
+                       {"vmem_peak_bytes", report.vmemPeakBytes}};
   writeText(dir / "tessera.json", manifest.dump(2) + "\n");
   writeText(dir / "README.md", readme(report, module, bundle.backend, command));
   bundle.files.push_back("tessera.json");
