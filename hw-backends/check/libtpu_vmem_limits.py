@@ -17,6 +17,8 @@ import sys
 import tomllib
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+os.environ.setdefault("TPU_SKIP_MDS_QUERY", "1")
+os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")  # deviceless: no TPU to own (run.py says more)
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402

@@ -114,15 +114,6 @@ def compile_pallas(manifest, module, args, record):
     result = compile_for_tpu(path, kernel, specs, topology)
     report_compile(result, path)
     tpu = manifest.get("tpu") or {}
-    if args.measure_vmem and result["ok"]:
-        result["mosaic_vmem_bytes"] = measure_mosaic_vmem(path, kernel, specs, topology)
-        need = result["mosaic_vmem_bytes"]
-        peak = tpu.get("vmem_peak_bytes")
-        print(f"  VMEM: Mosaic allocates {need / 2**20:.2f} MiB" if need is not None else
-              "  VMEM: libtpu did not say how much Mosaic allocates", end="")
-        print(f"; Tessera's simulated peak {peak / 2**20:.2f} MiB" if peak and peak >= 0 else "", end="")
-        print(f" (libtpu's default limit {tpu['scoped_vmem_default_bytes'] / 2**20:.0f} MiB)"
-              if tpu.get("scoped_vmem_default_bytes") else "")
     record["compile"] = result
     record["ok"] = result["ok"]
     if args.estimate and result["ok"]:
@@ -140,6 +131,16 @@ def compile_pallas(manifest, module, args, record):
               + "  [XLA:TPU's cost model, not a measurement]")
         print(f"  Tessera prediction      {predicted['cycles']:.0f} cycles = {predicted['time_us']:.3f} us"
               + (f"; libtpu / Tessera = {estimate_us / predicted['time_us']:.2f}" if estimate_us and predicted['time_us'] else ""))
+    # After the estimate: this compile must not add to the static profile read above.
+    if args.measure_vmem and result["ok"]:
+        result["mosaic_vmem_bytes"] = measure_mosaic_vmem(path, kernel, specs, topology)
+        need = result["mosaic_vmem_bytes"]
+        peak = tpu.get("vmem_peak_bytes")
+        print(f"  VMEM: Mosaic allocates {need / 2**20:.2f} MiB" if need is not None else
+              "  VMEM: libtpu did not say how much Mosaic allocates", end="")
+        print(f"; Tessera's simulated peak {peak / 2**20:.2f} MiB" if peak and peak >= 0 else "", end="")
+        print(f" (libtpu's default limit {tpu['scoped_vmem_default_bytes'] / 2**20:.0f} MiB)"
+              if tpu.get("scoped_vmem_default_bytes") else "")
     return None
 
 
@@ -194,6 +195,9 @@ def prepare_tpu_compiler(profile_dir=None):
         raise RuntimeError("run.py: internal error: jax was imported before the static profile flag was set")
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     os.environ.setdefault("TPU_SKIP_MDS_QUERY", "1")  # no cloud metadata server to ask here
+    # libtpu takes /tmp/libtpu_lockfile so that one process owns the TPU; compiling deviceless owns none, and a
+    # second process (ctest -j2) would fail with "Internal error when accessing libtpu multi-process lockfile".
+    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
     if profile_dir:
         flags = os.environ.get("LIBTPU_INIT_ARGS", "")
         os.environ["LIBTPU_INIT_ARGS"] = f"{flags} --xla_jf_dump_static_llo_profile_to={profile_dir}".strip()
