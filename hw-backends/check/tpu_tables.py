@@ -15,7 +15,8 @@ except where a row says otherwise.
 Tessera's simulated peak and the module's buffers) between the markers `<!-- tpu_tables.py compile -->` and
 `<!-- /tpu_tables.py compile -->` of that file; --estimate-doc the estimate table between `<!-- tpu_tables.py
 estimate -->` and `<!-- /tpu_tables.py estimate -->`. Without them the tables are printed. The compile times are
-this machine's (2 cores, shared): they vary by tens of percent from run to run.
+this machine's (2 cores, shared): they vary by tens of percent from run to run. Each run also writes its rows to
+WORKDIR/rows.json; --from-rows FILE writes the tables from such a file without compiling.
 """
 import argparse
 import hashlib
@@ -65,7 +66,7 @@ def run_case(tessera, work, kernel, style, target, extra, estimate, cache):
     topology = (manifest.get("tpu") or {}).get("topology")
     key = module_key(path, topology or "")
     if key in cache:
-        row.update(cache[key], same_as=cache[key]["style"])
+        row.update({k: v for k, v in cache[key].items() if k != "style"}, same_as=cache[key]["style"])
         return row
     record = os.path.join(bundle, "record.json")
     mode = "--estimate" if estimate else "--compile"
@@ -91,6 +92,14 @@ def mib(b):
     return "" if b is None or b < 0 else f"{b / 2**20:.2f}"
 
 
+def sentences(text, most=170):
+    """The first sentences of an error message, up to `most` characters."""
+    if len(text) <= most:
+        return text
+    cut = text[:most].rfind(". ")
+    return text[:cut + 1] if cut > 40 else text[:most] + "..."
+
+
 def compile_table(rows):
     out = ["| kernel | style (emitted) | target | result | compile s | Mosaic VMEM MiB | Tessera VMEM peak MiB | "
            "module lines |", "|---|---|---|---|---|---|---|---|"]
@@ -103,7 +112,7 @@ def compile_table(rows):
             result = "pass" + (" (vmem_limit_bytes raised)" if r.get("raised_limit") else "")
         else:
             where = f"`{r['kernel_line']}`: " if r.get("kernel_line") else ""
-            result = f"FAIL: {where}{(r.get('error') or '?').replace('|', '/')[:160]}"
+            result = f"FAIL: {where}{sentences(r.get('error') or '?').replace('|', '/')}"
         mosaic = mib(r.get("mosaic_vmem")) if r.get("ok") else mib(r.get("vmem_need"))
         out.append(f"| {kernel} | {style} | {r['target']} | {result} | {r.get('seconds') or ''} | {mosaic} | "
                    f"{mib(r.get('tessera_vmem'))} | {r.get('lines', '')} |")
@@ -118,15 +127,18 @@ def estimate_table(rows):
         if not e:
             continue
         style = r["style"] + (f" ({r['emitted']})" if r.get("emitted") and r["emitted"] != r["style"] else "")
+        if r.get("same_as"):
+            style += f", the {r['same_as']} module"
         ratio = e["estimated_us"] / r["tessera_us"] if e.get("estimated_us") and r["tessera_us"] else None
         kernel = r["kernel"] + (f" `{r['args']}`" if r["args"] else "")
         out.append(f"| {kernel} | {style} | {r['target']} | {e['estimated_cycles']} | {e['estimated_us']:.3f} | "
                    f"{r['tessera_cycles']:.0f} | {r['tessera_us']:.3f} | {ratio:.2f} |")
-    ratios = [r["estimate"]["estimated_us"] / r["tessera_us"] for r in rows if r.get("estimate") and r["tessera_us"]]
+    ratios = sorted(r["estimate"]["estimated_us"] / r["tessera_us"] for r in rows
+                    if r.get("estimate") and r["tessera_us"] and not r.get("same_as"))
     if ratios:
         out.append("")
-        out.append(f"libtpu / Tessera over {len(ratios)} rows: {min(ratios):.2f} to {max(ratios):.2f} "
-                   f"(median {sorted(ratios)[len(ratios) // 2]:.2f}).")
+        out.append(f"libtpu / Tessera over the {len(ratios)} distinct modules: {ratios[0]:.2f} to {ratios[-1]:.2f} "
+                   f"(median {ratios[len(ratios) // 2]:.2f}).")
     return "\n".join(out)
 
 
@@ -150,7 +162,12 @@ def main():
     parser.add_argument("--compile-doc")
     parser.add_argument("--estimate-doc")
     parser.add_argument("--kernels", help="comma-separated (default: every library kernel)")
+    parser.add_argument("--from-rows", help="write the tables from the rows.json of an earlier run, compiling nothing")
     args = parser.parse_args()
+    if args.from_rows:
+        with open(args.from_rows) as f:
+            rows = json.load(f)
+        return write_tables(rows, args)
     listed = json.loads(subprocess.run([args.tessera, "list", "--json"], check=True, capture_output=True,
                                        text=True).stdout)
     kernels = sorted(k["name"] for k in listed if not k["name"].startswith("bug_"))
@@ -174,14 +191,18 @@ def main():
         rows.append(row)
         status = "ok" if row.get("ok") else f"FAIL {row.get('error', '')[:80]}"
         print(f"{kernel} {style} {target} {' '.join(extra)}: {status} {row.get('seconds', '')} s", flush=True)
+    with open(os.path.join(args.work, "rows.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    return write_tables(rows, args)
+
+
+def write_tables(rows, args):
     versions = next((r["versions"] for r in rows if r.get("versions")), {})
     stamp = (f"jax {versions.get('jax')}, jaxlib {versions.get('jaxlib')}, libtpu {versions.get('libtpu')}; "
              f"generated by `hw-backends/check/tpu_tables.py`")
     compile_text = f"Versions: {stamp}.\n\n{compile_table(rows)}"
     estimate_rows = [r for r in rows if r["target"] in ("tpu-v5e", "tpu-v6e")]
     estimate_text = f"Versions: {stamp}.\n\n{estimate_table(estimate_rows)}"
-    with open(os.path.join(args.work, "rows.json"), "w") as f:
-        json.dump(rows, f, indent=1)
     if args.compile_doc:
         write_between(args.compile_doc, "compile", compile_text)
     if args.estimate_doc:
