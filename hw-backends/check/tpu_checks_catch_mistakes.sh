@@ -74,4 +74,14 @@ for which in load store; do
   esac
   grep -q "$eager" "$dir/race-$which-interpret.log" || { echo "interpret mode (eager) did other than docs/backends.md says"; exit 1; }
 done
+echo "== 4. compile_tpu.py on modules tessera compile --emit pallas writes: one that compiles, one that does not"
+"$tessera" compile softmax --target tpu-v6e --emit pallas --pallas-style auto -o "$dir/softmax_pallas.py"
+"$python" "$here/compile_tpu.py" "$dir/softmax_pallas.py"
+"$tessera" compile conv2d --target tpu-v5e --emit pallas -o "$dir/conv2d_pallas.py"
+if "$python" "$here/compile_tpu.py" "$dir/conv2d_pallas.py" > "$dir/conv2d-compile.log" 2>&1; then
+  cat "$dir/conv2d-compile.log"; echo "compile_tpu.py accepted conv2d, which Mosaic refuses (docs/backends.md)"; exit 1
+fi
+cat "$dir/conv2d-compile.log"
+grep -E "^  conv2d\.cpp:[0-9]+: error: Offsets along tiled dimensions must be aligned to tiles" "$dir/conv2d-compile.log" \
+  > /dev/null || { echo "not reported at conv2d's kernel line"; exit 1; }
 echo "every mistake caught; interpret mode did with the deleted waits what docs/backends.md says"

@@ -68,7 +68,9 @@ std::string readme(const RunReport &report, const std::string &module, const std
       fmt::arg("host", tpu ? "TPU host with `jax[tpu]`" : "Trainium host with the Neuron SDK (NKI)"),
       fmt::arg("offline",
                tpu ? "Without a TPU, on any machine with `jax`: `python3 run.py --interpret` (interpret mode, race\n"
-                     "detection, numerics) and `python3 run.py --export` (lowers it for TPU).\n\n"
+                     "detection, numerics) and `python3 run.py --export` (lowers it for TPU); with `jax[tpu]` (libtpu):\n"
+                     "`python3 run.py --compile` (the real TPU compiler, deviceless) and `--estimate` (its static cycle\n"
+                     "estimate beside Tessera's).\n\n"
                    : "Without a device, with NKI installed: `python3 run.py --simulate` (nki.simulate, numerics).\n\n"),
       fmt::arg("mld", " and ml_dtypes for bfloat16/fp8"));
 }
