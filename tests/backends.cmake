@@ -66,6 +66,54 @@ foreach(variant "transpose2d engine=2 trn1,trn2,tpu-v5e" "layernorm form=2 trn1,
     set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
   endforeach()
 endforeach()
+# The real TPU compiler: PyPI's libtpu (the version jax[tpu] pins) compiles deviceless on this CPU-only machine.
+# Every library kernel's Pallas module, both styles, for tpu-v5e and tpu-v6e; the other generations at one shape
+# each (mlp in the manual style, rmsnorm as a grid). Shapes are the kernels' defaults, except where Mosaic takes too
+# long for CI: mamba_scan's straight-line module compiles in 60-70 s at its default shape and in about 7 s at
+# D=128,L=128 (docs/backends.md, "Real TPU compilation", has every compile time).
+set(tpu_compile_args_mamba_scan --shape D=128,L=128)
+# Known failures, asserted as such: the compile must fail with this error at a kernel line, so that a fix shows.
+set(tpu_compile_error_conv2d "Offsets along tiled dimensions must be aligned to tiles")
+function(add_tpu_compile_test kernel style target)
+  set(name backends/tpu-compile-${style}/${kernel}/${target})
+  add_test(NAME ${name}
+           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python tpu-compile ${kernel} ${target}
+                   ${BACKEND_WORK} ${style} ${tpu_compile_args_${kernel}})
+  set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+  if(DEFINED tpu_compile_error_${kernel})
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "EXPECT_COMPILE_ERROR=${tpu_compile_error_${kernel}}")
+  endif()
+endfunction()
+foreach(kernel ${library_kernels})
+  foreach(style manual auto)
+    foreach(target tpu-v5e tpu-v6e)
+      add_tpu_compile_test(${kernel} ${style} ${target})
+    endforeach()
+  endforeach()
+endforeach()
+foreach(target tpu-v4 tpu-v5p tpu-7x)
+  add_tpu_compile_test(mlp manual ${target})
+  add_tpu_compile_test(rmsnorm auto ${target})
+endforeach()
+# matmul_blocked at 2048^3 with its default blocks: its buffers (21 MiB) pass v5e's 16 MiB default scoped VMEM, so
+# the module raises vmem_limit_bytes; Mosaic then allocates 39.5 MiB (about 30 s of Mosaic here).
+set(name backends/tpu-compile-manual/matmul_blocked-2048/tpu-v5e)
+add_test(NAME ${name}
+         COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python tpu-compile matmul_blocked tpu-v5e
+                 ${BACKEND_WORK} manual --shape M=2048,N=2048,K=2048)
+set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+# The target files' [libtpu] figures (default scoped VMEM, the most a kernel may have, the topology) are what libtpu
+# does: checked against it.
+file(GLOB tpu_target_files ${PROJECT_SOURCE_DIR}/isa/targets/tpu-*.toml)
+add_test(NAME backends/libtpu-limits
+         COMMAND ${BACKEND_VENV}/bin/python ${PROJECT_SOURCE_DIR}/hw-backends/check/libtpu_vmem_limits.py ${tpu_target_files})
+set_tests_properties(backends/libtpu-limits PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+# The TPU checks can fail: a wrong [libtpu] figure, a module whose VMEM limit is too small, a deleted .wait()
+# (check_dma_waits.py; and what interpret mode does with it, asserted as docs/backends.md says).
+add_test(NAME backends/tpu-checks-catch-mistakes
+         COMMAND ${PROJECT_SOURCE_DIR}/hw-backends/check/tpu_checks_catch_mistakes.sh $<TARGET_FILE:tessera>
+                 ${BACKEND_VENV}/bin/python ${BACKEND_WORK})
+set_tests_properties(backends/tpu-checks-catch-mistakes PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 add_test(NAME backends/every-kernel
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/hw-backends/check/every_kernel.py $<TARGET_FILE:tessera> ${library_kernels})
 set_tests_properties(backends/every-kernel PROPERTIES LABELS backends)

@@ -10,18 +10,31 @@ reads to fit the target's cost model.
   python3 run.py                 on the device: a TPU host with jax[tpu], or a Trainium host with NKI
   python3 run.py --interpret     Pallas only, on any CPU: interpret mode with race detection (no timing)
   python3 run.py --export        Pallas only, on any CPU: lower for TPU (jax.export) and check for the Mosaic call
+  python3 run.py --compile [--topology v5e=1x1] [--measure-vmem]
+                                 Pallas only, on any CPU with jax[tpu] (libtpu): compile with the real Mosaic and
+                                 XLA:TPU, deviceless, for the bundle's generation (or TOPOLOGY); a Mosaic or VMEM
+                                 error is reported at the kernel's source line where one can be found
+  python3 run.py --estimate [--topology v5e=1x1]
+                                 as --compile, and print libtpu's static estimate of the kernel's cycles beside
+                                 Tessera's prediction (the compiler's cost model, not a measurement; not on v4)
   python3 run.py --simulate      NKI only, on any CPU with NKI installed: nki.simulate (no timing)
 
-Exit status: 0 when every output matches (and no race was found), 1 when one does not, 2 for bad usage.
+Exit status: 0 when every output matches (and no race was found) or the kernel compiles, 1 when one does not,
+2 for bad usage.
 """
 import argparse
+import contextlib
 import datetime
+import glob
 import importlib.util
 import json
 import os
 import platform
+import re
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -81,9 +94,61 @@ def timed(call, repeat):
     return result, statistics.median(samples)
 
 
+def bundle_topology(manifest, module, args):
+    """--topology, else the bundle's generation (tessera.json "tpu", from the target file's [libtpu] table)."""
+    topology = args.topology or (manifest.get("tpu") or {}).get("topology") or getattr(module, "TOPOLOGY", None)
+    if not topology:
+        print(f"run.py: target {manifest['target']} names no libtpu topology (its file has no [libtpu] table): "
+              f"pass --topology (v4=1x1x1, v5e=1x1, v5p=1x1x1, v6e=1x1, tpu7x=1x1x1)", file=sys.stderr)
+        sys.exit(2)
+    return topology
+
+
+def compile_pallas(manifest, module, args, record):
+    """--compile and --estimate: the real TPU compiler, deviceless."""
+    topology = bundle_topology(manifest, module, args)
+    kernel = getattr(module, manifest["function"])
+    specs = [(entry["shape"], entry["dtype"]) for entry in manifest["inputs"]]
+    path = os.path.join(HERE, manifest["module"])
+    record["mode"] = "estimate" if args.estimate else "compile"
+    result = compile_for_tpu(path, kernel, specs, topology)
+    report_compile(result, path)
+    tpu = manifest.get("tpu") or {}
+    record["compile"] = result
+    record["ok"] = result["ok"]
+    if args.estimate and result["ok"]:
+        profile = read_static_profile(args.profile_dir)
+        if not profile:
+            print(f"  libtpu wrote no static profile into {args.profile_dir}")
+            record["ok"] = False
+            return None
+        clock = tpu.get("clock_ghz")
+        estimate_us = profile["estimated_cycles"] / (clock * 1e3) if clock else None
+        record["estimate"] = dict(profile, clock_ghz=clock, estimated_us=estimate_us)
+        predicted = manifest["predicted"]
+        print(f"  libtpu static estimate  {profile['estimated_cycles']} cycles"
+              + (f" = {estimate_us:.3f} us at {clock} GHz (the clock of target {manifest['target']})" if clock else "")
+              + "  [XLA:TPU's cost model, not a measurement]")
+        print(f"  Tessera prediction      {predicted['cycles']:.0f} cycles = {predicted['time_us']:.3f} us"
+              + (f"; libtpu / Tessera = {estimate_us / predicted['time_us']:.2f}" if estimate_us and predicted['time_us'] else ""))
+    # After the estimate: this compile must not add to the static profile read above.
+    if args.measure_vmem and result["ok"]:
+        result["mosaic_vmem_bytes"] = measure_mosaic_vmem(path, kernel, specs, topology)
+        need = result["mosaic_vmem_bytes"]
+        peak = tpu.get("vmem_peak_bytes")
+        print(f"  VMEM: Mosaic allocates {need / 2**20:.2f} MiB" if need is not None else
+              "  VMEM: libtpu did not say how much Mosaic allocates", end="")
+        print(f"; Tessera's simulated peak {peak / 2**20:.2f} MiB" if peak and peak >= 0 else "", end="")
+        print(f" (libtpu's default limit {tpu['scoped_vmem_default_bytes'] / 2**20:.0f} MiB)"
+              if tpu.get("scoped_vmem_default_bytes") else "")
+    return None
+
+
 def run_pallas(manifest, module, inputs, args, record):
     import jax
     kernel = getattr(module, manifest["function"])
+    if args.compile or args.estimate:
+        return compile_pallas(manifest, module, args, record)
     if args.export:
         shapes = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in inputs]
         exported = jax.export.export(jax.jit(kernel), platforms=["tpu"])(*shapes)
@@ -118,6 +183,332 @@ def run_pallas(manifest, module, inputs, args, record):
     return outs
 
 
+# --- the real TPU compiler, deviceless ---------------------------------------------------------------------------
+# jax.experimental.topologies gives a TPU device without a TPU when libtpu (jax[tpu]) is installed; lowering and
+# compiling for it runs Mosaic and XLA:TPU for real. Topology names: v4=1x1x1, v5e=1x1, v5p=1x1x1, v6e=1x1,
+# tpu7x=1x1x1 (the target files' [libtpu] topology).
+
+def prepare_tpu_compiler(profile_dir=None):
+    """Sets the environment before jax loads libtpu: JAX_PLATFORMS=cpu (no TPU runtime to find), and for
+    --estimate the static profile flag (LIBTPU_INIT_ARGS is read once, when libtpu starts)."""
+    if "jax" in sys.modules and profile_dir:
+        raise RuntimeError("run.py: internal error: jax was imported before the static profile flag was set")
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    os.environ.setdefault("TPU_SKIP_MDS_QUERY", "1")  # no cloud metadata server to ask here
+    # libtpu takes /tmp/libtpu_lockfile so that one process owns the TPU; compiling deviceless owns none, and a
+    # second process (ctest -j2) would fail with "Internal error when accessing libtpu multi-process lockfile".
+    os.environ.setdefault("ALLOW_MULTIPLE_LIBTPU_LOAD", "1")
+    if profile_dir:
+        flags = os.environ.get("LIBTPU_INIT_ARGS", "")
+        os.environ["LIBTPU_INIT_ARGS"] = f"{flags} --xla_jf_dump_static_llo_profile_to={profile_dir}".strip()
+
+
+@contextlib.contextmanager
+def quiet_fd2(kept):
+    """libtpu prints start-up warnings about the TPU host it is not on (its C++ code writes to file descriptor 2):
+    hold them back; `kept` gets them, to print if the start fails."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            held.seek(0)
+            kept.append(held.read().decode(errors="replace"))
+
+
+def tpu_device(topology):
+    """The first device of a deviceless TPU topology ("v5e=1x1")."""
+    import jax.experimental.topologies as topologies
+    held = []
+    try:
+        with quiet_fd2(held):
+            return topologies.get_topology_desc(topology, platform="tpu").devices[0]
+    except Exception as e:
+        sys.stderr.write("".join(held))
+        raise RuntimeError(f"libtpu cannot make topology '{topology}' ({e}); is jax[tpu] (libtpu) installed? "
+                           f"Topologies: v4=1x1x1, v5e=1x1, v5p=1x1x1, v6e=1x1, tpu7x=1x1x1") from e
+
+
+def versions():
+    from importlib.metadata import version, PackageNotFoundError
+    found = {}
+    for package in ("jax", "jaxlib", "libtpu"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            found[package] = None
+    return found
+
+
+class MosaicCapture:
+    """Keeps the text of each Mosaic module JAX hands to libtpu, with its debug locations (the emitted module's
+    file:line of each operation), so that an error Mosaic reports on an operation can be traced back. It wraps a
+    private function of the pinned jax (jax._src.tpu_custom_call); with another jax it may capture nothing, and
+    errors are then reported without a line."""
+
+    def __init__(self):
+        self.modules = []
+        self._original = None
+
+    def __enter__(self):
+        try:
+            from jax._src import tpu_custom_call
+            original = tpu_custom_call._lower_mosaic_module_to_asm
+        except (ImportError, AttributeError):
+            return self
+        modules = self.modules
+
+        def capture(module, **kwargs):
+            try:
+                modules.append(module.operation.get_asm(enable_debug_info=True))
+            except Exception:  # keep compiling: the text is only for error messages
+                pass
+            return original(module, **kwargs)
+
+        self._original = (tpu_custom_call, original)
+        tpu_custom_call._lower_mosaic_module_to_asm = capture
+        return self
+
+    def __exit__(self, *exc):
+        if self._original:
+            module, original = self._original
+            module._lower_mosaic_module_to_asm = original
+        return False
+
+
+def resolve_location(asm, loc_id, path, seen=None):
+    """The line of `path` that Mosaic location alias #loc<loc_id> leads to, or None."""
+    seen = seen if seen is not None else set()
+    if loc_id in seen:
+        return None
+    seen.add(loc_id)
+    match = re.search(rf"^#loc{loc_id} = (.*)$", asm, re.M)
+    if not match:
+        return None
+    body = match.group(1)
+    name = re.escape(os.path.basename(path))
+    direct = re.search(rf'"[^"]*{name}":(\d+):', body)
+    if direct:
+        return int(direct.group(1))
+    for inner in re.findall(r"#loc(\d+)", body):
+        line = resolve_location(asm, inner, path, seen)
+        if line:
+            return line
+    return None
+
+
+def mosaic_operation_lines(error_text, modules, path):
+    """The lines of the emitted module holding the operation Mosaic's error names ("The MLIR operation involved:
+    %187 = "tpu.memref_slice"(%arg12, ...) : (memref<2x128x580xbf16, ...>, ...) -> memref<1x128x32xbf16, ...>"):
+    the operations of the captured module with the same name, the same kernel argument and the same result
+    shape, in program order. Mosaic's numbering (%187) is its own, after its passes: the match is by form."""
+    op = re.search(r'The MLIR operation involved:\s*\n\s*(?:%\S+ = )?"([\w.]+)"\(([^)]*)\)[^\n]*?'
+                   r'(?:->\s*\(?(\w+<[0-9x]+\w+))?', error_text)
+    if not op:
+        return []
+    name, operands, result = op.group(1), op.group(2), op.group(3)
+    argument = re.match(r"\s*(%arg\d+)\b", operands)
+    lines = []
+    for asm in modules:
+        for text in asm.splitlines():
+            if f" {name} " not in text and f'"{name}"' not in text:
+                continue
+            if argument and not re.search(rf"{re.escape(argument.group(1))}\b", text):
+                continue
+            if result and f"-> {result}" not in text and f"-> {result.split('<')[0]}<{result.split('<')[1]}" not in text:
+                continue
+            loc = re.search(r"loc\(#loc(\d+)\)\s*$", text)
+            line = resolve_location(asm, loc.group(1), path) if loc else None
+            if line and line not in lines:
+                lines.append(line)
+    return lines
+
+
+KERNEL_LINE = re.compile(r"#.*?(?:\(|\s)([\w.+-]+\.(?:cpp|cc|cxx|h|hpp)):(\d+)\)?")
+
+
+def kernel_line_of(path, line):
+    """The kernel source line (file.cpp:NN) the emitted module's `line` belongs to: the nearest comment above it
+    that names one ("# matmul.cpp:63", "# grid step 2 (matmul.cpp:60)")."""
+    with open(path) as f:
+        text = f.read().splitlines()
+    for number in range(min(line, len(text)), 0, -1):
+        found = KERNEL_LINE.search(text[number - 1])
+        if found:
+            return f"{found.group(1)}:{found.group(2)}"
+    return None
+
+
+def scratch_lines_of(path, shapes):
+    """The scratch declarations (and their kernel lines) of the emitted module whose shape is one of `shapes`
+    ("bf16[2,128,1024]"), for an out-of-memory error that lists allocations."""
+    found = []
+    with open(path) as f:
+        for number, text in enumerate(f, 1):
+            decl = re.search(r"pltpu\.VMEM\(\(([\d, ]+)\),\s*jnp\.(\w+)\)", text)
+            if not decl:
+                continue
+            dims = ",".join(d.strip() for d in decl.group(1).split(",") if d.strip())
+            short = {"float32": "f32", "bfloat16": "bf16", "float16": "f16", "int32": "s32", "uint32": "u32",
+                     "uint8": "u8", "float8_e4m3fn": "f8e4m3fn", "float8_e5m2": "f8e5m2"}.get(decl.group(2))
+            if f"{short}[{dims}]" in shapes:
+                place = KERNEL_LINE.search(text)
+                found.append((number, f"{place.group(1)}:{place.group(2)}" if place else None))
+    return found
+
+
+def describe_compile_error(error, path, modules):
+    """What a compile error says, and where: {"error", "kind", "module_line", "kernel_line", "vmem_need_bytes", ...}."""
+    text = str(error)
+    first = next((l for l in text.splitlines() if l.strip()), type(error).__name__)
+    info = {"error": first.strip()[:600], "kind": type(error).__name__}
+    mosaic = re.search(r"Mosaic failed to compile TPU kernel[^:]*:\s*(.*)", text)
+    if mosaic:
+        info["kind"] = "mosaic"
+        info["error"] = mosaic.group(1).split("The MLIR operation involved")[0].strip()[:600]
+        lines = mosaic_operation_lines(text, modules, path)
+        if lines:
+            info["module_line"] = lines[0]
+            info["kernel_line"] = kernel_line_of(path, lines[0])
+            info["same_form_lines"] = len(lines)
+    scoped = re.search(r"Scoped allocation with size ([\d.]+)([KMG]) and limit ([\d.]+)([KMG])", text)
+    if scoped:
+        scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+        info["kind"] = "vmem"
+        info["vmem_need_bytes"] = int(float(scoped.group(1)) * scale[scoped.group(2)])
+        info["vmem_limit_bytes"] = int(float(scoped.group(3)) * scale[scoped.group(4)])
+        info["error"] = (f"CompileTimeScopedVmemOom: Mosaic needs {scoped.group(1)}{scoped.group(2)}iB of VMEM, "
+                         f"the scoped limit is {scoped.group(3)}{scoped.group(4)}iB")
+    physical = re.search(r"Used ([\d.]+)([KMG]) of ([\d.]+)([KMG]) vmem", text) or \
+        re.search(r"Allocation \(size=(\d+)\) would exceed memory \(size=(\d+)\)", text)
+    if physical and not scoped:
+        info["kind"] = "vmem"
+        info["error"] = first.strip()[:300]
+        shapes = re.findall(r"Shape: (\w+\[[\d,]+\])", text) + re.findall(r"shape = '(\w+\[[\d,]+\])", text)
+        spills = re.search(r"Size: ([\d.]+[KMG])\s*\n\s*XLA label: register allocator spill slots", text)
+        if spills:
+            info["spill_slots"] = spills.group(1)
+        declared = scratch_lines_of(path, set(shapes))
+        if declared:
+            info["module_line"], info["kernel_line"] = declared[0]
+    if "module_line" not in info:  # an error raised while lowering: the traceback passes through the module
+        tb = error.__traceback__
+        while tb is not None:
+            if os.path.abspath(tb.tb_frame.f_code.co_filename) == os.path.abspath(path):
+                info["module_line"] = tb.tb_lineno
+                info["kernel_line"] = kernel_line_of(path, tb.tb_lineno)
+            tb = tb.tb_next
+    if "module_line" not in info:
+        call = None
+        with open(path) as f:
+            for number, line in enumerate(f, 1):
+                if "pl.pallas_call(" in line:
+                    call = number
+        if call and info["kind"] == "vmem":
+            info["module_line"] = call
+    return info
+
+
+@contextlib.contextmanager
+def vmem_limit_override(limit):
+    """Makes every pl.pallas_call of the module compile with vmem_limit_bytes=limit (None: as emitted)."""
+    if limit is None:
+        yield
+        return
+    import dataclasses
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+    original = pl.pallas_call
+
+    def with_limit(*args, **kwargs):
+        params = kwargs.get("compiler_params") or pltpu.CompilerParams()
+        kwargs["compiler_params"] = dataclasses.replace(params, vmem_limit_bytes=limit)
+        return original(*args, **kwargs)
+
+    pl.pallas_call = with_limit
+    try:
+        yield
+    finally:
+        pl.pallas_call = original
+
+
+def compile_for_tpu(path, function, input_specs, topology, vmem_limit=None):
+    """Compiles `function` of the module at `path` for `topology` with the real TPU compiler.
+    input_specs: (shape, dtype name) of each input. Returns {"ok", "seconds", "topology", "device_kind", ...}."""
+    import jax
+    import jax.numpy as jnp
+    device = tpu_device(topology)
+    sharding = jax.sharding.SingleDeviceSharding(device)
+    args = [jax.ShapeDtypeStruct(tuple(shape), jnp.dtype(dtype), sharding=sharding) for shape, dtype in input_specs]
+    result = {"topology": topology, "device_kind": device.device_kind, "versions": versions()}
+    start = time.perf_counter()
+    with MosaicCapture() as capture, vmem_limit_override(vmem_limit):
+        try:
+            # A fresh function each time: jax.jit would reuse an earlier trace, made without the override.
+            compiled = jax.jit(lambda *a: function(*a)).lower(*args).compile()
+            result["ok"] = True
+        except Exception as e:  # Mosaic and XLA errors: MosaicError, JaxRuntimeError, ValueError from lowering
+            result["ok"] = False
+            result.update(describe_compile_error(e, path, capture.modules))
+    result["seconds"] = round(time.perf_counter() - start, 3)
+    if result["ok"]:
+        cost = compiled.cost_analysis()
+        cost = cost[0] if isinstance(cost, (list, tuple)) and cost else cost
+        if isinstance(cost, dict) and "bytes accessed" in cost:
+            result["bytes_accessed"] = cost["bytes accessed"]
+    return result
+
+
+def measure_mosaic_vmem(path, function, input_specs, topology):
+    """Mosaic's VMEM use for the kernel: compiled again under vmem_limit_bytes=4096 (one tile), libtpu's refusal
+    says how much the kernel needs ("Scoped allocation with size 39.48M"; the need does not depend on the limit:
+    the same at 1 MiB and at 16 MiB). Returns bytes (4096 or less when it compiles), None when the refusal did not
+    say."""
+    result = compile_for_tpu(path, function, input_specs, topology, vmem_limit=4096)
+    if result["ok"]:
+        return 4096
+    return result.get("vmem_need_bytes")
+
+
+def read_static_profile(directory):
+    """libtpu's static LLO profile (textproto): {"ops": [{"name", "estimated_cycles"}], "estimated_cycles": sum}."""
+    ops = []
+    for file in sorted(glob.glob(os.path.join(directory, "*static_llo_profile*"))):
+        with open(file) as f:
+            text = f.read()
+        for block in re.finditer(r"hlo_op_estimate\s*\{(.*?)\n\}", text, re.S):
+            name = re.search(r'hlo_op_name:\s*"([^"]*)"', block.group(1))
+            cycles = re.search(r"estimated_cycles:\s*(\d+)", block.group(1))
+            if cycles:
+                ops.append({"name": name.group(1) if name else "?", "estimated_cycles": int(cycles.group(1))})
+    return {"ops": ops, "estimated_cycles": sum(op["estimated_cycles"] for op in ops)} if ops else None
+
+
+def report_compile(result, path):
+    kind = result["device_kind"]
+    where = f"{result['topology']} ({kind})"
+    if result["ok"]:
+        print(f"  compile for {where}: ok in {result['seconds']:.2f} s (libtpu {result['versions']['libtpu']})")
+        return
+    place = ""
+    if result.get("kernel_line"):
+        place = f"{result['kernel_line']}: "
+    elif result.get("module_line"):
+        place = f"{os.path.basename(path)}:{result['module_line']}: "
+    print(f"  compile for {where}: FAILED in {result['seconds']:.2f} s (libtpu {result['versions']['libtpu']})")
+    print(f"  {place}error: {result['error']}")
+    if result.get("module_line"):
+        extra = f" ({result['same_form_lines']} operations of that form)" if result.get("same_form_lines", 1) > 1 else ""
+        print(f"    at {path}:{result['module_line']}{extra}")
+    if result.get("spill_slots"):
+        print(f"    of which Mosaic's register allocator spill slots: {result['spill_slots']}")
+
+
 def run_nki(manifest, module, inputs, args, record):
     import nki
     record["nki"] = getattr(nki, "__version__", "unknown")
@@ -140,6 +531,14 @@ def main():
     parser.add_argument("--interpret", action="store_true", help="Pallas: run in interpret mode on the CPU")
     parser.add_argument("--no-races", action="store_true", help="with --interpret: skip race detection")
     parser.add_argument("--export", action="store_true", help="Pallas: lower for TPU and check the Mosaic call")
+    parser.add_argument("--compile", action="store_true",
+                        help="Pallas: compile with the real Mosaic/XLA:TPU (libtpu), deviceless")
+    parser.add_argument("--estimate", action="store_true",
+                        help="Pallas: compile and print libtpu's static cycle estimate beside Tessera's (not on v4)")
+    parser.add_argument("--topology", default=None,
+                        help="with --compile/--estimate: libtpu topology (default: the bundle's, e.g. v5e=1x1)")
+    parser.add_argument("--measure-vmem", action="store_true",
+                        help="with --compile: compile again to learn how much VMEM Mosaic allocates")
     parser.add_argument("--simulate", action="store_true", help="NKI: run nki.simulate on the CPU")
     parser.add_argument("--repeat", type=int, default=20, help="timed calls on the device (median; default 20)")
     parser.add_argument("--record", default=None, help="where to write the JSON record (default: record-MODE.json here)")
@@ -147,8 +546,24 @@ def main():
     with open(os.path.join(HERE, "tessera.json")) as f:
         manifest = json.load(f)
     backend = manifest["backend"]
-    if (args.interpret or args.export) and backend != "pallas":
-        parser.error("--interpret and --export are for Pallas bundles (TPU targets)")
+    if (args.interpret or args.export or args.compile or args.estimate) and backend != "pallas":
+        parser.error("--interpret, --export, --compile and --estimate are for Pallas bundles (TPU targets)")
+    if sum(map(bool, (args.interpret, args.export, args.compile, args.estimate, args.simulate))) > 1:
+        parser.error("choose one of --interpret, --export, --compile, --estimate, --simulate")
+    if (args.topology or args.measure_vmem) and not (args.compile or args.estimate):
+        parser.error("--topology and --measure-vmem go with --compile or --estimate")
+    args.profile_dir = None
+    if args.estimate:
+        topology = args.topology or (manifest.get("tpu") or {}).get("topology") or ""
+        if topology.startswith("v4"):
+            parser.error("--estimate: libtpu's static profile (--xla_jf_dump_static_llo_profile_to) aborts the "
+                         "process on TPU v4 (libtpu 0.0.50.1); estimate on v5e, v5p, v6e or 7x")
+        if args.topology and args.topology != (manifest.get("tpu") or {}).get("topology"):
+            parser.error(f"--estimate converts cycles with the clock of the bundle's target ({manifest['target']}): "
+                         f"use its topology, or deploy the kernel for the other target")
+        args.profile_dir = tempfile.mkdtemp(prefix="tessera-llo-profile-")
+    if backend == "pallas" and (args.interpret or args.export or args.compile or args.estimate):
+        prepare_tpu_compiler(args.profile_dir)  # before the module imports jax
     if args.simulate and backend != "nki":
         parser.error("--simulate is for NKI bundles (Trainium targets)")
     if args.repeat < 1:
@@ -176,7 +591,10 @@ def main():
             print(f"  output {c['name']:<12} vs Tessera  {detail}  {'ok' if c['ok'] else 'MISMATCH'}")
         if record["races"] is not None:
             print(f"  races: {'FOUND (see the report above)' if record['races'] else 'none'}")
-    print(f"  predicted {record['predicted_us']:.3f} us (Tessera, {manifest['target']})")
+    if args.profile_dir:
+        shutil.rmtree(args.profile_dir, ignore_errors=True)
+    if record["mode"] not in ("compile", "estimate"):
+        print(f"  predicted {record['predicted_us']:.3f} us (Tessera, {manifest['target']})")
     if record["measured_us"] is not None:
         ratio = record["measured_us"] / record["predicted_us"] if record["predicted_us"] else float("nan")
         print(f"  measured  {record['measured_us']:.3f} us on {record['device']} (median of {args.repeat}), "

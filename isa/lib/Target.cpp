@@ -100,7 +100,7 @@ const Schema kNeuronCoreSchema{"neuroncore",
                                "trn2.toml",
                                {"target", "memory", "access", "tensor_engine", "vector_engine", "scalar_engine",
                                 "gpsimd_engine", "dma", "hbm", "cost"}};
-const Schema kTpuSchema{"tpu", "tpu-v5e.toml", {"target", "tensor_core", "mxu", "dma", "hbm", "cost"}};
+const Schema kTpuSchema{"tpu", "tpu-v5e.toml", {"target", "tensor_core", "mxu", "dma", "hbm", "cost", "libtpu"}};
 
 /// The hint every schema error carries: where to find a complete target with comments.
 std::string schemaHint(const Schema &schema) {
@@ -572,6 +572,22 @@ void readTpu(const toml::table &root, const fs::path &file, TableReader &header,
     table->rejectUnknownFields();
   rejectUnknownTables(root, file, kTpuSchema);
   checkTpuConsistency(target, core, mxu);
+  if (root.get("libtpu")) { // optional: a machine the real compiler does not know has none
+    TableReader libtpu(root, "libtpu", file, hint);
+    tpu.libtpuTopology = libtpu.text("topology");
+    tpu.scopedVmemDefaultBytes =
+        libtpu.integer("scoped_vmem_default_bytes", 1, std::numeric_limits<int64_t>::max());
+    tpu.kernelVmemMaxBytes = libtpu.integer("kernel_vmem_max_bytes", 1, std::numeric_limits<int64_t>::max());
+    if (tpu.kernelVmemMaxBytes > tpu.vmemBytes)
+      throw libtpu.fieldError("kernel_vmem_max_bytes",
+                              fmt::format("{} is more than the core's VMEM (tensor_core.vmem_bytes = {})",
+                                          tpu.kernelVmemMaxBytes, tpu.vmemBytes));
+    if (tpu.scopedVmemDefaultBytes > tpu.kernelVmemMaxBytes)
+      throw libtpu.fieldError("scoped_vmem_default_bytes",
+                              fmt::format("{} is more than a kernel may have (libtpu.kernel_vmem_max_bytes = {})",
+                                          tpu.scopedVmemDefaultBytes, tpu.kernelVmemMaxBytes));
+    libtpu.rejectUnknownFields();
+  }
 }
 
 /// Builds a Target from a parsed file, validating every field; [target].family picks the schema.

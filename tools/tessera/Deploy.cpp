@@ -68,7 +68,9 @@ std::string readme(const RunReport &report, const std::string &module, const std
       fmt::arg("host", tpu ? "TPU host with `jax[tpu]`" : "Trainium host with the Neuron SDK (NKI)"),
       fmt::arg("offline",
                tpu ? "Without a TPU, on any machine with `jax`: `python3 run.py --interpret` (interpret mode, race\n"
-                     "detection, numerics) and `python3 run.py --export` (lowers it for TPU).\n\n"
+                     "detection, numerics) and `python3 run.py --export` (lowers it for TPU); with `jax[tpu]` (libtpu):\n"
+                     "`python3 run.py --compile` (the real TPU compiler, deviceless) and `--estimate` (its static cycle\n"
+                     "estimate beside Tessera's).\n\n"
                    : "Without a device, with NKI installed: `python3 run.py --simulate` (nki.simulate, numerics).\n\n"),
       fmt::arg("mld", " and ml_dtypes for bfloat16/fp8"));
 }
@@ -146,6 +148,14 @@ DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::st
         {"flops", report.sim.flops},
         {"engines", run.value("engines", nlohmann::json::object())}}},
   };
+  if (target.isTpu()) // what run.py --compile and --estimate need: libtpu's name of the generation, its clock
+    manifest["tpu"] = {{"topology", target.tpu.libtpuTopology.empty() ? nlohmann::json()
+                                                                       : nlohmann::json(target.tpu.libtpuTopology)},
+                       {"clock_ghz", target.tensor.clockGhz},
+                       {"vmem_bytes", target.tpu.vmemBytes},
+                       {"scoped_vmem_default_bytes", target.tpu.scopedVmemDefaultBytes},
+                       {"kernel_vmem_max_bytes", target.tpu.kernelVmemMaxBytes},
+                       {"vmem_peak_bytes", report.vmemPeakBytes}};
   writeText(dir / "tessera.json", manifest.dump(2) + "\n");
   writeText(dir / "README.md", readme(report, module, bundle.backend, command));
   bundle.files.push_back("tessera.json");

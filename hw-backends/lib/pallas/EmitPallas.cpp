@@ -387,6 +387,13 @@ private:
     out_.line(fmt::format("out_shape={},", tuple(outShapes)));
     out_.line(fmt::format("in_specs=({}{}),", fmt::join(inSpecs, ", "), inSpecs.size() == 1 ? "," : ""));
     out_.line(fmt::format("out_specs={},", tuple(outSpecs)));
+    uint64_t vmemNeed = 0; // what the scratch buffers take in Mosaic's VMEM
+    for (int32_t a : used_) {
+      const compiler::TileAllocation &tile = prov_.allocations[a];
+      vmemNeed += mosaicVmemBytes({tile.bufs, tile.rows, tile.cols}, tile.dtype);
+    }
+    for (const Stage &stage : stages_) vmemNeed += mosaicVmemBytes({stage.rows, stage.cols}, stage.dtype);
+    const std::string vmemLimit = vmemLimitArgument(k_, vmemNeed);
     out_.line("scratch_shapes=(");
     out_.indent();
     for (int32_t a : used_) {
@@ -403,6 +410,10 @@ private:
     out_.line(fmt::format("pltpu.SemaphoreType.DMA(({},)),", std::max(1, slotCount_)));
     out_.dedent();
     out_.line("),");
+    if (!vmemLimit.empty()) {
+      out_.line(vmemLimitComment(k_, vmemNeed));
+      out_.line(fmt::format("compiler_params=pltpu.CompilerParams({}),", vmemLimit));
+    }
     out_.line("interpret=interpret,");
     out_.dedent();
     out_.line(fmt::format(")({})", fmt::join(inputs, ", ")));

@@ -1,5 +1,7 @@
 #include "Jnp.h"
 
+#include "tessera/isa/Error.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -93,6 +95,9 @@ void pallasPreamble(PythonWriter &out, const KernelSource &kernel) {
   out.line();
   out.line(fmt::format("KERNEL = \"{}\"", kernel.kernel));
   out.line(fmt::format("TARGET = \"{}\"", kernel.target->name));
+  const std::string &topology = kernel.target->tpu.libtpuTopology;
+  out.line(fmt::format("TOPOLOGY = {}  # libtpu's name of {}: run.py --compile / compile_tpu.py compile for it",
+                       topology.empty() ? "None" : fmt::format("\"{}\"", topology), kernel.target->name));
   std::vector<std::string> inputs, outputs;
   for (const isa::TensorInfo &tensor : kernel.program->tensors)
     (tensor.isOutput ? outputs : inputs)
@@ -102,6 +107,47 @@ void pallasPreamble(PythonWriter &out, const KernelSource &kernel) {
   out.line(fmt::format("OUTPUTS = ({}{})", fmt::join(outputs, ", "), outputs.size() == 1 ? "," : ""));
   out.line();
   out.line();
+}
+
+uint64_t mosaicVmemBytes(const std::vector<int64_t> &shape, isa::DType dtype) {
+  constexpr int64_t kTileRows = 8, kTileCols = 128;
+  uint64_t bytes = isa::byteSize(dtype);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t n = shape[d];
+    if (d + 2 == shape.size()) n = (n + kTileRows - 1) / kTileRows * kTileRows;
+    if (d + 1 == shape.size()) n = (n + kTileCols - 1) / kTileCols * kTileCols;
+    bytes *= static_cast<uint64_t>(n);
+  }
+  return bytes;
+}
+
+namespace {
+
+bool needsRaisedLimit(const isa::Target &t, uint64_t needBytes) {
+  return t.tpu.scopedVmemDefaultBytes != 0 && needBytes > t.tpu.scopedVmemDefaultBytes;
+}
+
+double mib(uint64_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
+
+} // namespace
+
+std::string vmemLimitArgument(const KernelSource &kernel, uint64_t needBytes) {
+  const isa::Target &t = *kernel.target;
+  if (!needsRaisedLimit(t, needBytes)) return "";
+  if (needBytes > t.tpu.kernelVmemMaxBytes)
+    throw Error(fmt::format("Pallas: the kernel's VMEM buffers take {:.2f} MiB padded to (8, 128) tiles (Pallas "
+                            "double-buffers each block), more than the {:.2f} MiB libtpu gives one kernel on {}",
+                            mib(needBytes), mib(t.tpu.kernelVmemMaxBytes), t.name),
+                {}, "use smaller tiles or blocks; [libtpu] kernel_vmem_max_bytes in the target file is the limit");
+  return fmt::format("vmem_limit_bytes={}", t.tpu.kernelVmemMaxBytes);
+}
+
+std::string vmemLimitComment(const KernelSource &kernel, uint64_t needBytes) {
+  const isa::Target &t = *kernel.target;
+  if (!needsRaisedLimit(t, needBytes)) return "";
+  return fmt::format("# VMEM: the buffers take {:.2f} MiB padded to (8, 128) tiles, over libtpu's default scoped limit "
+                     "({:.0f} MiB on {}): the kernel may have all {:.2f} MiB, for Mosaic's own spill slots too",
+                     mib(needBytes), mib(t.tpu.scopedVmemDefaultBytes), t.name, mib(t.tpu.kernelVmemMaxBytes));
 }
 
 } // namespace tessera::backends

@@ -624,6 +624,12 @@ private:
     out_.line("),");
     out_.line(fmt::format("out_specs={},", many(outSpecs)));
     out_.line(fmt::format("out_shape={},", many(outShapes)));
+    // Mosaic's VMEM: the scratch buffers, and two copies of each block (Pallas double-buffers them).
+    uint64_t vmemNeed = 0;
+    for (const BlockGroup &g : plan_.groups)
+      vmemNeed += 2 * mosaicVmemBytes({g.shape[0], g.shape[1]}, g_.tensors[g.tensor].dtype);
+    for (int b : plan_.scratch) vmemNeed += mosaicVmemBytes(g_.buffers[b].shape, g_.buffers[b].dtype);
+    const std::string vmemLimit = vmemLimitArgument(k_, vmemNeed);
     out_.line("scratch_shapes=(");
     out_.indent();
     for (int b : plan_.scratch) {
@@ -634,8 +640,10 @@ private:
     }
     out_.dedent();
     out_.line("),");
-    out_.line(fmt::format("compiler_params=pltpu.CompilerParams(dimension_semantics=({}{})),",
-                          fmt::join(semantics, ", "), semantics.size() == 1 ? "," : ""));
+    if (!vmemLimit.empty()) out_.line(vmemLimitComment(k_, vmemNeed));
+    out_.line(fmt::format("compiler_params=pltpu.CompilerParams(dimension_semantics=({}{}){}),",
+                          fmt::join(semantics, ", "), semantics.size() == 1 ? "," : "",
+                          vmemLimit.empty() ? "" : ", " + vmemLimit));
     out_.line("interpret=interpret,");
     out_.dedent();
     out_.line(fmt::format(")({})", fmt::join(operands, ", ")));

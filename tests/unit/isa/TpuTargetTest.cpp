@@ -57,6 +57,27 @@ TEST_P(EachTpuTarget, PublishedPeakIsTheMxusAtTheClockWithinTheFilesTolerance) {
       << derived << " vs " << t.tensor.peakBf16Tflops;
 }
 
+TEST_P(EachTpuTarget, KnowsHowLibtpuNamesItAndWhatVmemItGivesAKernel) {
+  const Target t = Target::find(GetParam());
+  EXPECT_FALSE(t.tpu.libtpuTopology.empty());
+  EXPECT_NE(t.tpu.libtpuTopology.find('='), std::string::npos) << t.tpu.libtpuTopology; // "v5e=1x1"
+  EXPECT_GE(t.tpu.scopedVmemDefaultBytes, 16 * kMiB);
+  EXPECT_LE(t.tpu.scopedVmemDefaultBytes, t.tpu.kernelVmemMaxBytes);
+  EXPECT_LE(t.tpu.kernelVmemMaxBytes, t.tpu.vmemBytes);
+}
+
+TEST(TpuTargetWithoutLibtpu, LoadsWithNoLibtpuFigures) {
+  std::string text = readText(builtinFile("tpu-v5e"));
+  text = text.substr(0, text.find("[libtpu]"));
+  const fs::path file = fs::temp_directory_path() / ("tessera-tpu-nolibtpu-" + std::to_string(::getpid()) + ".toml");
+  writeText(file, text);
+  const Target t = Target::load(file);
+  fs::remove(file);
+  EXPECT_TRUE(t.tpu.libtpuTopology.empty());
+  EXPECT_EQ(t.tpu.scopedVmemDefaultBytes, 0u);
+  EXPECT_EQ(t.tpu.kernelVmemMaxBytes, 0u);
+}
+
 TEST_P(EachTpuTarget, PeaksArePerTensorCore) {
   const Target t = Target::find(GetParam());
   EXPECT_EQ(t.tpu.tensorCoresPerChip, t.hbm.coresPerChip);
@@ -220,7 +241,7 @@ INSTANTIATE_TEST_SUITE_P(
                     "dma.saturated_bytes_per_partition: unknown field", "saturated_bytes_per_partition"},
         BadFileCase{"NeuronCoreTable", "[cost]", "[memory]\npartitions = 128\n\n[cost]",
                     "memory: a neuroncore table in a tpu target (a tpu target has [target], [tensor_core], [mxu], "
-                    "[dma], [hbm], [cost])",
+                    "[dma], [hbm], [cost], [libtpu])",
                     "[memory]"},
         BadFileCase{"UnknownTable", "[cost]", "[vpu]\nslots = 2\n\n[cost]", "vpu: unknown table", "[vpu]"},
         BadFileCase{"WrongTypeString", "count =", "count = \"4\"", "mxu.count: expected an integer, got string \"4\"",
@@ -250,7 +271,19 @@ INSTANTIATE_TEST_SUITE_P(
                     "tensor_core.vmem_bytes: 134217000 is not a multiple of tensor_core.vmem_alignment (4096)",
                     "vmem_bytes = 134217000"},
         BadFileCase{"SmemNotWholeWords", "smem_bytes =", "smem_bytes = 1022",
-                    "tensor_core.smem_bytes: 1022 is not a multiple of 4", "smem_bytes = 1022"}),
+                    "tensor_core.smem_bytes: 1022 is not a multiple of 4", "smem_bytes = 1022"},
+        BadFileCase{"LibtpuTopologyMissing", "topology =", "", "libtpu.topology: missing field", "[libtpu]"},
+        BadFileCase{"KernelVmemOverVmem", "kernel_vmem_max_bytes =", "kernel_vmem_max_bytes = 268435456",
+                    "libtpu.kernel_vmem_max_bytes: 268435456 is more than the core's VMEM (tensor_core.vmem_bytes = "
+                    "134217728)",
+                    "kernel_vmem_max_bytes = 268435456"},
+        BadFileCase{"ScopedDefaultOverKernelMax", "scoped_vmem_default_bytes =",
+                    "scoped_vmem_default_bytes = 134221824",
+                    "libtpu.scoped_vmem_default_bytes: 134221824 is more than a kernel may have "
+                    "(libtpu.kernel_vmem_max_bytes = 134217728)",
+                    "scoped_vmem_default_bytes = 134221824"},
+        BadFileCase{"LibtpuUnknownField", "topology =", "topology = \"v5e=1x1\"\nvmem_limit_mib = 16",
+                    "libtpu.vmem_limit_mib: unknown field", "vmem_limit_mib"}),
     [](const ::testing::TestParamInfo<BadFileCase> &info) { return info.param.label; });
 
 // A TPU table in a NeuronCore file is named as such too.

@@ -118,6 +118,11 @@ struct TpuSpec {
   uint64_t vmemAlignment = 0;          ///< bytes a VMEM buffer starts at a multiple of (one (8, 128) 32-bit tile)
   double peakInt8Tops = 0;             ///< published INT8 peak per TensorCore (0: none published)
   double peakTolerance = 0;            ///< how far (a fraction) the published BF16 peak may be from mxuPeakBf16Tflops()
+  /// The optional [libtpu] table: how the real TPU compiler (PyPI's libtpu) names this generation and what it
+  /// allows by default. Empty / 0 when the file has no [libtpu] table (a machine libtpu does not know).
+  std::string libtpuTopology;          ///< jax.experimental.topologies.get_topology_desc's name, "v5e=1x1"
+  uint64_t scopedVmemDefaultBytes = 0; ///< VMEM a kernel may use without pltpu.CompilerParams(vmem_limit_bytes=)
+  uint64_t kernelVmemMaxBytes = 0;     ///< the most VMEM one kernel may have with vmem_limit_bytes raised
 };
 
 /// TPU cost coefficients (cycles of the TensorCore clock). Each one's source is in the target file.
