@@ -95,6 +95,15 @@ add_test(NAME docs/tutorial-check-catches
                  ${CMAKE_CURRENT_BINARY_DIR}/tutorial-check-root)
 set_tests_properties(docs/tutorial-check-catches PROPERTIES LABELS e2e)
 
+# docs/architecture.md's spine holds (each file exists and has the symbol named, at most twelve files) and no file
+# points at a document that does not exist (scripts/check-docs.py); tests/docs/check-docs-catches.sh shows it fails.
+add_test(NAME docs/claims COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/check-docs.py
+                                  --root ${PROJECT_SOURCE_DIR})
+add_test(NAME docs/claims-check-catches
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/docs/check-docs-catches.sh ${Python3_EXECUTABLE}
+                 ${PROJECT_SOURCE_DIR}/scripts/check-docs.py ${CMAKE_CURRENT_BINARY_DIR}/check-docs-root)
+set_tests_properties(docs/claims docs/claims-check-catches PROPERTIES LABELS e2e)
+
 # tessera isa: the reference in docs/isa/README.md is exactly what the definitions print (regenerate it with
 # `build/tools/tessera isa --markdown > docs/isa/README.md`); every target lists; an unknown instruction is bad input.
 add_test(NAME isa/docs-up-to-date COMMAND sh -c "$0 isa --markdown | diff -u \"$1\" - && echo up to date"

@@ -1,20 +1,21 @@
 //===- Pipeline.cpp - the compiler's stages, listed once --------------------------------------------------===//
 //
-//   DSL kernel graph --import--> tile --verify-target, allocate-memory--> tile (placed)
-//     NeuronCore: --lower-tile-to-nc--> nc --verify-access, insert-semaphores--> nc (synchronised)
-//     TPU:        --lower-tile-to-tpu--> tpu --insert-semaphores--> tpu (synchronised)
+//   DSL kernel graph --import--> tile
+//     --the family's legalisation, verify-target, allocate-memory--> tile (placed)
+//     --the family's lowering (NeuronCore: lower-tile-to-nc, verify-access, nc-schedule-instructions; TPU:
+//       lower-tile-to-tpu)--> the family's dialect --insert-semaphores--> (synchronised)
 //   --toProgram--> isa::Program
-// The target's family (isa::Target::isTpu) picks the lowering; the tile stages are shared, and read the target.
+// The target's family (TargetFamily, lib/Targets/) gives its stages; the tile stages are shared, and read the target.
 //
 //===------------------------------------------------------------------------------------------------------===//
 
 #include "ErrorCollector.h"
+#include "tessera/compiler/Dialect/Settings.h"
 #include "Import/ForwardReferences.h"
+#include "Targets/TargetFamily.h"
 #include "Transforms/TileUnroller.h"
 #include "tessera/compiler/Compiler.h"
-#include "tessera/compiler/Dialect/Nc/NcDialect.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
-#include "tessera/compiler/Dialect/Tpu/TpuDialect.h"
 #include "tessera/compiler/ImportGraph.h"
 #include "tessera/compiler/Passes.h"
 #include "tessera/compiler/ToProgram.h"
@@ -60,38 +61,46 @@ std::string targetReference(const isa::Target &target) {
 }
 
 
-/// The tile stages, for either family: from the kernel as imported to tiles placed in memory.
-void addTileStages(OpPassManager &pm, unsigned loopBuffers, bool tpu) {
-  if (tpu) pm.addPass(createLegalizeForTpuPass());
-  else pm.addPass(createLegalizeForNeuronCorePass());
+/// The tile stages: from the kernel as imported to tiles placed in memory.
+void addTileStages(OpPassManager &pm, const TargetFamily &family, unsigned loopBuffers) {
+  family.addLegalization(pm);
   pm.addPass(createVerifyTargetPass());
   pm.addPass(createAllocateMemoryPass(loopBuffers));
 }
 
-/// The target stages of `family` (TPU or NeuronCore): from placed tiles to synchronised instructions, each marked
-/// with its tile op when `recordOrigins`.
-/// `schedule`: reorder the NeuronCore engines' streams by list scheduling (nc-schedule-instructions).
-void addTargetStages(OpPassManager &pm, bool tpu, uint64_t maxInstructions, bool recordOrigins = false,
-                     bool schedule = false) {
-  if (tpu) {
-    pm.addPass(createLowerTileToTpuPass(maxInstructions, recordOrigins));
-  } else {
-    pm.addPass(createLowerTileToNcPass(maxInstructions, recordOrigins, /*markFlexible=*/schedule));
-    pm.addPass(createVerifyAccessPass());
-    if (schedule) pm.addPass(createScheduleInstructionsPass());
-  }
+/// The target stages: from placed tiles to synchronised instructions of the family's dialect.
+void addTargetStages(OpPassManager &pm, const TargetFamily &family, const LoweringOptions &options) {
+  family.addLowering(pm, options);
   pm.addPass(createInsertSemaphoresPass());
 }
 
-void addStages(OpPassManager &pm, unsigned loopBuffers, bool tpu) {
-  addTileStages(pm, loopBuffers, tpu);
-  addTargetStages(pm, tpu, 0);
-}
-
+/// tessera-pipeline: every stage `tessera compile` runs, for the family of the module's target.
+struct WholePipelinePass : PassWrapper<WholePipelinePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(WholePipelinePass)
+  StringRef getName() const override { return "WholePipeline"; }
+  StringRef getArgument() const override { return "tessera-pipeline"; }
+  StringRef getDescription() const override {
+    return "The whole pipeline, tile to synchronised instructions, as `tessera compile` runs it for the module's "
+           "target";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    for (const TargetFamily *family : targetFamilies()) family->registerDialects(registry);
+  }
+  void runOnOperation() override {
+    const isa::Target *target = targetOf(getOperation());
+    if (!target) return signalPassFailure();
+    const TargetFamily &family = targetFamily(*target);
+    OpPassManager pm(ModuleOp::getOperationName());
+    addTileStages(pm, family, CompileOptions{}.loopBuffers);
+    addTargetStages(pm, family, {});
+    if (failed(runPipeline(pm, getOperation()))) signalPassFailure();
+  }
+};
 
 /// The kernel's tiles and tile ops, numbered as the lowering numbers them (numberTileOps), from the placed tile
 /// module: the part of Provenance that the lowering's origins point into.
 void describeTiles(ModuleOp module, const isa::Target &target, Provenance &out) {
+  const TargetFamily &family = targetFamily(target);
   for (auto fn : module.getOps<func::FuncOp>()) {
     Block &body = fn.getBody().front();
     llvm::DenseMap<Operation *, int64_t> numbers = numberTileOps(body);
@@ -103,16 +112,14 @@ void describeTiles(ModuleOp module, const isa::Target &target, Provenance &out) 
       MemRefType t = alloc.getType();
       TileAllocation a;
       a.name = alloc.getName() ? alloc.getName()->str() : fmt::format("t{}", it->second);
-      a.space = target.isTpu() ? isa::MemSpace::Vmem
-                : tile::memorySpaceOf(t) == tile::MemorySpace::psum ? isa::MemSpace::Psum
-                                                                     : isa::MemSpace::Sbuf;
-      a.dtype = nc::toIsa(t.getElementType()).value_or(isa::DType::F32);
+      a.space = family.tileSpace(tile::memorySpaceOf(t));
+      a.dtype = compiler::dtypeOf(t.getElementType()).value_or(isa::DType::F32);
       a.rows = t.getDimSize(0);
       a.cols = t.getDimSize(1);
       a.offset = alloc.getOffset().value_or(0);
       a.bufs = alloc.getBufs().value_or(1);
-      a.copyBytes = tileCopyBytes(t, target);
-      if (target.isTpu()) a.pitch = vmemLayout(t, target).pitch;
+      a.copyBytes = family.tileCopyBytes(t, target);
+      a.pitch = family.tilePitch(t, target);
       a.fixed = alloc.getFixed();
       a.loc = sourceOf(alloc.getLoc());
       out.allocations.push_back(std::move(a));
@@ -139,27 +146,17 @@ void describeTiles(ModuleOp module, const isa::Target &target, Provenance &out) 
 } // namespace
 
 void registerDialects(DialectRegistry &registry) {
-  registry.insert<tile::TileDialect, nc::NcDialect, tpu::TpuDialect, func::FuncDialect, scf::SCFDialect,
-                  arith::ArithDialect, memref::MemRefDialect>();
+  registry.insert<tile::TileDialect, func::FuncDialect, scf::SCFDialect, arith::ArithDialect, memref::MemRefDialect>();
+  for (const TargetFamily *family : targetFamilies()) family->registerDialects(registry);
 }
 
 void registerPasses() {
-  PassRegistration<Pass>([] { return createLegalizeForTpuPass(); });
-  PassRegistration<Pass>([] { return createLegalizeForNeuronCorePass(); });
   PassRegistration<Pass>([] { return createVerifyTargetPass(); });
   PassRegistration<Pass>([] { return createAllocateMemoryPass(); });
-  PassRegistration<Pass>([] { return createLowerTileToNcPass(); });
-  PassRegistration<Pass>([] { return createLowerTileToTpuPass(); });
-  PassRegistration<Pass>([] { return createVerifyAccessPass(); });
-  PassRegistration<Pass>([] { return createScheduleInstructionsPass(); });
   PassRegistration<Pass>([] { return createInsertSemaphoresPass(); });
   PassRegistration<Pass>([] { return createLowerTileToLinalgPass(); }); // the golden model (lib/Golden/)
-  const unsigned loopBuffers = CompileOptions{}.loopBuffers;
-  PassPipelineRegistration<>("tessera-pipeline", "The whole tile -> nc pipeline, as `tessera compile` runs it",
-                             [=](OpPassManager &pm) { addStages(pm, loopBuffers, /*tpu=*/false); });
-  PassPipelineRegistration<>("tessera-tpu-pipeline",
-                             "The whole tile -> tpu pipeline, as `tessera compile` runs it for a TPU target",
-                             [=](OpPassManager &pm) { addStages(pm, loopBuffers, /*tpu=*/true); });
+  for (const TargetFamily *family : targetFamilies()) family->registerPasses();
+  PassRegistration<WholePipelinePass>();
 }
 
 const isa::Target *targetOf(Operation *module) {
@@ -207,14 +204,16 @@ static CompileResult runStages(MLIRContext &ctx, ErrorCollector &errors, ModuleO
   CompileResult result;
   const isa::Target *target = targetOf(module);
   if (!target) errors.raise("target");
+  const TargetFamily &family = targetFamily(*target);
   PassManager tilePm(&ctx);
-  addTileStages(tilePm, options.loopBuffers, target->isTpu());
+  addTileStages(tilePm, family, options.loopBuffers);
   PassManager targetPm(&ctx);
   const bool provenance = options.recordProvenance && fromTile;
   const bool schedule = options.scheduleInstructions || module->hasAttr(tile::kScheduleAttr);
-  addTargetStages(targetPm, target->isTpu(), options.maxInstructions, provenance, schedule);
+  addTargetStages(targetPm, family,
+                  {.maxInstructions = options.maxInstructions, .recordOrigins = provenance, .schedule = schedule});
   PassManager checkPm(&ctx); // a module read from a file: its instructions are checked as written
-  if (!target->isTpu()) checkPm.addPass(createVerifyAccessPass());
+  family.addChecks(checkPm);
   if (options.printIrAfterAll)
     for (PassManager *pm : {&tilePm, &targetPm})
       pm->enableIRPrinting([](Pass *, Operation *) { return false; }, [](Pass *, Operation *) { return true; },
@@ -223,9 +222,9 @@ static CompileResult runStages(MLIRContext &ctx, ErrorCollector &errors, ModuleO
     if (failed(tilePm.run(module))) errors.raise("tile");
     if (options.keepTileIr) result.tileIr = print(module, options.printLocations);
     if (provenance) describeTiles(module, *target, result.provenance);
-    if (failed(targetPm.run(module))) errors.raise(target->isTpu() ? "tpu" : "nc");
+    if (failed(targetPm.run(module))) errors.raise(std::string(family.family().stage()).c_str());
   } else if (failed(checkPm.run(module))) {
-    errors.raise(target->isTpu() ? "tpu" : "nc");
+    errors.raise(std::string(family.family().stage()).c_str());
   }
   if (options.keepNcIr) result.ncIr = print(module, options.printLocations);
   for (auto fn : module.getOps<func::FuncOp>()) {

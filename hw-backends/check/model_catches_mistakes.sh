@@ -9,9 +9,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 dir="$work/nki-mistakes"
 rm -rf "$dir"
 "$tessera" deploy softmax --target trn2 --shape R=128,C=512 -o "$dir"
-# x - max(x) becomes max(x) - x.
-sed -i -E 's/data1=(t[0-9_]+), data2=(t[0-9_]+\[0:128, 0:1\]\.broadcast\(1, 512\)), op=nl\.subtract/data1=\2, data2=\1, op=nl.subtract/' "$dir/softmax.py"
-grep -q 'broadcast(1, 512), data2=' "$dir/softmax.py" || { echo "the mistake was not made: the emitted text changed"; exit 1; }
+# x - max(x) becomes max(x) - x: the subtraction's reverse0 flipped.
+sed -i -E 's/(nisa\.tensor_scalar\(dst=t[0-9_]+, data=t[0-9_]+, op0=nl\.subtract, operand0=t[0-9_]+)/\1, reverse0=True/' \
+  "$dir/softmax.py"
+grep -q 'op0=nl.subtract, operand0=t[0-9_]*, reverse0=True' "$dir/softmax.py" ||
+  { echo "the mistake was not made: the emitted text changed"; exit 1; }
 if PYTHONPATH="$here/nki_model" "$python" "$dir/run.py" --simulate; then
   echo "the NumPy model accepted swapped operands"; exit 1
 fi

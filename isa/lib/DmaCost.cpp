@@ -3,6 +3,8 @@
 
 #include "tessera/isa/DmaCost.h"
 
+#include "tessera/isa/Family.h"
+
 #include "tessera/isa/AccessRules.h"
 #include "tessera/isa/Cost.h"
 
@@ -31,7 +33,7 @@ DmaTransferCost dmaTransferCost(const Instruction &inst, const Target &target) {
   cost.bytesPerPartition = static_cast<double>(cost.bytes) / rows;
   cost.efficiency = dmaEfficiency(cost.bytesPerPartition, target.dma);
   // The stride penalty is the NeuronCore's (NKI); a TPU target's [cost] has no strided_access_* keys.
-  if (!target.isTpu() && (isStridedAccess(inst.src0, target) || isStridedAccess(inst.dst, target)))
+  if (familyOf(target).stridedDmaPenalty() && (isStridedAccess(inst.src0, target) || isStridedAccess(inst.dst, target)))
     cost.efficiency /= target.cost.stridedAccessFactor;
   cost.streamingNs = static_cast<double>(cost.bytes) / (target.dma.bytesPerNsPerEngine * cost.efficiency);
   const double hbmShare = target.dma.hbmGBps;

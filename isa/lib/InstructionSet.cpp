@@ -4,6 +4,7 @@
 #include "tessera/isa/InstructionSet.h"
 
 #include "instructions/Common.h"
+#include "tessera/isa/Family.h"
 
 #include <fmt/format.h>
 
@@ -67,24 +68,18 @@ int generationNumber(std::string_view generation) {
 bool isDma(Opcode op) { return op == Opcode::DmaCopy || op == Opcode::DmaTranspose || op == Opcode::TpuDma; }
 
 /// The family whose memories the operands of `def` must be in: its own; for an instruction of any family, the
-/// target's, else the engine's; nullopt when nothing says.
-std::optional<std::string_view> memoryFamily(const InstructionDef &def, std::optional<Engine> engine,
-                                             const Target *target) {
+/// target's, else the engine's; null when nothing says.
+const Family *memoryFamily(const InstructionDef &def, std::optional<Engine> engine, const Target *target) {
   if (def.family != kAnyFamily)
-    return def.family;
+    return findFamily(def.family);
   if (target)
-    return std::string_view(target->family);
+    return &familyOf(*target);
   if (!engine)
-    return std::nullopt;
-  const bool tpuUnit = *engine == Engine::Mxu || *engine == Engine::Vpu || *engine == Engine::ScalarUnit;
-  return tpuUnit ? std::string_view("tpu") : std::string_view("neuroncore");
-}
-
-/// Whether a compute instruction of `family` reaches memory `space`.
-bool reaches(std::string_view family, MemSpace space) {
-  if (family == "tpu")
-    return space == MemSpace::Vmem;
-  return space == MemSpace::Sbuf || space == MemSpace::Psum;
+    return nullptr;
+  for (const Family *family : families())
+    if (*engine != Engine::Dma && family->engines().contains(*engine))
+      return family;
+  return nullptr;
 }
 
 std::string_view upperName(MemSpace space) {
@@ -99,27 +94,11 @@ std::string_view upperName(MemSpace space) {
 }
 
 /// "" when every operand of compute instruction `inst` is in a memory `family`'s compute units reach.
-std::string requireReachable(const Instruction &inst, std::string_view family) {
-  const std::string_view reach = family == "tpu" ? "the TensorCore's compute units reach only VMEM"
-                                                 : "compute engines reach only SBUF and PSUM";
+std::string requireReachable(const Instruction &inst, const Family &family) {
   std::string problem;
   forEachOperand(inst, [&](const char *slot, const AccessPattern &ap, bool) {
-    if (problem.empty() && !reaches(family, ap.space))
-      problem = fmt::format("operand {} is in {}; {}", slot, upperName(ap.space), reach);
-  });
-  return problem;
-}
-
-/// "" when every VMEM operand of `inst` lies inside `target`'s VMEM (tpu.vmemBytes).
-std::string requireInsideVmem(const Instruction &inst, const Target &target) {
-  std::string problem;
-  forEachOperand(inst, [&](const char *slot, const AccessPattern &ap, bool) {
-    if (!problem.empty() || ap.space != MemSpace::Vmem)
-      return;
-    const auto [first, last] = ap.byteExtent();
-    if (first < 0 || static_cast<uint64_t>(last) > target.tpu.vmemBytes)
-      problem = fmt::format("{} covers VMEM bytes [{}, {}), outside the {} bytes of VMEM on {}", slot, first, last,
-                            target.tpu.vmemBytes, target.name);
+    if (problem.empty() && !family.computeReaches(ap.space))
+      problem = fmt::format("operand {} is in {}; {}", slot, upperName(ap.space), family.reachHint());
   });
   return problem;
 }
@@ -207,9 +186,9 @@ std::span<const InstructionDef> instructionSet() {
 }
 
 std::string generationLabel(std::string_view family, std::string_view generation) {
-  if (family == "tpu")
-    return fmt::format("TPU {}", generation);
-  return fmt::format("NeuronCore-{}", generation);
+  if (const Family *f = findFamily(family))
+    return f->generationLabel(generation);
+  return fmt::format("{} {}", family, generation);
 }
 
 bool generationAtLeast(const Target &target, std::string_view since) {
@@ -239,11 +218,11 @@ std::string verifyInstruction(const Instruction &inst, std::optional<Engine> eng
         requirePresent(use.writesDst2, "dst2", inst.dst2)})
     if (!problem.empty())
       return problem;
-  if (const auto family = memoryFamily(def, engine, target); family && !isDma(def.op))
+  if (const Family *family = memoryFamily(def, engine, target); family && !isDma(def.op))
     if (std::string problem = requireReachable(inst, *family); !problem.empty())
       return problem;
-  if (target && target->isTpu())
-    if (std::string problem = requireInsideVmem(inst, *target); !problem.empty())
+  if (target)
+    if (std::string problem = familyOf(*target).checkOperands(inst, *target); !problem.empty())
       return problem;
   if (engine == Engine::GpSimd) {
     std::string psum;

@@ -5,10 +5,12 @@
 #include "engines/DmaQueue.h"
 
 #include "tessera/isa/Error.h"
+#include "tessera/isa/Family.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace tessera::sim {
 namespace {
@@ -23,31 +25,47 @@ std::unique_ptr<StreamEngine> makeEngine(const isa::Stream &stream, RunEnvironme
   return std::make_unique<ComputeEngine>(label.c_str(), stream, env);
 }
 
+/// The on-chip memories of `target`'s family, as that family lists them (familyOf(target).memories()).
+std::vector<OnChipMemory> buildMemories(const isa::Target &target, bool withStorage) {
+  std::vector<OnChipMemory> memories;
+  for (const isa::FamilyMemory &m : isa::familyOf(target).memories(target)) {
+    std::string label(isa::name(m.space)); // "SBUF"
+    std::transform(label.begin(), label.end(), label.begin(), [](unsigned char c) { return std::toupper(c); });
+    memories.emplace_back(std::move(label), m.partitions, m.bytesPerPartition, withStorage);
+  }
+  return memories;
+}
+
+/// What the instructions' semantics see: each memory of the machine in its slot, HBM's tensors.
+isa::Memories viewOf(const std::vector<OnChipMemory> &memories, const Hbm &hbm, const isa::Target &target) {
+  isa::Memories view{.hbm = hbm.tensorBases(), .gpsimdPartitionsPerCore = target.gpsimdPartitionsPerCore};
+  const std::vector<isa::FamilyMemory> shapes = isa::familyOf(target).memories(target);
+  for (size_t i = 0; i < memories.size(); ++i) {
+    std::byte *data = memories[i].data();
+    const uint64_t bytes = memories[i].bytesPerPartition();
+    switch (shapes[i].space) {
+    case isa::MemSpace::Sbuf: view.sbuf = data, view.sbufPartitionBytes = bytes; break;
+    case isa::MemSpace::Psum: view.psum = data, view.psumPartitionBytes = bytes; break;
+    case isa::MemSpace::Vmem: view.vmem = data, view.vmemBytes = bytes; break;
+    case isa::MemSpace::Smem: view.smem = data, view.smemBytes = bytes; break;
+    case isa::MemSpace::Hbm: break;
+    }
+  }
+  return view;
+}
+
 } // namespace
 
 Machine::Machine(sc_core::sc_module_name name, const isa::Program &program, const isa::Target &target,
                  HbmImage &hbm, const SimOptions &options)
     : sc_core::sc_module(name), program_(program),
-      sbuf_("SBUF", target.isTpu() ? 0 : target.partitions, target.sbufBytesPerPartition, options.computeValues),
-      psum_("PSUM", target.isTpu() ? 0 : target.partitions, target.psumBytesPerPartition, options.computeValues),
-      vmem_("VMEM", target.isTpu() ? 1 : 0, target.tpu.vmemBytes, options.computeValues),
-      smem_("SMEM", target.isTpu() ? 1 : 0, target.tpu.smemBytes, options.computeValues), hbm_(hbm, target),
-      ports_(target.ports),
+      memories_(buildMemories(target, options.computeValues)), hbm_(hbm, target), ports_(target.ports),
       semaphores_(program.semaphores), stepBarrier_(program),
       checks_(options.checks ? std::make_unique<KernelBugChecks>(program, target) : nullptr),
       env_{.program = program,
            .target = target,
            .computeValues = options.computeValues,
-           .memories = {.sbuf = sbuf_.data(),
-                        .sbufPartitionBytes = sbuf_.bytesPerPartition(),
-                        .psum = psum_.data(),
-                        .psumPartitionBytes = psum_.bytesPerPartition(),
-                        .hbm = hbm_.tensorBases(),
-                        .vmem = vmem_.data(),
-                        .vmemBytes = vmem_.bytesPerPartition(),
-                        .smem = smem_.data(),
-                        .smemBytes = smem_.bytesPerPartition(),
-                        .gpsimdPartitionsPerCore = target.gpsimdPartitionsPerCore},
+           .memories = viewOf(memories_, hbm_, target),
            .semaphores = semaphores_,
            .hbm = hbm_,
            .ports = ports_,

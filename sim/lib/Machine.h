@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// The top-level module: one core running one isa::Program, a NeuronCore or a TPU TensorCore. It owns the
-/// memories (NeuronCore: SBUF and PSUM; TPU: VMEM and SMEM; both: HBM with its shared DMA bandwidth), the
+/// memories its family lists (isa::Family::memories: NeuronCore SBUF and PSUM; TPU VMEM and SMEM; both: HBM with
+/// its shared DMA bandwidth), the
 /// semaphores, the TPU's grid-step barrier, and one engine module per instruction stream (a ComputeEngine for the
 /// Tensor/Vector/Scalar/GpSimd or MXU/VPU/scalar-unit streams, a DmaQueue per DMA queue), and runs them until every
 /// stream finishes.
@@ -51,8 +52,7 @@ private:
   std::string describeStepWait(const isa::Instruction &inst) const;
 
   const isa::Program &program_;
-  OnChipMemory sbuf_, psum_;  ///< NeuronCore; without storage on a TPU
-  OnChipMemory vmem_, smem_;  ///< TPU, flat (one row); without storage on a NeuronCore
+  std::vector<OnChipMemory> memories_; ///< the family's: NeuronCore SBUF and PSUM; TPU VMEM and SMEM (one row each)
   Hbm hbm_;
   MemoryPorts ports_;
   Semaphores semaphores_;

@@ -3,6 +3,7 @@
 #include "tessera/isa/AccessRules.h"
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/Error.h"
+#include "tessera/isa/Family.h"
 #include "tessera/isa/InstructionSet.h"
 
 #include <fmt/format.h>
@@ -152,8 +153,7 @@ private:
   [[noreturn, gnu::cold, gnu::noinline]] void reportMissingMemory(const char *operand, const AccessPattern &ap) const {
     fail(fmt::format("operand {} is in {}, which target {} (family {}) does not have", operand, isa::name(ap.space),
                      target_.name, target_.family),
-         target_.isTpu() ? "a TPU program keeps its tiles in VMEM (and scalars in SMEM)"
-                         : "a NeuronCore program keeps its tiles in SBUF and PSUM");
+         std::string(isa::familyOf(target_).memoryHint()));
   }
 
   void checkOnChip(const char *operand, const AccessPattern &ap) const {
@@ -247,35 +247,16 @@ void prepareHbm(const isa::Program &program, HbmImage &hbm, bool withStorage) {
 namespace {
 
 /// Whether `engine` is a unit of the TPU TensorCore (the DMA queues belong to both families).
-bool isTpuUnit(Engine engine) { return engine == Engine::Mxu || engine == Engine::Vpu || engine == Engine::ScalarUnit; }
-
-/// The TensorCore figures the cost formulas divide by or size memories with.
-void checkTpuFigures(const isa::Target &target, const std::string &where) {
-  const isa::TpuSpec &tpu = target.tpu;
-  const isa::TpuCostModel &cost = target.tpuCost;
-  if (tpu.mxus == 0 || target.tensor.rows == 0 || target.tensor.cols == 0 || tpu.sublanes == 0 || tpu.lanes == 0 ||
-      tpu.vmemBytes == 0 || tpu.smemBytes == 0 || cost.mxuRowsPerCycle == 0 || cost.vpuLoadSlots == 0 ||
-      cost.vpuStoreSlots == 0)
-    throw Error(fmt::format("{}: {} MXUs of {} x {}, vregs of {} sublanes x {} lanes, {} bytes of VMEM and {} of "
-                            "SMEM, {} MXU rows per cycle, {} vreg loads and {} stores per cycle",
-                            where, tpu.mxus, target.tensor.rows, target.tensor.cols, tpu.sublanes, tpu.lanes,
-                            tpu.vmemBytes, tpu.smemBytes, cost.mxuRowsPerCycle, cost.vpuLoadSlots,
-                            cost.vpuStoreSlots),
-                {}, "a TPU target needs positive MXU count and size, vreg shape, VMEM and SMEM sizes, and the "
-                    "per-cycle rates its cost formulas divide by");
-}
-
 /// A stream of an engine the target's family does not have.
 [[noreturn]] void failForeignEngine(const isa::Program &program, const isa::Target &target, const std::string &where,
                                     const isa::Stream &stream) {
-  const bool tpuUnit = isTpuUnit(stream.engine);
-  throw Error(fmt::format("{}: kernel '{}' has a stream for the {} '{}' {}, which a {} target does not have", where,
-                          program.kernel, tpuUnit ? "TPU's" : "NeuronCore's", stream.label(),
-                          tpuUnit ? "unit" : "engine", target.family),
-              {},
-              target.isTpu() ? "a TPU program runs on the mxu, vpu and scalar units and DMA queues"
-                             : "a NeuronCore program runs on the tensor, vector, scalar and gpsimd engines and DMA "
-                               "queues");
+  const isa::Family *owner = nullptr;
+  for (const isa::Family *family : isa::families())
+    if (family->engines().contains(stream.engine)) owner = family;
+  throw Error(fmt::format("{}: kernel '{}' has a stream for the {}'s '{}' {}, which a {} target does not have", where,
+                          program.kernel, owner ? owner->title() : "unknown", stream.label(),
+                          owner ? owner->engineWord() : "engine", target.family),
+              {}, std::string(isa::familyOf(target).programHint()));
 }
 
 /// "stream 'vpu', instruction 3 (vpu_binary)" of the stream with index `s`.
@@ -296,13 +277,19 @@ std::string describeAt(const isa::Program &program, uint32_t s, size_t index) {
 /// The grid steps (Instruction::step): only TPU units carry them, every one of theirs a step, never decreasing
 /// along a stream; step s of 1..S (the highest) starts with the scalar stream's instruction s - 1, a GridStep, and
 /// no other GridStep exists. Anything else would hold the grid-step barrier forever or let a step start twice.
+/// Whether instructions of `engine`'s stream belong to grid steps (StepBarrier.h): the TensorCore's MXU, VPU and
+/// scalar unit.
+bool runsInGridSteps(Engine engine) {
+  return engine == Engine::Mxu || engine == Engine::Vpu || engine == Engine::ScalarUnit;
+}
+
 void checkSteps(const isa::Program &program) {
   uint32_t steps = 0;
   std::pair<uint32_t, size_t> highestAt{0, 0};
   std::optional<uint32_t> scalar;
   for (uint32_t s = 0; s < program.streams.size(); ++s) {
     const isa::Stream &stream = program.streams[s];
-    const bool tpuUnit = isTpuUnit(stream.engine);
+    const bool tpuUnit = runsInGridSteps(stream.engine);
     if (stream.engine == Engine::ScalarUnit)
       scalar = s;
     uint32_t previous = 0;
@@ -367,28 +354,22 @@ void checkSteps(const isa::Program &program) {
 void checkTarget(const isa::Program &program, const isa::Target &target) {
   const std::string where = target.file.empty() ? fmt::format("target '{}'", target.name)
                                                 : fmt::format("target '{}' ({})", target.name, target.file.string());
-  const bool tpu = target.isTpu();
-  if (!tpu && target.partitions == 0)
-    throw Error(fmt::format("{} has no partitions", where), {}, "set the memory's partitions in the target file");
-  if (tpu)
-    checkTpuFigures(target, where);
+  const isa::Family &family = isa::familyOf(target);
+  if (std::string problem = family.checkFigures(target); !problem.empty())
+    throw Error(fmt::format("{}: {}", where, problem), {}, "fix the figure in the target file");
   for (const isa::Stream &stream : program.streams) {
-    if (stream.engine != Engine::Dma && isTpuUnit(stream.engine) != tpu)
+    if (!family.engines().contains(stream.engine))
       failForeignEngine(program, target, where, stream);
     if (stream.engine == Engine::Dma) {
       const isa::DmaSpec &dma = target.dma;
-      // The stride penalty is a NeuronCore figure (isa/DmaCost.h).
-      const bool strideFactorMissing = !tpu && target.cost.stridedAccessFactor == 0;
       if (!(dma.bytesPerNsPerEngine > 0) || !(dma.hbmGBps > 0) || !(dma.fixedLatencyNs >= 0) ||
-          dma.engines == 0 || dma.saturatedBytesPerPartition == 0 || !(dma.efficiencyKneeBytes >= 0) ||
-          strideFactorMissing)
+          dma.engines == 0 || dma.saturatedBytesPerPartition == 0 || !(dma.efficiencyKneeBytes >= 0))
         throw Error(fmt::format("{}: {} DMA engines of {} bytes/ns, HBM share {} bytes/ns, fixed latency {} ns, "
-                                "saturation at {} bytes per partition, knee {} bytes, stride factor {}",
+                                "saturation at {} bytes per partition, knee {} bytes",
                                 where, dma.engines, dma.bytesPerNsPerEngine, dma.hbmGBps, dma.fixedLatencyNs,
-                                dma.saturatedBytesPerPartition, dma.efficiencyKneeBytes,
-                                target.cost.stridedAccessFactor),
-                    {}, "DMA engines, bandwidths, the saturation size and the stride factor must be positive, the "
-                        "fixed latency and the knee not negative");
+                                dma.saturatedBytesPerPartition, dma.efficiencyKneeBytes),
+                    {}, "DMA engines, bandwidths and the saturation size must be positive, the fixed latency and the "
+                        "knee not negative");
       continue;
     }
     const double ghz = isa::clockGhz(stream.engine, target);

@@ -78,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const tessera::isa::Target t = tessera::isa::Target::load(scratchPath());
     check(!t.name.empty(), "name");
     check(t.dma.bytesPerNs() > 0 && t.dma.fixedLatencyNs >= 0, "DMA bandwidth");
-    if (t.isTpu())
+    if (t.family == "tpu")
       checkTpu(t);
     else
       checkNeuronCore(t);

@@ -1,4 +1,5 @@
 #include "tessera/Calibrate.h"
+#include "tessera/isa/Family.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -168,11 +169,7 @@ DeviceRecord readDeviceRecord(const fs::path &file) {
 }
 
 std::vector<std::string> defaultCoefficients(const isa::Target &target) {
-  if (target.isTpu())
-    return {"dma.fixed_latency_ns", "dma.efficiency_knee_bytes", "cost.grid_step_cycles",
-            "cost.mxu_weight_load_cycles"};
-  return {"dma.fixed_latency_ns", "dma.efficiency_knee_bytes", "cost.static_overhead_cycles",
-          "cost.access_overhead_cycles"};
+  return isa::familyOf(target).defaultCalibration();
 }
 
 std::string setTomlValue(const std::string &text, const std::string &table, const std::string &key,

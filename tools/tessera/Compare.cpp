@@ -1,4 +1,5 @@
 #include "tessera/Compare.h"
+#include "tessera/isa/Family.h"
 
 #include "tessera/HostData.h"
 
@@ -50,7 +51,7 @@ Comparison compareTargets(const RunRequest &request, const std::vector<std::stri
     const isa::Target target = loadTarget(name); // an unknown target is bad input, before anything runs
     CompareRow row;
     row.target = target.name;
-    row.coresPerChip = target.isTpu() ? target.tpu.tensorCoresPerChip : target.hbm.coresPerChip;
+    row.coresPerChip = isa::familyOf(target).coresPerChip(target);
     row.pricePerChipHour = target.pricePerChipHour;
     if (auto p = prices.find(target.name); p != prices.end()) row.pricePerChipHour = p->second;
     RunRequest r = request;

@@ -148,7 +148,7 @@ DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::st
         {"flops", report.sim.flops},
         {"engines", run.value("engines", nlohmann::json::object())}}},
   };
-  if (target.isTpu()) // what run.py --compile and --estimate need: libtpu's name of the generation, its clock
+  if (bundle.backend == "pallas") // what run.py --compile and --estimate need: libtpu's generation, its clock
     manifest["tpu"] = {{"topology", target.tpu.libtpuTopology.empty() ? nlohmann::json()
                                                                        : nlohmann::json(target.tpu.libtpuTopology)},
                        {"clock_ghz", target.tensor.clockGhz},

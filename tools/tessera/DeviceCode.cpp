@@ -1,4 +1,5 @@
 #include "tessera/DeviceCode.h"
+#include "tessera/isa/Family.h"
 
 #include "tessera/backends/Nki.h"
 #include "tessera/backends/Pallas.h"
@@ -7,7 +8,7 @@
 
 namespace tessera::driver {
 
-std::string deviceBackendOf(const isa::Target &target) { return target.isTpu() ? "pallas" : "nki"; }
+std::string deviceBackendOf(const isa::Target &target) { return std::string(isa::familyOf(target).deviceBackend()); }
 
 std::string emitCommand(const RunRequest &request, const tsr::Params &params, const std::string &backend,
                         const std::string &pallasStyle) {

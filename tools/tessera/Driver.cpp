@@ -8,6 +8,7 @@
 //   6. report.
 
 #include "tessera/Driver.h"
+#include "tessera/isa/Family.h"
 
 #include "tessera/compiler/Golden.h"
 
@@ -101,9 +102,9 @@ uint64_t estimateHostBytes(const isa::Program &program, const isa::Target &targe
   // inputs, the expected outputs and the decoded outputs.
   bytes = satAdd(bytes, satMul(tensorBytes, request.golden ? 3 : 1));
   bytes = satAdd(bytes, satMul(elements, 4 * 2));
-  const uint64_t onChip = target.isTpu()
-                              ? satAdd(target.tpu.vmemBytes, target.tpu.smemBytes)
-                              : satMul(target.partitions, satAdd(target.sbufBytesPerPartition, target.psumBytesPerPartition));
+  uint64_t onChip = 0; // the memories the simulator builds for the target's family
+  for (const isa::FamilyMemory &m : isa::familyOf(target).memories(target))
+    onChip = satAdd(onChip, satMul(m.partitions, m.bytesPerPartition));
   return satAdd(bytes, satMul(onChip, request.checks ? 2 : 1));
 }
 
@@ -339,8 +340,10 @@ RunReport::Bound RunReport::bound() const {
   Bound busiest{"overhead", "", 0};
   for (const auto &[unit, percent] : busyPercent())
     if (percent > busiest.busyPercent) busiest = {unit == "dma" ? "memory" : "compute", unit, percent};
-  // A TPU's scalar core only does the grid loop's bookkeeping: time there is overhead, not compute.
-  const bool bookkeeping = target.isTpu() && busiest.unit == "scalar";
+  // A unit that only does bookkeeping (a TPU's scalar core, the grid loop's): time there is overhead, not compute.
+  bool bookkeeping = false;
+  for (const sim::StreamStats &s : sim.streams)
+    bookkeeping |= s.name == busiest.unit && isa::familyOf(target).isBookkeeping(s.engine);
   if (busiest.busyPercent < kBoundBusyPercent || bookkeeping) busiest.kind = "overhead";
   return busiest;
 }

@@ -3,6 +3,7 @@
 // rather than per instruction, so the file stays small (about 1 MB at most, whatever the instruction count).
 
 #include "tessera/HtmlReport.h"
+#include "tessera/isa/Family.h"
 
 #include "tessera/Report.h"
 #include "tessera/StallAnalysis.h"
@@ -234,7 +235,7 @@ void summary(Page &p) {
   card(h, "lower bounds", "bound-us", std::max(tensorUs, dmaUs),
        fmt::format("{}-bound", tensorUs >= dmaUs ? "compute" : "DMA"),
        fmt::format("{} busy {:.3f} us<br>DMA at full bandwidth {:.3f} us",
-                   r.target.isTpu() ? "MXUs" : "tensor engine", tensorUs, dmaUs));
+                   isa::familyOf(r.target).matrixUnit(), tensorUs, dmaUs));
   card(h, "instructions", "instructions", double(r.instructions), grouped(r.instructions),
        fmt::format("{} streams, {} semaphores", p.program.streams.size(), p.program.semaphores));
   if (r.sbufPeakBytes >= 0)

@@ -1,6 +1,7 @@
 #include "tessera/IsaReference.h"
 
 #include "tessera/Driver.h"
+#include "tessera/isa/Family.h"
 #include "tessera/isa/InstructionSet.h"
 
 #include <fmt/format.h>
@@ -15,12 +16,16 @@ constexpr isa::Engine kEngines[] = {isa::Engine::Tensor, isa::Engine::Vector, is
                                     isa::Engine::GpSimd, isa::Engine::Mxu,    isa::Engine::Vpu,
                                     isa::Engine::ScalarUnit, isa::Engine::Dma};
 
-/// The families in the order the reference lists them; print (of any family) comes last, in its own group.
-constexpr std::string_view kFamilies[] = {"neuroncore", "tpu", isa::kAnyFamily};
+/// The families in the order the reference lists them, then print (of any family) in its own group.
+std::vector<std::string_view> referenceGroups() {
+  std::vector<std::string_view> groups;
+  for (const isa::Family *family : isa::families()) groups.push_back(family->name());
+  groups.push_back(isa::kAnyFamily);
+  return groups;
+}
 
 std::string_view familyTitle(std::string_view family) {
-  if (family == "tpu") return "TPU";
-  if (family == "neuroncore") return "NeuronCore";
+  if (const isa::Family *f = isa::findFamily(family)) return f->title();
   return "Both families";
 }
 
@@ -31,10 +36,13 @@ std::vector<std::string> enginesOf(const isa::InstructionDef &def) {
   return names;
 }
 
-/// Where the generations of `def` start: "NeuronCore-v2"; for an instruction of any family, every family's first.
+/// Where the generations of `def` start: "NeuronCore-v2"; for an instruction of any family, each family's: the
+/// generation it names is the first family's, and every generation of the others.
 std::string sinceLabel(const isa::InstructionDef &def) {
   if (def.family != isa::kAnyFamily) return isa::generationLabel(def.family, def.since);
-  return fmt::format("{}; every TPU", isa::generationLabel("neuroncore", def.since));
+  std::string label = isa::families().front()->generationLabel(def.since);
+  for (const isa::Family *family : isa::families().subspan(1)) label += fmt::format("; every {}", family->title());
+  return label;
 }
 
 /// The definitions to print: those `target`'s family runs (all without a target), or the one named `only` (an
@@ -95,7 +103,7 @@ std::string isaReferenceText(const isa::Target *target, const std::string &only)
   if (!target) {
     std::string out = "Instruction sets of both families; costs in engine cycles, their coefficients in each target "
                       "file (--target T shows one target's)\n";
-    for (std::string_view family : kFamilies) {
+    for (std::string_view family : referenceGroups()) {
       std::string group;
       for (const isa::InstructionDef *def : defs)
         if (def->family == family) group += instructionText(*def, nullptr);
@@ -147,7 +155,7 @@ namespace {
 
 /// The rows "| [name](#name) | `nki` | engines | yes | - |" of a family's table, one column per target.
 std::string summaryTable(std::string_view family, const std::vector<const isa::Target *> &targets) {
-  std::string out = fmt::format("| instruction | {} | engines |", family == "tpu" ? "Pallas / Mosaic" : "NKI");
+  std::string out = fmt::format("| instruction | {} | engines |", isa::findFamily(family)->vendorApi());
   for (const isa::Target *t : targets) out += fmt::format(" {} |", t->name);
   out += "\n|---|---|---|";
   for (size_t i = 0; i < targets.size(); ++i) out += "---|";
@@ -206,7 +214,7 @@ std::string isaReferenceMarkdown(const std::vector<isa::Target> &targets) {
                     "print, on both). Costs are in cycles of the engine that runs the instruction; each formula names "
                     "the target file's [cost] coefficients, whose values and sources are in the target files.\n";
   std::string coefficients = "\n## Cost coefficients\n";
-  for (std::string_view family : kFamilies) {
+  for (std::string_view family : referenceGroups()) {
     std::vector<const isa::Target *> ofFamily;
     for (const isa::Target &t : targets)
       if (t.family == family) ofFamily.push_back(&t);

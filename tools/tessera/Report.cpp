@@ -1,5 +1,7 @@
 #include "tessera/Report.h"
 
+#include "tessera/isa/Family.h"
+
 #include <fmt/format.h>
 
 namespace tessera::driver {
@@ -8,7 +10,7 @@ namespace {
 double peakTflops(const isa::Target &t) { return t.tensor.peakBf16Tflops; }
 
 /// What the matrix unit is called on `t`'s family: the key of its bound in --json.
-const char *matrixUnit(const isa::Target &t) { return t.isTpu() ? "mxu" : "tensor_engine"; }
+std::string matrixUnit(const isa::Target &t) { return std::string(isa::familyOf(t).matrixUnitKey()); }
 
 /// At most this many partitions and elements per partition of each device_print in the text report (--json has
 /// them all).
@@ -71,12 +73,10 @@ nlohmann::json toJson(const RunReport &r) {
   j["bound"] = {{"kind", bound.kind}, {"unit", bound.unit}, {"busy_percent", bound.busyPercent}};
   j["instructions"] = r.instructions;
   j["sim_seconds"] = r.sim.hostSeconds;
-  if (r.target.isTpu()) {
-    j["vmem_peak_bytes"] = r.vmemPeakBytes;
-  } else {
-    j["sbuf_peak_bytes_per_partition"] = r.sbufPeakBytes;
-    j["psum_peak_bytes_per_partition"] = r.psumPeakBytes;
-  }
+  // The peaks of the memories the target's family allocates tiles in (the others stay unknown, -1).
+  if (r.vmemPeakBytes >= 0) j["vmem_peak_bytes"] = r.vmemPeakBytes;
+  if (r.sbufPeakBytes >= 0) j["sbuf_peak_bytes_per_partition"] = r.sbufPeakBytes;
+  if (r.psumPeakBytes >= 0) j["psum_peak_bytes_per_partition"] = r.psumPeakBytes;
   j["notes"] = r.notes;
   double maxAbs = 0, maxRel = 0;
   nlohmann::json outputs = nlohmann::json::array();
@@ -198,33 +198,18 @@ nlohmann::json toJson(const isa::Target &t) {
                         {"fixed_latency_ns", t.dma.fixedLatencyNs}}},
                       {"hbm", {{"bytes", t.hbm.bytes}, {"chip_gbps", t.hbm.chipGBps},
                                {"cores_per_chip", t.hbm.coresPerChip}}}};
-  if (t.isTpu()) {
-    // One TensorCore: its MXUs (each rows x cols), one clock, VMEM/SMEM; peaks per TensorCore.
-    j["tensor_core"] = {{"tensor_cores_per_chip", t.tpu.tensorCoresPerChip},
-                        {"clock_ghz", t.tensor.clockGhz},
-                        {"mxus", t.tpu.mxus},
-                        {"mxu_rows", t.tensor.rows},
-                        {"mxu_cols", t.tensor.cols},
-                        {"peak_bf16_tflops", t.tensor.peakBf16Tflops},
-                        {"peak_fp32_tflops", t.tensor.peakFp32Tflops},
-                        {"peak_fp8_tflops", t.tensor.peakFp8Tflops},
-                        {"peak_int8_tops", t.tpu.peakInt8Tops},
-                        {"sublanes", t.tpu.sublanes},
-                        {"lanes", t.tpu.lanes},
-                        {"vregs", t.tpu.vregs},
-                        {"vmem_bytes", t.tpu.vmemBytes},
-                        {"smem_bytes", t.tpu.smemBytes}};
-    return j;
-  }
-  j["partitions"] = t.partitions;
-  j["sbuf_bytes_per_partition"] = t.sbufBytesPerPartition;
-  j["psum_bytes_per_partition"] = t.psumBytesPerPartition;
-  j["psum_banks"] = t.psumBanks;
-  j["tensor_engine"] = {{"rows", t.tensor.rows}, {"cols", t.tensor.cols}, {"clock_ghz", t.tensor.clockGhz},
-                        {"peak_bf16_tflops", t.tensor.peakBf16Tflops}, {"peak_fp32_tflops", t.tensor.peakFp32Tflops}};
-  j["vector_clock_ghz"] = t.vector.clockGhz;
-  j["scalar_clock_ghz"] = t.scalar.clockGhz;
-  j["gpsimd_clock_ghz"] = t.gpsimd.clockGhz;
+  // The family's own figures (isa::Family::describe): groups are nested objects.
+  struct JsonFigures final : isa::FigureWriter {
+    explicit JsonFigures(nlohmann::json &root) : open{&root} {}
+    void beginGroup(std::string_view name) override {
+      open.push_back(name.empty() ? open.back() : &(*open.back())[std::string(name)]);
+    }
+    void endGroup() override { open.pop_back(); }
+    void figure(std::string_view key, double value) override { (*open.back())[std::string(key)] = value; }
+    void count(std::string_view key, uint64_t value) override { (*open.back())[std::string(key)] = value; }
+    std::vector<nlohmann::json *> open;
+  } figures(j);
+  isa::familyOf(t).describe(t, figures);
   return j;
 }
 

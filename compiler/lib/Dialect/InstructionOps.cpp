@@ -1,6 +1,8 @@
 #include "InstructionOps.h"
 
+#include "tessera/compiler/Dialect/Settings.h"
 #include "tessera/isa/InstructionSet.h"
+#include "tessera/isa/Settings.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -156,6 +158,114 @@ LogicalResult verifyAgainstDefinition(Operation *op, const isa::Instruction &ins
   if (std::string problem = isa::verifyInstruction(inst, engine, nullptr); !problem.empty())
     return op->emitOpError() << problem;
   return success();
+}
+
+
+DictionaryAttr paramsAttr(OpBuilder &b, const isa::Instruction &inst) {
+  llvm::SmallVector<NamedAttribute> params;
+  for (isa::Setting setting : isa::allSettings()) {
+    if (isa::isDefault(inst, setting)) continue;
+    const isa::SettingValue value = isa::get(inst, setting);
+    Attribute attr;
+    switch (isa::kindOf(setting)) {
+    case isa::SettingKind::Alu: attr = b.getStringAttr(isa::name(std::get<isa::AluOp>(value))); break;
+    case isa::SettingKind::Func: attr = b.getStringAttr(isa::name(std::get<isa::ActFunc>(value))); break;
+    case isa::SettingKind::Flag: attr = b.getUnitAttr(); break;
+    case isa::SettingKind::Real: attr = b.getF32FloatAttr(std::get<float>(value)); break;
+    case isa::SettingKind::Integer: attr = b.getI64IntegerAttr(std::get<int64_t>(value)); break;
+    case isa::SettingKind::Pattern: {
+      const isa::AffinePattern &p = std::get<isa::AffinePattern>(value);
+      llvm::SmallVector<int64_t, 6> pattern{p.base, p.partitionStep};
+      pattern.append(p.steps.begin(), p.steps.end());
+      attr = b.getDenseI64ArrayAttr(pattern);
+      break;
+    }
+    }
+    params.push_back(b.getNamedAttr(isa::key(setting), attr));
+  }
+  llvm::sort(params, [](const NamedAttribute &x, const NamedAttribute &y) { return x.getName().strref() < y.getName().strref(); });
+  return b.getDictionaryAttr(params);
+}
+
+std::string readParams(DictionaryAttr params, isa::Instruction &inst) {
+  if (!params) return {};
+  for (const NamedAttribute &entry : params) {
+    StringRef key = entry.getName().strref();
+    Attribute value = entry.getValue();
+    std::optional<isa::Setting> setting = isa::parseSetting(std::string_view(key.data(), key.size()));
+    if (!setting) return ("unknown parameter '" + key + "'").str();
+    auto str = llvm::dyn_cast<StringAttr>(value);
+    auto fail = [&](const char *expected) { return (key + " must be " + expected).str(); };
+    switch (isa::kindOf(*setting)) {
+    case isa::SettingKind::Alu: {
+      std::optional<isa::AluOp> alu = str ? isa::parseAluOp(str.getValue()) : std::nullopt;
+      if (!alu) return fail("an ALU operation name (add, multiply, is_gt, ...)");
+      isa::set(inst, *setting, *alu);
+      break;
+    }
+    case isa::SettingKind::Func: {
+      std::optional<isa::ActFunc> func = str ? isa::parseActFunc(str.getValue()) : std::nullopt;
+      if (!func) return fail("an activation function name (exp, gelu, ...)");
+      isa::set(inst, *setting, *func);
+      break;
+    }
+    case isa::SettingKind::Flag:
+      if (!llvm::isa<UnitAttr>(value)) return fail("a unit attribute");
+      isa::set(inst, *setting, true);
+      break;
+    case isa::SettingKind::Real: {
+      auto real = llvm::dyn_cast<FloatAttr>(value);
+      if (!real) return fail("an f32 attribute");
+      isa::set(inst, *setting, real.getValue().convertToFloat());
+      break;
+    }
+    case isa::SettingKind::Integer: {
+      auto integer = llvm::dyn_cast<IntegerAttr>(value);
+      if (!integer) return fail("an integer attribute");
+      isa::set(inst, *setting, int64_t{integer.getInt()});
+      break;
+    }
+    case isa::SettingKind::Pattern: {
+      auto array = llvm::dyn_cast<DenseI64ArrayAttr>(value);
+      if (!array || array.size() != 2 + isa::AccessPattern::kMaxFreeDims)
+        return fail("array<i64: base, partition step, 4 free-dimension steps>");
+      isa::AffinePattern p;
+      p.base = array[0];
+      p.partitionStep = array[1];
+      for (unsigned d = 0; d < isa::AccessPattern::kMaxFreeDims; ++d) p.steps[d] = array[2 + d];
+      isa::set(inst, *setting, p);
+      break;
+    }
+    }
+  }
+  return {};
+}
+
+Type mlirTypeOf(MLIRContext *ctx, isa::DType t) {
+  Builder b(ctx);
+  switch (t) {
+  case isa::DType::F32: return b.getF32Type();
+  case isa::DType::BF16: return b.getBF16Type();
+  case isa::DType::F16: return b.getF16Type();
+  case isa::DType::F8E4M3: return b.getFloat8E4M3FNType();
+  case isa::DType::F8E5M2: return b.getFloat8E5M2Type();
+  case isa::DType::I32: return b.getIntegerType(32, /*isSigned=*/true);
+  case isa::DType::U32: return b.getIntegerType(32, /*isSigned=*/false);
+  case isa::DType::U8: return b.getIntegerType(8, /*isSigned=*/false);
+  }
+  return {};
+}
+
+std::optional<isa::DType> dtypeOf(Type t) {
+  if (t.isF32()) return isa::DType::F32;
+  if (t.isBF16()) return isa::DType::BF16;
+  if (t.isF16()) return isa::DType::F16;
+  if (t.isFloat8E4M3FN()) return isa::DType::F8E4M3;
+  if (t.isFloat8E5M2()) return isa::DType::F8E5M2;
+  if (t.isSignedInteger(32)) return isa::DType::I32;
+  if (t.isUnsignedInteger(32)) return isa::DType::U32;
+  if (t.isUnsignedInteger(8)) return isa::DType::U8;
+  return std::nullopt;
 }
 
 } // namespace tessera::compiler

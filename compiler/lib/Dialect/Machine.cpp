@@ -1,24 +1,30 @@
 #include "tessera/compiler/Dialect/Machine.h"
 
-#include "tessera/compiler/Dialect/Nc/NcDialect.h"
-#include "tessera/compiler/Dialect/Tpu/TpuDialect.h"
+#include "tessera/compiler/Dialect/MachineDialect.h"
 
 using namespace mlir;
 
 namespace tessera::compiler {
 namespace {
 
-bool isNc(Operation *op) { return op->getDialect() && llvm::isa<nc::NcDialect>(op->getDialect()); }
-bool isTpu(Operation *op) { return op->getDialect() && llvm::isa<tpu::TpuDialect>(op->getDialect()); }
+/// The machine dialect `op` belongs to; null for any other op.
+const MachineDialectInterface *machineOf(Operation *op) {
+  Dialect *dialect = op->getDialect();
+  return dialect ? dialect->getRegisteredInterface<MachineDialectInterface>() : nullptr;
+}
 
 } // namespace
 
-bool isMachineInstruction(Operation *op) { return isNc(op) || isTpu(op); }
+bool isMachineInstruction(Operation *op) { return machineOf(op) != nullptr; }
+
+const isa::Family *machineFamilyOf(Operation *op) {
+  const MachineDialectInterface *machine = machineOf(op);
+  return machine ? &machine->family() : nullptr;
+}
 
 std::optional<isa::Engine> machineEngineOf(Operation *op) {
-  if (isNc(op)) return nc::engineOf(op);
-  if (isTpu(op)) return tpu::engineOf(op);
-  return std::nullopt;
+  const MachineDialectInterface *machine = machineOf(op);
+  return machine ? machine->engineOf(op) : std::nullopt;
 }
 
 unsigned machineQueueOf(Operation *op) {
@@ -26,17 +32,17 @@ unsigned machineQueueOf(Operation *op) {
   return queue ? static_cast<unsigned>(queue.getInt()) : 0;
 }
 
-isa::Instruction machineInstructionOf(Operation *op) {
-  return isTpu(op) ? tpu::toInstruction(op) : nc::toInstruction(op);
-}
+isa::Instruction machineInstructionOf(Operation *op) { return machineOf(op)->instructionOf(op); }
 
 StringRef printLabelOf(Operation *op) {
-  if (auto print = llvm::dyn_cast<nc::PrintOp>(op)) return print.getLabel();
-  if (auto print = llvm::dyn_cast<tpu::PrintOp>(op)) return print.getLabel();
-  return {};
+  const MachineDialectInterface *machine = machineOf(op);
+  return machine ? machine->printLabelOf(op) : StringRef();
 }
 
-bool isManualInstruction(Operation *op) { return op->hasAttr(nc::kManualAttr); }
+bool isManualInstruction(Operation *op) {
+  const MachineDialectInterface *machine = machineOf(op);
+  return machine && machine->isManual(op);
+}
 
 MachineOperands machineOperandsOf(Operation *op) {
   MachineOperands r;

@@ -8,9 +8,8 @@
 //===------------------------------------------------------------------------------------------------------===//
 
 #include "tessera/compiler/ToProgram.h"
+#include "tessera/compiler/Dialect/Settings.h"
 #include "tessera/compiler/Dialect/Machine.h"
-#include "tessera/compiler/Dialect/Nc/NcDialect.h"
-#include "tessera/compiler/Dialect/Tpu/TpuDialect.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,15 +42,18 @@ private:
   std::map<std::tuple<std::string, uint32_t, uint32_t>, uint32_t> ids_;
 };
 
-/// Whether `fn` holds TPU instructions (else NeuronCore ones); an error when it mixes the two.
-bool holdsTpuInstructions(func::FuncOp fn) {
-  bool nc = false, tpu = false;
+/// The family whose instructions `fn` holds; an error when it mixes two, or holds none (the first family's then:
+/// a kernel with no instruction).
+const isa::Family &familyOfInstructions(func::FuncOp fn) {
+  const isa::Family *family = nullptr;
   for (Operation &op : fn.getBody().front()) {
-    nc |= op.getDialect() && llvm::isa<nc::NcDialect>(op.getDialect());
-    tpu |= op.getDialect() && llvm::isa<tpu::TpuDialect>(op.getDialect());
+    const isa::Family *of = machineFamilyOf(&op);
+    if (!of) continue;
+    if (family && of != family)
+      throw Error(fmt::format("the kernel mixes {} and {} instructions", family->title(), of->title()));
+    family = of;
   }
-  if (nc && tpu) throw Error("the kernel mixes nc (NeuronCore) and tpu (TPU) instructions");
-  return tpu;
+  return family ? *family : *isa::families().front();
 }
 
 } // namespace
@@ -74,7 +76,7 @@ isa::Program toProgram(ModuleOp module, std::vector<ProgramStep> *order) {
   if (auto t = module->getAttrOfType<StringAttr>(tile::kTargetAttr)) p.target = t.getValue().str();
   for (auto [i, type] : llvm::enumerate(fn.getArgumentTypes())) {
     auto memref = llvm::dyn_cast<MemRefType>(type);
-    std::optional<isa::DType> dtype = memref ? nc::toIsa(memref.getElementType()) : std::nullopt;
+    std::optional<isa::DType> dtype = memref ? compiler::dtypeOf(memref.getElementType()) : std::nullopt;
     if (!dtype) throw Error(fmt::format("kernel argument {} has type that is not an HBM tensor", i));
     isa::TensorInfo t;
     auto name = fn.getArgAttrOfType<StringAttr>(i, tile::kTensorNameAttr);
@@ -86,13 +88,12 @@ isa::Program toProgram(ModuleOp module, std::vector<ProgramStep> *order) {
   }
 
   // Streams in a fixed order: the family's compute engines, then one per DMA queue in use.
-  const bool tpu = holdsTpuInstructions(fn);
-  using Engines = std::vector<isa::Engine>;
-  const Engines computeEngines =
-      tpu ? Engines{isa::Engine::Mxu, isa::Engine::Vpu, isa::Engine::ScalarUnit}
-          : Engines{isa::Engine::Tensor, isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd};
+  const isa::Family &family = familyOfInstructions(fn);
+  const isa::EngineSet engines = family.engines();
   std::map<isa::Engine, size_t> computeStream;
-  for (isa::Engine e : computeEngines) {
+  for (isa::Engine e : {isa::Engine::Tensor, isa::Engine::Vector, isa::Engine::Scalar, isa::Engine::GpSimd,
+                        isa::Engine::Mxu, isa::Engine::Vpu, isa::Engine::ScalarUnit}) {
+    if (!engines.contains(e)) continue;
     computeStream[e] = p.streams.size();
     p.streams.push_back({e, 0, {}});
   }
@@ -103,7 +104,7 @@ isa::Program toProgram(ModuleOp module, std::vector<ProgramStep> *order) {
   for (Operation &op : fn.getBody().front()) {
     if (llvm::isa<func::ReturnOp>(op)) continue;
     if (!isMachineInstruction(&op))
-      throw Error(fmt::format("'{}' is not an nc or tpu instruction: lower the module to its target's dialect first",
+      throw Error(fmt::format("'{}' is not a machine instruction: lower the module to its target's dialect first",
                               op.getName().getStringRef().str()),
                   sourceOf(op.getLoc()));
     isa::Engine engine = *machineEngineOf(&op);
@@ -118,7 +119,7 @@ isa::Program toProgram(ModuleOp module, std::vector<ProgramStep> *order) {
     }
     isa::Instruction inst = machineInstructionOf(&op);
     inst.loc = locations.index(op.getLoc());
-    if (tpu && engine != isa::Engine::Dma) {
+    if (family.gridSteps() && engine != isa::Engine::Dma) {
       if (inst.op == isa::Opcode::GridStep) ++step;
       if (step == 0)
         throw Error(fmt::format("'{}' comes before the kernel's first tpu.grid_step: every MXU, VPU and scalar-unit "

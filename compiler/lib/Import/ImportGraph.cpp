@@ -1,5 +1,5 @@
 #include "tessera/compiler/ImportGraph.h"
-#include "tessera/compiler/Dialect/Nc/NcDialect.h"
+#include "tessera/compiler/Dialect/Settings.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -71,7 +71,7 @@ private:
 
   void stmt(const graph::Alloc &a) {
     const graph::Buffer &buf = g_.buffers[a.buffer];
-    MemRefType type = tile::tileType(b_.getContext(), buf.shape, nc::toMlir(b_.getContext(), buf.dtype),
+    MemRefType type = tile::tileType(b_.getContext(), buf.shape, compiler::mlirTypeOf(b_.getContext(), buf.dtype),
                                      toTile(buf.space));
     if (buf.viewOf >= 0) { // a slice of another tile (Tile::slice)
       buffers_[a.buffer] = b_.create<tile::ViewOp>(loc(buf.loc), type, buffers_.at(buf.viewOf), index(buf.viewOffset));
@@ -144,7 +144,7 @@ private:
     case graph::OpKind::Instruction: {
       auto buffer = [&](int id) { return id >= 0 ? buffers_.at(id) : Value(); };
       auto source = [&](size_t i) { return i < op.srcs.size() ? buffer(op.srcs[i]) : Value(); };
-      DictionaryAttr params = nc::paramsAttr(b_, op.settings);
+      DictionaryAttr params = compiler::paramsAttr(b_, op.settings);
       StringAttr engine = op.engine ? b_.getStringAttr(isa::name(*op.engine)) : StringAttr();
       return b_.create<tile::InstOp>(l, b_.getStringAttr(isa::name(op.settings.op)), dst, buffer(op.dst2),
                                      source(0), source(1), source(2), params.empty() ? DictionaryAttr() : params,
@@ -164,7 +164,7 @@ private:
 } // namespace
 
 OwningOpRef<ModuleOp> importGraph(MLIRContext &ctx, const graph::KernelGraph &g, const std::string &targetName) {
-  ctx.loadDialect<tile::TileDialect, nc::NcDialect, func::FuncDialect, scf::SCFDialect, arith::ArithDialect,
+  ctx.loadDialect<tile::TileDialect, func::FuncDialect, scf::SCFDialect, arith::ArithDialect,
                   memref::MemRefDialect>();
   OpBuilder b(&ctx);
   OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
@@ -173,7 +173,7 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &ctx, const graph::KernelGraph &g,
 
   llvm::SmallVector<Type> args;
   for (const graph::TensorArg &t : g.tensors)
-    args.push_back(tile::tileType(&ctx, t.shape, nc::toMlir(&ctx, t.dtype), tile::MemorySpace::hbm));
+    args.push_back(tile::tileType(&ctx, t.shape, compiler::mlirTypeOf(&ctx, t.dtype), tile::MemorySpace::hbm));
   b.setInsertionPointToEnd(module->getBody());
   auto fn = b.create<func::FuncOp>(b.getUnknownLoc(), g.name, b.getFunctionType(args, {}));
   for (size_t i = 0; i < g.tensors.size(); ++i) {

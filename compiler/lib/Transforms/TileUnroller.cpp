@@ -1,7 +1,8 @@
 #include "TileUnroller.h"
+#include "tessera/compiler/Dialect/Settings.h"
 
 #include "tessera/compiler/Compiler.h"
-#include "tessera/compiler/Dialect/Nc/NcDialect.h"
+#include "Targets/TargetFamily.h"
 #include "tessera/compiler/Passes.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -88,15 +89,16 @@ LogicalResult TileUnroller::alloc(tile::AllocOp o) {
   Buffer &b = it->second;
   if (fresh) {
     MemRefType t = o.getType();
-    b.dtype = *nc::toIsa(t.getElementType());
+    b.dtype = *compiler::dtypeOf(t.getElementType());
     b.partitions = t.getDimSize(0);
     b.freeSize = t.getDimSize(1);
     b.accumulator = tile::memorySpaceOf(t) == tile::MemorySpace::psum;
     b.offset = *o.getOffset();
     b.bufs = *o.getBufs();
-    b.copyBytes = tileCopyBytes(t, target_);
-    b.space = target_.isTpu() ? isa::MemSpace::Vmem : toIsa(tile::memorySpaceOf(t));
-    if (target_.isTpu()) b.pitch = vmemLayout(t, target_).pitch;
+    const TargetFamily &family = targetFamily(target_);
+    b.copyBytes = family.tileCopyBytes(t, target_);
+    b.space = family.tileSpace(tile::memorySpaceOf(t));
+    b.pitch = family.tilePitch(t, target_);
   }
   ++b.instance;
   b.zeroPending = false; // a zero fill nobody read is dropped with the old copy
@@ -119,7 +121,7 @@ LogicalResult TileUnroller::view(tile::ViewOp o) {
   v.freeSize = size;
   v.bufs = 1;
   v.instance = 0;
-  v.copyBytes = tileCopyBytes(o.getType(), target_);
+  v.copyBytes = targetFamily(target_).tileCopyBytes(o.getType(), target_);
   v.zeroPending = v.zeroFilled = false; // a view is never folded: it cannot start an accumulation group
   buffers_[o.getResult()] = v;
   return success();

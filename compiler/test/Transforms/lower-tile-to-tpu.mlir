@@ -302,7 +302,7 @@ module attributes {tessera.target = "tpu-v5e"} {
 // -----
 
 // The pass is for TPU targets only.
-// expected-error@+1 {{lower-tile-to-tpu: target trn2 is not a TPU; lower its kernels with lower-tile-to-nc}}
+// expected-error@+1 {{lower-tile-to-tpu: target trn2 is a NeuronCore; lower its kernels with lower-tile-to-nc}}
 module attributes {tessera.target = "trn2"} {
   func.func @neuroncore() {
     return

@@ -1,10 +1,10 @@
 // The whole tile -> tpu pipeline, end to end: the CLI traces the DSL matmul kernel (kernels/matmul.cpp) for
-// tpu-v5e and compiles it; tessera-opt runs the same stages (tessera-tpu-pipeline) on the same kernel written out
+// tpu-v5e and compiles it; tessera-opt runs the same stages (tessera-pipeline, which picks them by the module's target) on the same kernel written out
 // below. Both must give the same instructions.
 // RUN: %tessera compile matmul_tiled --target tpu-v5e --shape M=128,N=512,K=256 --emit tpu | FileCheck %s
 // RUN: not %tessera compile matmul_tiled --target tpu-v5e --emit nc 2>&1 | FileCheck %s --check-prefix=WRONG-STAGE
 // WRONG-STAGE: --emit nc: target tpu-v5e is a tpu, whose instructions are the tpu dialect's
-// RUN: tessera-opt %s -tessera-tpu-pipeline | FileCheck %s
+// RUN: tessera-opt %s -tessera-pipeline | FileCheck %s
 // RUN: %tessera compile matmul_tiled --target tpu-v5e --shape M=128,N=512,K=256 --emit tile-allocated | FileCheck %s --check-prefix=ALLOC
 // RUN: tessera-opt %s -tile-verify-target -tile-allocate-memory | FileCheck %s --check-prefix=ALLOC
 

@@ -14,6 +14,7 @@
 
 #include "../Operands.h"
 #include "../PythonSource.h"
+#include "tessera/isa/Family.h"
 #include "tessera/isa/InstructionSet.h"
 #include "tessera/isa/Modes.h"
 
@@ -211,10 +212,10 @@ private:
 } // namespace
 
 std::string emitNki(const KernelSource &kernel) {
-  if (kernel.target->isTpu())
-    throw Error(
-        fmt::format("NKI: target {} is a TPU; NKI kernels run on Trainium (NeuronCore) targets", kernel.target->name),
-        {}, "use --emit pallas for a TPU target");
+  if (const isa::Family &family = isa::familyOf(*kernel.target); family.deviceBackend() != "nki")
+    throw Error(fmt::format("NKI: target {} is a {}; NKI kernels run on Trainium (NeuronCore) targets",
+                            kernel.target->name, family.title()),
+                {}, fmt::format("use --emit {} for a {} target", family.deviceBackend(), family.title()));
   return NkiEmitter(kernel).emit();
 }
 

@@ -23,6 +23,7 @@
 #include "../PythonSource.h"
 #include "Jnp.h"
 #include "PallasGrid.h"
+#include "tessera/isa/Family.h"
 #include "tessera/isa/InstructionSet.h"
 
 #include <fmt/format.h>
@@ -460,10 +461,10 @@ private:
 } // namespace
 
 std::string emitPallas(const KernelSource &kernel, PallasStyle style) {
-  if (!kernel.target->isTpu())
-    throw Error(
-        fmt::format("Pallas: target {} is a NeuronCore; Pallas kernels run on TPU targets", kernel.target->name), {},
-        "use --emit nki for a Trainium (NeuronCore) target");
+  if (const isa::Family &family = isa::familyOf(*kernel.target); family.deviceBackend() != "pallas")
+    throw Error(fmt::format("Pallas: target {} is a {}; Pallas kernels run on TPU targets", kernel.target->name,
+                            family.title()),
+                {}, fmt::format("use --emit {} for a {} target", family.deviceBackend(), family.title()));
   if (style == PallasStyle::Manual) return PallasEmitter(kernel).emit();
   std::string whyNot;
   if (std::optional<std::string> grid = emitPallasGrid(kernel, whyNot)) return *grid;

@@ -20,6 +20,7 @@
 
 #include "../PythonSource.h"
 #include "Jnp.h"
+#include "tessera/isa/Target.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -107,7 +108,9 @@ struct GridPlan {
 
 class Planner {
 public:
-  explicit Planner(const KernelGraph &g) : g_(g) {}
+  /// `target`'s vreg (sublanes x lanes) is the tiling Mosaic asks a block's last two dimensions to divide by.
+  Planner(const KernelGraph &g, const isa::Target &target)
+      : g_(g), tiling_{static_cast<int64_t>(target.tpu.sublanes), static_cast<int64_t>(target.tpu.lanes)} {}
 
   GridPlan plan() {
     // What comes before the kernel's loop nest (loads, fills, a broadcast of a weight) is its preamble: run at the
@@ -264,8 +267,8 @@ private:
             throw NotAGrid{fmt::format("a block of '{}' moves by {} elements along dimension {}, not a multiple of its "
                                        "size {}",
                                        name, c, d, g.shape[d])};
-        // Mosaic's block rule: the last two dimensions divisible by (8, 128), or the whole dimension.
-        const int64_t tiling = d == 0 ? 8 : 128;
+        // Mosaic's block rule: the last two dimensions divisible by the vreg's (sublanes, lanes), or whole.
+        const int64_t tiling = tiling_[d];
         if (g.shape[d] % tiling != 0 && g.shape[d] != shape[d])
           throw NotAGrid{fmt::format("a block of '{}' is {} elements along dimension {}: neither a multiple of {} nor "
                                      "the whole dimension",
@@ -323,6 +326,7 @@ private:
   }
 
   const KernelGraph &g_;
+  const std::array<int64_t, 2> tiling_;
   GridPlan plan_;
   std::set<int> gridLoops_;
   std::vector<BlockGroup> groups_;
@@ -663,12 +667,12 @@ private:
 } // namespace
 
 std::optional<std::string> emitPallasGrid(const KernelSource &kernel, std::string &whyNot) {
-  if (!kernel.graph) {
-    whyNot = "the kernel's graph was not given";
+  if (!kernel.graph || !kernel.target) {
+    whyNot = "the kernel's graph and target were not given";
     return std::nullopt;
   }
   try {
-    GridPlan plan = Planner(*kernel.graph).plan();
+    GridPlan plan = Planner(*kernel.graph, *kernel.target).plan();
     return GridEmitter(kernel, std::move(plan)).emit();
   } catch (const NotAGrid &e) {
     whyNot = e.why;

@@ -3,6 +3,7 @@
 #include "ProgramChecks.h"
 
 #include "tessera/isa/Error.h"
+#include "tessera/isa/Family.h"
 
 #include <fmt/format.h>
 
@@ -20,11 +21,18 @@ using isa::Opcode;
 
 double nowNs() { return static_cast<double>(sc_core::sc_time_stamp().value()) / 1000.0; }
 
+/// Whether `target`'s family has PSUM, where matmuls accumulate.
+bool hasPsum(const isa::Target &target) {
+  for (const isa::FamilyMemory &m : isa::familyOf(target).memories(target))
+    if (m.space == isa::MemSpace::Psum) return true;
+  return false;
+}
+
 } // namespace
 
 KernelBugChecks::KernelBugChecks(const isa::Program &program, const isa::Target &target)
     : program_(program), target_(target), order_(program), history_(program), written_(program, target),
-      nonMatmulPsum_(target.isTpu() || target.tensor.accumulateOntoNonMatmulDefined
+      nonMatmulPsum_(!hasPsum(target) || target.tensor.accumulateOntoNonMatmulDefined
                          ? nullptr
                          : std::make_unique<NonMatmulPsum>()) {}
 

@@ -1,6 +1,7 @@
 // `tessera compile`: a compiler stage of one kernel as MLIR text, or the kernel as NKI or Pallas source.
 
 #include "tessera/commands/Commands.h"
+#include "tessera/isa/Family.h"
 
 #include "tessera/AtomicFile.h"
 #include "tessera/CommandLine.h"
@@ -68,7 +69,7 @@ int compileCommand(const std::vector<std::string> &args) {
   if (device) return emitForDevice(r, emit, output, style);
   const tsr::KernelInfo &kernel = findKernel(r.kernel);
   isa::Target target = loadTarget(r.target);
-  const char *targetStage = target.isTpu() ? "tpu" : "nc";
+  const std::string targetStage(isa::familyOf(target).stage());
   const bool machineLevel = emit == "nc" || emit == "tpu";
   if (machineLevel && emit != targetStage)
     throw InputError(fmt::format("--emit {}: target {} is a {}, whose instructions are the {} dialect's", emit,

@@ -1,6 +1,7 @@
 // `tessera targets`: the machines that can be simulated, with their headline figures.
 
 #include "tessera/commands/Commands.h"
+#include "tessera/isa/Family.h"
 
 #include "tessera/CommandLine.h"
 #include "tessera/Report.h"
@@ -15,16 +16,8 @@ int targetsCommand(const std::vector<std::string> &args) {
   nlohmann::json out = nlohmann::json::array();
   for (const isa::Target &t : isa::Target::all()) {
     if (json) out.push_back(toJson(t));
-    else if (t.isTpu()) // one TensorCore: peak per TensorCore, its share of HBM, VMEM, the MXUs
-      fmt::print("{:<8} {:<10} {:<4} {:>6.1f} TFLOP/s bf16  {:>6.1f} B/ns HBM  {} MiB VMEM  {} MXUs {}x{} at {} GHz, "
-                 "{} TensorCore{}/chip  {}\n",
-                 t.name, t.family, t.generation, t.tensor.peakBf16Tflops, t.dma.hbmGBps, t.tpu.vmemBytes >> 20,
-                 t.tpu.mxus, t.tensor.rows, t.tensor.cols, t.tensor.clockGhz, t.tpu.tensorCoresPerChip,
-                 t.tpu.tensorCoresPerChip == 1 ? "" : "s", t.description);
     else
-      fmt::print("{:<8} {:<10} {:<4} {:>6.1f} TFLOP/s bf16  {:>6.1f} B/ns DMA  {} KiB SBUF/partition  {}\n", t.name,
-                 t.family, t.generation, t.tensor.peakBf16Tflops, t.dma.bytesPerNs(), t.sbufBytesPerPartition / 1024,
-                 t.description);
+      fmt::print("{}\n", isa::familyOf(t).summary(t));
   }
   if (json) fmt::print("{}\n", out.dump(2));
   return kOk;

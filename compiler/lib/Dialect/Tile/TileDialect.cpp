@@ -1,6 +1,6 @@
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
+#include "tessera/compiler/Dialect/Settings.h"
 
-#include "tessera/compiler/Dialect/Nc/NcDialect.h"
 #include "tessera/isa/InstructionSet.h"
 
 #include "mlir/IR/Builders.h"
@@ -51,7 +51,7 @@ MemRefType tileType(MLIRContext *ctx, llvm::ArrayRef<int64_t> shape, Type elemen
 isa::Instruction instructionOf(InstOp op, llvm::function_ref<isa::AccessPattern(Value)> patternOf) {
   isa::Instruction inst;
   inst.op = isa::parseOpcode(op.getOpcode().str()).value_or(isa::Opcode::TensorCopy);
-  (void)nc::readParams(op.getParamsAttr(), inst); // checked by the verifier
+  (void)compiler::readParams(op.getParamsAttr(), inst); // checked by the verifier
   for (auto [tile, slot] : {std::pair{op.getDst(), &inst.dst}, std::pair{op.getDst2(), &inst.dst2},
                             std::pair{op.getSrc0(), &inst.src0}, std::pair{op.getSrc1(), &inst.src1},
                             std::pair{op.getSrc2(), &inst.src2}})
@@ -243,11 +243,11 @@ LogicalResult InstOp::verify() {
   std::optional<isa::Opcode> opcode = isa::parseOpcode(getOpcode().str());
   if (!opcode) return emitOpError() << "names no instruction of the instruction set: '" << getOpcode() << "'";
   isa::Instruction settings;
-  if (std::string problem = nc::readParams(getParamsAttr(), settings); !problem.empty())
+  if (std::string problem = compiler::readParams(getParamsAttr(), settings); !problem.empty())
     return emitOpError() << "params: " << problem;
   for (Value tile : getOperands()) {
     if (failed(checkTile(*this, tile, "every operand"))) return failure();
-    if (!nc::toIsa(typeOf(tile).getElementType()))
+    if (!compiler::dtypeOf(typeOf(tile).getElementType()))
       return emitOpError() << "operand type " << tile.getType() << " has no instruction-set element type";
   }
   std::optional<isa::Engine> engine;
@@ -260,7 +260,7 @@ LogicalResult InstOp::verify() {
   const isa::Instruction inst = instructionOf(*this, [](Value tile) {
     MemRefType t = typeOf(tile);
     const isa::MemSpace space = memorySpaceOf(t) == MemorySpace::psum ? isa::MemSpace::Psum : isa::MemSpace::Sbuf;
-    return isa::AccessPattern::dense(space, *nc::toIsa(t.getElementType()), 0, static_cast<uint32_t>(t.getDimSize(0)),
+    return isa::AccessPattern::dense(space, *compiler::dtypeOf(t.getElementType()), 0, static_cast<uint32_t>(t.getDimSize(0)),
                                      0, t.getDimSize(1));
   });
   if (std::string problem = isa::verifyInstruction(inst, engine, nullptr); !problem.empty())

@@ -161,6 +161,12 @@ def bn_aggr(dst, data, name=None):
     _write(dst, np.concatenate([overall, variance], axis=1))
 
 
+def reciprocal(dst, data, name=None):
+    """dst = 1 / data, element by element (the vector engine; NKI has no divide on the ALU)."""
+    with np.errstate(divide="ignore"):
+        _write(dst, np.float32(1) / _f32(data))
+
+
 def tensor_copy(dst, src, engine=engine.unknown, name=None):
     _write(dst, _f32(src))
 

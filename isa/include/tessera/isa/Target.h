@@ -142,9 +142,8 @@ struct TpuCostModel {
 /// One machine.
 struct Target {
   std::string name;          ///< "trn2"
-  std::string family;        ///< "neuroncore" or "tpu"
+  std::string family;        ///< "neuroncore" or "tpu": its isa::Family (Family.h, familyOf)
   std::string generation;    ///< "v3"; TPU "v5e"...
-  bool isTpu() const { return family == "tpu"; }
   /// TPU: the BF16 peak of one TensorCore's MXUs at its clock, in TFLOPS:
   /// tpu.mxus x tpuCost.mxuRowsPerCycle x tensor.rows x tensor.cols x 2 x tensor.clockGhz / 1000.
   double mxuPeakBf16Tflops() const;

@@ -1,8 +1,9 @@
 #pragma once
 /// \file
 /// What the passes after lowering (insert-semaphores, the export to isa::Program) ask of an instruction, whichever
-/// target dialect holds it: nc (NeuronCore) or tpu (TPU TensorCore). Each function dispatches on the op's dialect.
+/// target family's dialect holds it: each function asks the op's dialect (MachineDialect.h).
 
+#include "tessera/isa/Family.h"
 #include "tessera/isa/Program.h"
 
 #include "mlir/IR/Operation.h"
@@ -12,8 +13,9 @@
 
 namespace tessera::compiler {
 
-/// Whether `op` is an instruction of a target dialect (nc or tpu).
+/// Whether `op` is an instruction of a target family's dialect, and that family (null: none).
 bool isMachineInstruction(mlir::Operation *op);
+const isa::Family *machineFamilyOf(mlir::Operation *op);
 
 /// The kind of stream that runs `op` (nullopt: not an instruction, or its `engine` names none of its dialect's).
 std::optional<isa::Engine> machineEngineOf(mlir::Operation *op);

@@ -61,7 +61,7 @@ class Tpu_Op<string mnemonic, dag operands, string format> : Op<Tpu_Dialect, mne
                                       OptionalAttr<DenseI64ArrayAttr>:$signals));
   let assemblyFormat = format # " attr-dict";
   let hasVerifier = 1;
-  // The rules of every op are its instruction definition's (lib/Dialect/Tpu/TpuDialect.cpp).
+  // The rules of every op are its instruction definition's (lib/Targets/Tpu/TpuDialect.cpp).
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::verify() { return verifyCommon(*this); }
   }];

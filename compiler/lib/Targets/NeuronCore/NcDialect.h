@@ -12,11 +12,11 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 
-#include "tessera/compiler/Dialect/Nc/NcDialect.h.inc"
+#include "NeuronCore/NcDialect.h.inc"
 #define GET_ATTRDEF_CLASSES
-#include "tessera/compiler/Dialect/Nc/NcAttrs.h.inc"
+#include "NeuronCore/NcAttrs.h.inc"
 #define GET_OP_CLASSES
-#include "tessera/compiler/Dialect/Nc/NcOps.h.inc"
+#include "NeuronCore/NcOps.h.inc"
 
 namespace tessera::nc {
 
@@ -26,10 +26,6 @@ inline constexpr llvm::StringLiteral kManualAttr = "nc.manual";
 /// On an instruction lower-tile-to-nc put on the least busy of several engines, when the kernel is list-scheduled:
 /// nc-schedule-instructions may move it to another of its definition's compute engines (and removes the mark).
 inline constexpr llvm::StringLiteral kFlexibleAttr = "nc.flexible";
-
-/// The element type an isa::DType is in MLIR, and back (nullopt for a type with no isa equivalent).
-mlir::Type toMlir(mlir::MLIRContext *ctx, isa::DType t);
-std::optional<isa::DType> toIsa(mlir::Type t);
 
 /// An isa::AccessPattern as an #nc.ap attribute, and back.
 AccessPatternAttr toAttr(mlir::MLIRContext *ctx, const isa::AccessPattern &ap);
@@ -44,11 +40,5 @@ mlir::Operation *build(mlir::OpBuilder &b, mlir::Location loc, const isa::Instru
                        unsigned queue, llvm::StringRef text = {});
 /// The isa::Instruction an nc op stands for (without its waits, signals, location and Print label).
 isa::Instruction toInstruction(mlir::Operation *op);
-
-/// An instruction's settings (isa::Instruction's fields other than its operands and opcode) as the `params`
-/// dictionary of nc.inst and tile.inst: only the fields that differ from their defaults.
-mlir::DictionaryAttr paramsAttr(mlir::OpBuilder &b, const isa::Instruction &inst);
-/// Reads a `params` dictionary into `inst`: "" when every entry is known and well-typed, else what is wrong.
-std::string readParams(mlir::DictionaryAttr params, isa::Instruction &inst);
 
 } // namespace tessera::nc

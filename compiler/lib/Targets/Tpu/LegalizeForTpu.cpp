@@ -25,6 +25,8 @@
 
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 #include "tessera/compiler/Passes.h"
+#include "Targets/TargetFamily.h"
+#include "Tpu/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -253,7 +255,7 @@ struct LegalizeForTpuPass : PassWrapper<LegalizeForTpuPass, OperationPass<Module
   void runOnOperation() override {
     const isa::Target *target = targetOf(getOperation());
     if (!target) return signalPassFailure();
-    if (!target->isTpu()) return;
+    if (&targetFamily(*target) != &tpuFamily()) return; // other families have these instructions
     for (auto fn : getOperation().getOps<func::FuncOp>())
       if (failed(Legalizer(fn, *target).run())) return signalPassFailure();
   }

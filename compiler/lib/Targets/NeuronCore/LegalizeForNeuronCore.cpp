@@ -19,6 +19,8 @@
 
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 #include "tessera/compiler/Passes.h"
+#include "Targets/TargetFamily.h"
+#include "NeuronCore/Passes.h"
 #include "tessera/isa/InstructionSet.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -120,7 +122,7 @@ struct LegalizeForNeuronCorePass : PassWrapper<LegalizeForNeuronCorePass, Operat
   void runOnOperation() override {
     const isa::Target *target = targetOf(getOperation());
     if (!target) return signalPassFailure();
-    if (target->isTpu()) return;
+    if (&targetFamily(*target) != &neuronCoreFamily()) return; // other families divide and reach PSUM otherwise
     llvm::SmallVector<tile::BinaryOp> divisions;
     getOperation().walk([&](tile::BinaryOp op) {
       if (op.getOp() == tile::Alu::divide) divisions.push_back(op);

@@ -1,6 +1,8 @@
-#include "tessera/compiler/Dialect/Nc/NcDialect.h"
+#include "NeuronCore/NcDialect.h"
+#include "tessera/compiler/Dialect/Settings.h"
 
-#include "../InstructionOps.h"
+#include "Dialect/InstructionOps.h"
+#include "tessera/compiler/Dialect/MachineDialect.h"
 
 #include "tessera/isa/InstructionSet.h"
 
@@ -13,132 +15,44 @@ using namespace tessera;
 using namespace tessera::nc;
 using namespace tessera::compiler;
 
-#include "tessera/compiler/Dialect/Nc/NcDialect.cpp.inc"
+#include "NeuronCore/NcDialect.cpp.inc"
 #define GET_ATTRDEF_CLASSES
-#include "tessera/compiler/Dialect/Nc/NcAttrs.cpp.inc"
+#include "NeuronCore/NcAttrs.cpp.inc"
+
+namespace {
+
+/// The nc dialect as the shared passes after lowering see it (MachineDialect.h).
+struct NcMachine final : tessera::compiler::MachineDialectInterface {
+  using MachineDialectInterface::MachineDialectInterface;
+  const tessera::isa::Family &family() const override { return *tessera::isa::findFamily("neuroncore"); }
+  std::optional<tessera::isa::Engine> engineOf(Operation *op) const override { return tessera::nc::engineOf(op); }
+  tessera::isa::Instruction instructionOf(Operation *op) const override { return tessera::nc::toInstruction(op); }
+  StringRef printLabelOf(Operation *op) const override {
+    auto print = llvm::dyn_cast<tessera::nc::PrintOp>(op);
+    return print ? print.getLabel() : StringRef();
+  }
+  bool isManual(Operation *op) const override { return op->hasAttr(tessera::nc::kManualAttr); }
+};
+
+} // namespace
 
 void NcDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
-#include "tessera/compiler/Dialect/Nc/NcAttrs.cpp.inc"
+#include "NeuronCore/NcAttrs.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST
-#include "tessera/compiler/Dialect/Nc/NcOps.cpp.inc"
+#include "NeuronCore/NcOps.cpp.inc"
       >();
+  addInterfaces<NcMachine>();
 }
 
 namespace tessera::nc {
 
-DictionaryAttr paramsAttr(OpBuilder &b, const isa::Instruction &inst) {
-  llvm::SmallVector<NamedAttribute> params;
-  for (isa::Setting setting : isa::allSettings()) {
-    if (isa::isDefault(inst, setting)) continue;
-    const isa::SettingValue value = isa::get(inst, setting);
-    Attribute attr;
-    switch (isa::kindOf(setting)) {
-    case isa::SettingKind::Alu: attr = b.getStringAttr(isa::name(std::get<isa::AluOp>(value))); break;
-    case isa::SettingKind::Func: attr = b.getStringAttr(isa::name(std::get<isa::ActFunc>(value))); break;
-    case isa::SettingKind::Flag: attr = b.getUnitAttr(); break;
-    case isa::SettingKind::Real: attr = b.getF32FloatAttr(std::get<float>(value)); break;
-    case isa::SettingKind::Integer: attr = b.getI64IntegerAttr(std::get<int64_t>(value)); break;
-    case isa::SettingKind::Pattern: {
-      const isa::AffinePattern &p = std::get<isa::AffinePattern>(value);
-      llvm::SmallVector<int64_t, 6> pattern{p.base, p.partitionStep};
-      pattern.append(p.steps.begin(), p.steps.end());
-      attr = b.getDenseI64ArrayAttr(pattern);
-      break;
-    }
-    }
-    params.push_back(b.getNamedAttr(isa::key(setting), attr));
-  }
-  llvm::sort(params, [](const NamedAttribute &x, const NamedAttribute &y) { return x.getName().strref() < y.getName().strref(); });
-  return b.getDictionaryAttr(params);
-}
-
-std::string readParams(DictionaryAttr params, isa::Instruction &inst) {
-  if (!params) return {};
-  for (const NamedAttribute &entry : params) {
-    StringRef key = entry.getName().strref();
-    Attribute value = entry.getValue();
-    std::optional<isa::Setting> setting = isa::parseSetting(std::string_view(key.data(), key.size()));
-    if (!setting) return ("unknown parameter '" + key + "'").str();
-    auto str = llvm::dyn_cast<StringAttr>(value);
-    auto fail = [&](const char *expected) { return (key + " must be " + expected).str(); };
-    switch (isa::kindOf(*setting)) {
-    case isa::SettingKind::Alu: {
-      std::optional<isa::AluOp> alu = str ? isa::parseAluOp(str.getValue()) : std::nullopt;
-      if (!alu) return fail("an ALU operation name (add, multiply, is_gt, ...)");
-      isa::set(inst, *setting, *alu);
-      break;
-    }
-    case isa::SettingKind::Func: {
-      std::optional<isa::ActFunc> func = str ? isa::parseActFunc(str.getValue()) : std::nullopt;
-      if (!func) return fail("an activation function name (exp, gelu, ...)");
-      isa::set(inst, *setting, *func);
-      break;
-    }
-    case isa::SettingKind::Flag:
-      if (!llvm::isa<UnitAttr>(value)) return fail("a unit attribute");
-      isa::set(inst, *setting, true);
-      break;
-    case isa::SettingKind::Real: {
-      auto real = llvm::dyn_cast<FloatAttr>(value);
-      if (!real) return fail("an f32 attribute");
-      isa::set(inst, *setting, real.getValue().convertToFloat());
-      break;
-    }
-    case isa::SettingKind::Integer: {
-      auto integer = llvm::dyn_cast<IntegerAttr>(value);
-      if (!integer) return fail("an integer attribute");
-      isa::set(inst, *setting, int64_t{integer.getInt()});
-      break;
-    }
-    case isa::SettingKind::Pattern: {
-      auto array = llvm::dyn_cast<DenseI64ArrayAttr>(value);
-      if (!array || array.size() != 2 + isa::AccessPattern::kMaxFreeDims)
-        return fail("array<i64: base, partition step, 4 free-dimension steps>");
-      isa::AffinePattern p;
-      p.base = array[0];
-      p.partitionStep = array[1];
-      for (unsigned d = 0; d < isa::AccessPattern::kMaxFreeDims; ++d) p.steps[d] = array[2 + d];
-      isa::set(inst, *setting, p);
-      break;
-    }
-    }
-  }
-  return {};
-}
-
-Type toMlir(MLIRContext *ctx, isa::DType t) {
-  Builder b(ctx);
-  switch (t) {
-  case isa::DType::F32: return b.getF32Type();
-  case isa::DType::BF16: return b.getBF16Type();
-  case isa::DType::F16: return b.getF16Type();
-  case isa::DType::F8E4M3: return b.getFloat8E4M3FNType();
-  case isa::DType::F8E5M2: return b.getFloat8E5M2Type();
-  case isa::DType::I32: return b.getIntegerType(32, /*isSigned=*/true);
-  case isa::DType::U32: return b.getIntegerType(32, /*isSigned=*/false);
-  case isa::DType::U8: return b.getIntegerType(8, /*isSigned=*/false);
-  }
-  return {};
-}
-
-std::optional<isa::DType> toIsa(Type t) {
-  if (t.isF32()) return isa::DType::F32;
-  if (t.isBF16()) return isa::DType::BF16;
-  if (t.isF16()) return isa::DType::F16;
-  if (t.isFloat8E4M3FN()) return isa::DType::F8E4M3;
-  if (t.isFloat8E5M2()) return isa::DType::F8E5M2;
-  if (t.isSignedInteger(32)) return isa::DType::I32;
-  if (t.isUnsignedInteger(32)) return isa::DType::U32;
-  if (t.isUnsignedInteger(8)) return isa::DType::U8;
-  return std::nullopt;
-}
 
 AccessPatternAttr toAttr(MLIRContext *ctx, const isa::AccessPattern &ap) {
-  return AccessPatternAttr::get(ctx, isa::name(ap.space), toMlir(ctx, ap.dtype), ap.tensor, ap.partitionStart,
+  return AccessPatternAttr::get(ctx, isa::name(ap.space), compiler::mlirTypeOf(ctx, ap.dtype), ap.tensor, ap.partitionStart,
                                 ap.partitions, ap.partitionStride, ap.offset, freeSizesOf(ap), freeStridesOf(ap));
 }
 
@@ -153,7 +67,7 @@ std::optional<isa::MemSpace> parseSpace(StringRef s) {
 isa::AccessPattern toIsa(AccessPatternAttr attr) {
   isa::AccessPattern ap;
   ap.space = *parseSpace(attr.getSpace());
-  ap.dtype = *toIsa(attr.getDtype());
+  ap.dtype = *compiler::dtypeOf(attr.getDtype());
   ap.tensor = static_cast<int32_t>(attr.getTensor());
   ap.partitionStart = static_cast<uint32_t>(attr.getStart());
   ap.partitions = static_cast<uint32_t>(attr.getCount());
@@ -205,13 +119,13 @@ LogicalResult verifyCommon(Operation *op) {
     auto ap = llvm::dyn_cast<AccessPatternAttr>(named.getValue());
     if (!ap) continue;
     PatternShape shape{ap.getSpace(), parseSpace(ap.getSpace()).has_value(), ap.getDtype(),
-                       toIsa(ap.getDtype()).has_value(), ap.getDims().size(), ap.getStrides().size(), ap.getCount(),
+                       compiler::dtypeOf(ap.getDtype()).has_value(), ap.getDims().size(), ap.getStrides().size(), ap.getCount(),
                        ap.getTensor()};
     if (failed(verifyPatternShape(op, shape, *engine, "partition"))) return failure();
   }
   if (auto inst = llvm::dyn_cast<InstOp>(op)) {
     isa::Instruction scratch;
-    if (std::string problem = nc::readParams(inst.getParamsAttr(), scratch); !problem.empty())
+    if (std::string problem = compiler::readParams(inst.getParamsAttr(), scratch); !problem.empty())
       return op->emitOpError() << "params: " << problem;
   }
   // Well-formed: the instruction's own rules, from its definition in the instruction set.
@@ -232,7 +146,7 @@ LogicalResult PrintOp::verify() { return verifyCommon(*this); }
 LogicalResult InstOp::verify() { return verifyCommon(*this); }
 
 #define GET_OP_CLASSES
-#include "tessera/compiler/Dialect/Nc/NcOps.cpp.inc"
+#include "NeuronCore/NcOps.cpp.inc"
 
 namespace tessera::nc {
 
@@ -267,7 +181,7 @@ Operation *build(OpBuilder &b, Location loc, const isa::Instruction &inst, isa::
   StringAttr e = b.getStringAttr(isa::name(engine));
   IntegerAttr q = b.getI64IntegerAttr(queue);
   auto optional = [&](const isa::AccessPattern &p) { return p.partitions == 0 ? AccessPatternAttr() : ap(p); };
-  DictionaryAttr params = paramsAttr(b, inst);
+  DictionaryAttr params = compiler::paramsAttr(b, inst);
   return b.create<InstOp>(loc, b.getStringAttr(isa::name(inst.op)), optional(inst.dst), optional(inst.dst2),
                           optional(inst.src0), optional(inst.src1), optional(inst.src2),
                           params.empty() ? DictionaryAttr() : params, e, q, nullptr, nullptr);
@@ -281,7 +195,7 @@ isa::Instruction toInstruction(Operation *op) {
                                std::pair{o.getSrc0Attr(), &inst.src0}, std::pair{o.getSrc1Attr(), &inst.src1},
                                std::pair{o.getSrc2Attr(), &inst.src2}})
       if (attr) *field = toIsa(attr);
-    (void)readParams(o.getParamsAttr(), inst); // checked by the verifier
+    (void)compiler::readParams(o.getParamsAttr(), inst); // checked by the verifier
     return inst;
   }
   inst.op = opcodeIn(kOwnOps, op).value_or(isa::Opcode::TensorCopy);

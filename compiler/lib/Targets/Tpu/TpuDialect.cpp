@@ -1,7 +1,8 @@
-#include "tessera/compiler/Dialect/Tpu/TpuDialect.h"
+#include "Tpu/TpuDialect.h"
+#include "tessera/compiler/Dialect/Settings.h"
 
-#include "../InstructionOps.h"
-#include "tessera/compiler/Dialect/Nc/NcDialect.h"
+#include "Dialect/InstructionOps.h"
+#include "tessera/compiler/Dialect/MachineDialect.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -11,19 +12,36 @@ using namespace tessera;
 using namespace tessera::compiler;
 using namespace tessera::tpu;
 
-#include "tessera/compiler/Dialect/Tpu/TpuDialect.cpp.inc"
+#include "Tpu/TpuDialect.cpp.inc"
 #define GET_ATTRDEF_CLASSES
-#include "tessera/compiler/Dialect/Tpu/TpuAttrs.cpp.inc"
+#include "Tpu/TpuAttrs.cpp.inc"
+
+namespace {
+
+/// The tpu dialect as the shared passes after lowering see it (MachineDialect.h).
+struct TpuMachine final : tessera::compiler::MachineDialectInterface {
+  using MachineDialectInterface::MachineDialectInterface;
+  const tessera::isa::Family &family() const override { return *tessera::isa::findFamily("tpu"); }
+  std::optional<tessera::isa::Engine> engineOf(Operation *op) const override { return tessera::tpu::engineOf(op); }
+  tessera::isa::Instruction instructionOf(Operation *op) const override { return tessera::tpu::toInstruction(op); }
+  StringRef printLabelOf(Operation *op) const override {
+    auto print = llvm::dyn_cast<tessera::tpu::PrintOp>(op);
+    return print ? print.getLabel() : StringRef();
+  }
+};
+
+} // namespace
 
 void TpuDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
-#include "tessera/compiler/Dialect/Tpu/TpuAttrs.cpp.inc"
+#include "Tpu/TpuAttrs.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST
-#include "tessera/compiler/Dialect/Tpu/TpuOps.cpp.inc"
+#include "Tpu/TpuOps.cpp.inc"
       >();
+  addInterfaces<TpuMachine>();
 }
 
 namespace {
@@ -58,7 +76,7 @@ LogicalResult verifyCommon(Operation *op) {
     auto ref = llvm::dyn_cast<RefAttr>(named.getValue());
     if (!ref) continue;
     PatternShape shape{ref.getSpace(), parseSpace(ref.getSpace()).has_value(), ref.getDtype(),
-                       nc::toIsa(ref.getDtype()).has_value(), ref.getDims().size(), ref.getStrides().size(),
+                       compiler::dtypeOf(ref.getDtype()).has_value(), ref.getDims().size(), ref.getStrides().size(),
                        ref.getRows(), ref.getTensor()};
     if (failed(verifyPatternShape(op, shape, *engine, "row"))) return failure();
     if (ref.getPitch() < 0) return op->emitOpError() << "has a negative row pitch " << ref.getPitch();
@@ -70,19 +88,19 @@ LogicalResult verifyCommon(Operation *op) {
 
 // Every op's verify() is verifyCommon (Tpu.td): its rules come from its instruction's definition.
 #define GET_OP_CLASSES
-#include "tessera/compiler/Dialect/Tpu/TpuOps.cpp.inc"
+#include "Tpu/TpuOps.cpp.inc"
 
 namespace tessera::tpu {
 
 RefAttr toAttr(MLIRContext *ctx, const isa::AccessPattern &ap) {
-  return RefAttr::get(ctx, isa::name(ap.space), nc::toMlir(ctx, ap.dtype), ap.tensor, ap.partitions,
+  return RefAttr::get(ctx, isa::name(ap.space), compiler::mlirTypeOf(ctx, ap.dtype), ap.tensor, ap.partitions,
                       ap.partitionStride, ap.offset, freeSizesOf(ap), freeStridesOf(ap));
 }
 
 isa::AccessPattern toIsa(RefAttr attr) {
   isa::AccessPattern ap;
   ap.space = *parseSpace(attr.getSpace());
-  ap.dtype = *nc::toIsa(attr.getDtype());
+  ap.dtype = *compiler::dtypeOf(attr.getDtype());
   ap.tensor = static_cast<int32_t>(attr.getTensor());
   ap.partitions = static_cast<uint32_t>(attr.getRows());
   ap.partitionStride = attr.getPitch();

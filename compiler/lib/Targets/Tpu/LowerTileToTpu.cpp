@@ -17,10 +17,12 @@
 //
 //===------------------------------------------------------------------------------------------------------===//
 
-#include "TileUnroller.h"
+#include "Transforms/TileUnroller.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
-#include "tessera/compiler/Dialect/Tpu/TpuDialect.h"
+#include "Tpu/TpuDialect.h"
 #include "tessera/compiler/Passes.h"
+#include "Targets/TargetFamily.h"
+#include "Tpu/Passes.h"
 #include "tessera/isa/InstructionSet.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -175,11 +177,8 @@ struct LowerTileToTpuPass : PassWrapper<LowerTileToTpuPass, OperationPass<Module
   void runOnOperation() override {
     const isa::Target *target = targetOf(getOperation());
     if (!target) return signalPassFailure();
-    if (!target->isTpu()) {
-      getOperation().emitError() << "lower-tile-to-tpu: target " << target->name << " is not a TPU; lower its "
-                                 << "kernels with lower-tile-to-nc";
+    if (failed(requireFamily(getOperation(), *target, tpuFamily(), "lower-tile-to-tpu")))
       return signalPassFailure();
-    }
     if (failed(rejectNeuronCoreOps(*target))) return signalPassFailure();
     for (auto fn : llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
       if (failed(replaceBody(fn, [&](Block &body, OpBuilder &b) {

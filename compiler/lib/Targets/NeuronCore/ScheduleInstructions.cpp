@@ -24,14 +24,16 @@
 //
 //===------------------------------------------------------------------------------------------------------===//
 
-#include "Dependencies.h"
+#include "Transforms/Dependencies.h"
 #include "tessera/compiler/Dialect/Machine.h"
 #include "tessera/compiler/Passes.h"
+#include "Targets/TargetFamily.h"
+#include "NeuronCore/Passes.h"
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/DmaCost.h"
 #include "tessera/isa/InstructionOverhead.h"
 #include "tessera/isa/InstructionSet.h"
-#include "tessera/compiler/Dialect/Nc/NcDialect.h"
+#include "NeuronCore/NcDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -87,7 +89,7 @@ struct ScheduleInstructionsPass : PassWrapper<ScheduleInstructionsPass, Operatio
   void runOnOperation() override {
     const isa::Target *target = targetOf(getOperation());
     if (!target) return signalPassFailure();
-    if (target->isTpu()) return;
+    if (&targetFamily(*target) != &neuronCoreFamily()) return; // another family's instructions: nothing to do
     for (auto fn : getOperation().getOps<func::FuncOp>())
       if (failed(schedule(fn, *target))) return signalPassFailure();
   }

@@ -12,11 +12,11 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 
-#include "tessera/compiler/Dialect/Tpu/TpuDialect.h.inc"
+#include "Tpu/TpuDialect.h.inc"
 #define GET_ATTRDEF_CLASSES
-#include "tessera/compiler/Dialect/Tpu/TpuAttrs.h.inc"
+#include "Tpu/TpuAttrs.h.inc"
 #define GET_OP_CLASSES
-#include "tessera/compiler/Dialect/Tpu/TpuOps.h.inc"
+#include "Tpu/TpuOps.h.inc"
 
 namespace tessera::tpu {
 

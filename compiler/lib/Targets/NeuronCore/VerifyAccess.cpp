@@ -9,8 +9,10 @@
 //
 //===------------------------------------------------------------------------------------------------------===//
 
-#include "tessera/compiler/Dialect/Nc/NcDialect.h"
+#include "NeuronCore/NcDialect.h"
 #include "tessera/compiler/Passes.h"
+#include "Targets/TargetFamily.h"
+#include "NeuronCore/Passes.h"
 #include "tessera/isa/AccessRules.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -8,8 +8,8 @@
 //    one with the least work so far (estimated with the target's cost model);
 //  - a PSUM tile that was zero-filled and is then accumulated into by matmuls needs no memset: its first
 //    matmul starts the accumulation group (overwrites) instead. On NeuronCore v2/v3 accumulating onto a
-//    memset-initialised bank is undefined (TARGETS.md), so this is also what makes the kernel correct; when
-//    something read the zeros first (so the memset was emitted), the first matmul still starts the group;
+//    memset-initialised bank is undefined (docs/targets.md "nc_matmul"), so this is also what makes the kernel
+//    correct; when something read the zeros first (so the memset was emitted), the first matmul still starts the group;
 //  - ops the kernel wrote at the tsr::isa level (tile.isa, tile.manual) become exactly one instruction each, as
 //    written: no fill dropped, no accumulation rewritten. Ops of a manual_sync scope (tile.manual) give
 //    instructions marked nc.manual; tile.wait makes the next of them wait for a semaphore, tile.signal makes
@@ -20,11 +20,13 @@
 //
 //===------------------------------------------------------------------------------------------------------===//
 
-#include "TileUnroller.h"
-#include "tessera/compiler/Dialect/Nc/NcDialect.h"
+#include "Transforms/TileUnroller.h"
+#include "NeuronCore/NcDialect.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 #include "tessera/compiler/Compiler.h"
 #include "tessera/compiler/Passes.h"
+#include "Targets/TargetFamily.h"
+#include "NeuronCore/Passes.h"
 #include "tessera/isa/AccessRules.h"
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/InstructionSet.h"
@@ -340,11 +342,8 @@ struct LowerTileToNcPass : PassWrapper<LowerTileToNcPass, OperationPass<ModuleOp
   void runOnOperation() override {
     const isa::Target *target = targetOf(getOperation());
     if (!target) return signalPassFailure();
-    if (target->isTpu()) {
-      getOperation().emitError() << "lower-tile-to-nc: target " << target->name
-                                 << " is a TPU; lower its kernels with lower-tile-to-tpu";
+    if (failed(requireFamily(getOperation(), *target, neuronCoreFamily(), "lower-tile-to-nc")))
       return signalPassFailure();
-    }
     for (auto fn : llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
       if (failed(replaceBody(fn, [&](Block &body, OpBuilder &b) {
             Lowering lowering(*target, b, maxInstructions);
