@@ -5,7 +5,8 @@
 // a loop body, whose nested tiles all keep their own bytes (see Allocation::run). A tile
 // allocated inside a loop body gets `bufs` rotating copies (iteration i uses copy i mod bufs), so the DMA of
 // iteration i+1 can overlap the compute of iteration i; when that does not fit, fewer copies are tried, down
-// to one, in the memory that ran out: a kernel short of PSUM banks keeps the SBUF copies that fit. PSUM tiles take whole banks: a matmul accumulation group lives in one bank (TARGETS.md, nc_matmul).
+// to one, in the memory that ran out: a kernel short of PSUM banks keeps the SBUF copies that fit. PSUM tiles
+// take whole banks: a matmul accumulation group lives in one bank (docs/targets.md "nc_matmul").
 // Peak use per partition is recorded on the function (tile.sbuf_peak, tile.psum_peak). A `fixed` tile (placed by
 // the kernel, tsr::isa::sbuf_tile_at) keeps its offset and one copy, and takes no room from the stack.
 // On a TPU every tile, SBUF or PSUM in the tile dialect (a PSUM accumulator is an f32 VMEM accumulator), lives in
