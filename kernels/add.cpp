@@ -1,6 +1,6 @@
 // add: C = A + B, elementwise, FP32, any [M, N] with M a multiple of 128 and N a multiple of 128.
 // Rows go to partitions, 128 at a time; each row block is cut into free-dimension chunks of up to 2048
-// elements (8 KiB per partition, enough for full-speed DMA per TARGETS.md's >= 4 KiB advice).
+// elements (8 KiB per partition, enough for full-speed DMA per NKI's >= 4 KiB advice: docs/memory.md "DMA").
 
 #include "tessera/dsl/tsr.h"
 

@@ -1,5 +1,5 @@
 /// \file
-/// The documented NeuronCore instruction costs ("Documented instruction costs" in shared/TARGETS.md): each
+/// The documented NeuronCore instruction costs (docs/targets.md "Documented instruction costs"): each
 /// instruction's formula is in its definition (isa/lib/instructions/), with every coefficient read from the
 /// target's [cost] table; what they share is here. No cycle count is written in code.
 

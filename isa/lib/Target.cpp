@@ -329,7 +329,8 @@ void checkNeuronCoreConsistency(const Target &target, const TableReader &memory,
     throw tensor.fieldError("max_row_tiles", fmt::format("expected 1, 2 or 4 tiles that split tensor_engine.rows "
                                                          "({}) evenly, got {}",
                                                          array.rows, array.maxRowTiles));
-  // One matmul writes one PSUM bank on v2/v3; v4 lets the moving free size span all banks (TARGETS.md).
+  // One matmul writes one PSUM bank on v2/v3; v4 lets the moving free size span all banks (docs/targets.md
+  // "nc_matmul").
   const uint64_t movingBytes = uint64_t{array.maxMovingFree} * kFp32Bytes;
   if (movingBytes > target.psumBytesPerPartition)
     throw tensor.fieldError("max_moving_free",

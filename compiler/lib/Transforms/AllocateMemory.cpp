@@ -7,10 +7,11 @@
 // iteration i+1 can overlap the compute of iteration i; when that does not fit, fewer copies are tried, down
 // to one, in the memory that ran out: a kernel short of PSUM banks keeps the SBUF copies that fit.
 // The target's family (TargetFamily) says which memory each tile lives in and how many bytes a copy takes
-// (NeuronCore: SBUF or PSUM per partition, PSUM tiles in whole banks; TPU: the one VMEM, in Mosaic's layout, at
-// most two copies), and may add notes after (a TPU's padded tiles). Peak use is recorded on the function per
-// memory (tile.sbuf_peak, tile.psum_peak, tile.vmem_peak). A `fixed` tile (placed by the kernel,
-// tsr::isa::sbuf_tile_at) keeps its offset and one copy, and takes no room from the stack.
+// (NeuronCore: SBUF or PSUM per partition, PSUM tiles in whole banks, since a matmul accumulation group lives in
+// one bank (docs/targets.md "nc_matmul"); TPU: the one VMEM, in Mosaic's layout, at most two copies), and may add
+// notes after (a TPU's padded tiles). Peak use is recorded on the function per memory (tile.sbuf_peak,
+// tile.psum_peak, tile.vmem_peak). A `fixed` tile (placed by the kernel, tsr::isa::sbuf_tile_at) keeps its offset
+// and one copy, and takes no room from the stack.
 // Test: compiler/test/Transforms/allocate-memory.mlir, allocate-memory-tpu.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//

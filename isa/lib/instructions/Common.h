@@ -212,7 +212,7 @@ inline bool present(const AccessPattern &pattern) { return pattern.partitions !=
 /// The cycles of Vector/Scalar/GpSimd instruction `inst` that streams `streaming` cycles' worth of elements: the
 /// fixed SBUF/PSUM access overhead plus the streaming time (times isa::stridedAccessFactor when an operand's minor
 /// stride is over 16 bytes), at least the minimum initiation interval, plus GpSimd's start-up on that engine
-/// (TARGETS.md, "Documented instruction costs"; docs/memory.md).
+/// (docs/targets.md "Documented instruction costs"; docs/memory.md).
 uint64_t streamingInstructionCycles(const Instruction &inst, uint64_t streaming, Engine engine, const Target &target);
 
 /// Half of `n`, rounded up: the BF16 fast paths process two elements per cycle.

@@ -13,8 +13,8 @@
 namespace tessera::isa::instructions {
 namespace {
 
-/// Whether the innermost free dimension is walked with unit stride (TARGETS.md: the BF16 tensor_tensor fast
-/// path needs contiguous operands).
+/// Whether the innermost free dimension is walked with unit stride (docs/targets.md "Documented instruction
+/// costs": the BF16 tensor_tensor fast path needs contiguous operands).
 bool contiguous(const AccessPattern &pattern) {
   return pattern.freeRank == 0 || pattern.strides[pattern.freeRank - 1] == 1;
 }

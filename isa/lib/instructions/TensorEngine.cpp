@@ -164,9 +164,9 @@ std::string verifyMatmul(const Instruction &inst, const Target *target) {
 /// MultiplyMoving's initiation interval: max(N, matmul_min_cycles), times matmul_fp32_factor when either
 /// operand is FP32; FP8 double row streams its 2N moving elements fp8_double_row_speedup times faster. Row tiling
 /// does not change one matmul's interval (the simulator lets matmuls in different row tiles overlap).
-/// LoadStationary is not charged here: it is assumed hidden behind the previous MultiplyMoving (TARGETS.md: "the
-/// next LoadStationary can overlap the current multiply", and it is up to 4x faster); the simulator charges
-/// loadStationaryCycles() when nothing hid it.
+/// LoadStationary is not charged here: it is assumed hidden behind the previous MultiplyMoving (docs/targets.md
+/// "nc_matmul": the next LoadStationary loads while the current multiply runs, and it is up to 4x faster); the
+/// simulator charges loadStationaryCycles() when nothing hid it.
 uint64_t matmulCycles(const Instruction &inst, Engine, const Target &target) {
   const CostModel &cost = target.cost;
   uint64_t moving = elementsPerPartition(inst.src1);

@@ -3,7 +3,7 @@
 /// Which PSUM bytes a non-matmul instruction (memset, a copy, a DMA, an activation...) wrote last, and which
 /// instruction that was: rectangles of partitions x bytes. On NeuronCore v2/v3 a matmul that accumulates onto
 /// such bytes is undefined (the first write of an accumulation group must be a matmul that overwrites;
-/// TARGETS.md, nc_matmul), so the kernel-bug checks look here before every accumulating matmul.
+/// docs/targets.md "nc_matmul"), so the kernel-bug checks look here before every accumulating matmul.
 ///
 /// A write removes what it covers from every rectangle (splitting a partly covered one into at most four), and
 /// a non-matmul write adds its own. Compiled kernels rarely write PSUM except by matmul, so the set is usually

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// The SBUF and PSUM ports that NeuronCore-v2 engines share (shared/TARGETS.md "Access rules"; the target's
+/// The SBUF and PSUM ports that NeuronCore-v2 engines share (docs/targets.md "Access rules"; the target's
 /// [memory] flags): Vector and GpSimd cannot access SBUF at the same time, nor Vector and Scalar PSUM. An
 /// instruction that uses a shared port holds it for its whole duration (assumption: an engine streams its
 /// operands throughout an instruction), and one that needs a port another engine holds waits until it frees:

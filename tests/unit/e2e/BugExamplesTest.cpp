@@ -202,7 +202,8 @@ TEST(BugExamples, PsumAccumulateIsFineWhereTheTargetDefinesIt) {
   driver::RunReport r = driver::runKernel({.kernel = "bug_psum_accumulate", .target = file.string()});
   std::filesystem::remove(file);
   EXPECT_TRUE(r.ok);
-  // NeuronCore-v4 defines it (TARGETS.md, nc_matmul: only v2/v3 leave it undefined): the built-in trn3 runs it.
+  // NeuronCore-v4 defines it (docs/targets.md "nc_matmul": only v2/v3 leave it undefined): the built-in trn3
+  // runs it.
   EXPECT_TRUE(driver::runKernel({.kernel = "bug_psum_accumulate", .target = "trn3"}).ok);
 }
 

@@ -117,8 +117,8 @@ inline std::vector<Target> neuronCoreTargets() {
   return found;
 }
 
-/// TARGETS.md's Vector/Scalar/GpSimd cost, from `target`'s coefficients: GpSimd start-up on that engine, plus the
-/// fixed access overhead, plus the streaming cycles with the minimum initiation interval as a floor.
+/// The Vector/Scalar/GpSimd cost of docs/targets.md, from `target`'s coefficients: GpSimd start-up on that engine,
+/// plus the fixed access overhead, plus the streaming cycles with the minimum initiation interval as a floor.
 inline uint64_t expectedStreamingCycles(const Target &target, Engine engine, uint64_t streaming) {
   const CostModel &c = target.cost;
   const uint64_t startup = engine == Engine::GpSimd ? c.gpsimdStartupCycles : 0;

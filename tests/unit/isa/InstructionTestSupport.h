@@ -3,7 +3,8 @@
 /// What the per-group instruction tests (tests/unit/isa/*InstructionsTest.cpp) share: small memories that
 /// isa::execute can run on, with element access written out from the address formula of Semantics.h; access
 /// patterns; float comparisons that treat NaN and infinities exactly; the NeuronCore targets to check costs on;
-/// and the streaming cost formula of TARGETS.md recomputed from a target's coefficients.
+/// and the streaming cost formula of docs/targets.md "Documented instruction costs" recomputed from a target's
+/// coefficients.
 
 #include "tessera/isa/InstructionSet.h"
 #include "tessera/isa/NumberFormats.h"
@@ -212,7 +213,7 @@ inline std::vector<Target> neuronCoreTargets() {
   return found;
 }
 
-/// The Vector/Scalar/GpSimd cost of TARGETS.md, from `target`'s coefficients: GpSimd start-up on that engine,
+/// The Vector/Scalar/GpSimd cost of docs/targets.md, from `target`'s coefficients: GpSimd start-up on that engine,
 /// plus the fixed access overhead, plus the streaming cycles with the minimum initiation interval as a floor.
 inline uint64_t expectedStreamingCycles(const Target &target, Engine engine, uint64_t streaming) {
   const CostModel &c = target.cost;

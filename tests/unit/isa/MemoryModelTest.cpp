@@ -57,7 +57,7 @@ protected:
 
 TEST_P(MemoryModel, PartitionStartFollowsTheQuadrantRule) {
   const uint32_t q = t_.access.partitionQuadrant; // 32 on every NeuronCore
-  // TARGETS.md: more than 64 partitions start at 0; 33-64 at 0 or 64; 32 or fewer at 0/32/64/96.
+  // docs/targets.md "Access rules": more than 64 partitions start at 0; 33-64 at 0 or 64; 32 or fewer at 0/32/64/96.
   EXPECT_EQ(partitionAlignment(128, t_), 4 * q);
   EXPECT_EQ(partitionAlignment(2 * q + 1, t_), 4 * q);
   EXPECT_EQ(partitionAlignment(2 * q, t_), 2 * q);

@@ -1,7 +1,7 @@
 /// \file
-/// Target description files: the built-in targets agree with shared/TARGETS.md, lookup by name, path and
-/// $TESSERA_TARGET_PATH works, a user's modified copy loads, and every kind of bad file is an Error that names
-/// the field and its line.
+/// Target description files: the built-in targets agree with the published figures (docs/targets.md "Sources"),
+/// lookup by name, path and $TESSERA_TARGET_PATH works, a user's modified copy loads, and every kind of bad file
+/// is an Error that names the field and its line.
 
 #include "TargetTestSupport.h"
 
@@ -103,8 +103,8 @@ TEST(BuiltinTargets, Trn1MatchesNeuronCoreV2Figures) {
   EXPECT_DOUBLE_EQ(t.dma.hbmGBps, 820.0 / 2); // derived: the chip's HBM shared by its cores
   EXPECT_EQ(t.hbm.bytes, 32 * kGiB);
   EXPECT_DOUBLE_EQ(t.dma.fixedLatencyNs, 1300.0);
-  EXPECT_FALSE(t.tensor.accumulateOntoNonMatmulDefined); // TARGETS.md, nc_matmul: undefined on v2/v3
-  EXPECT_TRUE(t.ports.vectorGpsimdSbuf);                 // TARGETS.md, access rules: v2 only
+  EXPECT_FALSE(t.tensor.accumulateOntoNonMatmulDefined); // docs/targets.md "nc_matmul": undefined on v2/v3
+  EXPECT_TRUE(t.ports.vectorGpsimdSbuf);                 // docs/targets.md "Access rules": v2 only
   EXPECT_TRUE(t.ports.vectorScalarPsum);
   EXPECT_DOUBLE_EQ(t.tensor.peakFp8Tflops, 92.0);
 }
@@ -131,7 +131,7 @@ TEST(BuiltinTargets, Trn2MatchesNeuronCoreV3Figures) {
   EXPECT_DOUBLE_EQ(t.dma.bytesPerNs(), 2900.0 / 8);
   EXPECT_EQ(t.hbm.bytes, 96 * kGiB);
   EXPECT_EQ(t.hbm.coresPerChip, 8u);
-  EXPECT_FALSE(t.tensor.accumulateOntoNonMatmulDefined); // TARGETS.md, nc_matmul: undefined on v2/v3
+  EXPECT_FALSE(t.tensor.accumulateOntoNonMatmulDefined); // docs/targets.md "nc_matmul": undefined on v2/v3
   EXPECT_FALSE(t.ports.vectorGpsimdSbuf);                // v3 lifts v2's port conflicts
   EXPECT_FALSE(t.ports.vectorScalarPsum);
   EXPECT_DOUBLE_EQ(t.tensor.peakFp8Tflops, 158.0);
@@ -164,7 +164,7 @@ TEST(BuiltinTargets, Trn3MatchesNeuronCoreV4Figures) {
   EXPECT_DOUBLE_EQ(t.dma.hbmGBps, 4700.0 / 8);
   EXPECT_DOUBLE_EQ(t.dma.bytesPerNs(), 528.0);
   EXPECT_EQ(t.hbm.bytes, 144 * kGiB);
-  EXPECT_TRUE(t.tensor.accumulateOntoNonMatmulDefined); // TARGETS.md, nc_matmul: only v2/v3 leave it undefined
+  EXPECT_TRUE(t.tensor.accumulateOntoNonMatmulDefined); // docs/targets.md "nc_matmul": only v2/v3 leave it undefined
   EXPECT_FALSE(t.ports.vectorGpsimdSbuf);
   EXPECT_FALSE(t.ports.vectorScalarPsum);
 }

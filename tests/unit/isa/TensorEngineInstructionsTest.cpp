@@ -474,7 +474,8 @@ TEST_P(OnEachTarget, LoadStationaryIsTheStationaryColumnsAtTheLoadFactor) {
   copy.op = Opcode::TensorCopy;
   copy.src0 = copy.dst = tile(MemSpace::Sbuf, DType::F32, 0, 128, 0, 64);
   EXPECT_EQ(loadStationaryCycles(copy, t), 0u);
-  // Never more than the shortest multiply it hides behind (TARGETS.md: up to 4x faster than MultiplyMoving).
+  // Never more than the shortest multiply it hides behind (docs/targets.md: up to 4x faster than
+  // MultiplyMoving).
   EXPECT_LE(loadStationaryCycles(matmulOf(128, t.tensor.maxStationaryFree, 1), t), t.cost.matmulMinCycles);
 }
 

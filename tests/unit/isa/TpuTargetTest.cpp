@@ -1,7 +1,7 @@
 /// \file
 /// TPU target files (isa/targets/tpu-*.toml): every built-in one loads, its published peak is what its MXUs
-/// deliver at its clock, its ridge point is shared/TARGETS.md's, the shared fields the rest of Tessera reads are
-/// filled, and every kind of bad TPU file is an Error that names the file, the line and the field.
+/// deliver at its clock, its ridge point is the one docs/targets.md lists, the shared fields the rest of Tessera
+/// reads are filled, and every kind of bad TPU file is an Error that names the file, the line and the field.
 
 #include "TargetTestSupport.h"
 
@@ -144,11 +144,11 @@ TEST_P(EachTpuTarget, EveryFigureHasASource) { expectEveryFigureHasASource(GetPa
 INSTANTIATE_TEST_SUITE_P(Builtin, EachTpuTarget, ::testing::ValuesIn(kTpuTargets));
 
 // ---------------------------------------------------------------------------------------------------------------
-// Figures of shared/TARGETS.md
+// Figures of docs/targets.md ("TPU figures: published, derived, unverified, not published")
 
 struct RidgeCase {
   std::string target;
-  double flopsPerByte; ///< TARGETS.md's BF16 ridge point from HBM
+  double flopsPerByte; ///< the BF16 ridge point from HBM in docs/targets.md
 };
 
 void PrintTo(const RidgeCase &c, std::ostream *out) { *out << c.target; }

@@ -1,9 +1,9 @@
 #pragma once
 /// \file
 /// A TPU target built in code for the TPU instruction tests, so that their cost checks do not depend on the target
-/// files. The figures are v5e-like (shared/TARGETS.md: one TensorCore, 4 MXUs of 128x128, 8 x 128 vregs, 128 MiB
-/// VMEM, 1 MiB SMEM, 1.5 GHz); the cost coefficients are TEST VALUES, chosen distinct from each other so that a
-/// formula that reads the wrong one fails, not published figures.
+/// files. The figures are v5e-like (tpu-v5e.toml, sources in docs/targets.md: one TensorCore, 4 MXUs of 128x128,
+/// 8 x 128 vregs, 128 MiB VMEM, 1 MiB SMEM, 1.5 GHz); the cost coefficients are TEST VALUES, chosen distinct from
+/// each other so that a formula that reads the wrong one fails, not published figures.
 
 #include "tessera/isa/Target.h"
 

@@ -5,9 +5,10 @@
 //
 // SCALE-Sim charges 2R + C + T - 2 cycles for that fold: R + C - 1 to load and skew the weights and fill the
 // array, T = N to stream the moving columns, R - 1 to drain. The NeuronCore overlaps the next LoadStationary
-// with the current MultiplyMoving (TARGETS.md), so back to back matmuls pay only the streaming term: the
-// documented initiation interval max(N, 64). The two models therefore differ by exactly the fill and drain
-// 2R + C - 2 per matmul whenever N >= 64, and the tensor engine's floor of 64 cycles applies below that.
+// with the current MultiplyMoving (docs/targets.md "nc_matmul"), so back to back matmuls pay only the
+// streaming term: the documented initiation interval max(N, 64). The two models therefore differ by exactly the
+// fill and drain 2R + C - 2 per matmul whenever N >= 64, and the tensor engine's floor of 64 cycles applies below
+// that.
 
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/Target.h"

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// The rules an engine instruction's SBUF/PSUM access pattern must keep (shared/TARGETS.md "Access rules"; each
+/// The rules an engine instruction's SBUF/PSUM access pattern must keep (docs/targets.md "Access rules"; each
 /// limit is a key of the target's [access] table): where its partitions may start, how many free dimensions it
 /// has, the range of each size and stride, and how many elements per partition it touches. The compiler
 /// (nc-verify-access) and the simulator's program checks both ask this one definition. DMA transfers are
