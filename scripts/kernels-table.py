@@ -7,7 +7,7 @@ ROWS lists the runs, one per line: KERNEL [--shape S] [--param P] [--targets T1,
 --targets a row runs on trn1, trn2, tpu-v5e and tpu-v6e). Each run is `TESSERA run KERNEL --target T --timing-only
 --json` (timing only: the values of these kernels are checked by the test suite, at their default shapes on these
 targets and at several other shapes), and the table gives its simulated time, the achieved share of the target's
-BF16 tensor-engine (MXU) peak, and what bounds it (RunReport::bound: the busiest unit when it is busy for at least
+tensor-engine (MXU) peak at the matmuls' dtypes, and what bounds it (RunReport::bound: the busiest unit when it is busy for at least
 half of the run, else overhead). The markdown goes to stdout; with --check FILE it is compared with FILE instead
 (exit 1 when they differ).
 """
@@ -29,10 +29,12 @@ reference and the golden model by the test suite at its default shape on trn1, t
 further shapes on trn1, trn2 and tpu-v5e (tests/unit/e2e/RunKernelTest.cpp, LibraryKernelsTest.cpp).
 
 - **time**: simulated, in microseconds, one NeuronCore or one TPU TensorCore.
-- **% peak**: the kernel's tensor-engine (MXU) FLOPs per second over the target's published BF16 peak
-  (`tensor.peak_bf16_tflops`). FP8 double row (matmul_fp8 rows=2) runs at twice the BF16 rate on trn2, so it can
-  exceed 100%; attention_fwd counts its transposes' FLOPs too (4 S^2 D + the transposes: `tessera run` reports
-  what the tensor engine did).
+- **% peak**: the kernel's FLOPs per second over the target's published peak at the dtype each matmul ran at
+  (`tensor.peak_fp8_tflops` for FP8 operands, `peak_fp32_tflops` for FP32 ones, `peak_bf16_tflops` for the rest
+  and for every other instruction's FLOPs): matmul_fp8 on trn2 is measured against 158 TFLOP/s, so rows=1 (the
+  BF16 rate) reaches at most half of it and rows=2 (double row) all of it; the FP32 ones-matmuls of the norms and
+  of avgpool2d against the FP32 peak. attention_fwd counts its transposes' FLOPs too (4 S^2 D + the transposes:
+  `tessera run` reports what the tensor engine did).
 - **bound**: the busiest unit and its busy share when it is busy for at least half of the run (compute: a compute
   engine; memory: DMA), else overhead (fixed costs, dependencies and latency: no unit is busy most of the time).
 

@@ -57,6 +57,23 @@ double clockGhz(Engine engine, const Target &target) {
 
 uint64_t flops(const Instruction &inst) { return definition(inst.op).flops(inst); }
 
+PeakDtype peakDtypeOf(const Instruction &inst) {
+  if (definition(inst.op).category != Category::Matmul) return PeakDtype::Bf16;
+  // The moving (streamed) operand sets the matmul's rate; a transpose has only src0.
+  const DType dtype = inst.src1.partitions > 0 ? inst.src1.dtype : inst.src0.dtype;
+  if (dtype == DType::F8E4M3 || dtype == DType::F8E5M2) return PeakDtype::Fp8;
+  if (dtype == DType::F32) return PeakDtype::Fp32;
+  return PeakDtype::Bf16;
+}
+
+double peakTflops(PeakDtype dtype, const Target &target) {
+  const TensorEngineSpec &unit = target.tensor;
+  const double peak = dtype == PeakDtype::Fp8    ? unit.peakFp8Tflops
+                      : dtype == PeakDtype::Fp32 ? unit.peakFp32Tflops
+                                                 : unit.peakBf16Tflops;
+  return peak > 0 ? peak : unit.peakBf16Tflops;
+}
+
 uint64_t hbmBytes(const Instruction &inst) {
   if (inst.op != Opcode::DmaCopy && inst.op != Opcode::DmaTranspose && inst.op != Opcode::TpuDma)
     return 0;

@@ -165,6 +165,7 @@ SimResult Machine::results() const {
     const isa::Stream &stream = engine->stream();
     const size_t retired = engine->position();
     result.flops += engine->flops();
+    for (unsigned d = 0; d < isa::kPeakDtypeCount; ++d) result.flopsByPeak[d] += engine->flopsByPeak()[d];
     result.hbmBytes += engine->hbmBytes();
     result.instructions += retired;
     end = std::max(end, engine->lastCompletion());

@@ -331,8 +331,18 @@ double RunReport::tensorBoundUs() const {
   return 0;
 }
 
+double RunReport::peakTflops() const {
+  const uint64_t bf16 = sim.flopsByPeak[static_cast<unsigned>(isa::PeakDtype::Bf16)];
+  if (sim.flops == 0 || bf16 == sim.flops) return target.tensor.peakBf16Tflops;
+  // The time all the FLOPs take, each at its own peak; the peak is the rate that gives that time.
+  double peakNs = 0;
+  for (unsigned d = 0; d < isa::kPeakDtypeCount; ++d)
+    peakNs += double(sim.flopsByPeak[d]) / (isa::peakTflops(isa::PeakDtype(d), target) * 1e3); // 1e3 FLOP/ns
+  return peakNs > 0 ? double(sim.flops) / peakNs / 1e3 : target.tensor.peakBf16Tflops;
+}
+
 double RunReport::peakPercent() const {
-  const double peak = target.tensor.peakBf16Tflops;
+  const double peak = peakTflops();
   return peak > 0 ? 100.0 * achievedTflops() / peak : 0;
 }
 

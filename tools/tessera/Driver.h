@@ -147,6 +147,10 @@ struct RunReport {
   double tensorBoundUs() const;
   double dmaBoundUs() const;
   /// Achieved FLOP/s as a percentage of the target's BF16 peak.
+  /// The matrix unit's peak for this run's FLOPs, TFLOP/s: each matmul's FLOPs at the published peak of its
+  /// operands' dtype (FP8, FP32, else BF16; isa::peakDtypeOf), the rest at BF16's; exactly the BF16 peak when all
+  /// are at it.
+  double peakTflops() const;
   double peakPercent() const;
 
   /// What limits the run: the resource busiest over the run when it is busy at least half of it - "compute"

@@ -218,15 +218,15 @@ void card(std::string &html, std::string_view title, std::string_view id, double
 
 void summary(Page &p) {
   const RunReport &r = p.r;
-  const double peak = r.target.tensor.peakBf16Tflops;
+  const double peak = r.peakTflops();
   std::string &h = p.html;
   h += "<section id=summary><h2>Summary</h2><div class=cards>";
   card(h, "simulated time", "time-us", r.timeUs(), fmt::format("{:.3f} us", r.timeUs()),
        fmt::format("<span id=cycles data-value='{:.0f}'>{}</span> cycles at {} GHz", r.cycles(),
                    grouped(static_cast<uint64_t>(r.cycles() + 0.5)), r.target.tensor.clockGhz));
   card(h, "compute", "achieved-tflops", r.achievedTflops(), fmt::format("{:.2f} TFLOP/s", r.achievedTflops()),
-       fmt::format("{:.1f}% of {:.1f} peak (tensor engine, bf16)<br>{} FLOPs", 100 * r.achievedTflops() / peak, peak,
-                   grouped(r.sim.flops)));
+       fmt::format("{:.1f}% of {:.1f} peak (matrix unit, at its operands' dtypes)<br>{} FLOPs",
+                   100 * r.achievedTflops() / peak, peak, grouped(r.sim.flops)));
   card(h, "HBM traffic", "hbm-bytes", double(r.sim.hbmBytes), humanBytes(double(r.sim.hbmBytes)),
        fmt::format("{} B at {:.1f} B/ns<br>arithmetic intensity {:.1f} FLOP/B", grouped(r.sim.hbmBytes),
                    r.target.dma.bytesPerNs(),
@@ -535,7 +535,7 @@ void timeline(Page &p) {
 void roofline(Page &p) {
   const RunReport &r = p.r;
   std::string &h = p.html;
-  const double peak = r.target.tensor.peakBf16Tflops;  // TFLOP/s
+  const double peak = r.peakTflops();  // TFLOP/s
   const double bw = r.target.dma.bytesPerNs();           // B/ns = GB/s
   const double ridge = peak * 1000 / bw;                 // FLOP/B where the roofs meet
   const bool hasPoint = r.sim.hbmBytes > 0 && r.sim.flops > 0 && r.sim.timeNs > 0;

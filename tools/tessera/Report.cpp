@@ -7,7 +7,6 @@
 namespace tessera::driver {
 
 namespace {
-double peakTflops(const isa::Target &t) { return t.tensor.peakBf16Tflops; }
 
 /// What the matrix unit is called on `t`'s family: the key of its bound in --json.
 std::string matrixUnit(const isa::Target &t) { return std::string(isa::familyOf(t).matrixUnitKey()); }
@@ -65,7 +64,7 @@ nlohmann::json toJson(const RunReport &r) {
   j["engines"] = r.busyPercent();
   j["flops"] = r.sim.flops;
   j["achieved_tflops"] = r.achievedTflops();
-  j["peak_tflops"] = peakTflops(r.target);
+  j["peak_tflops"] = r.peakTflops();
   j["hbm_bytes"] = r.sim.hbmBytes;
   j["dma_bytes_per_ns"] = r.target.dma.bytesPerNs();
   j["bounds_us"] = {{matrixUnit(r.target), r.tensorBoundUs()}, {"dma", r.dmaBoundUs()}};
@@ -120,7 +119,7 @@ std::string toText(const RunReport &r) {
   line("");
   line("  simulated time   {:>12.3f} us   ({:.0f} cycles at {} GHz)", r.timeUs(), r.cycles(), r.target.tensor.clockGhz);
   line("  FLOPs            {:>12}        achieved {:.2f} of {:.1f} peak TFLOP/s ({:.1f}%)", r.sim.flops,
-       r.achievedTflops(), peakTflops(r.target), 100.0 * r.achievedTflops() / peakTflops(r.target));
+       r.achievedTflops(), r.peakTflops(), 100.0 * r.achievedTflops() / r.peakTflops());
   line("  HBM traffic      {:>12} B      DMA bound {:.3f} us at {:.1f} B/ns", r.sim.hbmBytes, r.dmaBoundUs(),
        r.target.dma.bytesPerNs());
   line("  instructions     {:>12}", r.instructions);

@@ -71,7 +71,10 @@ void StreamEngine::run() {
       }
       if (inst.step != 0)
         env_.stepBarrier.finished(inst);
-      flops_ += isa::flops(inst);
+      if (const uint64_t flops = isa::flops(inst); flops > 0) {
+        flops_ += flops;
+        flopsByPeak_[static_cast<unsigned>(isa::peakDtypeOf(inst))] += flops;
+      }
       hbmBytes_ += isa::hbmBytes(inst);
       if (env_.progress && ++env_.retired % SimOptions::kProgressInterval == 0)
         (*env_.progress)(static_cast<double>(sc_core::sc_time_stamp().value()) / 1000.0, env_.retired,

@@ -12,10 +12,12 @@
 
 #include "RunEnvironment.h"
 
+#include "tessera/isa/Cost.h"
 #include "tessera/isa/Program.h"
 
 #include <systemc>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -44,6 +46,8 @@ public:
   sc_core::sc_time waited() const { return sc_core::sc_time::from_value(waitedPs_); }
   /// Floating-point operations and HBM bytes of the retired instructions (isa::flops, isa::hbmBytes).
   uint64_t flops() const { return flops_; }
+  /// Those FLOPs by the peak they are measured against (isa::peakDtypeOf).
+  const std::array<uint64_t, isa::kPeakDtypeCount> &flopsByPeak() const { return flopsByPeak_; }
   uint64_t hbmBytes() const { return hbmBytes_; }
 
 protected:
@@ -79,6 +83,7 @@ private:
   sc_core::sc_time lastCompletion_;
   uint64_t waitedPs_ = 0;
   uint64_t flops_ = 0, hbmBytes_ = 0;
+  std::array<uint64_t, isa::kPeakDtypeCount> flopsByPeak_{};
 };
 
 } // namespace tessera::sim

@@ -231,6 +231,21 @@ TEST(LibraryKernels, MatmulFp8DoubleRowIsFasterOnTrn2AndRefusedOnTrn1) {
   }
 }
 
+// "% of peak" is against the peak of the dtype the matmuls ran at: an FP8 kernel on trn2 against its FP8 peak
+// (158 TFLOP/s), a BF16 one against BF16 (79; FP32 operands: tests/unit/isa, PeakTflops). With the BF16 peak an
+// FP8 double-row run at 2048^3 reported more than 100%.
+TEST(LibraryKernels, PeakIsTheMatmulOperandsDtypes) {
+  const Values shape{{"M", 2048}, {"N", 2048}, {"K", 2048}};
+  RunReport fp8 = runKernel({.kernel = "matmul_fp8", .target = "trn2", .shape = shape,
+                             .kernelParams = {{"rows", 2}}, .timingOnly = true});
+  EXPECT_NEAR(fp8.peakTflops(), fp8.target.tensor.peakFp8Tflops, 0.05 * fp8.target.tensor.peakFp8Tflops);
+  EXPECT_GT(fp8.target.tensor.peakFp8Tflops, fp8.target.tensor.peakBf16Tflops);
+  EXPECT_LT(fp8.peakPercent(), 100.0);
+  EXPECT_GT(fp8.peakPercent(), 0.0);
+  RunReport bf16 = runKernel({.kernel = "matmul", .target = "trn2", .timingOnly = true});
+  EXPECT_DOUBLE_EQ(bf16.peakTflops(), bf16.target.tensor.peakBf16Tflops);
+}
+
 // The scales reach the kernel and its reference; a shape that is no multiple of any tile, with small groups of
 // rows (bm=128), on each family.
 TEST(LibraryKernels, MatmulFp8AppliesItsScales) {

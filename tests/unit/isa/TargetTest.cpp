@@ -155,7 +155,7 @@ TEST(BuiltinTargets, Trn3MatchesNeuronCoreV4Figures) {
   EXPECT_DOUBLE_EQ(t.gpsimd.clockGhz, 1.2);
   EXPECT_DOUBLE_EQ(t.tensor.peakBf16Tflops, 79.0);
   EXPECT_DOUBLE_EQ(t.tensor.peakFp32Tflops, 20.0);
-  EXPECT_DOUBLE_EQ(t.tensor.peakFp8Tflops, 315.0); // MXFP8
+  EXPECT_DOUBLE_EQ(t.tensor.peakFp8Tflops, 158.0); // FP8 double row; MXFP8's 315 is not modelled, so not claimed
   EXPECT_EQ(t.tensor.maxMovingFree, 4096u);        // v4: all 8 PSUM banks of FP32
   EXPECT_EQ(t.tensor.maxMovingFree * 4, t.psumBytesPerPartition);
 

@@ -538,5 +538,30 @@ TEST(Matmul, AccumulationGroupsInAllEightBanksStayApart) {
 
 INSTANTIATE_TEST_SUITE_P(Builtin, OnEachTarget, ::testing::Values("trn1", "trn2", "trn3"));
 
+// ---- the peak a matmul is measured against ---------------------------------------------------------------------
+
+// The moving operand's dtype picks a matmul's published peak: FP8 (158 on trn2), FP32 (20), BF16 (79) otherwise;
+// an elementwise op on FP32 is measured against the BF16 peak; a dtype whose peak a target does not publish falls
+// back to BF16's.
+TEST(PeakTflops, FollowsTheMatmulsMovingOperand) {
+  Instruction matmul;
+  matmul.op = Opcode::Matmul;
+  matmul.src0 = tile(MemSpace::Sbuf, DType::BF16, 0, 128, 0, 128);
+  matmul.src1 = tile(MemSpace::Sbuf, DType::BF16, 0, 128, 256, 512);
+  EXPECT_EQ(peakDtypeOf(matmul), PeakDtype::Bf16);
+  matmul.src1.dtype = DType::F8E4M3;
+  EXPECT_EQ(peakDtypeOf(matmul), PeakDtype::Fp8);
+  EXPECT_DOUBLE_EQ(peakTflops(PeakDtype::Fp8, trn2()), trn2().tensor.peakFp8Tflops);
+  matmul.src1.dtype = DType::F32;
+  EXPECT_EQ(peakDtypeOf(matmul), PeakDtype::Fp32);
+  EXPECT_DOUBLE_EQ(peakTflops(PeakDtype::Fp32, trn2()), trn2().tensor.peakFp32Tflops);
+  Target noFp32 = trn2();
+  noFp32.tensor.peakFp32Tflops = 0;
+  EXPECT_DOUBLE_EQ(peakTflops(PeakDtype::Fp32, noFp32), noFp32.tensor.peakBf16Tflops);
+  Instruction add = matmul;
+  add.op = Opcode::TensorTensor;
+  EXPECT_EQ(peakDtypeOf(add), PeakDtype::Bf16);
+}
+
 } // namespace
 } // namespace tessera::isa

@@ -46,9 +46,12 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         raise ValueError("nc_matmul writes PSUM")
     a, b = _f32(stationary), _f32(moving)
     if perf_mode is matmul_perf_mode.double_row:
-        # FP8 double row, as Tessera reads it: each partition holds two contraction rows, [K, 2, X] -> [2K, X].
+        # FP8 double row: each partition holds two contraction rows, stationary [K, 2, M] and moving [K, 2, N]
+        # (nc_matmul's perf_mode documentation), read as [2K, M] and [2K, N].
         if stationary.dtype.itemsize != 1 or moving.dtype.itemsize != 1:
             raise ValueError("double_row needs FP8 stationary and moving")
+        if a.ndim != 3 or b.ndim != 3 or a.shape[1] != 2 or b.shape[1] != 2:
+            raise ValueError(f"double_row needs [K, 2, M] and [K, 2, N] operands, not {a.shape} and {b.shape}")
         a, b = a.reshape(2 * a.shape[0], -1), b.reshape(2 * b.shape[0], -1)
     product = a.T @ b
     _write(dst, _f32(dst) + product if accumulate else product)

@@ -41,6 +41,12 @@ class NkiTensor:
         shape[dim] = size
         return NkiTensor(np.broadcast_to(self.data, shape), self.buffer, readonly=True)
 
+    def reshape(self, shape):
+        """The same elements in a new shape, row-major within each partition ([128, 256] -> [128, 2, 128]). A view
+        when NumPy can make one (then writes reach the tile), else a read-only copy."""
+        reshaped = self.data.reshape(tuple(shape))
+        return NkiTensor(reshaped, self.buffer, self.readonly or not np.shares_memory(reshaped, self.data))
+
 
 def ndarray(shape, dtype, buffer=sbuf, name="", address=None):
     if buffer in (sbuf, psum) and shape[0] > 128:

@@ -31,6 +31,15 @@ double clockGhz(Engine engine, const Target &target);
 /// Floating-point operations `inst` performs (a multiply-add counts 2).
 uint64_t flops(const Instruction &inst);
 
+/// Which of the matrix unit's published peaks `inst`'s FLOPs are measured against: a matmul's moving operand's
+/// dtype (FP8 or FP32 have their own peaks); everything else, and BF16/FP16 matmuls, against the BF16 peak.
+enum class PeakDtype : uint8_t { Bf16, Fp8, Fp32 };
+inline constexpr unsigned kPeakDtypeCount = 3;
+PeakDtype peakDtypeOf(const Instruction &inst);
+
+/// The target's published peak for `dtype`, in TFLOP/s; the BF16 peak where it publishes none for that dtype.
+double peakTflops(PeakDtype dtype, const Target &target);
+
 /// HBM bytes `inst` moves (0 for compute instructions).
 uint64_t hbmBytes(const Instruction &inst);
 

@@ -26,7 +26,7 @@ struct TensorEngineSpec : EngineSpec {
   unsigned maxMovingFree = 0;          ///< N: moving free size (FP32 results; one PSUM bank, all 8 on v4)
   double peakBf16Tflops = 0;           ///< published peak, for the roofline and "% of peak"
   double peakFp32Tflops = 0;
-  double peakFp8Tflops = 0;            ///< FP8 (MXFP8 on v4) peak
+  double peakFp8Tflops = 0;            ///< FP8 peak (the double-row rate; MX formats are not modelled)
   /// Whether a matmul may accumulate onto PSUM that a non-matmul instruction (memset, a copy, a DMA) wrote
   /// (`accumulate_onto_non_matmul = "defined"`); on NeuronCore v2/v3 it is undefined, and the simulator's
   /// kernel-bug checks report it.

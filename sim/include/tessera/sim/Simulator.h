@@ -3,11 +3,13 @@
 /// The SystemC simulator of a NeuronCore: runs an isa::Program on a Target, engine by engine, computing real
 /// values and estimating time. No MLIR here: it executes the flat instruction streams the compiler produced.
 
+#include "tessera/isa/Cost.h"
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Target.h"
 #include "tessera/sim/DevicePrint.h"
 #include "tessera/sim/KernelBug.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -56,6 +58,8 @@ struct SimResult {
   double timeNs = 0;           ///< when the last instruction completed
   uint64_t instructions = 0;   ///< instructions retired
   uint64_t flops = 0;          ///< floating-point operations performed
+  /// Those FLOPs by the peak they are measured against (indexed by isa::PeakDtype: BF16, FP8, FP32).
+  std::array<uint64_t, isa::kPeakDtypeCount> flopsByPeak{};
   uint64_t hbmBytes = 0;       ///< bytes moved between HBM and the core
   std::vector<StreamStats> streams;
   std::vector<InstructionEvent> timeline; ///< in completion order; empty unless SimOptions::recordTimeline
