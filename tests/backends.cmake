@@ -117,11 +117,18 @@ set_tests_properties(backends/tpu-checks-catch-mistakes PROPERTIES FIXTURES_REQU
 add_test(NAME backends/every-kernel
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/hw-backends/check/every_kernel.py $<TARGET_FILE:tessera> ${library_kernels})
 set_tests_properties(backends/every-kernel PROPERTIES LABELS backends)
-# run.py's record -> tessera calibrate (an interpret-mode record given a device time).
+# run.py's record -> tessera calibrate (an interpret-mode record given a device time; the same record as the host's
+# wall clock, refused).
 add_test(NAME backends/calibrate-roundtrip
          COMMAND ${PROJECT_SOURCE_DIR}/hw-backends/check/calibrate_roundtrip.sh $<TARGET_FILE:tessera>
                  ${BACKEND_VENV}/bin/python ${BACKEND_WORK})
 set_tests_properties(backends/calibrate-roundtrip PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+# An NKI bundle's device run without a Trainium: the environment run.py sets (--dry-run), the run on the NumPy model
+# with stand-ins for nrtpy and neuron-explorer, the records' measured_by, and calibrate skipping the wall clock.
+add_test(NAME backends/nki-device-run
+         COMMAND ${PROJECT_SOURCE_DIR}/hw-backends/check/nki_device_run.sh $<TARGET_FILE:tessera>
+                 ${BACKEND_VENV}/bin/python ${BACKEND_WORK})
+set_tests_properties(backends/nki-device-run PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 # The NKI checks can fail: a swapped operand and a misspelt keyword are caught.
 add_test(NAME backends/nki-checks-catch-mistakes
          COMMAND ${PROJECT_SOURCE_DIR}/hw-backends/check/model_catches_mistakes.sh $<TARGET_FILE:tessera>

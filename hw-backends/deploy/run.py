@@ -18,9 +18,17 @@ reads to fit the target's cost model.
                                  as --compile, and print libtpu's static estimate of the kernel's cycles beside
                                  Tessera's prediction (the compiler's cost model, not a measurement; not on v4)
   python3 run.py --simulate      NKI only, on any CPU with NKI installed: nki.simulate (no timing)
+  python3 run.py --dry-run       NKI only, on any machine: the environment (platform target, LNC=1, NEFF folder)
+                                 and the commands a device run would use, without running anything
 
-Exit status: 0 when every output matches (and no race was found) or the kernel compiles, 1 when one does not,
-2 for bad usage.
+On a Trainium host the runner sets NEURON_PLATFORM_TARGET_OVERRIDE and NEURON_LOGICAL_NC_CONFIG=1 from the bundle
+(the kernel runs on one NeuronCore; trn2/trn3 hosts default to LNC=2), runs the kernel, and times its NEFF on the
+device with nrtpy (--nrtpy-python) or neuron-explorer (aws-neuronx-tools). Without either, the record holds the
+host's wall clock, says so ("measured_by": "host_wall_clock") and `tessera calibrate` refuses it; so does a TPU
+run's, whose time is the host's clock around the jitted call.
+
+Exit status: 0 when every output matches (and no race was found) or the kernel compiles, 1 when one does not (or
+the --timer asked for gave no device time), 2 for bad usage.
 """
 import argparse
 import contextlib
@@ -33,6 +41,7 @@ import platform
 import re
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -180,6 +189,14 @@ def run_pallas(manifest, module, inputs, args, record):
     jitted = jax.jit(kernel)
     on_device = [jax.device_put(a, device) for a in inputs]  # time the kernel, not the copies from the host
     outs, record["measured_us"] = timed(lambda: jax.block_until_ready(jitted(*on_device)), args.repeat)
+    # The host's clock around a jitted call on device-resident arrays: the dispatch is in it, and no device-side
+    # timer is used yet on TPU. Marked as such, so `tessera calibrate` does not fit it.
+    record.update(measured_by="host_wall_clock", includes_host_transfers=False,
+                  timer="time.perf_counter around jax.block_until_ready(jitted(*device_arrays))",
+                  timing_note="NOT a device time: the TPU runner has no device-side timer yet")
+    loud_warning(["NO DEVICE TIME. measured_us is the HOST'S WALL CLOCK around a jitted call (inputs already on the",
+                  "TPU; the dispatch is in it). The record says measured_by \"host_wall_clock\", and",
+                  "`tessera calibrate` will not fit it: the TPU runner has no device-side timer yet."])
     return outs
 
 
@@ -509,21 +526,409 @@ def report_compile(result, path):
         print(f"    of which Mosaic's register allocator spill slots: {result['spill_slots']}")
 
 
+# --- NKI on a Trainium host --------------------------------------------------------------------------------------
+# What the runner tells NKI and the Neuron runtime (Neuron SDK 2.32, NKI 0.6), from the bundle's manifest:
+#
+# - The platform: nki.jit (and nki.simulate) compile for the NeuronCore generation NEURON_PLATFORM_TARGET_OVERRIDE
+#   names (trn1|inf2|gen2, trn2|gen3, trn3|gen4). nki.jit's platform_target argument was removed in NKI 0.3.0
+#   (passing it is an error), so the variable is the only documented setting.
+#     https://awsdocs-neuron.readthedocs-hosted.com/en/v2.31.0/nki/api/generated/nki.jit.html
+#     https://awsdocs-neuron.readthedocs-hosted.com/en/v2.33.1/nki/migration/index.html (nki.jit(platform_target=...))
+#     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/guides/nki_simulator.html (Target Platform)
+# - The logical NeuronCore (LNC): Tessera's kernel runs on one NeuronCore (it never asks nl.program_id), and an
+#   nki.jit kernel called without brackets is LNC=1; the runtime's NEURON_LOGICAL_NC_CONFIG must match the kernel's
+#   degree or the launch is a runtime error, and Trainium2/3 hosts default to LNC=2. So the runner sets
+#   NEURON_LOGICAL_NC_CONFIG=1 before anything starts the runtime, and calls kernel(...) without brackets (NKI 0.7
+#   deprecates the bracket syntax and takes the degree from the variable: the same LNC=1 either way). trn1 has only
+#   LNC=1, so the setting holds there too.
+#     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/arch/neuron-features/logical-neuroncore-config.html
+#     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/compiler/error-codes/EVRF066.html
+#     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/compiler/error-codes/EARG001.html
+# - The NEFF: NKI_ARTIFACTS_DIR, set before nki is imported, keeps the compiled kernel there as kernel.neff.
+#     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/neuron-runtime/nrtpy/tutorial-debug-neff-nrtpy.html
+#
+# Device time. nki.benchmark and nki.profile are not in NKI 0.6 (they raise "not available": the 2.32 release notes,
+# https://awsdocs-neuron.readthedocs-hosted.com/en/latest/release-notes/components/nki.html), so the runner times the
+# kernel's NEFF with one of the two documented device-side tools:
+# - nrtpy: NrtpyModel.load_from_neff(NEFF).benchmark(inputs, mode="device"), the NeuronCore's execution time from
+#   device-side tracing, per iteration. nrtpy and nki cannot be installed in one Python environment in 2.32, so it
+#   runs in its own (--nrtpy-python).
+#     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/neuron-runtime/nrtpy/model.html
+#     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/neuron-runtime/nrtpy/tutorial-validate-benchmark.html
+#     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/neuron-runtime/nrtpy/nrtpy-getting-started.html
+# - Neuron Explorer (aws-neuronx-tools): `neuron-explorer capture -n NEFF -s profile.ntff --profile-nth-exec=2
+#   NAME FILE.npy...` runs the NEFF twice and traces the second run (profile_exec_2.ntff), and `neuron-explorer view
+#   -n NEFF -s NTFF --output-format summary-json` gives its total_time, the on-device seconds of that run (no
+#   host-device copies, no host runtime).
+#     https://awsdocs-neuron.readthedocs-hosted.com/en/v2.33.0/nki/guides/use-neuron-profile.html
+#     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/tools/neuron-explorer/how-to-profile-workload.html
+#     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/tools/neuron-explorer/profile-schema-reference.html
+# Without either, measured_us is the host's wall clock around kernel(*numpy_arrays) (compile cache, copies to and
+# from the device and the runtime's launch included): the record says so ("measured_by": "host_wall_clock") and
+# `tessera calibrate` does not fit it.
+#
+# The kernel itself (compile, the run whose outputs are checked, the wall-clock calls) runs in a child process
+# (run.py --nki-execute): the profilers start a runtime of their own, and the child's has ended by then.
+
+NEURON_GENERATIONS = {"v2": "trn1", "v3": "trn2", "v4": "trn3"}  # target file generation -> platform target
+NEURON_PLATFORM_ALIASES = {"trn1": "gen2", "inf2": "gen2", "gen2": "gen2", "trn2": "gen3", "gen3": "gen3",
+                           "trn3": "gen4", "gen4": "gen4"}
+NEURON_EXPLORER_DEFAULT = "/opt/aws/neuron/bin/neuron-explorer"  # where aws-neuronx-tools installs it
+NRTPY_BENCHMARK = r'''
+import json, sys
+import numpy as np
+from nrtpy import NrtpyModel, NrtpyTensor
+job = json.load(open(sys.argv[1]))
+model = NrtpyModel.load_from_neff(job["neff"])
+names = list(model.input_tensors_info)
+ours = [entry["name"] for entry in job["inputs"]]
+if sorted(names) == sorted(ours):
+    files, matched = {entry["name"]: entry["file"] for entry in job["inputs"]}, "by name"
+elif len(names) == len(ours):
+    files, matched = {name: entry["file"] for name, entry in zip(names, job["inputs"])}, "by position"
+else:
+    sys.exit(f"the NEFF's inputs are {names}, the bundle's {ours}")
+# The bundle's .npy files hold each tensor's bytes (bfloat16 as uint16, fp8 as uint8): what the device reads.
+tensors = {name: NrtpyTensor.from_numpy(np.load(file), name=name) for name, file in files.items()}
+stats = model.benchmark(inputs=tensors, warmup_iter=job["warmup"], benchmark_iter=job["iterations"], mode="device")
+print(json.dumps({"durations_ms": [float(d) for d in stats.durations_ms], "mean_ms": float(stats.mean_ms),
+                  "min_ms": float(stats.min_ms), "max_ms": float(stats.max_ms), "iterations": int(stats.iterations),
+                  "neff_inputs": names, "inputs_matched": matched}))
+'''
+
+
+def neuron_plan(manifest):
+    """What the bundle's kernel needs of NKI and the runtime: {"generation", "platform", "lnc", "env", "notes"}.
+    Exits 2 when the environment names another platform than the bundle's."""
+    neuron = manifest.get("neuron") or {}
+    generation = neuron.get("generation") or {"trn1": "v2", "trn2": "v3", "trn3": "v4"}.get(manifest["target"])
+    if generation not in NEURON_GENERATIONS:
+        print(f"run.py: target {manifest['target']} names no NeuronCore generation NKI knows "
+              f"({generation or 'none in tessera.json'}; NKI targets: v2 trn1, v3 trn2, v4 trn3)", file=sys.stderr)
+        sys.exit(2)
+    platform = NEURON_GENERATIONS[generation]
+    lnc = int(neuron.get("logical_nc_config", 1))
+    notes = []
+    current = os.environ.get("NEURON_PLATFORM_TARGET_OVERRIDE")
+    if current and NEURON_PLATFORM_ALIASES.get(current.strip().lower()) != NEURON_PLATFORM_ALIASES[platform]:
+        print(f"run.py: NEURON_PLATFORM_TARGET_OVERRIDE={current} here, but this bundle's kernel was simulated for "
+              f"{manifest['target']} (NeuronCore-{generation}, platform {platform}): unset it, or deploy the kernel "
+              f"for the target of this host", file=sys.stderr)
+        sys.exit(2)
+    current = os.environ.get("NEURON_LOGICAL_NC_CONFIG")
+    if current is not None and current.strip() != str(lnc):
+        notes.append(f"NEURON_LOGICAL_NC_CONFIG was {current} here; set to {lnc} for this run: the kernel runs on "
+                     f"{lnc} NeuronCore{'s' if lnc != 1 else ''}, and a runtime of another degree cannot launch it")
+    env = {"NEURON_PLATFORM_TARGET_OVERRIDE": platform, "NEURON_LOGICAL_NC_CONFIG": str(lnc)}
+    return {"generation": generation, "platform": platform, "lnc": lnc, "env": env, "notes": notes}
+
+
+def neuron_explorer(args):
+    """The neuron-explorer executable: --neuron-explorer, else on PATH, else aws-neuronx-tools' place; or None."""
+    if args.neuron_explorer:
+        return args.neuron_explorer
+    found = shutil.which("neuron-explorer")
+    if found:
+        return found
+    return NEURON_EXPLORER_DEFAULT if os.access(NEURON_EXPLORER_DEFAULT, os.X_OK) else None
+
+
+def nrtpy_python(args):
+    return args.nrtpy_python or os.environ.get("TESSERA_NRTPY_PYTHON") or None
+
+
+def device_timers(args):
+    """The device-time tools to try, in order, and why each missing one is missing: ([names], [reasons])."""
+    if args.timer not in ("auto", "wall-clock"):
+        return [args.timer], []
+    if args.timer == "wall-clock":
+        return [], ["--timer wall-clock was asked for"]
+    timers, missing = [], []
+    if nrtpy_python(args):
+        timers.append("nrtpy")
+    else:
+        missing.append("no nrtpy environment (--nrtpy-python or TESSERA_NRTPY_PYTHON)")
+    if neuron_explorer(args):
+        timers.append("neuron-explorer")
+    else:
+        missing.append(f"no neuron-explorer (aws-neuronx-tools: not on PATH, not at {NEURON_EXPLORER_DEFAULT})")
+    return timers, missing
+
+
+def input_files(manifest):
+    return [(entry["name"], os.path.join(HERE, entry["file"])) for entry in manifest["inputs"]]
+
+
+def nrtpy_command(args, job_file):
+    return [nrtpy_python(args), "-c", NRTPY_BENCHMARK, job_file]
+
+
+def explorer_commands(manifest, args, neff, work):
+    """neuron-explorer capture (two runs, the second traced) and view (its summary as JSON)."""
+    tool = neuron_explorer(args) or "neuron-explorer"
+    capture = [tool, "capture", "-n", neff, "-s", os.path.join(work, "profile.ntff"), "--profile-nth-exec=2"]
+    for name, file in input_files(manifest):
+        capture += [name, file]
+    view = [tool, "view", "-n", neff, "-s", os.path.join(work, "profile_exec_2.ntff"), "--output-format",
+            "summary-json"]
+    return capture, view
+
+
+class TimerFailed(Exception):
+    pass
+
+
+def shown(command):
+    """A command as printed: the nrtpy script (python -c SCRIPT) by name."""
+    if len(command) > 2 and command[1] == "-c":
+        command = [command[0], "-c", "<nrtpy benchmark>", *command[3:]]
+    return " ".join(command)
+
+
+def run_tool(command, env, what):
+    """Runs a profiler; a failure raises TimerFailed with the tail of what it said."""
+    print(f"  {what}: {shown(command)}")
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True)
+    except OSError as e:
+        raise TimerFailed(f"{what} could not start: {e}") from e
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
+        raise TimerFailed(f"{what} exited {done.returncode}: " + " | ".join(tail))
+    return done.stdout
+
+
+def json_of(text):
+    """The JSON object a tool printed (the whole output, or from its first line that starts one)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(("{", "[")):
+            try:
+                return json.loads("\n".join(lines[i:]))
+            except ValueError:
+                continue
+    return None
+
+
+def values_of(tree, key):
+    """Every value of `key` anywhere in a JSON tree (summary-json's layout may change between versions)."""
+    found = []
+    if isinstance(tree, dict):
+        for k, v in tree.items():
+            if k == key and not isinstance(v, (dict, list)):
+                found.append(v)
+            else:
+                found += values_of(v, key)
+    elif isinstance(tree, list):
+        for v in tree:
+            found += values_of(v, key)
+    return found
+
+
+def time_with_nrtpy(manifest, args, neff, work, env):
+    job_file = os.path.join(work, "nrtpy-job.json")
+    with open(job_file, "w") as f:
+        json.dump({"neff": neff, "warmup": args.warmup, "iterations": args.repeat,
+                   "inputs": [{"name": n, "file": p} for n, p in input_files(manifest)]}, f)
+    env = dict(env)
+    if os.path.isdir("/opt/aws/neuron/lib") and "/opt/aws/neuron/lib" not in env.get("LD_LIBRARY_PATH", ""):
+        env["LD_LIBRARY_PATH"] = ":".join(p for p in ("/opt/aws/neuron/lib", env.get("LD_LIBRARY_PATH")) if p)
+    out = run_tool(nrtpy_command(args, job_file), env, "nrtpy benchmark(mode=\"device\")")
+    result = json_of(out.strip().splitlines()[-1] if out.strip() else "")
+    if not isinstance(result, dict) or not result.get("durations_ms"):
+        raise TimerFailed(f"nrtpy printed no durations ({out.strip()[-200:]!r})")
+    samples = [d * 1e3 for d in result["durations_ms"]]
+    return {"us": statistics.median(samples), "timer": "nrtpy NrtpyModel.benchmark(mode=\"device\")",
+            "samples": len(samples), "statistic": "median", "warmup": args.warmup,
+            "min_us": min(samples), "max_us": max(samples), "inputs_matched": result.get("inputs_matched")}
+
+
+def time_with_explorer(manifest, args, neff, work, env):
+    capture, view = explorer_commands(manifest, args, neff, work)
+    for stale in glob.glob(os.path.join(work, "*.ntff")):
+        os.remove(stale)
+    run_tool(capture, env, "neuron-explorer capture")
+    ntff = os.path.join(work, "profile_exec_2.ntff")
+    if not os.path.exists(ntff):
+        traces = sorted(glob.glob(os.path.join(work, "*.ntff")), key=os.path.getmtime)
+        if not traces:
+            raise TimerFailed(f"neuron-explorer capture wrote no .ntff into {work}")
+        ntff = traces[-1]
+        view[view.index("-s") + 1] = ntff
+    summary = json_of(run_tool(view, env, "neuron-explorer view"))
+    times = []
+    for v in values_of(summary, "total_time"):
+        try:
+            times.append(float(v))
+        except (TypeError, ValueError):
+            pass
+    times = [t for t in times if t > 0 and t == t]
+    if not times:
+        raise TimerFailed("neuron-explorer view --output-format summary-json gave no total_time")
+    return {"us": max(times) * 1e6, "timer": "neuron-explorer capture --profile-nth-exec=2; view summary-json "
+            "total_time", "samples": 1, "statistic": "the second of two runs", "ntff": os.path.relpath(ntff, HERE)}
+
+
+DEVICE_TIMERS = {"nrtpy": time_with_nrtpy, "neuron-explorer": time_with_explorer}
+
+
+def find_neff(directory):
+    """kernel.neff in NKI_ARTIFACTS_DIR, else the newest .neff under it; or None."""
+    named = os.path.join(directory, "kernel.neff")
+    if os.path.exists(named):
+        return named
+    found = [os.path.join(root, f) for root, _, files in os.walk(directory) for f in files if f.endswith(".neff")]
+    return max(found, key=os.path.getmtime) if found else None
+
+
+def loud_warning(lines):
+    bar = "run.py: WARNING: " + "!" * 92
+    sys.stdout.flush()
+    sys.stderr.write("\n".join([bar, *(f"run.py: WARNING: {line}" for line in lines), bar]) + "\n")
+    sys.stderr.flush()
+
+
+def nki_device_plan(manifest, args, plan):
+    """The device run's folder, environment and child command (the same for --dry-run)."""
+    work = os.path.abspath(args.neuron_dir or os.path.join(HERE, "neuron"))
+    artifacts = os.path.join(work, "nki-artifacts")
+    env = dict(plan["env"], NKI_ARTIFACTS_DIR=artifacts)
+    child = [sys.executable, os.path.join(HERE, "run.py"), "--nki-execute", work, "--repeat", str(args.repeat)]
+    return work, artifacts, env, child
+
+
+def dry_run_nki(manifest, args, plan):
+    """--dry-run: what a device run would set and run, without NKI (works on any machine with NumPy)."""
+    work, artifacts, env, child = nki_device_plan(manifest, args, plan)
+    print(f"  {manifest['kernel']} for {manifest['target']}: NeuronCore-{plan['generation']}, NKI platform "
+          f"{plan['platform']}, LNC={plan['lnc']} (the kernel runs on one NeuronCore)")
+    for note in plan["notes"]:
+        print(f"  note: {note}")
+    print("  environment (set before NKI or the Neuron runtime starts):")
+    for name, value in env.items():
+        print(f"    {name}={value}")
+    print(f"  1. compile and run the kernel, check its outputs, time {args.repeat} calls by the host clock:")
+    print(f"    {' '.join(child)}")
+    neff = args.neff or os.path.join(artifacts, "kernel.neff")
+    timers, missing = device_timers(args)
+    print(f"  2. device time of {neff}:")
+    for timer in timers:
+        if timer == "nrtpy":
+            print(f"    nrtpy: {shown(nrtpy_command(args, os.path.join(work, 'nrtpy-job.json')))}  "
+                  f"(NrtpyModel.benchmark(mode=\"device\"), warmup {args.warmup}, {args.repeat} iterations)")
+        else:
+            capture, view = explorer_commands(manifest, args, neff, work)
+            print(f"    neuron-explorer: {' '.join(capture)}")
+            print(f"                     {' '.join(view)}")
+    for reason in missing:
+        print(f"    (not used: {reason})")
+    if timers:
+        print(f"  record: measured_by \"device_profiler\" ({timers[0]}"
+              + (", falling back to the host's wall clock if it fails)" if args.timer == "auto" else ")"))
+    else:
+        print("  record: measured_by \"host_wall_clock\" (no device profiler: the wall clock, with a warning; "
+              "tessera calibrate will not fit it)")
+    return 0
+
+
+def nki_execute(manifest, inputs, args):
+    """--nki-execute DIR (the child of a device run): compile and run the kernel, save its outputs, and time
+    --repeat further calls by the host's clock. The environment is the parent's (nki_device_plan)."""
+    work = args.nki_execute
+    module = load_module(manifest)  # imports nki: NKI_ARTIFACTS_DIR is read now
+    import nki
+    kernel = getattr(module, manifest["function"])
+    print(f"  NKI {getattr(nki, '__version__', 'unknown')} ({os.path.dirname(nki.__file__)}), platform "
+          f"{os.environ.get('NEURON_PLATFORM_TARGET_OVERRIDE')}, LNC={os.environ.get('NEURON_LOGICAL_NC_CONFIG')}")
+    outs, wall_us = timed(lambda: kernel(*inputs), args.repeat)
+    outs = outs if isinstance(outs, (tuple, list)) else (outs,)
+    files = []
+    for i, out in enumerate(outs):
+        path = os.path.join(work, f"output{i}.npy")
+        np.save(path, np.asarray(out, dtype=np.float64))  # exact for every Tessera dtype; compare() reads float64
+        files.append(path)
+    with open(os.path.join(work, "execute.json"), "w") as f:
+        json.dump({"nki": getattr(nki, "__version__", "unknown"), "outputs": files, "wall_clock_us": wall_us,
+                   "repeat": args.repeat}, f)
+    return 0
+
+
+def run_nki_device(manifest, args, record, plan):
+    """A device run: the kernel in a child process, then its NEFF timed on the device."""
+    work, artifacts, env, child = nki_device_plan(manifest, args, plan)
+    for note in plan["notes"]:
+        print(f"  note: {note}")
+    record["neuron"] = {"platform_target": plan["platform"], "generation": plan["generation"],
+                        "logical_nc_config": plan["lnc"], "env": env}
+    record["device"] = f"{plan['platform']} (NeuronCore-{plan['generation']}, LNC={plan['lnc']})"
+    shutil.rmtree(artifacts, ignore_errors=True)
+    os.makedirs(artifacts, exist_ok=True)
+    for stale in glob.glob(os.path.join(work, "output*.npy")) + [os.path.join(work, "execute.json")]:
+        if os.path.exists(stale):
+            os.remove(stale)
+    full_env = dict(os.environ, **env)
+    print(f"  environment: {' '.join(f'{k}={v}' for k, v in env.items())}")
+    if subprocess.run(child, env=full_env).returncode != 0 or not os.path.exists(os.path.join(work, "execute.json")):
+        print("run.py: the kernel did not compile or run (NKI's error is above)", file=sys.stderr)
+        record["ok"] = False
+        record["error"] = "the kernel did not compile or run on the device"
+        return None
+    with open(os.path.join(work, "execute.json")) as f:
+        executed = json.load(f)
+    record["nki"] = executed["nki"]
+    record["host_wall_clock_us"] = executed["wall_clock_us"]
+    outs = [np.load(path) for path in executed["outputs"]]
+
+    neff = os.path.abspath(args.neff) if args.neff else find_neff(artifacts)
+    timers, missing = device_timers(args)
+    failures = list(missing)
+    timing = None
+    if timers and args.neff and not os.path.exists(neff):
+        failures.append(f"--neff {args.neff}: no such file")
+    elif timers and not neff:
+        failures.append(f"NKI left no .neff in {artifacts} (NKI_ARTIFACTS_DIR; pass --neff FILE)")
+    elif timers:
+        record["neff"] = os.path.relpath(neff, HERE)
+        for timer in timers:
+            try:
+                timing = DEVICE_TIMERS[timer](manifest, args, neff, work, full_env)
+                break
+            except TimerFailed as e:
+                failures.append(str(e))
+                print(f"  {timer}: {e}", file=sys.stderr)
+    if timing:
+        record.update(measured_us=timing.pop("us"), measured_by="device_profiler", timer=timing.pop("timer"),
+                      includes_host_transfers=False, timing=timing)
+        return outs
+    if args.timer not in ("auto", "wall-clock"):  # the profiler asked for did not give a time: no fallback
+        record.update(ok=False, measured_by=None, timing_error="; ".join(failures))
+        print(f"run.py: --timer {args.timer} gave no device time: {'; '.join(failures)}", file=sys.stderr)
+        return outs
+    record.update(measured_us=executed["wall_clock_us"], measured_by="host_wall_clock",
+                  timer="time.perf_counter around kernel(*numpy_arrays)", includes_host_transfers=True,
+                  timing_note="NOT a device time: " + "; ".join(failures))
+    loud_warning(["NO DEVICE TIME. measured_us is the HOST'S WALL CLOCK around kernel(*numpy_arrays): the copies to",
+                  "and from the device and the runtime's launch are in it. The record says measured_by",
+                  "\"host_wall_clock\", and `tessera calibrate` will not fit it. Why:",
+                  *(f"  - {reason}" for reason in failures),
+                  "For a device time: --nrtpy-python PYTHON (an environment with nrtpy), or aws-neuronx-tools",
+                  "(neuron-explorer); see docs/backends.md, \"Deploy bundles and calibration\"."])
+    return outs
+
+
 def run_nki(manifest, module, inputs, args, record):
+    """--simulate: nki.simulate on the CPU (no timing)."""
     import nki
     record["nki"] = getattr(nki, "__version__", "unknown")
-    print(f"  NKI {record['nki']} ({os.path.dirname(nki.__file__)})")
+    print(f"  NKI {record['nki']} ({os.path.dirname(nki.__file__)}), platform "
+          f"{os.environ.get('NEURON_PLATFORM_TARGET_OVERRIDE')}")
     kernel = getattr(module, manifest["function"])
-    if args.simulate:
-        record["mode"] = "simulate"
-        return nki.simulate(kernel)(*inputs)
-    record["mode"] = "device"
-    record["device"] = os.environ.get("NEURON_PLATFORM_TARGET_OVERRIDE", "neuron")
-    # NumPy inputs run the kernel standalone: each call's time includes moving the arrays to and from the device
-    # (NKI 0.6 has no benchmark API), which the record notes so calibration can be read with that in mind.
-    record["includes_host_transfers"] = True
-    outs, record["measured_us"] = timed(lambda: kernel(*inputs), args.repeat)
-    return outs
+    record["mode"] = "simulate"
+    return nki.simulate(kernel)(*inputs)
 
 
 def main():
@@ -540,6 +945,23 @@ def main():
     parser.add_argument("--measure-vmem", action="store_true",
                         help="with --compile: compile again to learn how much VMEM Mosaic allocates")
     parser.add_argument("--simulate", action="store_true", help="NKI: run nki.simulate on the CPU")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="NKI: print the environment and the commands a device run would use; run nothing")
+    parser.add_argument("--timer", choices=("auto", "nrtpy", "neuron-explorer", "wall-clock"), default="auto",
+                        help="NKI: how to time the kernel's NEFF on the device (default auto: nrtpy where "
+                             "--nrtpy-python is given, else neuron-explorer where installed, else the host's wall "
+                             "clock, marked as such)")
+    parser.add_argument("--nrtpy-python", default=None,
+                        help="NKI: the python of an environment with nrtpy (nrtpy and nki cannot share one; default "
+                             "$TESSERA_NRTPY_PYTHON)")
+    parser.add_argument("--neuron-explorer", default=None,
+                        help=f"NKI: the neuron-explorer executable (default: on PATH, else {NEURON_EXPLORER_DEFAULT})")
+    parser.add_argument("--neff", default=None,
+                        help="NKI: time this NEFF (default: the kernel.neff NKI wrote into NKI_ARTIFACTS_DIR)")
+    parser.add_argument("--neuron-dir", default=None,
+                        help="NKI: the device run's folder (NEFF, traces, outputs; default neuron/ here)")
+    parser.add_argument("--warmup", type=int, default=10, help="NKI, nrtpy: untimed runs first (default 10)")
+    parser.add_argument("--nki-execute", default=None, help=argparse.SUPPRESS)  # the child of a device run
     parser.add_argument("--repeat", type=int, default=20, help="timed calls on the device (median; default 20)")
     parser.add_argument("--record", default=None, help="where to write the JSON record (default: record-MODE.json here)")
     args = parser.parse_args()
@@ -566,15 +988,34 @@ def main():
         prepare_tpu_compiler(args.profile_dir)  # before the module imports jax
     if args.simulate and backend != "nki":
         parser.error("--simulate is for NKI bundles (Trainium targets)")
-    if args.repeat < 1:
-        parser.error("--repeat must be at least 1")
+    nki_options = (args.dry_run or args.timer != "auto" or args.nrtpy_python or args.neuron_explorer or args.neff
+                   or args.neuron_dir or args.nki_execute)
+    if nki_options and backend != "nki":
+        parser.error("--dry-run, --timer, --nrtpy-python, --neuron-explorer, --neff and --neuron-dir are for NKI "
+                     "bundles (Trainium targets)")
+    if nki_options and args.simulate:
+        parser.error("--simulate runs on the CPU: --dry-run, --timer and the profiler options are for a device run")
+    if args.repeat < 1 or args.warmup < 0:
+        parser.error("--repeat must be at least 1, --warmup at least 0")
+    plan = None
+    if backend == "nki":
+        plan = neuron_plan(manifest)  # before anything imports nki or starts the Neuron runtime
+        os.environ.update(plan["env"])
+        if args.dry_run:
+            return dry_run_nki(manifest, args, plan)
 
     inputs = [load_tensor(entry) for entry in manifest["inputs"]]
+    if args.nki_execute:
+        return nki_execute(manifest, inputs, args)
     record = {key: manifest[key] for key in ("kernel", "target", "backend", "shape", "kernel_params", "loop_buffers")}
-    record.update(record_version=1, host=platform.node(), date=datetime.datetime.now().isoformat(timespec="seconds"),
-                  predicted_us=manifest["predicted"]["time_us"], measured_us=None, races=None)
-    module = load_module(manifest)
-    outs = (run_pallas if backend == "pallas" else run_nki)(manifest, module, inputs, args, record)
+    record.update(record_version=2, host=platform.node(), date=datetime.datetime.now().isoformat(timespec="seconds"),
+                  predicted_us=manifest["predicted"]["time_us"], measured_us=None, measured_by=None, races=None)
+    if backend == "nki" and not args.simulate:
+        record["mode"] = "device"
+        outs = run_nki_device(manifest, args, record, plan)  # NKI runs in a child process: not imported here
+    else:
+        module = load_module(manifest)
+        outs = (run_pallas if backend == "pallas" else run_nki)(manifest, module, inputs, args, record)
 
     if outs is not None:
         outs = outs if isinstance(outs, (tuple, list)) else (outs,)
@@ -584,7 +1025,7 @@ def main():
             checks.append({"name": "(outputs)", "ok": False,
                            "error": f"{len(outs)} outputs, expected {len(manifest['outputs'])}"})
         record["outputs"] = checks
-        record["ok"] = all(c["ok"] for c in checks) and record["races"] is not True
+        record["ok"] = record.get("ok", True) and all(c["ok"] for c in checks) and record["races"] is not True
         for c in checks:
             detail = c.get("error") or f"max abs err {c['max_abs_err']}, max rel err {c['max_rel_err']} " \
                                        f"(tolerance {c['tolerance']})"
@@ -597,8 +1038,13 @@ def main():
         print(f"  predicted {record['predicted_us']:.3f} us (Tessera, {manifest['target']})")
     if record["measured_us"] is not None:
         ratio = record["measured_us"] / record["predicted_us"] if record["predicted_us"] else float("nan")
-        print(f"  measured  {record['measured_us']:.3f} us on {record['device']} (median of {args.repeat}), "
-              f"{ratio:.2f}x the prediction")
+        timing = record.get("timing") or {}
+        how = f"median of {args.repeat}" if not timing else timing["statistic"] if timing["samples"] == 1 else \
+            f"{timing['statistic']} of {timing['samples']}"
+        print(f"  measured  {record['measured_us']:.3f} us on {record['device']} ({how}), {ratio:.2f}x the "
+              f"prediction")
+        print(f"            by {record['measured_by']}: {record['timer']}"
+              + ("" if record["measured_by"] == "device_profiler" else "  [NOT a device time]"))
     print(f"  verdict: {'ok' if record['ok'] else 'FAILED'}")
     path = args.record or os.path.join(HERE, f"record-{record['mode']}.json")
     with open(path, "w") as f:

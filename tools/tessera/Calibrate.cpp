@@ -162,10 +162,48 @@ DeviceRecord readDeviceRecord(const fs::path &file) {
     r.measuredUs = j.at("measured_us").get<double>();
     if (!(r.measuredUs > 0) || !std::isfinite(r.measuredUs)) throw fail("its measured_us is not a positive time");
     r.device = j.value("device", std::string());
+    // null where run.py had no time to name a method for (a --timer that failed: measured_us is null then too)
+    if (j.contains("measured_by") && j["measured_by"].is_string()) r.measuredBy = j["measured_by"].get<std::string>();
+    if (j.contains("timer") && j["timer"].is_string()) r.timer = j["timer"].get<std::string>();
     return r;
   } catch (const nlohmann::json::exception &e) {
     throw fail(e.what());
   }
+}
+
+std::string notDeviceTimed(const DeviceRecord &r) {
+  if (measuredOnDevice(r)) return {};
+  const std::string file = r.file.string();
+  if (r.measuredBy.empty())
+    return fmt::format("'{}' does not say how its time was measured (a record of a run.py from before "
+                       "\"measured_by\", which timed with the host's wall clock): deploy the kernel again and run the "
+                       "new bundle's run.py on the device",
+                       file);
+  if (r.measuredBy == "host_wall_clock")
+    return fmt::format("'{}' holds the host's wall clock{}, not a device time: the copies and the launch are in it",
+                       file, r.timer.empty() ? "" : fmt::format(" ({})", r.timer));
+  return fmt::format("'{}' was measured by '{}', not on the device ('{}')", file, r.measuredBy, kDeviceProfiler);
+}
+
+std::vector<DeviceRecord> deviceTimedRecords(const std::vector<DeviceRecord> &records,
+                                             std::vector<std::string> &skipped) {
+  std::vector<DeviceRecord> kept;
+  std::string why;
+  for (const DeviceRecord &r : records) {
+    if (measuredOnDevice(r)) {
+      kept.push_back(r);
+      continue;
+    }
+    skipped.push_back(notDeviceTimed(r));
+    why += (why.empty() ? "" : "; ") + skipped.back();
+  }
+  if (kept.empty() && !records.empty())
+    throw InputError(fmt::format("no record holds a time measured on the device, and calibration fits only those: {}",
+                                 why),
+                     {},
+                     "on the Trainium host, run the bundle's run.py with a device profiler: --nrtpy-python PYTHON (an "
+                     "environment with nrtpy) or aws-neuronx-tools' neuron-explorer (docs/backends.md)");
+  return kept;
 }
 
 std::vector<std::string> defaultCoefficients(const isa::Target &target) {
@@ -199,6 +237,10 @@ std::string setTomlValue(const std::string &text, const std::string &table, cons
 Calibration calibrate(const std::vector<DeviceRecord> &records, const std::string &target,
                       const std::vector<std::string> &fit) {
   if (records.empty()) throw InputError("no records to calibrate from", {}, "pass record-device.json files");
+  for (const DeviceRecord &r : records)
+    if (!measuredOnDevice(r))
+      throw InputError(notDeviceTimed(r) + ": calibration fits only times measured on the device", {},
+                       "tessera calibrate skips such records; measure on the device (docs/backends.md)");
   std::string targetName = target;
   if (targetName.empty()) {
     targetName = records.front().target;

@@ -71,7 +71,12 @@ std::string readme(const RunReport &report, const std::string &module, const std
                      "detection, numerics) and `python3 run.py --export` (lowers it for TPU); with `jax[tpu]` (libtpu):\n"
                      "`python3 run.py --compile` (the real TPU compiler, deviceless) and `--estimate` (its static cycle\n"
                      "estimate beside Tessera's).\n\n"
-                   : "Without a device, with NKI installed: `python3 run.py --simulate` (nki.simulate, numerics).\n\n"),
+                   : "On the Trainium host, run.py sets NEURON_PLATFORM_TARGET_OVERRIDE and NEURON_LOGICAL_NC_CONFIG=1\n"
+                     "(the kernel runs on one NeuronCore) and times the kernel's NEFF on the device with nrtpy\n"
+                     "(`--nrtpy-python PYTHON`) or neuron-explorer (aws-neuronx-tools); without either, the record holds the\n"
+                     "host's wall clock, says so, and `tessera calibrate` skips it. `python3 run.py --dry-run` prints the\n"
+                     "environment and commands on any machine. Without a device, with NKI installed: `python3 run.py\n"
+                     "--simulate` (nki.simulate, numerics).\n\n"),
       fmt::arg("mld", " and ml_dtypes for bfloat16/fp8"));
 }
 
@@ -156,6 +161,9 @@ DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::st
                        {"scoped_vmem_default_bytes", target.tpu.scopedVmemDefaultBytes},
                        {"kernel_vmem_max_bytes", target.tpu.kernelVmemMaxBytes},
                        {"vmem_peak_bytes", report.vmemPeakBytes}};
+  if (bundle.backend == "nki") // what run.py tells NKI and the Neuron runtime: the platform, and one NeuronCore
+    manifest["neuron"] = {{"generation", target.generation}, // v2 trn1, v3 trn2, v4 trn3: NKI's platform target
+                          {"logical_nc_config", 1}};         // the emitted kernel runs on one NeuronCore (LNC=1)
   writeText(dir / "tessera.json", manifest.dump(2) + "\n");
   writeText(dir / "README.md", readme(report, module, bundle.backend, command));
   bundle.files.push_back("tessera.json");

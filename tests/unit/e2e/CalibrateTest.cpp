@@ -1,6 +1,6 @@
 // tessera calibrate: device records made here from a "device" that is a copy of trn2 with other fixed costs (so
 // the answer is known), fitted back from trn2; the TOML edit that writes the calibrated copy; and records that
-// cannot be used.
+// cannot be used (no device time; a time from the host's wall clock, which is skipped or refused).
 
 #include "tessera/Calibrate.h"
 
@@ -32,14 +32,16 @@ protected:
     return s.str();
   }
 
-  /// A record as run.py writes it on a device, measured by simulating on the target file `device`.
+  /// A record as run.py writes it on a device with a device profiler, measured by simulating on the target file
+  /// `device`.
   fs::path record(const std::string &kernel, std::map<std::string, int64_t> shape, const fs::path &device) {
     RunRequest request{.kernel = kernel, .target = device.string(), .shape = shape, .timingOnly = true};
     const double us = runKernel(request).timeUs();
     const fs::path file = dir_ / (kernel + ".json");
-    nlohmann::json j = {{"record_version", 1}, {"kernel", kernel},  {"target", "trn2"},  {"backend", "nki"},
+    nlohmann::json j = {{"record_version", 2}, {"kernel", kernel},  {"target", "trn2"},  {"backend", "nki"},
                         {"shape", shape},       {"kernel_params", nlohmann::json::object()}, {"loop_buffers", 4},
-                        {"mode", "device"},     {"measured_us", us}, {"device", "test"}};
+                        {"mode", "device"},     {"measured_us", us}, {"device", "test"},
+                        {"measured_by", "device_profiler"}, {"timer", "test"}};
     std::ofstream(file) << j.dump();
     return file;
   }
@@ -109,6 +111,57 @@ TEST_F(CalibrateTest, RecordsWithoutADeviceTimeAreRefusedByName) {
   std::ofstream(junk) << "{not json";
   EXPECT_THROW(readDeviceRecord(junk), InputError);
   EXPECT_THROW(calibrate({}, "", {}), InputError);
+}
+
+TEST_F(CalibrateTest, WallClockRecordsAreSkippedAndNoneLeftIsBadInput) {
+  const fs::path device = record("add", {{"M", 128}, {"N", 512}}, loadTarget("trn2").file);
+  nlohmann::json j;
+  {
+    std::ifstream in(device);
+    j = nlohmann::json::parse(in);
+  }
+  // What run.py writes without a device profiler, and what a run.py from before "measured_by" wrote.
+  j["measured_by"] = "host_wall_clock";
+  j["timer"] = "time.perf_counter around kernel(*numpy_arrays)";
+  const fs::path wall = dir_ / "record-wall-clock.json";
+  std::ofstream(wall) << j.dump();
+  j.erase("measured_by");
+  j.erase("timer");
+  j["record_version"] = 1;
+  const fs::path old = dir_ / "record-v1.json";
+  std::ofstream(old) << j.dump();
+
+  const DeviceRecord d = readDeviceRecord(device), w = readDeviceRecord(wall), o = readDeviceRecord(old);
+  EXPECT_TRUE(measuredOnDevice(d));
+  EXPECT_FALSE(measuredOnDevice(w));
+  EXPECT_FALSE(measuredOnDevice(o));
+  EXPECT_EQ(w.measuredBy, "host_wall_clock");
+  EXPECT_TRUE(notDeviceTimed(d).empty());
+
+  std::vector<std::string> skipped;
+  const std::vector<DeviceRecord> kept = deviceTimedRecords({w, d, o}, skipped);
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].file.string(), device.string());
+  ASSERT_EQ(skipped.size(), 2u);
+  EXPECT_NE(skipped[0].find("record-wall-clock.json"), std::string::npos) << skipped[0];
+  EXPECT_NE(skipped[0].find("host's wall clock (time.perf_counter around kernel(*numpy_arrays))"), std::string::npos)
+      << skipped[0];
+  EXPECT_NE(skipped[1].find("record-v1.json"), std::string::npos) << skipped[1];
+  EXPECT_NE(skipped[1].find("does not say how its time was measured"), std::string::npos) << skipped[1];
+
+  // Nothing measured on the device: bad input (exit status 2), naming each file and why.
+  skipped.clear();
+  try {
+    deviceTimedRecords({w, o}, skipped);
+    FAIL() << "records without a device time were accepted";
+  } catch (const InputError &e) {
+    EXPECT_NE(e.message().find("no record holds a time measured on the device"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("record-wall-clock.json"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("record-v1.json"), std::string::npos) << e.message();
+  }
+  // calibrate() itself fits no wall-clock time, whoever calls it.
+  EXPECT_THROW(calibrate({d, w}, "", {"dma.fixed_latency_ns"}), InputError);
+  EXPECT_NO_THROW(calibrate({d}, "", {"dma.fixed_latency_ns"}));
 }
 
 TEST_F(CalibrateTest, RecordsOfTwoTargetsNeedTheTargetNamed) {

@@ -1,4 +1,5 @@
-// `tessera calibrate`: a target's cost coefficients fitted to times measured on the device (Calibrate.h).
+// `tessera calibrate`: a target's cost coefficients fitted to times measured on the device (Calibrate.h). A record
+// whose time the host's wall clock measured is skipped with a note on stderr; none left is bad input (exit 2).
 
 #include "tessera/commands/Commands.h"
 
@@ -28,8 +29,11 @@ int calibrateCommand(const std::vector<std::string> &args) {
       "write,w", po::value(&write)->value_name("FILE.toml"), "write a copy of the target file with the fitted values")(
       "json", po::bool_switch(&json), "print one JSON object");
   parse(args, desc, "records", -1);
-  std::vector<DeviceRecord> records;
-  for (const std::string &f : files) records.push_back(readDeviceRecord(f));
+  std::vector<DeviceRecord> read;
+  for (const std::string &f : files) read.push_back(readDeviceRecord(f));
+  std::vector<std::string> skipped;
+  const std::vector<DeviceRecord> records = deviceTimedRecords(read, skipped);
+  for (const std::string &why : skipped) fmt::print(stderr, "tessera calibrate: skipping a record: {}\n", why);
   const std::vector<std::string> names = splitList(fit);
   std::optional<AtomicFile> out;
   if (!write.empty()) out.emplace(write, "calibrated target");
@@ -44,11 +48,13 @@ int calibrateCommand(const std::vector<std::string> &args) {
       rows.push_back({{"file", r.record.file.string()},
                       {"kernel", r.record.kernel},
                       {"measured_us", r.record.measuredUs},
+                      {"measured_by", r.record.measuredBy},
                       {"before_us", r.beforeUs},
                       {"after_us", r.afterUs}});
     fmt::print("{}\n", nlohmann::json{{"target", c.base.name},
                                       {"coefficients", coefficients},
                                       {"records", rows},
+                                      {"skipped", skipped},
                                       {"error_before", c.errorBefore},
                                       {"error_after", c.errorAfter},
                                       {"written", write}}
