@@ -6,11 +6,15 @@
                                                    its documentation page; together they break every rule
   check_nki_rules.py mutations TESSERA WORKDIR     emitted kernels with one mistake each (an nl.divide, a trn2
                                                    kernel checked for trn1, ...) are rejected with the rule
+  check_nki_rules.py model                         the NumPy model (nki_model/; run it with the backend venv's
+                                                   python: it needs NumPy) takes the manifest's parameters in each
+                                                   nki.isa and nki.language function it has, and refuses what the
+                                                   hardware lacks (nl.divide on the ALU, PSUM on GpSimd, ...)
   check_nki_rules.py emitted TESSERA WORKDIR [KERNEL:NAME=VALUE...]
                                                    every library kernel (tessera list, not bug_*), and the given
                                                    variants, emitted for trn1, trn2 and trn3 keeps every rule; a
                                                    kernel tessera refuses for a target is listed with the reason
-Exit status 0 when all holds, 1 otherwise. Standard library only.
+Exit status 0 when all holds, 1 otherwise. Standard library only, but for the model mode.
 """
 import glob
 import json
@@ -176,6 +180,80 @@ def emitted(tessera, work, variants):
     return report(failures, f"{passed} emitted modules keep every rule ({len(refused)} refused by tessera)")
 
 
+def model():
+    sys.path.insert(0, os.path.join(HERE, "nki_model"))
+    import inspect
+
+    import nki.isa as nisa
+    import nki.language as nl
+    failures, compared = [], 0
+    for module_name, module in (("nki.isa", nisa), ("nki.language", nl)):
+        entries = MANIFEST["modules"][module_name]
+        for name, function in vars(module).items():
+            if name.startswith("_") or not inspect.isfunction(function) or function.__module__ != module.__name__:
+                continue
+            entry = entries.get(name)
+            if entry is None or entry.get("kind") != "function":
+                if not (entry and entry.get("kind") == "constant"):  # nl.bypass: an operator constant in NKI
+                    failures.append(f"the model's {module_name}.{name} is not a function of NKI 0.6")
+                continue
+            signature = inspect.signature(function).parameters.values()
+            params = [p.name for p in signature]
+            required = sorted(p.name for p in signature if p.default is p.empty)
+            if params != [p for p in entry["params"] if p != "*"] or required != sorted(entry["required"]):
+                failures.append(f"the model's {module_name}.{name}{inspect.signature(function)} is not NKI 0.6's "
+                                f"({', '.join(entry['params'])}; required {', '.join(entry['required'])})")
+            compared += 1
+
+    def tile(shape, buffer=nl.sbuf, dtype=nl.float32):
+        t = nl.ndarray(shape, dtype, buffer=buffer)
+        t.data[...] = 1
+        return t
+    a, b, v, p = tile((128, 512)), tile((128, 512)), tile((128, 1)), tile((128, 512), nl.psum)
+    f8 = tile((128, 256), dtype=nl.float8_e4m3fn)
+    refused = {
+        "tensor_tensor op=nl.divide": lambda: nisa.tensor_tensor(dst=b, data1=a, data2=a, op=nl.divide),
+        "tensor_scalar op0=nl.divide": lambda: nisa.tensor_scalar(dst=b, data=a, op0=nl.divide, operand0=v),
+        "tensor_scalar op1=nl.divide": lambda: nisa.tensor_scalar(dst=b, data=a, op0=nl.add, operand0=v,
+                                                                   op1=nl.divide, operand1=2.0),
+        "tensor_scalar on gpsimd, not rsqrt": lambda: nisa.tensor_scalar(dst=b, data=a, op0=nl.add, operand0=v,
+                                                                          engine=nisa.engine.gpsimd),
+        "tensor_tensor_scan op0=nl.divide": lambda: nisa.tensor_tensor_scan(dst=b, data0=a, data1=a, initial=0.0,
+                                                                            op0=nl.divide, op1=nl.add),
+        "tensor_reduce op=nl.equal": lambda: nisa.tensor_reduce(dst=v, op=nl.equal, data=a, axis=1),
+        "activation op=nl.add": lambda: nisa.activation(dst=b, op=nl.add, data=a),
+        "activation reduce_op=nl.maximum": lambda: nisa.activation(dst=b, op=nl.exp, data=a, reduce_op=nl.maximum),
+        "affine_select cmp_op=nl.add": lambda: nisa.affine_select(dst=b, pattern=[[1, 512]], channel_multiplier=0,
+                                                                  on_true_tile=a, on_false_value=0.0, cmp_op=nl.add),
+        "tensor_copy on gpsimd from PSUM": lambda: nisa.tensor_copy(dst=b, src=p, engine=nisa.engine.gpsimd),
+        "memset on gpsimd into PSUM": lambda: nisa.memset(dst=p, value=0.0, engine=nisa.engine.gpsimd),
+        "tensor_tensor power on vector": lambda: nisa.tensor_tensor(dst=b, data1=a, data2=a, op=nl.power,
+                                                                    engine=nisa.engine.vector),
+        "nc_matmul into SBUF": lambda: nisa.nc_matmul(dst=b, stationary=a[0:128, 0:128], moving=a),
+        "nc_matmul double_row on 2-D tiles": lambda: nisa.nc_matmul(
+            dst=p[0:128, 0:128], stationary=f8[0:128, 0:128], moving=f8[0:128, 128:256],
+            perf_mode=nisa.matmul_perf_mode.double_row),
+        "dma_copy from PSUM": lambda: nisa.dma_copy(dst=b, src=p),
+        "dma_copy engine=sync without hwdge": lambda: nisa.dma_copy(dst=b, src=a, engine=nisa.engine.sync),
+        "dma_transpose into PSUM": lambda: nisa.dma_transpose(dst=p[0:128, 0:128], src=a[0:128, 0:128]),
+    }
+    for what, call in refused.items():
+        try:
+            call()
+            failures.append(f"the model accepted {what}")
+        except ValueError:
+            pass
+    # What NKI does take runs: affine_select's offset by keyword, double_row on [K, 2, X] views.
+    nisa.affine_select(dst=b, pattern=[[1, 512]], channel_multiplier=-1, on_true_tile=a, on_false_value=0.0,
+                       cmp_op=nl.greater_equal, offset=511)
+    nisa.nc_matmul(dst=p[0:128, 0:128], stationary=f8[0:128, 0:256].reshape([128, 2, 128]),
+                   moving=f8[0:128, 0:256].reshape([128, 2, 128]), perf_mode=nisa.matmul_perf_mode.double_row)
+    if not (p.data[:, 0:128] == 256.0).all():
+        failures.append("double_row did not contract over both rows of each partition")
+    return report(failures, f"the model's {compared} functions take NKI 0.6's parameters and refuse "
+                            f"{len(refused)} things the hardware lacks")
+
+
 def report(failures, success):
     for failure in failures:
         print(f"FAIL {failure}")
@@ -190,6 +268,8 @@ def main(argv):
         return fixtures()
     if argv[:1] == ["mutations"] and len(argv) == 3:
         return mutations(argv[1], argv[2])
+    if argv[:1] == ["model"] and len(argv) == 1:
+        return model()
     if argv[:1] == ["emitted"] and len(argv) >= 3:
         return emitted(argv[1], argv[2], argv[3:])
     print(__doc__, file=sys.stderr)
