@@ -60,6 +60,7 @@ foreach(variant "transpose2d engine=2 trn1,trn2,tpu-v5e" "layernorm form=2 trn1,
     else()
       set(name backends/nki/${kernel}-${param}/${target})
       set(how nki ${kernel} ${target} ${BACKEND_WORK} -)
+      list(APPEND nki_variants ${kernel}:${param})
     endif()
     add_test(NAME ${name} COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python ${how}
                                   --param ${param})
@@ -134,3 +135,20 @@ add_test(NAME backends/nki-checks-catch-mistakes
          COMMAND ${PROJECT_SOURCE_DIR}/hw-backends/check/model_catches_mistakes.sh $<TARGET_FILE:tessera>
                  ${BACKEND_VENV}/bin/python ${BACKEND_WORK})
 set_tests_properties(backends/nki-checks-catch-mistakes PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+# The manifest's rules (NKI's ALU and activation tables, engines, what each NeuronCore generation lacks, memories,
+# tile shapes), each with its documentation page: every rule rejects a fixture made to break it
+# (hw-backends/check/fixtures), emitted kernels given one mistake each are rejected, the NumPy model takes NKI 0.6's
+# parameters and refuses what the hardware lacks, and every library kernel and variant emitted for trn1, trn2 and
+# trn3 keeps every rule (check_nki_rules.py).
+list(REMOVE_DUPLICATES nki_variants)
+set(check_nki_rules ${PROJECT_SOURCE_DIR}/hw-backends/check/check_nki_rules.py)
+add_test(NAME backends/nki-rules/fixtures COMMAND ${BACKEND_VENV}/bin/python ${check_nki_rules} fixtures)
+add_test(NAME backends/nki-rules/mutations
+         COMMAND ${BACKEND_VENV}/bin/python ${check_nki_rules} mutations $<TARGET_FILE:tessera>
+                 ${BACKEND_WORK}/nki-rules-mutations)
+add_test(NAME backends/nki-rules/model COMMAND ${BACKEND_VENV}/bin/python ${check_nki_rules} model)
+add_test(NAME backends/nki-rules/emitted
+         COMMAND ${BACKEND_VENV}/bin/python ${check_nki_rules} emitted $<TARGET_FILE:tessera>
+                 ${BACKEND_WORK}/nki-rules-emitted ${nki_variants})
+set_tests_properties(backends/nki-rules/fixtures backends/nki-rules/mutations backends/nki-rules/model
+                     backends/nki-rules/emitted PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)

@@ -10,7 +10,7 @@
 #                              with an error matching REGEX, at a kernel line (a known failure, asserted as such)
 #   check_kernel.sh TESSERA PYTHON nki KERNEL TARGET WORKDIR [- [DEPLOY-ARG...]]
 #                              tessera deploy, then check_nki.py on the kernel (Python compile, the NKI 0.6 API
-#                              manifest) and the bundle's runner --simulate on Tessera's NumPy model of the NKI calls
+#                              manifest's names and rules, for the target the module names) and the bundle's runner --simulate on Tessera's NumPy model of the NKI calls
 #                              it emits (nki_model/: numerics vs the simulator under that reading of NKI; not NKI)
 # PYTHON: the backend virtual environment's python (scripts/backend-venv.sh). DEPLOY-ARGs go to tessera deploy
 # (a variant of the kernel: --param causal=1).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The NKI checks must be able to fail: an emitted kernel with one mistake a code generator could make (operands of
-# a subtraction swapped; a call with a misspelt keyword) is caught by the NumPy model and by the manifest check.
+# a subtraction swapped; a call with a misspelt keyword; a division on the ALU, which NKI does not have) is caught
+# by the NumPy model and by the manifest check (check_nki_rules.py tests the manifest's rules one by one).
 #   model_catches_mistakes.sh TESSERA PYTHON WORKDIR
 set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: $0 TESSERA PYTHON WORKDIR" >&2; exit 2; }
@@ -21,4 +22,19 @@ sed -i 's/nisa.dma_copy(dst=/nisa.dma_copy(dest=/' "$dir/softmax.py"
 if "$python" "$here/check_nki.py" "$dir/softmax.py"; then
   echo "the manifest check accepted dma_copy(dest=...)"; exit 1
 fi
-echo "both mistakes caught"
+# x * (1 / sum) becomes x / (1 / sum): nl.divide is not an ALU operator (there is no division instruction).
+dir="$work/nki-mistakes-divide"
+rm -rf "$dir"
+"$tessera" deploy softmax --target trn2 --shape R=128,C=512 -o "$dir"
+sed -i -E '0,/op0=nl\.multiply/s//op0=nl.divide/' "$dir/softmax.py"
+grep -q 'op0=nl.divide' "$dir/softmax.py" || { echo "the mistake was not made: the emitted text changed"; exit 1; }
+if "$python" "$here/check_nki.py" "$dir/softmax.py" > "$dir/check.log"; then
+  echo "the manifest check accepted nl.divide"; exit 1
+fi
+grep -q 'rule alu-operators' "$dir/check.log" || { cat "$dir/check.log"; echo "not refused as an ALU operator"; exit 1; }
+if PYTHONPATH="$here/nki_model" "$python" "$dir/run.py" --simulate > "$dir/simulate.log" 2>&1; then
+  echo "the NumPy model accepted nl.divide"; exit 1
+fi
+grep -q "divide is not an operator of NKI's ALU table" "$dir/simulate.log" ||
+  { tail -5 "$dir/simulate.log"; echo "the model failed, but not on nl.divide"; exit 1; }
+echo "all three mistakes caught"

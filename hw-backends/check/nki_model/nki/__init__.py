@@ -4,8 +4,11 @@ NKI cannot be installed off a Neuron host, so the test suite runs the emitted NK
 each nki.isa call it implements does what the NKI 0.6 reference says (and, where the reference is silent, what
 Tessera's instruction definitions say: FP32 inside, conversions rounding to nearest even). It checks that the
 emitted module computes the simulator's outputs under that reading of NKI (which buffers, slices, operand order,
-flags), not that NKI compiles or runs it. Put this folder first on PYTHONPATH to use it; `nki.__version__` says
-what it is. Calls it does not implement raise NotImplementedError.
+flags), not that NKI compiles or runs it. Its functions take NKI 0.6's parameters, and its instructions raise
+ValueError for what the reference says the hardware does not do on any NeuronCore (an operator outside NKI's ALU
+or activation tables, such as nl.divide; PSUM on the GpSimd Engine or DMA; ...); what one generation lacks is
+check_nki.py's to find. Put this folder first on PYTHONPATH to use it; `nki.__version__` says what it is. Calls
+it does not implement raise NotImplementedError.
 """
 from . import isa, language  # noqa: F401
 

@@ -1,6 +1,13 @@
 """nki.isa for Tessera's NumPy model (see nki/__init__.py): the instructions Tessera's NKI backend emits for the
-library kernels, dst first as in NKI 0.6. Each reads its operands as FP32, computes, and writes dst in dst's dtype
-(rounding to nearest even). Calls it does not implement raise NotImplementedError."""
+library kernels, with NKI 0.6's signatures (dst first). Each reads its operands as FP32, computes, and writes dst in
+dst's dtype (rounding to nearest even). Each also refuses, with ValueError, what the NKI 0.6 reference says the
+hardware does not do whatever the NeuronCore: an operator outside NKI's ALU or activation tables (nl.divide among
+them), an engine the instruction does not run on, PSUM on the GpSimd Engine or DMA, a matmul operand in the wrong
+memory or over the Tensor Engine's tile limits. What differs between generations (trn1 against trn2) the model
+does not know; check_nki.py checks that. Calls it does not implement raise NotImplementedError.
+
+The reference pages: https://awsdocs-neuron.readthedocs-hosted.com/en/v2.32.0/nki/api/generated/nki.isa.<name>.html
+"""
 import enum
 
 import numpy as np
@@ -19,6 +26,20 @@ class matmul_perf_mode(enum.Enum):
     none, double_row = "none", "double_row"
 
 
+class dge_mode(enum.Enum):
+    unknown, swdge, hwdge, none = 0, 1, 2, 3
+
+
+_DgeMode = dge_mode
+
+
+class oob_mode(enum.Enum):
+    error, skip = 0, 1
+
+
+_FP8 = (nl.float8_e4m3, nl.float8_e4m3fn, nl.float8_e5m2)
+
+
 def _f32(x):
     if isinstance(x, nl.NkiTensor):
         return np.asarray(x.data, dtype=np.float32)
@@ -32,9 +53,32 @@ def _write(dst, value):
     dst.data[...] = value.astype(dst.data.dtype)
 
 
-def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=engine.unknown, name=None):
+def _engine(where, given, allowed):
+    """Raises unless the engine is one the instruction documents (or unknown: the compiler picks)."""
+    if given is not _Engine.unknown and given not in allowed:
+        raise ValueError(f"{where} does not run on {given}")
+
+
+def _no_psum_on_gpsimd(where, given, *tiles):
+    """The GpSimd Engine cannot reach PSUM (nki.isa.tensor_copy's and tensor_tensor's pages)."""
+    if given is _Engine.gpsimd and any(isinstance(t, nl.NkiTensor) and t.buffer is nl.psum for t in tiles):
+        raise ValueError(f"{where} on the GpSimd Engine cannot read or write PSUM")
+
+
+def _apply(op, x, operand, reverse):
+    """op on a tile and a scalar operand: a one-operand ALU operator takes only the tile."""
+    if op in nl.ALU_UNARY:
+        return op(x)
+    return op(operand, x) if reverse else op(x, operand)
+
+
+def dma_copy(dst, src, priority=None, oob_mode=oob_mode.error, dge_mode=dge_mode.unknown, engine=engine.unknown,
+             name=None):
     if nl.psum in (dst.buffer, src.buffer):
         raise ValueError("dma_copy cannot read or write PSUM (NKI 0.3+)")
+    if engine not in (_Engine.unknown, _Engine.sync, _Engine.scalar) or \
+            (engine is not _Engine.unknown and dge_mode is not _DgeMode.hwdge):
+        raise ValueError(f"dma_copy: engine={engine} (only sync or scalar, and only with dge_mode=hwdge)")
     if dst.data.size != src.data.size:
         raise ValueError(f"dma_copy: {src.data.size} elements into {dst.data.size}")
     _write(dst, _f32(src).reshape(dst.data.shape))
@@ -44,35 +88,59 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
               accumulate=None, tile_position=(), tile_size=(), perf_mode=matmul_perf_mode.none, name=None):
     if dst.buffer is not nl.psum:
         raise ValueError("nc_matmul writes PSUM")
+    if stationary.buffer is not nl.sbuf or moving.buffer is not nl.sbuf:
+        raise ValueError("nc_matmul reads stationary and moving from SBUF")
+    if stationary.shape[0] != moving.shape[0] or stationary.shape[0] > 128:
+        raise ValueError(f"nc_matmul: partition sizes {stationary.shape[0]} and {moving.shape[0]} (equal, <= 128)")
     a, b = _f32(stationary), _f32(moving)
     if perf_mode is matmul_perf_mode.double_row:
-        # FP8 double row: each partition holds two contraction rows, stationary [K, 2, M] and moving [K, 2, N]
-        # (nc_matmul's perf_mode documentation), read as [2K, M] and [2K, N].
-        if stationary.dtype.itemsize != 1 or moving.dtype.itemsize != 1:
+        # FP8 double row: each partition holds two contraction rows, stationary [K, 2, M], moving [K, 2, N].
+        if stationary.dtype not in _FP8 or moving.dtype not in _FP8:
             raise ValueError("double_row needs FP8 stationary and moving")
-        if a.ndim != 3 or b.ndim != 3 or a.shape[1] != 2 or b.shape[1] != 2:
-            raise ValueError(f"double_row needs [K, 2, M] and [K, 2, N] operands, not {a.shape} and {b.shape}")
+        if stationary.data.ndim != 3 or moving.data.ndim != 3 or stationary.shape[1] != 2 or moving.shape[1] != 2:
+            raise ValueError(f"double_row needs [K, 2, M] and [K, 2, N] operands, given {stationary.shape} and "
+                             f"{moving.shape}")
         a, b = a.reshape(2 * a.shape[0], -1), b.reshape(2 * b.shape[0], -1)
+    else:
+        a, b = a.reshape(a.shape[0], -1), b.reshape(b.shape[0], -1)
+    if a.shape[1] > 128:
+        raise ValueError(f"nc_matmul: stationary's free size {a.shape[1]} exceeds 128")
     product = a.T @ b
     _write(dst, _f32(dst) + product if accumulate else product)
 
 
 def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None):
+    nl._require_operator(op, nl.ALU_ARITHMETIC, "tensor_tensor")
+    _engine("tensor_tensor", engine, (_Engine.vector, _Engine.gpsimd))
+    if op is nl.power and engine is _Engine.vector:
+        raise ValueError("tensor_tensor: nl.power runs on the GpSimd Engine")
+    _no_psum_on_gpsimd("tensor_tensor", _Engine.gpsimd if op is nl.power else engine, dst, data1, data2)
+    if data1.buffer is nl.psum and data2.buffer is nl.psum:
+        raise ValueError("tensor_tensor: data1 and data2 cannot both be in PSUM")
     _write(dst, op(_f32(data1), _f32(data2)))
 
 
 def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False,
                   engine=engine.unknown, name=None):
-    x = _f32(data)
-    a = _f32(operand0)
-    x = op0(a, x) if reverse0 else op0(x, a)
+    for op in (op0, op1):
+        if op is not None:
+            nl._require_operator(op, nl.ALU_ARITHMETIC | nl.ALU_UNARY, "tensor_scalar")
+    _engine("tensor_scalar", engine, (_Engine.vector, _Engine.scalar, _Engine.gpsimd))
+    if engine is _Engine.gpsimd and (op0 is not nl.rsqrt or op1 is not None):
+        raise ValueError("tensor_scalar on the GpSimd Engine does rsqrt only")
+    _no_psum_on_gpsimd("tensor_scalar", engine, dst, data, operand0, operand1)
+    x = _apply(op0, _f32(data), _f32(operand0), reverse0)
     if op1 is not None:
-        b = _f32(operand1)
-        x = op1(b, x) if reverse1 else op1(x, b)
+        x = _apply(op1, x, _f32(operand1), reverse1)
     _write(dst, x)
 
 
 def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None, reduce_cmd=None, name=None):
+    nl._require_operator(op, nl.ACTIVATION_FUNCTIONS, "activation", "an activation function of the Scalar Engine")
+    if reduce_op is not None and reduce_op is not nl.add:
+        raise ValueError("activation: the Scalar Engine reduces with nl.add only")
+    if reduce_res is not None:
+        raise NotImplementedError("the NumPy model has no activation reduce_res (use activation_reduce)")
     x = _f32(data) * _f32(scale)
     if bias is not None:
         x = x + _f32(bias)
@@ -81,28 +149,34 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
 
 def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, name=None):
     """activation, then reduce_op along the free dimension of its FP32 result into reduce_res ([P, 1])."""
+    nl._require_operator(op, nl.ACTIVATION_FUNCTIONS, "activation_reduce", "an activation function of the Scalar "
+                                                                           "Engine")
     x = _f32(data) * _f32(scale)
     if bias is not None:
         x = x + _f32(bias)
     y = op(x)
     _write(dst, y)
-    _write(reduce_res, nl.reduction_of(reduce_op)(y, axis=1, keepdims=True))
+    _write(reduce_res, nl._reduction_of(reduce_op)(y.reshape(y.shape[0], -1), axis=1, keepdims=True))
 
 
 def nc_transpose(dst, data, engine=engine.unknown, name=None):
-    """dst = data^T: on the tensor engine ([<= 128, <= 128] into PSUM) or the vector engine ([<= 32, <= 32])."""
+    """dst = data^T: on the tensor engine ([<= 128, <= 128] SBUF into PSUM) or the vector engine ([<= 32, <= 32])."""
+    _engine("nc_transpose", engine, (_Engine.tensor, _Engine.vector))
     limit = 32 if engine is _Engine.vector else 128
     if max(data.shape) > limit:
         raise ValueError(f"nc_transpose on {engine}: {data.shape} exceeds {limit} x {limit}")
-    if engine is _Engine.tensor and dst.buffer is not nl.psum:
-        raise ValueError("nc_transpose on the tensor engine writes PSUM")
+    if engine is _Engine.tensor and (dst.buffer is not nl.psum or data.buffer is not nl.sbuf):
+        raise ValueError("nc_transpose on the tensor engine reads SBUF and writes PSUM")
     _write(dst, _f32(data).T)
 
 
-def affine_select(dst, pattern, offset, channel_multiplier, on_true_tile, on_false_value, cmp_op=nl.equal,
+def affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op=nl.equal, offset=0,
                   name=None):
     """dst = on_true_tile where cmp_op(offset + p * channel_multiplier + sum of index * step, 0), else
-    on_false_value; pattern [[step, num], ...] walks the free dimension, outermost first."""
+    on_false_value; pattern [[step, num], ...] walks the free dimension, outermost first (GpSimd Engine)."""
+    nl._require_operator(cmp_op, nl.ALU_COMPARISON, "affine_select", "a comparison of NKI's ALU table")
+    if dst.buffer is not nl.sbuf or on_true_tile.buffer is not nl.sbuf:
+        raise ValueError("affine_select reads and writes SBUF (GpSimd Engine)")
     partitions = dst.shape[0]
     value = np.full((partitions, 1), offset, dtype=np.int64) + \
         np.arange(partitions, dtype=np.int64).reshape(-1, 1) * channel_multiplier
@@ -119,6 +193,10 @@ def affine_select(dst, pattern, offset, channel_multiplier, on_true_tile, on_fal
 
 def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, reverse1=False, name=None):
     """Per partition: r[:, i] = op1(op0(data0[:, i], r[:, i - 1]), data1[:, i]), r[:, -1] = initial."""
+    for op in (op0, op1):
+        nl._require_operator(op, nl.ALU_ARITHMETIC, "tensor_tensor_scan")
+    if data0.buffer is nl.psum and data1.buffer is nl.psum:
+        raise ValueError("tensor_tensor_scan: data0 and data1 cannot both be in PSUM")
     a, b = _f32(data0), _f32(data1)
     previous = np.broadcast_to(_f32(initial), (a.shape[0], 1)).astype(np.float32)
     result = np.empty_like(a)
@@ -130,14 +208,21 @@ def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, rev
 
 
 def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
-    r = nl.reduction_of(op)(_f32(data), axis=axis, keepdims=True)
+    r = nl._reduction_of(op)(_f32(data), axis=axis, keepdims=True)
     _write(dst, -r if negate else r)
 
 
-def dma_transpose(dst, src, axes=None, dge_mode=None, name=None):
-    """dst = src^T (a 2-D transpose done by the DMA engines)."""
-    if nl.psum in (dst.buffer, src.buffer):
-        raise ValueError("dma_transpose cannot read or write PSUM")
+def dma_transpose(dst, src, axes=None, priority=None, dge_mode=dge_mode.unknown, oob_mode=oob_mode.error,
+                  name=None):
+    """dst = src^T, a 2-D transpose done by the DMA engines (the model has no 3-D or 4-D ones)."""
+    if dst.buffer is not nl.sbuf or src.buffer is nl.psum:
+        raise ValueError("dma_transpose writes SBUF and reads HBM or SBUF")
+    if dge_mode is _DgeMode.none:
+        raise ValueError("dma_transpose: dge_mode must be unknown, hwdge or swdge")
+    if src.dtype != dst.dtype:
+        raise ValueError(f"dma_transpose: src {src.dtype} into dst {dst.dtype} (the dtypes must match)")
+    if src.data.ndim != 2 or axes not in (None, (1, 0), [1, 0]):
+        raise NotImplementedError(f"the NumPy model has 2-D dma_transpose only (src {src.shape}, axes {axes})")
     _write(dst, _f32(src).T)
 
 
@@ -145,6 +230,8 @@ def bn_stats(dst, data, name=None):
     """Per partition, (count, mean, M2) of the even-indexed elements of the row, then of the odd-indexed ones
     (M2: the sum of squared deviations from the mean): dst [P, 6]."""
     x = _f32(data).reshape(data.shape[0], -1)
+    if x.shape[1] > 512:
+        raise ValueError(f"bn_stats: {x.shape[1]} elements per partition (at most 512, bn_stats_fmax)")
     triples = []
     for half in (x[:, 0::2], x[:, 1::2]):
         count = half.shape[1]
@@ -171,10 +258,14 @@ def reciprocal(dst, data, name=None):
 
 
 def tensor_copy(dst, src, engine=engine.unknown, name=None):
+    _engine("tensor_copy", engine, (_Engine.vector, _Engine.scalar, _Engine.gpsimd))
+    _no_psum_on_gpsimd("tensor_copy", engine, dst, src)
     _write(dst, _f32(src))
 
 
 def memset(dst, value, engine=engine.unknown, name=None):
+    _engine("memset", engine, (_Engine.vector, _Engine.gpsimd))
+    _no_psum_on_gpsimd("memset", engine, dst)
     _write(dst, value)
 
 

@@ -4,6 +4,9 @@ import numpy as np
 
 float32, float16, bfloat16 = np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)
 float8_e4m3fn, float8_e5m2 = np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2)
+# float8_e4m3 (NKI's legacy FP8, which NeuronCore-v2/-v3 matmuls take) read as ml_dtypes' IEEE-style e4m3 (with
+# infinities, largest finite 240): the NKI reference gives its bit layout (1S,4E,3M), not its special values.
+float8_e4m3 = np.dtype(ml_dtypes.float8_e4m3)
 int32, uint32, uint8 = np.dtype(np.int32), np.dtype(np.uint32), np.dtype(np.uint8)
 
 
@@ -42,10 +45,16 @@ class NkiTensor:
         return NkiTensor(np.broadcast_to(self.data, shape), self.buffer, readonly=True)
 
     def reshape(self, shape):
-        """The same elements in a new shape, row-major within each partition ([128, 256] -> [128, 2, 128]). A view
-        when NumPy can make one (then writes reach the tile), else a read-only copy."""
-        reshaped = self.data.reshape(tuple(shape))
-        return NkiTensor(reshaped, self.buffer, self.readonly or not np.shares_memory(reshaped, self.data))
+        """A view with another shape and the same elements, without copying (NkiTensor.reshape): refused where the
+        layout does not allow it, and on chip where it would change the partition dimension."""
+        shape = tuple(shape)
+        if self.buffer in (sbuf, psum) and shape[0] != self.data.shape[0]:
+            raise ValueError(f"reshape: {self.data.shape} to {shape} changes the partition dimension")
+        try:
+            view = np.reshape(self.data, shape, copy=False)
+        except ValueError as e:
+            raise ValueError(f"reshape: {self.data.shape} to {shape}: {e}") from None
+        return NkiTensor(view, self.buffer, self.readonly)
 
 
 def ndarray(shape, dtype, buffer=sbuf, name="", address=None):
@@ -57,51 +66,76 @@ def ndarray(shape, dtype, buffer=sbuf, name="", address=None):
     return NkiTensor(data, buffer)
 
 
-# ALU operators: functions of FP32 arrays (comparisons give 1.0 or 0.0, as the engines do).
-def add(a, b): return a + b
-def subtract(a, b): return a - b
-def multiply(a, b): return a * b
-def maximum(a, b): return np.maximum(a, b)
-def minimum(a, b): return np.minimum(a, b)
-def divide(a, b): return a / b
-def power(a, b): return np.power(a, b)
-def abs_max(a, b): return np.maximum(np.abs(a), np.abs(b))
-def bypass(a, b=None): return a
-def equal(a, b): return (a == b).astype(np.float32)
-def not_equal(a, b): return (a != b).astype(np.float32)
-def greater(a, b): return (a > b).astype(np.float32)
-def greater_equal(a, b): return (a >= b).astype(np.float32)
-def less(a, b): return (a < b).astype(np.float32)
-def less_equal(a, b): return (a <= b).astype(np.float32)
-def logical_and(a, b): return ((a != 0) & (b != 0)).astype(np.float32)
-def logical_or(a, b): return ((a != 0) | (b != 0)).astype(np.float32)
+# ALU operators: functions of FP32 arrays (comparisons give 1.0 or 0.0, as the engines do), with nki.language's
+# signatures (x, y, dtype=None). The sets below are NKI's ALU table ("Supported Math Operators for NKI ISA",
+# https://awsdocs-neuron.readthedocs-hosted.com/en/v2.32.0/nki/api/nki.api.shared.html#nki-aluop); the model's
+# instructions refuse any other operator, as the hardware has none (nl.divide is a nki.language function, not an
+# ALU operator: there is no division instruction).
+def add(x, y, dtype=None): return x + y
+def subtract(x, y, dtype=None): return x - y
+def multiply(x, y, dtype=None): return x * y
+def maximum(x, y, dtype=None): return np.maximum(x, y)
+def minimum(x, y, dtype=None): return np.minimum(x, y)
+def divide(x, y, dtype=None): return x / y
+def power(x, y, dtype=None): return np.power(x, y)
+def abs_max(x, y, dtype=None): return np.maximum(np.abs(x), np.abs(y))
+def equal(x, y, dtype=None): return (x == y).astype(np.float32)
+def not_equal(x, y, dtype=None): return (x != y).astype(np.float32)
+def greater(x, y, dtype=None): return (x > y).astype(np.float32)
+def greater_equal(x, y, dtype=None): return (x >= y).astype(np.float32)
+def less(x, y, dtype=None): return (x < y).astype(np.float32)
+def less_equal(x, y, dtype=None): return (x <= y).astype(np.float32)
+def logical_and(x, y, dtype=None): return ((x != 0) & (y != 0)).astype(np.float32)
+def logical_or(x, y, dtype=None): return ((x != 0) | (y != 0)).astype(np.float32)
 
 
-# Activation functions (the Scalar engine's): FP32 in, FP32 out.
+def bypass(x, y=None):
+    """nl.bypass (an operator constant in NKI): passes its first operand through."""
+    return x
+
+
+# Activation functions (the Scalar Engine's): FP32 in, FP32 out.
 def _erf(x):
     from scipy.special import erf
     return erf(x).astype(np.float32)
 
 
-def copy(x): return x
-def exp(x): return np.exp(x)
-def log(x): return np.log(x)
-def tanh(x): return np.tanh(x)
-def gelu(x): return 0.5 * x * (1.0 + _erf(x / np.float32(np.sqrt(2.0))))
-def gelu_apprx_tanh(x): return 0.5 * x * (1.0 + np.tanh(np.float32(0.7978845608028654) * (x + np.float32(0.044715) * x ** 3)))
-def sigmoid(x): return 1.0 / (1.0 + np.exp(-x))
-def silu(x): return x * sigmoid(x)
-def relu(x): return np.where((x > 0) | np.isnan(x), x, np.float32(0))
-def rsqrt(x): return 1.0 / np.sqrt(x)
-def square(x): return x * x
-def sqrt(x): return np.sqrt(x)
-def reciprocal(x): return 1.0 / x
+def copy(x, dtype=None): return x
+def exp(x, dtype=None): return np.exp(x)
+def log(x, dtype=None): return np.log(x)
+def tanh(x, dtype=None): return np.tanh(x)
+def gelu(x, dtype=None): return 0.5 * x * (1.0 + _erf(x / np.float32(np.sqrt(2.0))))
+def gelu_apprx_tanh(x, dtype=None): return 0.5 * x * (1.0 + np.tanh(np.float32(0.7978845608028654) * (x + np.float32(0.044715) * x ** 3)))
+def sigmoid(x, dtype=None): return 1.0 / (1.0 + np.exp(-x))
+def silu(x, dtype=None): return x * sigmoid(x)
+def relu(x, dtype=None): return np.where((x > 0) | np.isnan(x), x, np.float32(0))
+def rsqrt(x, dtype=None): return 1.0 / np.sqrt(x)
+def square(x, dtype=None): return x * x
+def sqrt(x, dtype=None): return np.sqrt(x)
+def reciprocal(x, dtype=None): return 1.0 / x
+
+
+# NKI's tables, as far as the model implements the operators in them.
+ALU_ARITHMETIC = frozenset({add, subtract, multiply, maximum, minimum, equal, not_equal, greater, greater_equal,
+                            less, less_equal, logical_and, logical_or, power, abs_max})
+ALU_UNARY = frozenset({square, relu, rsqrt, reciprocal})
+ALU_COMPARISON = frozenset({equal, not_equal, greater, greater_equal, less, less_equal})
+ALU_REDUCTION = frozenset({add, subtract, multiply, maximum, minimum, logical_and, logical_or})
+ACTIVATION_FUNCTIONS = frozenset({copy, exp, log, tanh, gelu, gelu_apprx_tanh, sigmoid, silu, relu, rsqrt, square,
+                                  sqrt, reciprocal})  # the activation table's ("#nki-act-func") the model implements
+
+
+def _require_operator(op, table, where, what="an operator of NKI's ALU table"):
+    """Raises ValueError unless op is in table (one of the sets above)."""
+    if op not in table:
+        raise ValueError(f"{where}: {getattr(op, '__name__', op)} is not {what}")
 
 
 _REDUCTIONS = {add: np.sum, maximum: np.max, minimum: np.min, multiply: np.prod}
 
 
-def reduction_of(op):
+def _reduction_of(op):
+    _require_operator(op, ALU_REDUCTION, "reduction", "legal for a reduction in NKI's ALU table")
     if op not in _REDUCTIONS:
         raise NotImplementedError(f"the NumPy model has no reduction for {op.__name__}")
     return _REDUCTIONS[op]
