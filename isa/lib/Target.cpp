@@ -410,6 +410,11 @@ void readNeuronCore(const toml::table &root, const fs::path &file, TableReader &
   target.tensor.accumulateOntoNonMatmulDefined = onto == "defined";
   target.tensor.maxRowTiles = tensor.integer("max_row_tiles", 1);
   target.tensor.fp8DoubleRowSpeedup = tensor.integer("fp8_double_row_speedup", 0);
+  target.tensor.fp8E4m3 = tensor.text("fp8_e4m3");
+  if (target.tensor.fp8E4m3 != "float8_e4m3" && target.tensor.fp8E4m3 != "float8_e4m3fn")
+    throw tensor.fieldError("fp8_e4m3", fmt::format("expected \"float8_e4m3\" or \"float8_e4m3fn\", got string "
+                                                    "\"{}\"",
+                                                    target.tensor.fp8E4m3));
 
   TableReader vector(root, "vector_engine", file, hint);
   target.vector = readEngine(vector);

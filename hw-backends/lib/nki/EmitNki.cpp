@@ -29,14 +29,15 @@ namespace {
 
 constexpr std::string_view kBackend = "NKI";
 
-/// nki.language's name for `dtype`. Tessera's fp8 e4m3 has no infinities and a maximum of 448 (ml_dtypes'
-/// float8_e4m3fn), which is NKI's float8_e4m3fn.
-std::string nkiDtype(isa::DType dtype) {
+/// nki.language's name for `dtype` on `target`. Tessera's fp8 e4m3 is the OCP format (ml_dtypes' float8_e4m3fn:
+/// no infinities, largest finite 448); the tensor engine's own E4M3 is the target's (tensor_engine.fp8_e4m3:
+/// float8_e4m3 before NeuronCore-v4, which holds the same values up to 240).
+std::string nkiDtype(isa::DType dtype, const isa::Target &target) {
   switch (dtype) {
   case isa::DType::F32: return "nl.float32";
   case isa::DType::BF16: return "nl.bfloat16";
   case isa::DType::F16: return "nl.float16";
-  case isa::DType::F8E4M3: return "nl.float8_e4m3fn";
+  case isa::DType::F8E4M3: return "nl." + target.tensor.fp8E4m3;
   case isa::DType::F8E5M2: return "nl.float8_e5m2";
   case isa::DType::I32: return "nl.int32";
   case isa::DType::U32: return "nl.uint32";
@@ -64,7 +65,7 @@ public:
     for (const isa::TensorInfo &t : p_.tensors)
       if (t.isOutput)
         out_.line(fmt::format("{} = nl.ndarray({}, dtype={}, buffer=nl.shared_hbm)", tensorName(t),
-                              pythonShape(t.shape), nkiDtype(t.dtype)));
+                              pythonShape(t.shape), nkiDtype(t.dtype, *k_.target)));
     std::string lastPlace;
     for (const Step &s : steps) {
       const std::string place = placeOf(s.loc);
@@ -124,7 +125,7 @@ private:
     it->second = names_.make(tile.bufs > 1 ? fmt::format("{}_{}", tile.name, copy) : tile.name);
     const char *buffer = tile.space == isa::MemSpace::Psum ? "nl.psum" : "nl.sbuf";
     out_.line(fmt::format("{} = nl.ndarray(({}, {}), dtype={}, buffer={})", it->second, tile.rows, tile.cols,
-                          nkiDtype(tile.dtype), buffer));
+                          nkiDtype(tile.dtype, *k_.target), buffer));
     return it->second;
   }
 

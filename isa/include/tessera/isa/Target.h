@@ -37,6 +37,10 @@ struct TensorEngineSpec : EngineSpec {
   /// FP8 double row mode's throughput gain (nc_matmul perf_mode=double_row, v3 on); 0 where the mode does not
   /// exist.
   unsigned fp8DoubleRowSpeedup = 0;
+  /// The NKI dtype the tensor engine takes for FP8 E4M3 operands (`fp8_e4m3`): "float8_e4m3" (IEEE-style, with
+  /// infinities, largest finite 240) on NeuronCore v2/v3, "float8_e4m3fn" (OCP, no infinities, 448) from v4.
+  /// Tessera computes FP8 E4M3 as the OCP format, which holds the same values up to 240.
+  std::string fp8E4m3 = "float8_e4m3fn";
 };
 
 /// HBM: one per chip, shared by the chip's cores.
