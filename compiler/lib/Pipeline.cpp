@@ -20,7 +20,9 @@
 #include "tessera/compiler/Passes.h"
 #include "tessera/compiler/ToProgram.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/IR/MLIRContext.h"
@@ -122,6 +124,8 @@ void describeTiles(ModuleOp module, const isa::Target &target, Provenance &out) 
       a.pitch = family.tilePitch(t, target);
       a.fixed = alloc.getFixed();
       a.loc = sourceOf(alloc.getLoc());
+      if (auto loop = alloc->getParentOfType<scf::ForOp>(); loop && numbers.count(loop))
+        a.loop = static_cast<int32_t>(numbers.lookup(loop));
       out.allocations.push_back(std::move(a));
       return it->second;
     };
@@ -132,6 +136,16 @@ void describeTiles(ModuleOp module, const isa::Target &target, Provenance &out) 
       TileOpRecord &record = out.tileOps[number];
       record.op = op->getName().getStringRef().str();
       record.loc = sourceOf(op->getLoc());
+      if (auto loop = op->getParentOfType<scf::ForOp>(); loop && numbers.count(loop))
+        record.loop = static_cast<int32_t>(numbers.lookup(loop));
+      if (auto loop = llvm::dyn_cast<scf::ForOp>(op)) {
+        auto constant = [](Value v) -> std::optional<int64_t> {
+          if (auto c = v.getDefiningOp<arith::ConstantIndexOp>()) return c.value();
+          return std::nullopt;
+        };
+        auto lb = constant(loop.getLowerBound()), ub = constant(loop.getUpperBound()), step = constant(loop.getStep());
+        if (lb && ub && step && *step > 0) record.trips = *ub > *lb ? (*ub - *lb + *step - 1) / *step : 0;
+      }
       llvm::SmallVector<Value> tiles(op->getOperands());
       if (auto alloc = llvm::dyn_cast<tile::AllocOp>(op)) tiles.push_back(alloc.getResult());
       for (Value v : tiles)

@@ -114,7 +114,7 @@ MUTATIONS = [
     ("transpose2d:engine=2", "trn2", None, ["--target", "trn1"], "nki.isa.dma_transpose", "dma-transpose-nc-v3"),
     ("matmul_fp8:rows=2", "trn3", (r"(stationary=\w+\[[^]]*\])\.reshape\(\[128, 2, 128\]\)", r"\1", 1), [],
      "nki.isa.nc_matmul", "double-row-layout"),
-    ("matmul_blocked", "trn2", (r"(data2=t\d+_\d+, op=nl\.add, )engine=nisa\.engine\.vector",
+    ("matmul_blocked", "trn2", (r"(data2=t\d+(?:_\d+)?, op=nl\.add, )engine=nisa\.engine\.vector",
                                 r"\1engine=nisa.engine.gpsimd", 1), [], "nki.isa.tensor_tensor", "gpsimd-no-psum"),
 ]
 

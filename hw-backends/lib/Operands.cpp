@@ -33,7 +33,7 @@ std::vector<Step> programOrder(const KernelSource &k) {
     const isa::Stream &stream = p.streams.at(s.stream);
     const isa::Instruction &inst = stream.instructions.at(s.index);
     SourceLoc loc = inst.loc < p.locations.size() ? p.locations[inst.loc] : SourceLoc{};
-    steps.push_back({&inst, &stream, s.stream, s.index, s.tileOp, std::move(loc)});
+    steps.push_back({&inst, &stream, s.stream, s.index, s.tileOp, std::move(loc), &s.iterations});
   }
   return steps;
 }

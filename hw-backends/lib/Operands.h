@@ -35,6 +35,8 @@ struct Step {
   uint32_t streamIndex = 0, index = 0; ///< program.streams[streamIndex].instructions[index]
   int32_t tileOp = -1;
   SourceLoc loc;
+  /// The iteration of each loop around the tile op, outermost first (ProgramStep::iterations).
+  const std::vector<int64_t> *iterations = nullptr;
 };
 
 /// The program's instructions in program order. Throws tessera::Error when the kernel was compiled without

@@ -148,8 +148,11 @@ isa::Program toProgram(ModuleOp module, std::vector<ProgramStep> *order) {
     inst.signalCount = static_cast<uint32_t>(p.signals.size()) - inst.signalBegin;
     if (order) {
       auto origin = op.getAttrOfType<IntegerAttr>(tile::kOriginAttr);
-      order->push_back({static_cast<uint32_t>(s), static_cast<uint32_t>(p.streams[s].instructions.size()),
-                        origin ? static_cast<int32_t>(origin.getInt()) : -1});
+      ProgramStep step{static_cast<uint32_t>(s), static_cast<uint32_t>(p.streams[s].instructions.size()),
+                       origin ? static_cast<int32_t>(origin.getInt()) : -1, {}};
+      if (auto iterations = op.getAttrOfType<DenseI64ArrayAttr>(tile::kIterationsAttr))
+        step.iterations.assign(iterations.asArrayRef().begin(), iterations.asArrayRef().end());
+      order->push_back(std::move(step));
     }
     p.streams[s].instructions.push_back(inst);
   }

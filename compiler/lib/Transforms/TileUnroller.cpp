@@ -48,7 +48,9 @@ llvm::DenseMap<Operation *, int64_t> numberTileOps(Block &body) {
 void TileUnroller::stamp(Operation *instruction) {
   if (origins_.empty() || !current_) return;
   auto it = origins_.find(current_);
-  if (it != origins_.end()) instruction->setAttr(tile::kOriginAttr, b_.getI64IntegerAttr(it->second));
+  if (it == origins_.end()) return;
+  instruction->setAttr(tile::kOriginAttr, b_.getI64IntegerAttr(it->second));
+  if (!iterations_.empty()) instruction->setAttr(tile::kIterationsAttr, b_.getDenseI64ArrayAttr(iterations_));
 }
 
 LogicalResult TileUnroller::block(Block &block) {
@@ -76,10 +78,12 @@ LogicalResult TileUnroller::operation(Operation *op) {
 LogicalResult TileUnroller::loop(scf::ForOp o) {
   int64_t lb = value(o.getLowerBound()), ub = value(o.getUpperBound()), step = value(o.getStep());
   if (step <= 0) return o.emitOpError("needs a positive constant step");
-  for (int64_t iv = lb; iv < ub; iv += step) {
+  iterations_.push_back(0);
+  for (int64_t iv = lb; iv < ub; iv += step, ++iterations_.back()) {
     ints_[o.getInductionVar()] = iv;
     if (failed(beginIteration(o)) || failed(block(*o.getBody()))) return failure();
   }
+  iterations_.pop_back();
   return success();
 }
 

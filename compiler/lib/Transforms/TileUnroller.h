@@ -119,6 +119,7 @@ private:
   unsigned nextLoadQueue_ = 0, nextStoreQueue_ = 0;
   mlir::Operation *current_ = nullptr;
   llvm::DenseMap<mlir::Operation *, int64_t> origins_; ///< empty unless recordOrigins was called
+  llvm::SmallVector<int64_t> iterations_;              ///< the iteration of each loop being walked, outermost first
   bool error_ = false;
   uint64_t maxInstructions_ = 0;
   uint64_t emitted_ = 0;

@@ -2,16 +2,22 @@
 //
 // The program the simulator ran, instruction by instruction in program order (Provenance::order), each as the
 // nki.isa call of its definition (InstructionDef::nki, with the operand names InstructionDef::operands gives),
-// on the engine it ran on. Tiles become nl.ndarray buffers, one per rotating copy in use, declared where the
-// program first touches them; HBM outputs are nl.shared_hbm tensors the kernel returns. NKI's compiler does its
-// own scheduling and synchronisation, so Tessera's semaphores and DMA queues are not emitted; NKI 0.6 unrolls
-// every loop (nl.affine_range is an alias of range), so the straight-line program is what its loops become.
-// Test: compiler/test/Backends/nki.test (golden text), hw-backends/check (Python compile, the 0.6 API manifest).
+// on the engine it ran on, inside the kernel's own loops: the loop nest is rebuilt from each instruction's
+// iterations (LoopNest.h), and a loop's iterations whose calls differ only in offsets that grow by a fixed step
+// become one Python `for ... in range(...)` (NKI 0.6 deprecates nl.affine_range, an alias of range); iterations
+// that differ otherwise (the first matmul of an accumulation, which overwrites) stay apart, and where iterations
+// ran on different engines the loop leaves the choice to NKI. Tiles become nl.ndarray buffers declared in the
+// loop body that allocates them (NKI allocates them per iteration, so Tessera's rotating copies are not written
+// out); HBM outputs are nl.shared_hbm tensors the kernel returns. A program whose order interleaves iterations
+// (a scheduled kernel) is written straight-line, one buffer per rotating copy. NKI's compiler does its own
+// scheduling and synchronisation, so Tessera's semaphores and DMA queues are not emitted.
+// Test: compiler/test/Backends/nki.test (golden text), hw-backends/check (the NumPy model, the API rules).
 //
 //===------------------------------------------------------------------------------------------------------===//
 
 #include "tessera/backends/Nki.h"
 
+#include "../LoopNest.h"
 #include "../Operands.h"
 #include "../PythonSource.h"
 #include "tessera/isa/Family.h"
@@ -22,6 +28,8 @@
 #include <fmt/ranges.h>
 
 #include <map>
+#include <regex>
+#include <set>
 
 namespace tessera::backends {
 
@@ -66,17 +74,16 @@ public:
       if (t.isOutput)
         out_.line(fmt::format("{} = nl.ndarray({}, dtype={}, buffer=nl.shared_hbm)", tensorName(t),
                               pythonShape(t.shape), nkiDtype(t.dtype, *k_.target)));
-    std::string lastPlace;
-    for (const Step &s : steps) {
-      const std::string place = placeOf(s.loc);
-      if (place != lastPlace) {
-        out_.line();
-        if (!place.empty()) out_.line("# " + place);
-        lastPlace = place;
-      }
-      const std::string call = instruction(s); // declares the tiles it touches first
-      out_.line(call);
+    Block top{-1};
+    open_.push_back(&top);
+    if (std::optional<std::vector<LoopNode>> nest = loopNest(steps, prov_)) {
+      body(*nest, top);
+    } else {
+      perCopy_ = true; // iterations interleave: one buffer per rotating copy, as the simulator ran them
+      for (const Step &s : steps) instructionLines(s, top);
     }
+    open_.clear();
+    for (const std::string &line : top.lines) out_.line(withoutZeroTerms(line));
     out_.line();
     std::vector<std::string> outputs;
     for (const isa::TensorInfo &t : p_.tensors)
@@ -87,11 +94,70 @@ public:
   }
 
 private:
+  /// The lines of one scope: the kernel's body (loop -1) or one iteration of a loop; `declared` holds the tiles
+  /// declared in it, and declarations go in before the child node at `childStart`.
+  struct Block {
+    int32_t loop = -1;
+    std::vector<std::string> lines;
+    size_t childStart = 0;
+    std::set<int32_t> declared;
+    std::string lastPlace;
+  };
+
+  /// The nodes of one scope, into `block`: instructions as calls, loops folded (foldIterations).
+  void body(const std::vector<LoopNode> &nodes, Block &block) {
+    for (const LoopNode &node : nodes) {
+      if (node.step) {
+        instructionLines(*node.step, block);
+        continue;
+      }
+      block.childStart = block.lines.size();
+      block.lastPlace.clear();
+      std::vector<Lines> iterations;
+      for (const std::vector<LoopNode> &iteration : node.iterations) {
+        Block inner{node.loop};
+        open_.push_back(&inner);
+        body(iteration, inner);
+        open_.pop_back();
+        iterations.push_back(std::move(inner.lines));
+      }
+      static const std::regex engineChoice(", engine=nisa\\.engine\\.\\w+");
+      Lines folded = foldIterations(iterations, loopVariable(node.loop),
+                                    [](const std::string &line) { return std::regex_replace(line, engineChoice, ""); });
+      if (!block.lines.empty() && !folded.empty() && !folded.front().empty()) block.lines.emplace_back();
+      block.lines.insert(block.lines.end(), folded.begin(), folded.end());
+    }
+  }
+
+  /// One instruction's call, after the kernel line it came from when that changed.
+  void instructionLines(const Step &s, Block &block) {
+    const std::string place = placeOf(s.loc);
+    if (place != block.lastPlace) {
+      if (!block.lines.empty()) block.lines.emplace_back();
+      if (!place.empty()) block.lines.push_back("# " + place);
+      block.lastPlace = place;
+    }
+    block.childStart = block.lines.size();
+    std::string call = instruction(s); // declares the tiles it touches first
+    block.lines.push_back(std::move(call));
+  }
+
+  /// The variable of scf.for record `loop`: i, j, k... by its depth in the nest, as a kernel author names them.
+  const std::string &loopVariable(int32_t loop) {
+    const int depth = loopDepth(prov_, loop);
+    auto [it, fresh] = loopVariables_.try_emplace(depth);
+    if (fresh) {
+      static constexpr std::string_view kNames[] = {"i", "j", "k", "l", "m", "n"};
+      it->second = names_.make(depth < 6 ? std::string(kNames[depth]) : fmt::format("i{}", depth));
+    }
+    return it->second;
+  }
+
   void header() {
     moduleDocstring(out_, k_, "program",
-                    {"NKI 0.6 (Neuron SDK 2.32): one nki.isa call per instruction, in program order, on the engine the",
-                     "simulator ran it on. NKI's compiler schedules and synchronises the engines itself, so Tessera's",
-                     "semaphores and DMA queues are not part of this file."});
+                    {"NKI 0.6 (Neuron SDK 2.32): one nki.isa call per instruction, on the engine the simulator ran it",
+                     "on, inside the kernel's loops. NKI's compiler schedules and synchronises the engines itself, so",
+                     "Tessera's semaphores and DMA queues are not part of this file."});
     out_.line("import nki");
     out_.line("import nki.isa as nisa");
     out_.line("import nki.language as nl");
@@ -117,15 +183,27 @@ private:
     return it->second;
   }
 
-  /// The buffer of copy `copy` of allocation `a`, declared before its first use.
+  /// The buffer of allocation `a` (of its copy `copy` when the program is written straight-line), declared before
+  /// its first use in the scope that allocates it.
   const std::string &tileName(int32_t a, int64_t copy) {
-    auto [it, fresh] = tileNames_.try_emplace({a, copy});
-    if (!fresh) return it->second;
     const compiler::TileAllocation &tile = prov_.allocations[a];
-    it->second = names_.make(tile.bufs > 1 ? fmt::format("{}_{}", tile.name, copy) : tile.name);
-    const char *buffer = tile.space == isa::MemSpace::Psum ? "nl.psum" : "nl.sbuf";
-    out_.line(fmt::format("{} = nl.ndarray(({}, {}), dtype={}, buffer={})", it->second, tile.rows, tile.cols,
-                          nkiDtype(tile.dtype, *k_.target), buffer));
+    if (!perCopy_) copy = 0;
+    auto [it, fresh] = tileNames_.try_emplace({a, copy});
+    if (fresh) it->second = names_.make(perCopy_ && tile.bufs > 1 ? fmt::format("{}_{}", tile.name, copy) : tile.name);
+    // The innermost open scope of the loop that allocates the tile (the kernel's body when none is open).
+    Block *scope = open_.front();
+    for (auto b = open_.rbegin(); b != open_.rend(); ++b)
+      if ((*b)->loop == tile.loop) {
+        scope = *b;
+        break;
+      }
+    if (scope->declared.insert(static_cast<int32_t>(copy) * kCopyStride + a).second) {
+      const char *buffer = tile.space == isa::MemSpace::Psum ? "nl.psum" : "nl.sbuf";
+      scope->lines.insert(scope->lines.begin() + static_cast<std::ptrdiff_t>(scope->childStart),
+                          fmt::format("{} = nl.ndarray(({}, {}), dtype={}, buffer={})", it->second, tile.rows,
+                                      tile.cols, nkiDtype(tile.dtype, *k_.target), buffer));
+      ++scope->childStart;
+    }
     return it->second;
   }
 
@@ -208,6 +286,10 @@ private:
   Identifiers names_{{"nki", "nisa", "nl", "np"}};
   std::map<const isa::TensorInfo *, std::string> tensorNames_;
   std::map<std::pair<int32_t, int64_t>, std::string> tileNames_;
+  static constexpr int32_t kCopyStride = 1 << 20; ///< Block::declared keys: copy * kCopyStride + allocation
+  std::vector<Block *> open_;                     ///< the scopes being written, outermost first
+  std::map<int, std::string> loopVariables_;      ///< by loop depth
+  bool perCopy_ = false;                          ///< straight-line: one buffer per rotating copy
 };
 
 } // namespace

@@ -27,6 +27,7 @@ struct TileAllocation {
   int64_t pitch = 0;                 ///< TPU: elements from one row to the next in VMEM; 0 on NeuronCore
   bool fixed = false;                ///< placed by the kernel (tsr::isa::sbuf_tile_at)
   SourceLoc loc;                     ///< where the kernel created it
+  int32_t loop = -1;                 ///< the scf.for record (Provenance::tileOps) whose body allocates it; -1: none
 };
 
 /// One op of the kernel's tile function (pre-order), with the allocations of the on-chip tiles it reads or
@@ -35,12 +36,16 @@ struct TileOpRecord {
   std::string op;                    ///< e.g. "tile.load", "tile.matmul", "scf.for"
   std::vector<int32_t> allocations;  ///< indices into Provenance::allocations
   SourceLoc loc;
+  int32_t loop = -1;                 ///< the scf.for record around this op (-1: none)
+  int64_t trips = 0;                 ///< scf.for: its iteration count
 };
 
 /// An instruction of the program, in program order.
 struct ProgramStep {
   uint32_t stream = 0, index = 0;    ///< program.streams[stream].instructions[index]
   int32_t tileOp = -1;               ///< index into Provenance::tileOps (-1: none, e.g. a TPU grid step)
+  /// The iteration (0, 1, ...) of each loop around the tile op when the instruction was emitted, outermost first.
+  std::vector<int64_t> iterations;
 };
 
 /// Where an on-chip operand of an instruction lies in the kernel's tiles.

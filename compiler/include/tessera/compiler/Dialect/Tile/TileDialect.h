@@ -50,5 +50,7 @@ inline constexpr llvm::StringLiteral kManualAttr = "tile.manual";
 /// On an nc or tpu instruction, when the compiler records provenance: the number of the tile op it came from
 /// (compiler::numberTileOps; read back into compiler::Provenance by the export to isa::Program).
 inline constexpr llvm::StringLiteral kOriginAttr = "tile.origin";
+/// With kOriginAttr: the iteration (0, 1, ...) of each loop around that tile op, outermost first.
+inline constexpr llvm::StringLiteral kIterationsAttr = "tile.iterations";
 
 } // namespace tessera::tile

@@ -1,0 +1,208 @@
+#include "LoopNest.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace tessera::backends {
+
+namespace {
+
+/// An iteration's code with every integer literal (outside strings, comments and float literals) taken out:
+/// `text` holds '\x01' where each was, `slots` their values in order.
+struct Template {
+  std::string text;
+  std::vector<int64_t> slots;
+};
+
+constexpr char kSlot = '\x01';
+
+bool identifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+Template templateOf(const Lines &lines) {
+  std::string code;
+  for (const std::string &line : lines) code += line + '\n';
+  Template t;
+  for (size_t i = 0; i < code.size();) {
+    const char c = code[i];
+    size_t j = i + 1;
+    if (c == '#') { // a comment, to the end of its line
+      j = code.find('\n', i);
+    } else if (c == '"' || c == '\'') { // a string literal, escapes included
+      while (j < code.size() && code[j] != c) j += code[j] == '\\' ? 2 : 1;
+      j = std::min(j + 1, code.size());
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      while (j < code.size() && identifierChar(code[j])) ++j;
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      while (j < code.size() && std::isdigit(static_cast<unsigned char>(code[j]))) ++j;
+      const bool real = j < code.size() && (code[j] == '.' || code[j] == 'e' || code[j] == 'E');
+      if (!real) {
+        t.slots.push_back(std::stoll(code.substr(i, j - i)));
+        t.text += kSlot;
+        i = j;
+        continue;
+      }
+      while (j < code.size() && (std::isdigit(static_cast<unsigned char>(code[j])) || code[j] == '.' ||
+                                 code[j] == 'e' || code[j] == 'E' ||
+                                 ((code[j] == '-' || code[j] == '+') && (code[j - 1] == 'e' || code[j - 1] == 'E'))))
+        ++j;
+    }
+    t.text.append(code, i, j - i);
+    i = j;
+  }
+  return t;
+}
+
+/// The end of the run of iterations from `first` that fold: the same text, every slot growing by the same step.
+size_t runEnd(const std::vector<Template> &t, size_t first) {
+  const size_t n = t.size();
+  if (first + 1 >= n || t[first].text.empty() || t[first + 1].text != t[first].text) return first + 1;
+  size_t end = first + 2;
+  for (; end < n && t[end].text == t[first].text; ++end) {
+    bool affine = true;
+    const auto span = static_cast<int64_t>(end - first);
+    for (size_t s = 0; s < t[first].slots.size() && affine; ++s) {
+      const int64_t step = t[first + 1].slots[s] - t[first].slots[s];
+      affine = t[end].slots[s] == t[first].slots[s] + span * step;
+    }
+    if (!affine) break;
+  }
+  return end;
+}
+
+/// d * var + c, as a Python expression. The constant is written even when it is 0 (" + 0"), so that the same
+/// expression in the iterations of an enclosing loop has the same form whatever its constant; withoutZeroTerms
+/// removes those once the folding is done.
+std::string affine(int64_t c, int64_t d, const std::string &var) {
+  if (d == 0) return fmt::format("{}", c);
+  const std::string term = d == 1 ? var : d == -1 ? "-" + var : fmt::format("{}*{}", d, var);
+  return c >= 0 ? fmt::format("{} + {}", term, c) : fmt::format("{} - {}", term, -c);
+}
+
+/// The first character other than a space before `at` in `text` (0 if none), and the first from `at` on.
+char before(const std::string &text, size_t at) {
+  while (at > 0 && text[at - 1] == ' ') --at;
+  return at > 0 ? text[at - 1] : '\0';
+}
+char after(const std::string &text, size_t at) {
+  while (at < text.size() && text[at] == ' ') ++at;
+  return at < text.size() ? text[at] : '\0';
+}
+
+/// The loop over iterations [first, end) of `t`, its body written in terms of `var`.
+Lines loopOver(const std::vector<Template> &t, size_t first, size_t end, const std::string &var) {
+  const Template &a = t[first], &b = t[first + 1];
+  std::string body;
+  size_t slot = 0;
+  for (size_t i = 0; i < a.text.size(); ++i) {
+    if (a.text[i] != kSlot) {
+      body += a.text[i];
+      continue;
+    }
+    const int64_t step = b.slots[slot] - a.slots[slot];
+    const int64_t base = a.slots[slot] - step * static_cast<int64_t>(first);
+    std::string value = affine(base, step, var);
+    const bool compound = value.find_first_of("+-", 1) != std::string::npos || value.front() == '-';
+    const char left = before(body, body.size()), right = after(a.text, i + 1);
+    if (compound && step != 0 && (std::string_view("*/%-").find(left) != std::string_view::npos ||
+                                  std::string_view("*/%").find(right) != std::string_view::npos))
+      value = "(" + value + ")";
+    body += value;
+    ++slot;
+  }
+  const std::string range = first == 0 ? fmt::format("{}", end) : fmt::format("{}, {}", first, end);
+  Lines out{fmt::format("for {} in range({}):", var, range)};
+  for (size_t start = 0; start < body.size();) {
+    size_t stop = body.find('\n', start);
+    if (stop == std::string::npos) stop = body.size();
+    const std::string line = body.substr(start, stop - start);
+    out.push_back(line.empty() ? line : "    " + line);
+    start = stop + 1;
+  }
+  return out;
+}
+
+} // namespace
+
+std::optional<std::vector<LoopNode>> loopNest(const std::vector<Step> &steps, const compiler::Provenance &prov) {
+  std::vector<LoopNode> top;
+  std::vector<int32_t> chain;
+  for (const Step &s : steps) {
+    chain.clear();
+    if (s.tileOp >= 0 && static_cast<size_t>(s.tileOp) < prov.tileOps.size())
+      for (int32_t loop = prov.tileOps[s.tileOp].loop; loop >= 0; loop = prov.tileOps[loop].loop)
+        chain.push_back(loop);
+    std::reverse(chain.begin(), chain.end());
+    const std::vector<int64_t> &iterations = s.iterations ? *s.iterations : std::vector<int64_t>{};
+    if (iterations.size() != chain.size()) return std::nullopt;
+    std::vector<LoopNode> *nodes = &top;
+    for (size_t d = 0; d < chain.size(); ++d) {
+      if (nodes->empty() || nodes->back().loop != chain[d]) {
+        for (const LoopNode &n : *nodes)
+          if (n.loop == chain[d]) return std::nullopt; // the loop resumes after something else ran
+        nodes->push_back(LoopNode{.loop = chain[d]});
+      }
+      LoopNode &loop = nodes->back();
+      const int64_t k = iterations[d];
+      if (k < 0 || k + 1 < static_cast<int64_t>(loop.iterations.size())) return std::nullopt; // back in time
+      if (k >= static_cast<int64_t>(loop.iterations.size())) loop.iterations.resize(k + 1);
+      nodes = &loop.iterations[k];
+    }
+    nodes->push_back(LoopNode{.step = &s});
+  }
+  return top;
+}
+
+std::string withoutZeroTerms(std::string line) {
+  static constexpr std::string_view kZero = " + 0";
+  for (size_t at = line.find(kZero); at != std::string::npos; at = line.find(kZero, at)) {
+    const size_t next = at + kZero.size();
+    const bool alone = next == line.size() || !(std::isdigit(static_cast<unsigned char>(line[next])) ||
+                                                line[next] == '.' || line[next] == '*' || line[next] == 'e');
+    if (alone)
+      line.erase(at, kZero.size());
+    else
+      at = next;
+  }
+  return line;
+}
+
+int loopDepth(const compiler::Provenance &prov, int32_t loop) {
+  int depth = 0;
+  for (int32_t l = prov.tileOps.at(loop).loop; l >= 0; l = prov.tileOps[l].loop) ++depth;
+  return depth;
+}
+
+Lines foldIterations(const std::vector<Lines> &iterations, const std::string &var,
+                     const std::function<std::string(const std::string &)> &relax) {
+  std::vector<Template> exact, relaxed;
+  for (const Lines &lines : iterations) exact.push_back(templateOf(lines));
+  if (relax)
+    for (const Lines &lines : iterations) {
+      Lines loose;
+      for (const std::string &line : lines) loose.push_back(relax(line));
+      relaxed.push_back(templateOf(loose));
+    }
+  Lines out;
+  for (size_t first = 0; first < iterations.size();) {
+    size_t end = runEnd(exact, first);
+    const std::vector<Template> *t = &exact;
+    if (relax) // the looser form where it folds more iterations
+      if (const size_t looser = runEnd(relaxed, first); looser > end) {
+        end = looser;
+        t = &relaxed;
+      }
+    if (end - first >= 2) {
+      Lines loop = loopOver(*t, first, end, var);
+      out.insert(out.end(), loop.begin(), loop.end());
+    } else {
+      end = first + 1;
+      out.insert(out.end(), iterations[first].begin(), iterations[first].end());
+    }
+    first = end;
+  }
+  return out;
+}
+
+} // namespace tessera::backends
