@@ -52,6 +52,7 @@ class Checker(ast.NodeVisitor):
         self.target = target
         self.aliases = {}  # local name -> NKI module ("nisa" -> "nki.isa")
         self.tiles = {}  # local name -> Tile
+        self.loops = []  # the enclosing `for NAME in range(...)`: (NAME, first value, last value)
         self.problems = []
         self.jit_functions = []
 
@@ -125,7 +126,7 @@ class Checker(ast.NodeVisitor):
             return self.tiles.get(node.id)
         if isinstance(node, ast.Subscript):
             base = self.tile(node.value)
-            return base and base.view(sliced_shape(base.shape, node.slice))
+            return base and base.view(sliced_shape(base.shape, node.slice, self.loop_bindings()))
         if not isinstance(node, ast.Call):
             return None
         resolved = self.resolve(node.func)
@@ -341,6 +342,26 @@ class Checker(ast.NodeVisitor):
         return allowed
 
     # --- the kernel ----------------------------------------------------------------------------------------
+    def loop_bindings(self):
+        """The enclosing loops' variables bound to their first values, then to their last: a slice whose extent is
+        the same under both (offsets that move with the loop, as the emitter writes them) has a known shape."""
+        return [{name: first for name, first, _ in self.loops}, {name: last for name, _, last in self.loops}]
+
+    def visit_For(self, node):
+        bounds = None
+        if (isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call) and
+                isinstance(node.iter.func, ast.Name) and node.iter.func.id == "range" and not node.iter.keywords):
+            values = [constant_int(a) for a in node.iter.args]
+            if values and None not in values and len(values) <= 2:
+                start, stop = (0, values[0]) if len(values) == 1 else values
+                if stop > start:
+                    bounds = (node.target.id, start, stop - 1)
+        if bounds:
+            self.loops.append(bounds)
+        self.generic_visit(node)
+        if bounds:
+            self.loops.pop()
+
     def visit_FunctionDef(self, node):
         for decorator in node.decorator_list:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
@@ -424,12 +445,21 @@ def memory(name):
     return "hbm" if name in HBM else name
 
 
-def constant_int(node):
+def constant_int(node, env=None):
+    """The integer `node` is: a literal, or + - * of them and of the loop variables `env` binds; else None."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        value = constant_int(node.operand)
+        value = constant_int(node.operand, env)
         return None if value is None else -value
     if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
         return node.value
+    if isinstance(node, ast.Name) and env and node.id in env:
+        return env[node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        left, right = constant_int(node.left, env), constant_int(node.right, env)
+        if left is None or right is None:
+            return None
+        return left + right if isinstance(node.op, ast.Add) else left - right if isinstance(node.op, ast.Sub) \
+            else left * right
     return None
 
 
@@ -440,24 +470,28 @@ def int_tuple(node):
     return None if None in values else tuple(values)
 
 
-def sliced_shape(shape, index):
-    """The shape of t[index] for constant slices and integers (an integer drops its dimension), else None."""
+def sliced_shape(shape, index, bindings=({},)):
+    """The shape of t[index] for slices and integers (an integer drops its dimension) whose bounds are constants
+    or + - * of the loop variables, when it is the same under every binding of those variables, else None."""
     if shape is None:
         return None
     parts = index.elts if isinstance(index, ast.Tuple) else [index]
     if len(parts) > len(shape):
         return None
-    result = []
-    for size, part in zip(shape, parts):
-        if isinstance(part, ast.Slice):
-            bounds = [constant_int(b) if b is not None else d for b, d in
-                      ((part.lower, 0), (part.upper, size), (part.step, 1))]
-            if None in bounds or bounds[2] <= 0:
+    shapes = set()
+    for env in bindings:
+        result = []
+        for size, part in zip(shape, parts):
+            if isinstance(part, ast.Slice):
+                bounds = [constant_int(b, env) if b is not None else d for b, d in
+                          ((part.lower, 0), (part.upper, size), (part.step, 1))]
+                if None in bounds or bounds[2] <= 0:
+                    return None
+                result.append(len(range(*bounds)))
+            elif constant_int(part, env) is None:
                 return None
-            result.append(len(range(*bounds)))
-        elif constant_int(part) is None:
-            return None
-    return tuple(result) + tuple(shape[len(parts):])
+        shapes.add(tuple(result) + tuple(shape[len(parts):]))
+    return shapes.pop() if len(shapes) == 1 else None
 
 
 def dims_product(shape, dims):

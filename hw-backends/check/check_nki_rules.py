@@ -110,7 +110,7 @@ MUTATIONS = [
     ("softmax", "trn2", (r"op=nl\.exp", "op=nl.divide", 1), [], "nki.isa.activation", "activation-functions"),
     ("softmax", "trn2", (r"(tensor_reduce\(dst=\w+, )op=nl\.add", r"\1op=nl.greater", 1), [],
      "nki.isa.tensor_reduce", "alu-reduction-operators"),
-    ("attention_fwd", "trn2", None, ["--target", "trn1"], "nki.isa.tensor_copy", "tensor-copy-scalar-nc-v3"),
+    ("transpose2d", "trn2", None, ["--target", "trn1"], "nki.isa.tensor_copy", "tensor-copy-scalar-nc-v3"),
     ("transpose2d:engine=2", "trn2", None, ["--target", "trn1"], "nki.isa.dma_transpose", "dma-transpose-nc-v3"),
     ("matmul_fp8:rows=2", "trn3", (r"(stationary=\w+\[[^]]*\])\.reshape\(\[128, 2, 128\]\)", r"\1", 1), [],
      "nki.isa.nc_matmul", "double-row-layout"),

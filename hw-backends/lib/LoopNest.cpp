@@ -125,6 +125,34 @@ Lines loopOver(const std::vector<Template> &t, size_t first, size_t end, const s
 
 } // namespace
 
+std::vector<Step> kernelOrder(std::vector<Step> steps, const compiler::Provenance &prov) {
+  // A step's place in the walk: (loop, iteration) for each loop around its op, outermost first, then the op.
+  // Tile ops are numbered in pre-order, so a loop's number is below those of the ops inside it and above those
+  // after it, and comparing these keys element by element is comparing positions in the walk.
+  std::vector<std::vector<int64_t>> keys;
+  keys.reserve(steps.size());
+  for (const Step &s : steps) {
+    if (s.tileOp < 0 || static_cast<size_t>(s.tileOp) >= prov.tileOps.size() || !s.iterations) return steps;
+    std::vector<int32_t> chain;
+    for (int32_t loop = prov.tileOps[s.tileOp].loop; loop >= 0; loop = prov.tileOps[loop].loop) chain.push_back(loop);
+    if (chain.size() != s.iterations->size()) return steps;
+    std::vector<int64_t> key;
+    for (size_t d = 0; d < chain.size(); ++d) {
+      key.push_back(chain[chain.size() - 1 - d]);
+      key.push_back((*s.iterations)[d]);
+    }
+    key.push_back(s.tileOp);
+    keys.push_back(std::move(key));
+  }
+  std::vector<size_t> order(steps.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+  std::vector<Step> sorted;
+  sorted.reserve(steps.size());
+  for (size_t i : order) sorted.push_back(std::move(steps[i]));
+  return sorted;
+}
+
 std::optional<std::vector<LoopNode>> loopNest(const std::vector<Step> &steps, const compiler::Provenance &prov) {
   std::vector<LoopNode> top;
   std::vector<int32_t> chain;

@@ -22,6 +22,11 @@ struct LoopNode {
   std::vector<std::vector<LoopNode>> iterations;
 };
 
+/// `steps` in the order the kernel as written runs them (its ops in order, each loop's iterations in turn): the
+/// program order before the list scheduler interleaved iterations (CompileOptions::scheduleInstructions). The
+/// same steps when one has no tile op to place it by.
+std::vector<Step> kernelOrder(std::vector<Step> steps, const compiler::Provenance &prov);
+
 /// The loop nest of `steps`, in program order; nullopt when the program order does not follow the kernel's loops
 /// (a scheduled kernel interleaves iterations), so that only the unrolled program says what it does.
 std::optional<std::vector<LoopNode>> loopNest(const std::vector<Step> &steps, const compiler::Provenance &prov);

@@ -8,9 +8,10 @@
 // that differ otherwise (the first matmul of an accumulation, which overwrites) stay apart, and where iterations
 // ran on different engines the loop leaves the choice to NKI. Tiles become nl.ndarray buffers declared in the
 // loop body that allocates them (NKI allocates them per iteration, so Tessera's rotating copies are not written
-// out); HBM outputs are nl.shared_hbm tensors the kernel returns. A program whose order interleaves iterations
-// (a scheduled kernel) is written straight-line, one buffer per rotating copy. NKI's compiler does its own
-// scheduling and synchronisation, so Tessera's semaphores and DMA queues are not emitted.
+// out); HBM outputs are nl.shared_hbm tensors the kernel returns. The calls are in the kernel's order
+// (kernelOrder): a scheduled program's interleaved iterations are put back in turn, since NKI's compiler does
+// its own scheduling (and synchronisation: Tessera's semaphores and DMA queues are not emitted either). Where
+// that order cannot be rebuilt, the program is written straight-line, one buffer per rotating copy.
 // Test: compiler/test/Backends/nki.test (golden text), hw-backends/check (the NumPy model, the API rules).
 //
 //===------------------------------------------------------------------------------------------------------===//
@@ -68,7 +69,7 @@ public:
 
   std::string emit() {
     header();
-    const std::vector<Step> steps = programOrder(k_);
+    const std::vector<Step> steps = kernelOrder(programOrder(k_), prov_);
     out_.indent();
     for (const isa::TensorInfo &t : p_.tensors)
       if (t.isOutput)

@@ -1,7 +1,7 @@
 /// \file
 /// LoopNest: a loop's iterations folded back into `for` loops only where they differ by integers that grow by a
 /// fixed step; runs that break the pattern stay apart; the loose form (engines dropped) is used only where it folds
-/// more; and a program order that interleaves iterations gives no nest at all.
+/// more; a program order that interleaves iterations gives no nest, and kernelOrder puts it back in turn.
 
 #include "LoopNest.h"
 
@@ -121,6 +121,16 @@ TEST(LoopNest, FollowsTheKernelsLoops) {
 TEST(LoopNest, AnInterleavedOrderHasNone) {
   TwoIterations p({0, 1, 0}); // a scheduled program: iteration 0 resumes after 1 started
   EXPECT_FALSE(loopNest(p.steps, p.prov));
+}
+
+TEST(KernelOrder, PutsAScheduledOrderBackInTurn) {
+  TwoIterations p({0, 1, 0}); // the scheduler ran iteration 1's load between iteration 0's two
+  const std::vector<Step> sorted = kernelOrder(p.steps, p.prov);
+  ASSERT_EQ(sorted.size(), 3u);
+  EXPECT_EQ(sorted[0].iterations, &p.iterations[0]);
+  EXPECT_EQ(sorted[1].iterations, &p.iterations[2]); // stable: iteration 0's steps in their order
+  EXPECT_EQ(sorted[2].iterations, &p.iterations[1]);
+  ASSERT_TRUE(loopNest(sorted, p.prov));
 }
 
 } // namespace
