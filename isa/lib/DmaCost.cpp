@@ -35,6 +35,12 @@ DmaTransferCost dmaTransferCost(const Instruction &inst, const Target &target) {
   // The stride penalty is the NeuronCore's (NKI); a TPU target's [cost] has no strided_access_* keys.
   if (familyOf(target).stridedDmaPenalty() && (isStridedAccess(inst.src0, target) || isStridedAccess(inst.dst, target)))
     cost.efficiency /= target.cost.stridedAccessFactor;
+  // A DMA transpose streams at a documented fraction of a copy's rate, by where its source is (NeuronCore).
+  if (inst.op == Opcode::DmaTranspose) {
+    const double transpose = inst.src0.space == MemSpace::Hbm ? target.dma.transposeHbmEfficiency
+                                                              : target.dma.transposeSbufEfficiency;
+    if (transpose > 0) cost.efficiency *= transpose;
+  }
   cost.streamingNs = static_cast<double>(cost.bytes) / (target.dma.bytesPerNsPerEngine * cost.efficiency);
   const double hbmShare = target.dma.hbmGBps;
   cost.hbmNs = hbmShare > 0 ? static_cast<double>(cost.hbmBytes) / hbmShare : 0;

@@ -429,6 +429,12 @@ void readNeuronCore(const toml::table &root, const fs::path &file, TableReader &
 
   TableReader dma(root, "dma", file, hint);
   target.dma = readDma(dma, "saturated_bytes_per_partition");
+  for (auto [key, field] : {std::pair{"transpose_hbm_efficiency", &target.dma.transposeHbmEfficiency},
+                            std::pair{"transpose_sbuf_efficiency", &target.dma.transposeSbufEfficiency}}) {
+    *field = dma.number(key, NumberRange::NonNegative);
+    if (*field > 1.0)
+      throw dma.fieldError(key, fmt::format("expected a fraction of the copy throughput (0 to 1), got {}", *field));
+  }
 
   TableReader hbm(root, "hbm", file, hint);
   readHbm(hbm, target);

@@ -273,8 +273,9 @@ const InstructionDef kDefinitions[] = {
                "permutations, DGE modes and indirect (gather) transposes are not modelled",
      .cost = "a DMA transfer, timed by the simulator's DMA queue (sim/lib/engines/DmaQueue.cpp) like dma_copy: it "
              "waits for the bandwidth the queues share ([dma] engines x bytes_per_ns_per_engine, capped by hbm_gbps), "
-             "streams its HBM-side bytes (dst's when neither side is in HBM) and completes fixed_latency_ns after its "
-             "last byte. Assumption: NKI publishes no separate DMA-transpose throughput, so none is modelled",
+             "streams its HBM-side bytes (dst's when neither side is in HBM) at transpose_hbm_efficiency (from HBM) "
+             "or transpose_sbuf_efficiency (from SBUF) of a copy's rate (trn2: 0.9 and 0.5, NKI Trainium2 "
+             "architecture guide) and completes fixed_latency_ns after its last byte",
      .use = readsSrc0,
      .verify = verifyDmaTranspose,
      .execute = dmaTranspose,

@@ -233,6 +233,25 @@ TEST_P(MemoryModel, TinyOrDependentVectorScalarInstructionsPayTheStaticOverhead)
   EXPECT_FALSE(readsOutputOf(upper, lower));
 }
 
+// A DMA transpose streams at the documented fraction of a copy's rate (trn2: 90% from HBM, 50% from SBUF; NKI
+// Trainium2 architecture guide), and the same shape as a copy costs a copy's.
+TEST(DmaTranspose, StreamsAtTheDocumentedShareOfACopy) {
+  const Target t = Target::find("trn2");
+  ASSERT_DOUBLE_EQ(t.dma.transposeHbmEfficiency, 0.9);
+  ASSERT_DOUBLE_EQ(t.dma.transposeSbufEfficiency, 0.5);
+  Instruction copy = load(128, 2048);
+  Instruction transpose = copy;
+  transpose.op = Opcode::DmaTranspose;
+  const DmaTransferCost fromHbm = dmaTransferCost(transpose, t);
+  EXPECT_DOUBLE_EQ(fromHbm.streamingNs, dmaTransferCost(copy, t).streamingNs / 0.9);
+  copy.src0 = onChip(MemSpace::Sbuf, 0, 128, 2048, DType::BF16);
+  copy.dst = onChip(MemSpace::Sbuf, 0, 128, 2048, DType::BF16);
+  copy.dst.offset = 8192;
+  transpose.src0 = copy.src0;
+  transpose.dst = copy.dst;
+  EXPECT_DOUBLE_EQ(dmaTransferCost(transpose, t).streamingNs, dmaTransferCost(copy, t).streamingNs / 0.5);
+}
+
 INSTANTIATE_TEST_SUITE_P(Builtin, MemoryModel, ::testing::Values("trn1", "trn2", "trn3"));
 
 } // namespace

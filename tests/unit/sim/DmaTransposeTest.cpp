@@ -47,15 +47,18 @@ TEST(DmaTranspose, MovesTheTransposedTile) {
   EXPECT_EQ(result.streams[0].engine, Engine::Dma);
 }
 
-TEST(DmaTranspose, TakesTheTimeOfACopyOfTheSameBytes) {
+// A DMA transpose streams at dma.transpose_hbm_efficiency of a copy's rate (0.9 on trn2, NKI Trainium2
+// architecture guide): past the fixed latency both pay, it takes a copy's streaming time / 0.9.
+TEST(DmaTranspose, StreamsAtTheDocumentedShareOfACopy) {
   for (const char *name : {"trn2", "trn3"}) {
     const isa::Target target = isa::Target::find(name);
     HbmImage transposeHbm = {testing::encoded(DType::BF16, std::vector<float>(kRows * kCols, 1.0f)), {}};
     HbmImage copyHbm = transposeHbm;
     const SimResult transpose = simulate(oneTransfer(isa::Opcode::DmaTranspose), target, transposeHbm);
     const SimResult copy = simulate(oneTransfer(isa::Opcode::DmaCopy), target, copyHbm);
-    EXPECT_GT(transpose.timeNs, target.dma.fixedLatencyNs) << name;
-    EXPECT_DOUBLE_EQ(transpose.timeNs, copy.timeNs) << name;
+    const double latency = target.dma.fixedLatencyNs;
+    EXPECT_GT(transpose.timeNs, copy.timeNs) << name;
+    EXPECT_NEAR(transpose.timeNs - latency, (copy.timeNs - latency) / target.dma.transposeHbmEfficiency, 1.0) << name;
   }
 }
 

@@ -61,6 +61,9 @@ struct DmaSpec {
   uint64_t saturatedBytesPerPartition = 0; ///< contiguous bytes per partition at which an engine reaches its peak
   double efficiencyKneeBytes = 0;      ///< shape of the efficiency curve below that (isa::dmaEfficiency)
   double hbmGBps = 0;                  ///< HBM bandwidth available to this core: HbmSpec::perCoreGBps(), set on load
+  /// NeuronCore: a DMA transpose's throughput as a fraction of a copy's, from HBM (transpose_hbm_efficiency) and
+  /// from SBUF (transpose_sbuf_efficiency); 0 where the generation has no DMA transpose.
+  double transposeHbmEfficiency = 0, transposeSbufEfficiency = 0;
   /// Aggregate peak bandwidth the core's DMA reaches: engines x per-engine, capped by the core's HBM share.
   double bytesPerNs() const;
 };
