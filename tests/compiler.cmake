@@ -4,7 +4,8 @@
 # DSL and compiler units, plus end-to-end checks through the driver (they link the kernels, and libtessera.so).
 tessera_unit_tests(compiler-tests "dsl;compiler;e2e;backends" Tessera TesseraKernels fmt::fmt nlohmann_json::nlohmann_json)
 # The compiler's internal pieces without MLIR types (lib/Import/ForwardReferences.h) are tested directly too.
-target_include_directories(compiler-tests PRIVATE ${PROJECT_SOURCE_DIR}/compiler/lib ${PROJECT_SOURCE_DIR}/hw-backends/lib)
+target_include_directories(compiler-tests PRIVATE ${PROJECT_SOURCE_DIR}/compiler/lib ${PROJECT_SOURCE_DIR}/hw-backends/lib
+                                                 ${PROJECT_SOURCE_DIR}/nki-like-dsl/lib)
 # LibraryKernelsTest runs `tessera list --json`.
 target_compile_definitions(compiler-tests PRIVATE TESSERA_CLI="$<TARGET_FILE:tessera>" TESSERA_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_dependencies(compiler-tests tessera)

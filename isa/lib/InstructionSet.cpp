@@ -4,6 +4,7 @@
 #include "tessera/isa/InstructionSet.h"
 
 #include "instructions/Common.h"
+#include "tessera/isa/Error.h"
 #include "tessera/isa/Family.h"
 
 #include <fmt/format.h>
@@ -11,17 +12,21 @@
 #include <array>
 #include <cstdlib>
 #include <cstdio>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 namespace tessera::isa {
 namespace {
 
-/// Every definition, indexed by opcode. Built once; a repeated opcode is a programming error caught at the first
-/// use, and InstructionSetTest checks that every opcode has a definition.
+/// Every definition, indexed by opcode: the built-in ones, then those registered (registerInstruction). Built
+/// once; a repeated opcode is a programming error caught at the first use, and InstructionSetTest checks that every
+/// opcode has a definition.
 struct Table {
-  std::array<InstructionDef, kOpcodeCount> defs{};
-  std::array<bool, kOpcodeCount> seen{};
-  std::array<uint32_t, kOpcodeCount> settingMasks{}; ///< the settings each opcode reads, one bit per Setting
+  std::vector<InstructionDef> defs = std::vector<InstructionDef>(kOpcodeCount);
+  std::vector<bool> seen = std::vector<bool>(kOpcodeCount);
+  std::vector<uint32_t> settingMasks = std::vector<uint32_t>(kOpcodeCount); ///< settings each opcode reads, a bit each
+  std::vector<InstructionDef> defined; ///< every definition, in opcode order (instructionSet())
 
   Table() {
     for (auto group : {instructions::dataMovementInstructions(), instructions::tensorEngineInstructions(),
@@ -37,6 +42,9 @@ struct Table {
         for (const SettingDef &setting : def.settings)
           settingMasks[index] |= bit(setting.setting);
       }
+    for (unsigned i = 0; i < kOpcodeCount; ++i)
+      if (seen[i])
+        defined.push_back(defs[i]);
   }
 
   static constexpr uint32_t bit(Setting s) { return uint32_t{1} << static_cast<unsigned>(s); }
@@ -47,8 +55,8 @@ struct Table {
   }
 };
 
-const Table &table() {
-  static const Table t;
+Table &table() {
+  static Table t;
   return t;
 }
 
@@ -169,20 +177,30 @@ bool runsOnFamily(const InstructionDef &def, std::string_view family) {
 
 const InstructionDef &definition(Opcode op) {
   const auto index = static_cast<unsigned>(op);
-  if (!table().seen[index])
+  if (index >= table().seen.size() || !table().seen[index])
     Table::die(fmt::format("opcode {} has no definition", index));
   return table().defs[index];
 }
 
-std::span<const InstructionDef> instructionSet() {
-  static const std::vector<InstructionDef> defined = [] {
-    std::vector<InstructionDef> all;
-    for (unsigned i = 0; i < kOpcodeCount; ++i)
-      if (table().seen[i])
-        all.push_back(table().defs[i]);
-    return all;
-  }();
-  return defined;
+std::span<const InstructionDef> instructionSet() { return table().defined; }
+
+Opcode registerInstruction(InstructionDef def) {
+  Table &t = table();
+  if (def.name.empty() || parseOpcode(def.name))
+    throw Error(fmt::format("registerInstruction: '{}' {}", def.name,
+                            def.name.empty() ? "has no name" : "is already an instruction"));
+  if (t.defs.size() > std::numeric_limits<std::underlying_type_t<Opcode>>::max())
+    throw Error("registerInstruction: no opcode is left");
+  const auto op = static_cast<Opcode>(t.defs.size());
+  def.op = op;
+  uint32_t mask = 0;
+  for (const SettingDef &setting : def.settings)
+    mask |= Table::bit(setting.setting);
+  t.defs.push_back(def);
+  t.seen.push_back(true);
+  t.settingMasks.push_back(mask);
+  t.defined.push_back(def);
+  return op;
 }
 
 std::string generationLabel(std::string_view family, std::string_view generation) {

@@ -122,6 +122,12 @@ bool runsOnFamily(const InstructionDef &def, std::string_view family);
 const InstructionDef &definition(Opcode op);
 /// Every definition, in Opcode order (InstructionSetTest checks that every opcode has one).
 std::span<const InstructionDef> instructionSet();
+/// Adds `def` to the instruction set under a new opcode, after the built-in ones, and returns it: an instruction
+/// defined outside the library (a test's, a user's plugin's), which every layer then reads as it reads the
+/// built-in ones. Its name must be new (tessera::Error otherwise). Register before tracing, compiling or
+/// simulating anything that uses it: the set is not guarded for threads, and a span from instructionSet() taken
+/// before may be invalidated.
+Opcode registerInstruction(InstructionDef def);
 
 /// How a family's documentation names a generation: "NeuronCore-v3", "TPU v5e".
 std::string generationLabel(std::string_view family, std::string_view generation);
