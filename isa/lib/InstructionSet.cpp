@@ -29,6 +29,11 @@ struct Table {
   std::vector<InstructionDef> defined; ///< every definition, in opcode order (instructionSet())
 
   Table() {
+    // Room for every opcode there can be, so that registering one never moves the definitions that
+    // definition() and instructionSet() handed out.
+    constexpr size_t kMostOpcodes = size_t{std::numeric_limits<std::underlying_type_t<Opcode>>::max()} + 1;
+    defs.reserve(kMostOpcodes);
+    defined.reserve(kMostOpcodes);
     for (auto group : {instructions::dataMovementInstructions(), instructions::tensorEngineInstructions(),
                        instructions::elementwiseInstructions(), instructions::activationInstructions(),
                        instructions::reductionInstructions(), instructions::gatherInstructions(),
@@ -189,7 +194,7 @@ Opcode registerInstruction(InstructionDef def) {
   if (def.name.empty() || parseOpcode(def.name))
     throw Error(fmt::format("registerInstruction: '{}' {}", def.name,
                             def.name.empty() ? "has no name" : "is already an instruction"));
-  if (t.defs.size() > std::numeric_limits<std::underlying_type_t<Opcode>>::max())
+  if (t.defs.size() == t.defs.capacity())
     throw Error("registerInstruction: no opcode is left");
   const auto op = static_cast<Opcode>(t.defs.size());
   def.op = op;

@@ -92,6 +92,7 @@ void toyScale(const tsr::Tile &dst, const tsr::Operand &data, float scale,
 /// processes of these tests (ctest runs each test alone): the tests that walk every registered kernel
 /// (GoldenLibrary, BackendCoverage) know nothing of a toy, as the real NKI would not.
 void registerToyKernel() {
+  toyOpcode(); // before anything is traced
   static const bool once = [] {
     tsr::Registry::instance().add({
         .name = "toy_scale_kernel",
@@ -157,6 +158,13 @@ TEST(ToyInstruction, ItsRuleStopsAKernelAtTheKernelsLine) {
     EXPECT_NE(e.message().find("a scale of 0 writes only zeros"), std::string::npos) << e.message();
     EXPECT_NE(e.where().file.find("ToyInstructionTest.cpp"), std::string::npos) << e.what();
   }
+}
+
+TEST(ToyInstruction, ANameAlreadyTakenIsRefused) {
+  isa::InstructionDef again = toyDefinition();
+  again.name = "reciprocal";
+  EXPECT_THROW(isa::registerInstruction(again), Error);
+  EXPECT_EQ(isa::definition(*isa::parseOpcode("reciprocal")).nki, "nki.isa.reciprocal");
 }
 
 } // namespace

@@ -125,8 +125,8 @@ std::span<const InstructionDef> instructionSet();
 /// Adds `def` to the instruction set under a new opcode, after the built-in ones, and returns it: an instruction
 /// defined outside the library (a test's, a user's plugin's), which every layer then reads as it reads the
 /// built-in ones. Its name must be new (tessera::Error otherwise). Register before tracing, compiling or
-/// simulating anything that uses it: the set is not guarded for threads, and a span from instructionSet() taken
-/// before may be invalidated.
+/// simulating anything that uses it: the set is not guarded for threads (definitions handed out before stay
+/// valid; a span from instructionSet() taken before does not include the new one).
 Opcode registerInstruction(InstructionDef def);
 
 /// How a family's documentation names a generation: "NeuronCore-v3", "TPU v5e".
