@@ -123,6 +123,15 @@ Lines loopOver(const std::vector<Template> &t, size_t first, size_t end, const s
   return out;
 }
 
+/// The scf.for records around tile op `op` (Provenance::tileOps), outermost first; none for an op out of range.
+std::vector<int32_t> loopsAround(const compiler::Provenance &prov, int32_t op) {
+  std::vector<int32_t> loops;
+  if (op < 0 || static_cast<size_t>(op) >= prov.tileOps.size()) return loops;
+  for (int32_t loop = prov.tileOps[op].loop; loop >= 0; loop = prov.tileOps[loop].loop) loops.push_back(loop);
+  std::reverse(loops.begin(), loops.end());
+  return loops;
+}
+
 } // namespace
 
 std::vector<Step> kernelOrder(std::vector<Step> steps, const compiler::Provenance &prov) {
@@ -133,12 +142,11 @@ std::vector<Step> kernelOrder(std::vector<Step> steps, const compiler::Provenanc
   keys.reserve(steps.size());
   for (const Step &s : steps) {
     if (s.tileOp < 0 || static_cast<size_t>(s.tileOp) >= prov.tileOps.size() || !s.iterations) return steps;
-    std::vector<int32_t> chain;
-    for (int32_t loop = prov.tileOps[s.tileOp].loop; loop >= 0; loop = prov.tileOps[loop].loop) chain.push_back(loop);
+    const std::vector<int32_t> chain = loopsAround(prov, s.tileOp);
     if (chain.size() != s.iterations->size()) return steps;
     std::vector<int64_t> key;
     for (size_t d = 0; d < chain.size(); ++d) {
-      key.push_back(chain[chain.size() - 1 - d]);
+      key.push_back(chain[d]);
       key.push_back((*s.iterations)[d]);
     }
     key.push_back(s.tileOp);
@@ -155,13 +163,8 @@ std::vector<Step> kernelOrder(std::vector<Step> steps, const compiler::Provenanc
 
 std::optional<std::vector<LoopNode>> loopNest(const std::vector<Step> &steps, const compiler::Provenance &prov) {
   std::vector<LoopNode> top;
-  std::vector<int32_t> chain;
   for (const Step &s : steps) {
-    chain.clear();
-    if (s.tileOp >= 0 && static_cast<size_t>(s.tileOp) < prov.tileOps.size())
-      for (int32_t loop = prov.tileOps[s.tileOp].loop; loop >= 0; loop = prov.tileOps[loop].loop)
-        chain.push_back(loop);
-    std::reverse(chain.begin(), chain.end());
+    const std::vector<int32_t> chain = loopsAround(prov, s.tileOp);
     const std::vector<int64_t> &iterations = s.iterations ? *s.iterations : std::vector<int64_t>{};
     if (iterations.size() != chain.size()) return std::nullopt;
     std::vector<LoopNode> *nodes = &top;
@@ -197,9 +200,7 @@ std::string withoutZeroTerms(std::string line) {
 }
 
 int loopDepth(const compiler::Provenance &prov, int32_t loop) {
-  int depth = 0;
-  for (int32_t l = prov.tileOps.at(loop).loop; l >= 0; l = prov.tileOps[l].loop) ++depth;
-  return depth;
+  return static_cast<int>(loopsAround(prov, loop).size());
 }
 
 Lines foldIterations(const std::vector<Lines> &iterations, const std::string &var,
