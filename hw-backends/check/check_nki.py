@@ -282,13 +282,18 @@ class Checker(ast.NodeVisitor):
             return f"engine={value} is not one of {', '.join(rule['allowed'])}"
         return False
 
+    @staticmethod
+    def first_not_allowed(rule, lookup, problem):
+        """problem(param, value) for the first param whose known value (lookup(param)) is not in rule["allowed"]."""
+        for param in rule["params"]:
+            value = lookup(param)
+            if value is not None and value not in rule["allowed"]:
+                return problem(param, value)
+        return False
+
     def rule_memory(self, rule, values):
         """Each param's tile is in one of the allowed memories."""
-        for param in rule["params"]:
-            buffer = values.buffer(param)
-            if buffer is not None and buffer not in rule["allowed"]:
-                return f"{param} is in {buffer}"
-        return False
+        return self.first_not_allowed(rule, values.buffer, lambda param, buffer: f"{param} is in {buffer}")
 
     def rule_shape(self, rule, values):
         """Each param's tile has "ndim" dimensions, and the product of each selected run of dimensions ("dims":
@@ -326,11 +331,8 @@ class Checker(ast.NodeVisitor):
 
     def rule_dtype(self, rule, values):
         """Each param's tile has one of the allowed dtypes."""
-        for param in rule["params"]:
-            dtype = values.dtype(param)
-            if dtype is not None and dtype not in rule["allowed"]:
-                return f"{param} is {dtype}; allowed: {', '.join(rule['allowed'])}"
-        return False
+        return self.first_not_allowed(rule, values.dtype, lambda param, dtype:
+                                      f"{param} is {dtype}; allowed: {', '.join(rule['allowed'])}")
 
     def table_names(self, names):
         allowed = set()
