@@ -16,6 +16,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <span>
+#include <string>
 
 namespace tessera::compiler {
 
@@ -24,6 +25,12 @@ struct LoweringOptions {
   uint64_t maxInstructions = 0; ///< 0: no limit
   bool recordOrigins = false;   ///< mark each instruction with its tile op (Provenance)
   bool schedule = false;        ///< reorder the engines' streams where the family list-schedules them
+};
+
+/// What one kernel's tiles may take of a memory (TargetFamily::tileBudget).
+struct TileBudget {
+  int64_t bytes = 0;
+  std::string limitedBy; ///< empty: the whole memory; else what sets the smaller figure, in a user's terms
 };
 
 class TargetFamily {
@@ -51,6 +58,9 @@ public:
   /// from one of its rows to the next in a flat memory (0: the memory has partitions).
   virtual int64_t tileCopyBytes(mlir::MemRefType t, const isa::Target &target) const = 0;
   virtual int64_t tilePitch(mlir::MemRefType t, const isa::Target &target) const = 0;
+  /// How many bytes (per partition where the memory has partitions) of memory `m` one kernel's tiles may take, and,
+  /// when that is less than the memory holds, why (for the error that refuses a kernel over it).
+  virtual TileBudget tileBudget(const isa::FamilyMemory &m, const isa::Target &target) const = 0;
   /// The most rotating copies a loop-local tile gets, given what the kernel asked for.
   virtual int64_t loopBuffers(int64_t requested) const = 0;
   /// Checks one op of a tile module against the target's limits (verify-target); emits the error itself.

@@ -25,6 +25,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cctype>
 #include <map>
@@ -37,7 +38,8 @@ namespace {
 struct Stack {
   isa::MemSpace space = isa::MemSpace::Sbuf;
   uint32_t partitions = 0;
-  int64_t capacity = 0;
+  int64_t capacity = 0;   ///< what the kernel's tiles may take (TargetFamily::tileBudget)
+  std::string limitedBy; ///< why capacity is less than the memory, if it is
   int64_t top = 0;
   int64_t peak = 0;
   int64_t bufs = 1; ///< the copies a loop-local tile gets in this memory
@@ -52,8 +54,9 @@ public:
     for (const isa::FamilyMemory &m : family.family().memories(t)) {
       auto it = bufs.find(m.space);
       if (it == bufs.end()) continue; // no tile lives there (a TPU's SMEM)
-      stacks_.push_back({.space = m.space, .partitions = m.partitions,
-                         .capacity = static_cast<int64_t>(m.bytesPerPartition), .bufs = it->second});
+      TileBudget budget = family.tileBudget(m, t);
+      stacks_.push_back({.space = m.space, .partitions = m.partitions, .capacity = budget.bytes,
+                         .limitedBy = std::move(budget.limitedBy), .bufs = it->second});
     }
   }
 
@@ -107,9 +110,10 @@ private:
   std::vector<Stack> stacks_;
 };
 
-/// The name of a tile in messages: " 'x'" when the kernel named it, else "".
-std::string quotedName(tile::AllocOp alloc) {
-  return alloc.getName() ? " '" + alloc.getName()->str() + "'" : "";
+/// A tile as the kernel wrote it: "[128, 512] f32".
+std::string shapeAndDtype(MemRefType t) {
+  std::optional<isa::DType> dtype = dtypeOf(t.getElementType());
+  return fmt::format("[{}] {}", fmt::join(t.getShape(), ", "), dtype ? isa::name(*dtype) : std::string("?"));
 }
 
 struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<ModuleOp>> {
@@ -149,11 +153,13 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
         shrink /= 2;
         continue;
       }
-      return failed.emitError() << "tile '" << failed.getName().value_or("?") << "' " << failed.getType()
-                                << " needs " << family.tileCopyBytes(failed.getType(), target) << " bytes"
-                                << (s.partitions > 1 ? " per partition" : "") << " of " << upperName(s.space)
-                                << " but only " << (s.capacity - s.top) << " of " << s.capacity
-                                << " are free here on " << target.name;
+      const std::string name = failed.getName() ? " '" + failed.getName()->str() + "'" : "";
+      return failed.emitError() << fmt::format(
+                 "tile{} {} needs {} bytes{} of {} but only {} of {} are free here on {}{}. Use smaller tiles, fewer "
+                 "tiles live at once, or fewer rotating copies of loop tiles (--loop-buffers)",
+                 name, shapeAndDtype(failed.getType()), family.tileCopyBytes(failed.getType(), target),
+                 s.partitions > 1 ? " per partition" : "", upperName(s.space), s.capacity - s.top, s.capacity,
+                 target.name, s.limitedBy.empty() ? "" : "; " + s.limitedBy);
     }
     return success();
   }

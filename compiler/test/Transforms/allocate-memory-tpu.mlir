@@ -1,7 +1,8 @@
 // tile-allocate-memory on a TPU: every tile, SBUF or PSUM in the tile dialect, in one VMEM stack (128 MiB on
 // tpu-v5e), rows padded to the dtype's sublane tiling (8 rows of 32-bit, 16 of 16-bit, 32 of 8-bit elements), the
 // row pitch to 128 lanes, each copy on a 4 KiB boundary; loop-local tiles double-buffered (never more copies than
-// loop-buffers); a remark for every padded tile; the peak on the function; an error naming a tile that does not fit.
+// loop-buffers); a remark for every padded tile; the peak on the function; an error naming a tile that does not fit,
+// within what libtpu lets one kernel have ([libtpu] kernel_vmem_max_bytes).
 // RUN: tessera-opt %s -split-input-file -verify-diagnostics -tile-allocate-memory | FileCheck %s --check-prefixes=CHECK,TWO
 // RUN: tessera-opt %s -split-input-file -verify-diagnostics -tile-allocate-memory=loop-buffers=1 | FileCheck %s --check-prefixes=CHECK,ONE
 
@@ -96,9 +97,32 @@ module attributes {tessera.target = "tpu-v5e"} {
   func.func @too_big() {
     %a = tile.alloc {name = "a"} : memref<4096x4096xf32, #tile.space<sbuf>>
     // 8200 bf16 rows are 8208 padded rows: 8 rows too many.
-    // expected-error@+1 {{tile 'b' 'memref<8200x4096xbf16, #tile.space<sbuf>>' needs 67239936 bytes of VMEM but only 67108864 of 134217728 are free here on tpu-v5e}}
+    // expected-error@+1 {{tile 'b' [8200, 4096] bf16 needs 67239936 bytes of VMEM but only 67108864 of 134217728 are free here on tpu-v5e}}
     %b = tile.alloc {name = "b"} : memref<8200x4096xbf16, #tile.space<sbuf>>
     %c = tile.alloc {name = "c"} : memref<8x128xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// What one Pallas kernel may have is libtpu's figure, not the VMEM: on tpu-v5p 64 MiB less 64 KiB ([libtpu]
+// kernel_vmem_max_bytes). A 64 MiB tile fits the VMEM and is still refused, with the reason; 64 KiB less fits.
+module attributes {tessera.target = "tpu-v5p"} {
+  // CHECK-LABEL: func.func @at_libtpus_limit
+  // CHECK-SAME: attributes {tile.vmem_peak = 67043328 : i64}
+  func.func @at_libtpus_limit() {
+    %a = tile.alloc {name = "a"} : memref<8184x2048xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "tpu-v5p"} {
+  func.func @over_libtpus_limit() {
+    // expected-error@+1 {{tile 'a' [8192, 2048] f32 needs 67108864 bytes of VMEM but only 67043328 of 67043328 are free here on tpu-v5p; libtpu gives one Pallas kernel at most 67043328 of the 67108864 bytes ([libtpu] kernel_vmem_max_bytes in the target file). Use smaller tiles}}
+    %a = tile.alloc {name = "a"} : memref<8192x2048xf32, #tile.space<sbuf>>
     return
   }
 }

@@ -191,7 +191,7 @@ module attributes {tessera.target = "trn2"} {
 module attributes {tessera.target = "trn2"} {
   func.func @sbuf_full() {
     %first = tile.alloc {name = "first"} : memref<128x40000xf32, #tile.space<sbuf>>
-    // expected-error@+1 {{tile 'second' 'memref<128x20000xf32, #tile.space<sbuf>>' needs 80000 bytes per partition of SBUF but only 52984 of 212984 are free here on trn2}}
+    // expected-error@+1 {{tile 'second' [128, 20000] f32 needs 80000 bytes per partition of SBUF but only 52984 of 212984 are free here on trn2}}
     %second = tile.alloc {name = "second"} : memref<128x20000xf32, #tile.space<sbuf>>
     return
   }
@@ -208,7 +208,7 @@ module attributes {tessera.target = "trn1"} {
     %c2 = arith.constant 2 : index
     %w = tile.alloc {name = "weights"} : memref<128x40000xf32, #tile.space<sbuf>>
     scf.for %i = %c0 to %c2 step %c1 {
-      // expected-error@+1 {{tile 'x' 'memref<128x5100xf32, #tile.space<sbuf>>' needs 20400 bytes per partition of SBUF but only 20224 of 180224 are free here on trn1}}
+      // expected-error@+1 {{tile 'x' [128, 5100] f32 needs 20400 bytes per partition of SBUF but only 20224 of 180224 are free here on trn1}}
       %x = tile.alloc {name = "x"} : memref<128x5100xf32, #tile.space<sbuf>>
     }
     return
@@ -233,7 +233,7 @@ module attributes {tessera.target = "trn2"} {
       %b = tile.alloc {name = "b"} : memref<128x512xf32, #tile.space<psum>>
       %c = tile.alloc {name = "c"} : memref<128x512xf32, #tile.space<psum>>
       %d = tile.alloc {name = "d"} : memref<128x512xf32, #tile.space<psum>>
-      // expected-error@+1 {{tile 'e' 'memref<128x512xf32, #tile.space<psum>>' needs 2048 bytes per partition of PSUM but only 0 of 16384 are free here on trn2}}
+      // expected-error@+1 {{tile 'e' [128, 512] f32 needs 2048 bytes per partition of PSUM but only 0 of 16384 are free here on trn2}}
       %e = tile.alloc {name = "e"} : memref<128x512xf32, #tile.space<psum>>
     }
     return

@@ -104,6 +104,9 @@ public:
     return roundUp(bytes, kSbufAlignment);
   }
   int64_t tilePitch(MemRefType, const isa::Target &) const override { return 0; }
+  TileBudget tileBudget(const isa::FamilyMemory &m, const isa::Target &) const override {
+    return {.bytes = static_cast<int64_t>(m.bytesPerPartition)};
+  }
   int64_t loopBuffers(int64_t requested) const override { return requested; }
   LogicalResult verifyTileOp(Operation *op, const isa::Target &target) const override {
     if (auto a = dyn_cast<tile::AllocOp>(op)) return verifyAlloc(a, target);

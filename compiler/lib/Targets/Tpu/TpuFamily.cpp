@@ -19,6 +19,8 @@
 
 #include "mlir/Pass/PassRegistry.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 using namespace mlir;
@@ -81,6 +83,17 @@ public:
     return vmemLayout(t, target).copyBytes;
   }
   int64_t tilePitch(MemRefType t, const isa::Target &target) const override { return vmemLayout(t, target).pitch; }
+  /// VMEM: what libtpu lets one Pallas kernel have with vmem_limit_bytes raised ([libtpu] kernel_vmem_max_bytes),
+  /// which on v5p, v6e and 7x is 64 KiB less than the VMEM; the whole VMEM for a machine libtpu does not know.
+  TileBudget tileBudget(const isa::FamilyMemory &m, const isa::Target &target) const override {
+    const uint64_t most = target.tpu.kernelVmemMaxBytes;
+    if (m.space != isa::MemSpace::Vmem || most == 0 || most >= m.bytesPerPartition)
+      return {.bytes = static_cast<int64_t>(m.bytesPerPartition)};
+    return {.bytes = static_cast<int64_t>(most),
+            .limitedBy = fmt::format("libtpu gives one Pallas kernel at most {} of the {} bytes ([libtpu] "
+                                     "kernel_vmem_max_bytes in the target file)",
+                                     most, m.bytesPerPartition)};
+  }
   int64_t loopBuffers(int64_t requested) const override { return std::min(requested, kTpuPipelineBuffers); }
   LogicalResult verifyTileOp(Operation *op, const isa::Target &target) const override {
     auto m = dyn_cast<tile::MatmulOp>(op);
