@@ -6,7 +6,8 @@
 // allocated inside a loop body gets `bufs` rotating copies (iteration i uses copy i mod bufs), so the DMA of
 // iteration i+1 can overlap the compute of iteration i; when that does not fit, fewer copies are tried, down
 // to one, in the memory that ran out: a kernel short of PSUM banks keeps the SBUF copies that fit.
-// The target's family (TargetFamily) says which memory each tile lives in and how many bytes a copy takes
+// The target's family (TargetFamily) says which memory each tile lives in, how much of it one kernel may take
+// (tileBudget: a TPU kernel gets libtpu's per-kernel VMEM, [libtpu] kernel_vmem_max_bytes), how many bytes a copy takes
 // (NeuronCore: SBUF or PSUM per partition, PSUM tiles in whole banks, since a matmul accumulation group lives in
 // one bank (docs/targets.md "nc_matmul"); TPU: the one VMEM, in Mosaic's layout, at most two copies), and may add
 // notes after (a TPU's padded tiles). Peak use is recorded on the function per memory (tile.sbuf_peak,
