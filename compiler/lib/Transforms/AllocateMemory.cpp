@@ -111,6 +111,11 @@ private:
   std::vector<Stack> stacks_;
 };
 
+/// The name of a tile in messages: " 'x'" when the kernel named it, else "".
+std::string quotedName(tile::AllocOp alloc) {
+  return alloc.getName() ? " '" + alloc.getName()->str() + "'" : "";
+}
+
 /// A tile as the kernel wrote it: "[128, 512] f32".
 std::string shapeAndDtype(MemRefType t) {
   std::optional<isa::DType> dtype = dtypeOf(t.getElementType());
@@ -154,11 +159,10 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
         shrink /= 2;
         continue;
       }
-      const std::string name = failed.getName() ? " '" + failed.getName()->str() + "'" : "";
       return failed.emitError() << fmt::format(
                  "tile{} {} needs {} bytes{} of {} but only {} of {} are free here on {}{}. Use smaller tiles, fewer "
                  "tiles live at once, or fewer rotating copies of loop tiles (--loop-buffers)",
-                 name, shapeAndDtype(failed.getType()), family.tileCopyBytes(failed.getType(), target),
+                 quotedName(failed), shapeAndDtype(failed.getType()), family.tileCopyBytes(failed.getType(), target),
                  s.partitions > 1 ? " per partition" : "", upperName(s.space), s.capacity - s.top, s.capacity,
                  target.name, s.limitedBy.empty() ? "" : "; " + s.limitedBy);
     }
