@@ -67,6 +67,34 @@ foreach(variant "transpose2d engine=2 trn1,trn2,tpu-v5e" "layernorm form=2 trn1,
     set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
   endforeach()
 endforeach()
+# FP16 arithmetic (tests/plugins/fp16.cpp, a plugin's kernel): NKI on the NeuronCores, where engines take FP16;
+# Pallas in both styles under interpret mode on tpu-v5e, where the compiler converts around every op (FP16 is
+# storage only on a TPU), and compiled by the real TPU compiler for v5e and v6e below.
+set(fp16_plugin --plugin $<TARGET_FILE:tessera-test-plugin-fp16>)
+foreach(style manual auto)
+  add_test(NAME backends/pallas-${style}/plugin_fp16/tpu-v5e
+           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas plugin_fp16 tpu-v5e
+                   ${BACKEND_WORK} ${style} ${fp16_plugin})
+  set_tests_properties(backends/pallas-${style}/plugin_fp16/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv
+                       LABELS backends)
+endforeach()
+foreach(target trn1 trn2)
+  add_test(NAME backends/nki/plugin_fp16/${target}
+           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki plugin_fp16 ${target}
+                   ${BACKEND_WORK} - ${fp16_plugin})
+  set_tests_properties(backends/nki/plugin_fp16/${target} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+endforeach()
+# The rounding a kernel does in place of float16 stores (_round_to_f16), against NumPy's float16 on 1.5 million
+# values; and the check fails when the rounding is made round-half-up instead of to even.
+add_test(NAME backends/round-to-f16
+         COMMAND sh -c "set -e; $0 compile plugin_fp16 $1 $2 --target tpu-v5e --emit pallas > $3/round-to-f16.py
+                        $4 $5 $3/round-to-f16.py
+                        sed 's/bits + 0xFFF + ((bits >> 13) \\& 1)/bits + 0x1000/' $3/round-to-f16.py > $3/round-half-up.py
+                        grep -q 'bits + 0x1000' $3/round-half-up.py
+                        if $4 $5 $3/round-half-up.py; then echo 'a round-half-up _round_to_f16 passed'; exit 1; fi"
+                 $<TARGET_FILE:tessera> ${fp16_plugin} ${BACKEND_WORK} ${BACKEND_VENV}/bin/python
+                 ${PROJECT_SOURCE_DIR}/hw-backends/check/round_to_f16.py)
+set_tests_properties(backends/round-to-f16 PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 # The real TPU compiler: PyPI's libtpu (the version jax[tpu] pins) compiles deviceless on this CPU-only machine.
 # Every library kernel's Pallas module, both styles, for tpu-v5e and tpu-v6e; the other generations at one shape
 # each (mlp in the manual style, rmsnorm as a grid). Shapes are the kernels' defaults, except where Mosaic takes too
@@ -75,11 +103,11 @@ endforeach()
 set(tpu_compile_args_mamba_scan --shape D=128,L=128)
 # Known failures, asserted as such: the compile must fail with this error at a kernel line, so that a fix shows.
 set(tpu_compile_error_conv2d "Offsets along tiled dimensions must be aligned to tiles")
-function(add_tpu_compile_test kernel style target)
+function(add_tpu_compile_test kernel style target) # further arguments go to tessera deploy
   set(name backends/tpu-compile-${style}/${kernel}/${target})
   add_test(NAME ${name}
            COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python tpu-compile ${kernel} ${target}
-                   ${BACKEND_WORK} ${style} ${tpu_compile_args_${kernel}})
+                   ${BACKEND_WORK} ${style} ${tpu_compile_args_${kernel}} ${ARGN})
   set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
   if(DEFINED tpu_compile_error_${kernel})
     set_tests_properties(${name} PROPERTIES ENVIRONMENT "EXPECT_COMPILE_ERROR=${tpu_compile_error_${kernel}}")
@@ -90,6 +118,11 @@ foreach(kernel ${library_kernels})
     foreach(target tpu-v5e tpu-v6e)
       add_tpu_compile_test(${kernel} ${style} ${target})
     endforeach()
+  endforeach()
+endforeach()
+foreach(style manual auto)
+  foreach(target tpu-v5e tpu-v6e)
+    add_tpu_compile_test(plugin_fp16 ${style} ${target} ${fp16_plugin})
   endforeach()
 endforeach()
 foreach(target tpu-v4 tpu-v5p tpu-7x)

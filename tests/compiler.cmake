@@ -17,7 +17,7 @@ target_compile_definitions(compiler-tests PRIVATE
   TESSERA_TEST_PLUGIN_EMPTY="$<TARGET_FILE:tessera-test-plugin-empty>"
   TESSERA_TEST_PLUGIN_UNDEFINED="$<TARGET_FILE:tessera-test-plugin-undefined>")
 add_dependencies(compiler-tests tessera-test-plugin tessera-test-plugin-duplicate tessera-test-plugin-empty
-                 tessera-test-plugin-undefined)
+                 tessera-test-plugin-undefined tessera-test-plugin-fp16)
 # HtmlReportTest decodes headless Chromium's screenshot of a report.
 find_package(PNG REQUIRED)
 target_link_libraries(compiler-tests PRIVATE PNG::PNG)
@@ -49,6 +49,14 @@ foreach(run ${e2e_runs})
   list(GET parts 2 shape)
   add_test(NAME "run/${kernel}/${target}/${shape}" COMMAND tessera run ${kernel} --target ${target} --shape ${shape} --json)
   set_tests_properties("run/${kernel}/${target}/${shape}" PROPERTIES LABELS e2e)
+endforeach()
+
+# FP16 arithmetic (tests/plugins/fp16.cpp) on every family: native on a NeuronCore, converted around each op on a
+# TPU, where FP16 is storage only. Exit 0: the outputs match the golden model and the reference.
+foreach(target trn1 trn2 tpu-v4 tpu-v5e tpu-v6e)
+  add_test(NAME run/plugin_fp16/${target}
+           COMMAND tessera run plugin_fp16 --plugin $<TARGET_FILE:tessera-test-plugin-fp16> --target ${target} --json)
+  set_tests_properties(run/plugin_fp16/${target} PROPERTIES LABELS e2e)
 endforeach()
 
 # tessera run --report: the file is written; an unwritable path exits 2 naming it, and leaves nothing behind.

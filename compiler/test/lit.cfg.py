@@ -10,4 +10,6 @@ config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in"]
 config.environment["TESSERA_TARGET_PATH"] = config.targets_dir
 config.substitutions.append(("tessera-opt", config.tessera_opt))
 config.substitutions.append(("%tessera", config.tessera))
+# tests/plugins/fp16.cpp: FP16 tensors and arithmetic.
+config.substitutions.append(("%fp16_plugin", config.fp16_plugin))
 config.environment["PATH"] = os.pathsep.join([config.llvm_tools_dir, config.environment.get("PATH", "")])

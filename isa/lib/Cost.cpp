@@ -86,4 +86,17 @@ uint64_t hbmBytes(const Instruction &inst) {
   return bytes;
 }
 
+bool isTranscendental(ActFunc f) {
+  return f != ActFunc::Identity && f != ActFunc::Relu && f != ActFunc::Square;
+}
+
+uint64_t transcendentals(const Instruction &inst) {
+  const auto settings = definition(inst.op).settings;
+  const bool appliesFunc = std::any_of(settings.begin(), settings.end(),
+                                       [](const SettingDef &s) { return s.setting == Setting::Func; });
+  if (!appliesFunc || !isTranscendental(inst.func) || inst.dst.partitions == 0)
+    return 0;
+  return static_cast<uint64_t>(inst.dst.partitions) * instructions::elementsPerPartition(inst.dst);
+}
+
 } // namespace tessera::isa

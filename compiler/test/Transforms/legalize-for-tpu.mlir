@@ -163,13 +163,114 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
-// The MXU transposes bf16 and f32 tiles only.
+// f16 is storage only on a TPU. The MXU transposes an f32 copy of an f16 tile (through the f32 identity).
 module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @f16_transpose
+  // CHECK: %[[X:.*]] = tile.alloc {name = "x"} : memref<128x64xf16, #tile.space<sbuf>>
+  // CHECK: %[[W:.*]] = tile.alloc {name = "x_f32"} : memref<128x64xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.copy %[[X]], %[[W]] : memref<128x64xf16, #tile.space<sbuf>>, memref<128x64xf32, #tile.space<sbuf>>
+  // CHECK: tile.matmul %[[W]], %{{.*}}, %{{.*}} : memref<128x64xf32, #tile.space<sbuf>>, memref<128x128xf32, #tile.space<sbuf>>, memref<64x128xf32, #tile.space<psum>>
+  // CHECK-NOT: tile.transpose
   func.func @f16_transpose() {
-    %x = tile.alloc : memref<128x64xf16, #tile.space<sbuf>>
+    %x = tile.alloc {name = "x"} : memref<128x64xf16, #tile.space<sbuf>>
     %f = tile.alloc : memref<64x128xf32, #tile.space<psum>>
-    // expected-error@+1 {{'tile.transpose' op transposes 'memref<128x64xf16, #tile.space<sbuf>>' on a TPU, as an MXU matmul, which takes bf16 or f32}}
+    tile.memset %x, 1.0 : memref<128x64xf16, #tile.space<sbuf>>
     tile.transpose %x, %f : memref<128x64xf16, #tile.space<sbuf>>, memref<64x128xf32, #tile.space<psum>>
+    return
+  }
+}
+
+// -----
+
+// f16 matmul operands on every TPU (here v6e, whose MXU takes fp8): an f32 copy of each, refreshed after each
+// write, as for fp8 on v5e.
+module attributes {tessera.target = "tpu-v6e"} {
+  // CHECK-LABEL: func.func @f16_matmul
+  // CHECK: %[[A:.*]] = tile.alloc {name = "a"} : memref<128x128xf16, #tile.space<sbuf>>
+  // CHECK-NEXT: %[[A32:.*]] = tile.alloc {name = "a_f32"} : memref<128x128xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.memset %[[A]], 1.0
+  // CHECK-NEXT: tile.copy %[[A]], %[[A32]] : memref<128x128xf16, #tile.space<sbuf>>, memref<128x128xf32, #tile.space<sbuf>>
+  // CHECK: tile.matmul %[[A32]], %[[A32]], %{{.*}} : memref<128x128xf32, #tile.space<sbuf>>, memref<128x128xf32, #tile.space<sbuf>>
+  func.func @f16_matmul() {
+    %a = tile.alloc {name = "a"} : memref<128x128xf16, #tile.space<sbuf>>
+    tile.memset %a, 1.0 : memref<128x128xf16, #tile.space<sbuf>>
+    %acc = tile.alloc : memref<128x128xf32, #tile.space<psum>>
+    tile.matmul %a, %a, %acc : memref<128x128xf16, #tile.space<sbuf>>, memref<128x128xf16, #tile.space<sbuf>>, memref<128x128xf32, #tile.space<psum>>
+    return
+  }
+}
+
+// -----
+
+// VPU arithmetic on f16: each f16 source converted into an f32 tile before the op (one copy for an operand read
+// twice), an f16 destination computed in f32 and converted after; an op writing an f16 tile it reads computes in
+// place in the copy. f32 and bf16 operands are left as they are.
+module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @f16_vpu
+  // CHECK: %[[X:.*]] = tile.alloc {name = "x"} : memref<8x128xf16, #tile.space<sbuf>>
+  // CHECK: %[[Y:.*]] = tile.alloc {name = "y"} : memref<8x128xf32, #tile.space<sbuf>>
+  // CHECK: %[[S:.*]] = tile.alloc {name = "s"} : memref<8x1xf16, #tile.space<sbuf>>
+  // x * x into y (f32): one copy of x.
+  // CHECK: %[[X1:.*]] = tile.alloc {name = "x_f32"} : memref<8x128xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.copy %[[X]], %[[X1]] : memref<8x128xf16, #tile.space<sbuf>>, memref<8x128xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.binary multiply %[[X1]], %[[X1]], %[[Y]] : memref<8x128xf32, #tile.space<sbuf>>, memref<8x128xf32, #tile.space<sbuf>>, memref<8x128xf32, #tile.space<sbuf>>
+  // x = x + y, in place in the copy.
+  // CHECK-NEXT: %[[X2:.*]] = tile.alloc {name = "x_f32"}
+  // CHECK-NEXT: tile.copy %[[X]], %[[X2]]
+  // CHECK-NEXT: tile.binary add %[[X2]], %[[Y]], %[[X2]] : memref<8x128xf32, #tile.space<sbuf>>, memref<8x128xf32, #tile.space<sbuf>>, memref<8x128xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.copy %[[X2]], %[[X]] : memref<8x128xf32, #tile.space<sbuf>>, memref<8x128xf16, #tile.space<sbuf>>
+  // exp(x) into y: the source converted.
+  // CHECK-NEXT: %[[X3:.*]] = tile.alloc {name = "x_f32"}
+  // CHECK-NEXT: tile.copy %[[X]], %[[X3]]
+  // CHECK-NEXT: tile.activation exp %[[X3]], %[[Y]]
+  // The row sum of y into s (f16): computed into an f32 [8, 1] and converted.
+  // CHECK-NEXT: %[[S1:.*]] = tile.alloc {name = "s_f32"} : memref<8x1xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.reduce add %[[Y]], %[[S1]] : memref<8x128xf32, #tile.space<sbuf>>, memref<8x1xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.copy %[[S1]], %[[S]] : memref<8x1xf32, #tile.space<sbuf>>, memref<8x1xf16, #tile.space<sbuf>>
+  // bf16 arithmetic is the VPU's own.
+  // CHECK-NEXT: tile.binary add %[[B:.*]], %[[B]], %[[B]] : memref<8x128xbf16
+  // CHECK-NEXT: return
+  func.func @f16_vpu() {
+    %x = tile.alloc {name = "x"} : memref<8x128xf16, #tile.space<sbuf>>
+    %y = tile.alloc {name = "y"} : memref<8x128xf32, #tile.space<sbuf>>
+    %s = tile.alloc {name = "s"} : memref<8x1xf16, #tile.space<sbuf>>
+    %b = tile.alloc {name = "b"} : memref<8x128xbf16, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<8x128xf16, #tile.space<sbuf>>
+    tile.memset %b, 1.0 : memref<8x128xbf16, #tile.space<sbuf>>
+    tile.binary multiply %x, %x, %y : memref<8x128xf16, #tile.space<sbuf>>, memref<8x128xf16, #tile.space<sbuf>>, memref<8x128xf32, #tile.space<sbuf>>
+    tile.binary add %x, %y, %x : memref<8x128xf16, #tile.space<sbuf>>, memref<8x128xf32, #tile.space<sbuf>>, memref<8x128xf16, #tile.space<sbuf>>
+    tile.activation exp %x, %y {scale = 1.0 : f32} : memref<8x128xf16, #tile.space<sbuf>>, memref<8x128xf32, #tile.space<sbuf>>
+    tile.reduce add %y, %s : memref<8x128xf32, #tile.space<sbuf>>, memref<8x1xf16, #tile.space<sbuf>>
+    tile.binary add %b, %b, %b : memref<8x128xbf16, #tile.space<sbuf>>, memref<8x128xbf16, #tile.space<sbuf>>, memref<8x128xbf16, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// An f16 activation with a bias and row sums (f32, as the op requires): the f32 rewrite above, with the f16
+// source and bias converted.
+module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @f16_biased_activation
+  // CHECK: %[[BIAS:.*]] = tile.alloc {name = "bias"} : memref<8x1xf16, #tile.space<sbuf>>
+  // CHECK: %[[SUM:.*]] = tile.alloc {name = "sum"} : memref<8x1xf32, #tile.space<sbuf>>
+  // CHECK: %[[T:.*]] = tile.alloc {name = "activated"} : memref<8x128xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: %[[X32:.*]] = tile.alloc {name = "x_f32"} : memref<8x128xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.copy %[[X:.*]], %[[X32]] : memref<8x128xf16, #tile.space<sbuf>>, memref<8x128xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.activation identity %[[X32]], %[[T]]
+  // CHECK-NEXT: %[[B32:.*]] = tile.alloc {name = "bias_f32"} : memref<8x1xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.copy %[[BIAS]], %[[B32]]
+  // CHECK-NEXT: tile.binary add %[[T]], %[[B32]], %[[T]]
+  // CHECK-NEXT: tile.activation exp %[[T]], %[[T]]
+  // CHECK-NEXT: tile.reduce add %[[T]], %[[SUM]]
+  // CHECK-NEXT: tile.copy %[[T]], %[[X]] : memref<8x128xf32, #tile.space<sbuf>>, memref<8x128xf16, #tile.space<sbuf>>
+  func.func @f16_biased_activation() {
+    %x = tile.alloc {name = "x"} : memref<8x128xf16, #tile.space<sbuf>>
+    %bias = tile.alloc {name = "bias"} : memref<8x1xf16, #tile.space<sbuf>>
+    %sum = tile.alloc {name = "sum"} : memref<8x1xf32, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<8x128xf16, #tile.space<sbuf>>
+    tile.memset %bias, 1.0 : memref<8x1xf16, #tile.space<sbuf>>
+    tile.activation exp %x bias(%bias : memref<8x1xf16, #tile.space<sbuf>>), %x sum(%sum : memref<8x1xf32, #tile.space<sbuf>>) {scale = 1.0 : f32} : memref<8x128xf16, #tile.space<sbuf>>, memref<8x128xf16, #tile.space<sbuf>>
     return
   }
 }

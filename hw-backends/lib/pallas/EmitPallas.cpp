@@ -296,7 +296,7 @@ private:
   std::string load(const Step &s, const isa::AccessPattern &ap, bool keepDtype = false) {
     const Window w = windowOf(k_, s, ap, kBackend);
     std::string value = fmt::format("{}[{}]", tileNames_[w.allocation], indices(w));
-    if (!keepDtype && ap.dtype != isa::DType::F32) value += ".astype(jnp.float32)";
+    if (!keepDtype && kernelDtype(ap.dtype) != isa::DType::F32) value += ".astype(jnp.float32)";
     return value;
   }
 
@@ -355,15 +355,18 @@ private:
   }
 
   void wrapper() {
-    std::vector<std::string> inputs, outShapes, inSpecs, outSpecs, scratch;
+    std::vector<std::string> inputs, operands, outShapes, inSpecs, outSpecs, scratch;
+    std::vector<isa::DType> outDtypes;
     for (size_t t = 0; t < p_.tensors.size(); ++t) {
       const isa::TensorInfo &tensor = p_.tensors[t];
       if (tensor.isOutput) {
-        outShapes.push_back(
-            fmt::format("jax.ShapeDtypeStruct({}, {})", pythonShape(tensor.shape), jnpDtype(tensor.dtype)));
+        outShapes.push_back(fmt::format("jax.ShapeDtypeStruct({}, {})", pythonShape(tensor.shape),
+                                        jnpDtype(kernelDtype(tensor.dtype))));
         outSpecs.push_back("pl.BlockSpec(memory_space=pl.ANY)");
+        outDtypes.push_back(tensor.dtype);
       } else {
         inputs.push_back(tensorNames_[t]);
+        operands.push_back(kernelOperand(tensorNames_[t], tensor.dtype));
         inSpecs.push_back("pl.BlockSpec(memory_space=pl.ANY)");
       }
     }
@@ -382,7 +385,8 @@ private:
     out_.line(fmt::format("def {}({}, *, interpret=False):", functionName_, fmt::join(inputs, ", ")));
     out_.indent();
     out_.line("\"\"\"interpret: False on a TPU; pltpu.InterpretParams(...) to run on a CPU.\"\"\"");
-    out_.line("return pl.pallas_call(");
+    const bool convertOutputs = convertsOutputs(outDtypes);
+    out_.line(convertOutputs ? "result = pl.pallas_call(" : "return pl.pallas_call(");
     out_.indent();
     out_.line(kernelName_ + ",");
     out_.line(fmt::format("out_shape={},", tuple(outShapes)));
@@ -391,9 +395,10 @@ private:
     uint64_t vmemNeed = 0; // what the scratch buffers take in Mosaic's VMEM
     for (int32_t a : used_) {
       const compiler::TileAllocation &tile = prov_.allocations[a];
-      vmemNeed += mosaicVmemBytes({tile.bufs, tile.rows, tile.cols}, tile.dtype);
+      vmemNeed += mosaicVmemBytes({tile.bufs, tile.rows, tile.cols}, kernelDtype(tile.dtype));
     }
-    for (const Stage &stage : stages_) vmemNeed += mosaicVmemBytes({stage.rows, stage.cols}, stage.dtype);
+    for (const Stage &stage : stages_)
+      vmemNeed += mosaicVmemBytes({stage.rows, stage.cols}, kernelDtype(stage.dtype));
     const std::string vmemLimit = vmemLimitArgument(k_, vmemNeed);
     out_.line("scratch_shapes=(");
     out_.indent();
@@ -402,12 +407,12 @@ private:
       const std::string shape = tile.bufs > 1 ? fmt::format("({}, {}, {})", tile.bufs, tile.rows, tile.cols)
                                               : fmt::format("({}, {})", tile.rows, tile.cols);
       const std::string place = placeOf(tile.loc);
-      out_.line(fmt::format("pltpu.VMEM({}, {}),  # {}{}", shape, jnpDtype(tile.dtype), tileNames_[a],
+      out_.line(fmt::format("pltpu.VMEM({}, {}),  # {}{}", shape, jnpDtype(kernelDtype(tile.dtype)), tileNames_[a],
                             place.empty() ? "" : ", " + place));
     }
     for (const Stage &stage : stages_)
       out_.line(fmt::format("pltpu.VMEM(({}, {}), {}),  # {}: the window around a strided load", stage.rows,
-                            stage.cols, jnpDtype(stage.dtype), stage.name));
+                            stage.cols, jnpDtype(kernelDtype(stage.dtype)), stage.name));
     out_.line(fmt::format("pltpu.SemaphoreType.DMA(({},)),", std::max(1, slotCount_)));
     out_.dedent();
     out_.line("),");
@@ -415,9 +420,11 @@ private:
       out_.line(vmemLimitComment(k_, vmemNeed));
       out_.line(fmt::format("compiler_params=pltpu.CompilerParams({}),", vmemLimit));
     }
+    if (const std::string cost = costEstimateArgument(k_); !cost.empty()) out_.line(cost + ",");
     out_.line("interpret=interpret,");
     out_.dedent();
-    out_.line(fmt::format(")({})", fmt::join(inputs, ", ")));
+    out_.line(fmt::format(")({})", fmt::join(operands, ", ")));
+    if (convertOutputs) returnOutputs(out_, outDtypes);
     out_.dedent();
   }
 
@@ -426,7 +433,8 @@ private:
   const compiler::Provenance &prov_;
   std::vector<Step> steps_;
   PythonWriter out_;
-  Identifiers names_{{"jax", "jnp", "pl", "pltpu", "KERNEL", "TARGET", "INPUTS", "OUTPUTS", "interpret"}};
+  Identifiers names_{
+      {"jax", "jnp", "pl", "pltpu", "KERNEL", "TARGET", "INPUTS", "OUTPUTS", "interpret", "result", "_round_to_f16"}};
   std::vector<std::string> tensorNames_, tileNames_;
   std::string functionName_, kernelName_, semaphores_;
   std::set<int32_t> used_;

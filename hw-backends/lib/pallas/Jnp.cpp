@@ -1,9 +1,12 @@
 #include "Jnp.h"
 
+#include "tessera/isa/Cost.h"
 #include "tessera/isa/Error.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
 
 namespace tessera::backends {
 
@@ -78,6 +81,7 @@ std::optional<std::string> reduction(isa::AluOp op, const std::string &x) {
 }
 
 std::string convert(const std::string &value, isa::DType dtype) {
+  if (dtype == isa::DType::F16) return fmt::format("_round_to_f16({})", value);
   const std::string t = jnpDtype(dtype);
   if (isa::isInteger(dtype))
     return fmt::format(
@@ -86,6 +90,65 @@ std::string convert(const std::string &value, isa::DType dtype) {
   if (dtype == isa::DType::F32) return value;
   return fmt::format("({}).astype({})", value, t);
 }
+
+isa::DType kernelDtype(isa::DType dtype) { return dtype == isa::DType::F16 ? isa::DType::F32 : dtype; }
+
+std::string kernelOperand(const std::string &name, isa::DType dtype) {
+  if (kernelDtype(dtype) == dtype) return name;
+  return fmt::format("{}.astype({})", name, jnpDtype(kernelDtype(dtype)));
+}
+
+bool convertsOutputs(const std::vector<isa::DType> &dtypes) {
+  return std::any_of(dtypes.begin(), dtypes.end(), [](isa::DType d) { return kernelDtype(d) != d; });
+}
+
+void returnOutputs(PythonWriter &out, const std::vector<isa::DType> &dtypes) {
+  auto back = [](const std::string &value, isa::DType dtype) {
+    return kernelDtype(dtype) == dtype ? value : fmt::format("{}.astype({})", value, jnpDtype(dtype));
+  };
+  if (dtypes.size() == 1) {
+    out.line("return " + back("result", dtypes[0]));
+    return;
+  }
+  std::vector<std::string> items;
+  for (size_t i = 0; i < dtypes.size(); ++i) items.push_back(back(fmt::format("result[{}]", i), dtypes[i]));
+  out.line(fmt::format("return ({})", fmt::join(items, ", ")));
+}
+
+namespace {
+
+/// Whether some tensor or instruction operand of `program` is float16.
+bool usesF16(const isa::Program &program) {
+  for (const isa::TensorInfo &t : program.tensors)
+    if (t.dtype == isa::DType::F16) return true;
+  for (const isa::Stream &stream : program.streams)
+    for (const isa::Instruction &i : stream.instructions)
+      for (const isa::AccessPattern *ap : {&i.dst, &i.dst2, &i.src0, &i.src1, &i.src2})
+        if (ap->partitions > 0 && ap->dtype == isa::DType::F16) return true;
+  return false;
+}
+
+/// _round_to_f16: float32 values rounded to the nearest float16 (ties to even, overflow to infinity, NaN kept),
+/// in float32 and with 32-bit integer operations only, which Mosaic lowers.
+void roundToF16Helper(PythonWriter &out) {
+  out.line();
+  out.line();
+  out.line("def _round_to_f16(v):");
+  out.indent();
+  out.line("\"\"\"v (float32) rounded to float16's precision and range, kept in float32: Mosaic has no float16 "
+           "vectors.\"\"\"");
+  out.line("bits = jax.lax.bitcast_convert_type(v, jnp.int32)");
+  out.line("# normal float16 range (|v| >= 2^-14): 10 of the 23 mantissa bits, rounded to nearest even");
+  out.line("normal = jax.lax.bitcast_convert_type((bits + 0xFFF + ((bits >> 13) & 1)) & -0x2000, jnp.float32)");
+  out.line("# below it: a multiple of 2^-24 (float16's subnormals), the ulp of 0.75");
+  out.line("subnormal = (v + 0.75) - 0.75");
+  out.line("r = jnp.where(jnp.abs(v) < 2.0**-14, subnormal, normal)");
+  out.line("r = jnp.where(jnp.abs(r) > 65504.0, jnp.where(v > 0, jnp.inf, -jnp.inf), r)");
+  out.line("return jnp.where(v != v, v, r)");
+  out.dedent();
+}
+
+} // namespace
 
 void pallasPreamble(PythonWriter &out, const KernelSource &kernel) {
   out.line("import jax");
@@ -105,6 +168,7 @@ void pallasPreamble(PythonWriter &out, const KernelSource &kernel) {
             fmt::format("(\"{}\", {}, \"{}\")", tensor.name, pythonShape(tensor.shape), numpyDtype(tensor.dtype)));
   out.line(fmt::format("INPUTS = ({}{})", fmt::join(inputs, ", "), inputs.size() == 1 ? "," : ""));
   out.line(fmt::format("OUTPUTS = ({}{})", fmt::join(outputs, ", "), outputs.size() == 1 ? "," : ""));
+  if (usesF16(*kernel.program)) roundToF16Helper(out);
   out.line();
   out.line();
 }
@@ -148,6 +212,19 @@ std::string vmemLimitComment(const KernelSource &kernel, uint64_t needBytes) {
   return fmt::format("# VMEM: the buffers take {:.2f} MiB padded to (8, 128) tiles, over libtpu's default scoped limit "
                      "({:.0f} MiB on {}): the kernel may have all {:.2f} MiB, for Mosaic's own spill slots too",
                      mib(needBytes), mib(t.tpu.scopedVmemDefaultBytes), t.name, mib(t.tpu.kernelVmemMaxBytes));
+}
+
+std::string costEstimateArgument(const KernelSource &kernel) {
+  if (!kernel.program) return "";
+  uint64_t flops = 0, transcendentals = 0, bytes = 0;
+  for (const isa::Stream &stream : kernel.program->streams)
+    for (const isa::Instruction &i : stream.instructions) {
+      flops += isa::flops(i);
+      transcendentals += isa::transcendentals(i);
+      bytes += isa::hbmBytes(i);
+    }
+  return fmt::format("cost_estimate=pl.CostEstimate(flops={}, transcendentals={}, bytes_accessed={})", flops,
+                     transcendentals, bytes);
 }
 
 } // namespace tessera::backends

@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tessera::backends {
 
@@ -23,12 +24,28 @@ std::string unary(isa::ActFunc f, const std::string &x);
 /// The reduction of a 2-D FP32 expression along its free dimension, kept as a column; nullopt for an operator
 /// that has no jnp reduction.
 std::optional<std::string> reduction(isa::AluOp op, const std::string &x);
-/// `value` (FP32) converted to `dtype` as the hardware rounds: to nearest even; integers saturate, NaN gives 0.
+/// `value` (FP32) converted to `dtype` as the hardware rounds: to nearest even; integers saturate, NaN gives 0. For
+/// float16, which a kernel holds in float32 (kernelDtype), the value rounded to float16's precision and range.
 std::string convert(const std::string &value, isa::DType dtype);
+
+/// The dtype a Pallas TPU kernel holds `dtype` in: float16 as float32, every other dtype as itself. Mosaic has no
+/// float16 vectors (libtpu 0.0.50.1, v5e and v6e: a kernel that loads a float16 ref fails with "Invalid vector type
+/// for load", a float16 store with "failed to legalize operation 'tpu.pack_subelements'"), so float16 is storage
+/// only on a TPU: the module's function converts float16 tensors to float32 at pallas_call's boundary and back
+/// (kernelOperand, returnOutputs), its buffers hold float32, and a write to one rounds (convert).
+isa::DType kernelDtype(isa::DType dtype);
+/// pallas_call's operand for input `name` of `dtype`: `name`, converted where the kernel holds it in another dtype.
+std::string kernelOperand(const std::string &name, isa::DType dtype);
+/// Whether some output of `dtypes` is held in another dtype by the kernel, so that the module's function must
+/// convert pallas_call's results (`result = pl.pallas_call(...)` then returnOutputs) instead of returning them.
+bool convertsOutputs(const std::vector<isa::DType> &dtypes);
+/// `return result` with each output of `dtypes` converted back to its dtype.
+void returnOutputs(PythonWriter &out, const std::vector<isa::DType> &dtypes);
 
 /// What every Pallas module starts with after its docstring: the imports, and KERNEL, TARGET, TOPOLOGY (libtpu's
 /// name of the target's generation, None when the target file has no [libtpu] table), INPUTS and OUTPUTS (name,
-/// shape, NumPy dtype of each tensor), which the deploy runner and the checks read.
+/// shape, NumPy dtype of each tensor), which the deploy runner and the checks read; and _round_to_f16 when the
+/// program has a float16 operand.
 void pallasPreamble(PythonWriter &out, const KernelSource &kernel);
 
 /// The bytes Mosaic gives a VMEM buffer of `shape` (leading dimensions, then rows and columns): the last two
@@ -47,5 +64,10 @@ uint64_t mosaicVmemBytes(const std::vector<int64_t> &shape, isa::DType dtype);
 std::string vmemLimitArgument(const KernelSource &kernel, uint64_t needBytes);
 /// The comment line that says why: "# VMEM: the buffers take 21.0 MiB ...", or "" with no limit.
 std::string vmemLimitComment(const KernelSource &kernel, uint64_t needBytes);
+
+/// pallas_call's argument `cost_estimate=pl.CostEstimate(flops=F, transcendentals=T, bytes_accessed=B)`: what the
+/// simulated program does (isa::flops, isa::transcendentals and isa::hbmBytes summed over its instructions), which
+/// XLA schedules the call around; "" for a kernel without a program.
+std::string costEstimateArgument(const KernelSource &kernel);
 
 } // namespace tessera::backends

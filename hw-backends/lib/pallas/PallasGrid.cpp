@@ -10,8 +10,11 @@
 //    BlockSpec. The windows a step reads of one tensor at one loop level with the same strides are one block
 //    (their bounding box), those it writes of an output must tile one block exactly; each output has one block.
 // Pallas then double-buffers the blocks as the simulator's TPU model does (Pipeline: two rotating copies; a
-// block whose index does not change between steps is not copied again). Tiles are VMEM scratch, except a tile
-// only a load writes, which is read from its block directly. Kernels of other shapes have the manual style.
+// block whose index does not change between steps is not copied again). A tile only a load writes is read from its
+// block directly; a tile one part of the step (the step, its first or last reduction step, the preamble) writes
+// whole before it reads it, with no views, is a value (a Python variable, which Mosaic keeps in vregs or spills);
+// the others (accumulators across steps, what the preamble leaves for the steps, slices) are VMEM scratch.
+// Kernels of other shapes have the manual style.
 // Test: compiler/test/Backends/pallas-grid.test (golden text), tests/backends.cmake (interpret mode, TPU export).
 //
 //===------------------------------------------------------------------------------------------------------===//
@@ -102,6 +105,7 @@ struct GridPlan {
   std::set<int> aliased; ///< buffers only a load writes: read from their block
   std::map<int, const Op *> aliasLoad;
   std::vector<int> scratch; ///< buffers that are VMEM scratch, in order of allocation
+  std::set<int> values;     ///< buffers that are values: written whole before read, within one part of the step
   bool preamble = false;    ///< the kernel computes before its loops: at the first step, grid sequential
   size_t preambleEnd = 0;   ///< the kernel's statements before its loop nest
 };
@@ -195,6 +199,7 @@ private:
       return;
     }
     const Op &op = std::get<Op>(s);
+    ordered_.push_back({&op, phase});
     switch (op.kind) {
     case OpKind::Load:
     case OpKind::Store:
@@ -316,6 +321,10 @@ private:
         plan_.aliasLoad[buffer] = it->second[0];
         continue;
       }
+      if (isValue(buffer)) {
+        plan_.values.insert(buffer);
+        continue;
+      }
       plan_.scratch.push_back(buffer);
     }
   }
@@ -325,6 +334,27 @@ private:
     return of >= 0 ? of : buffer;
   }
 
+  /// Whether `buffer` can be a value: it has no views, every op that touches it runs in one part of the step (one
+  /// Python scope of the kernel), and the first of them writes it whole without reading it.
+  bool isValue(int buffer) const {
+    for (const tsr::graph::Buffer &b : g_.buffers)
+      if (b.viewOf == buffer) return false;
+    bool first = true;
+    Phase scope = Phase::Step;
+    for (const auto &[op, phase] : ordered_) {
+      const bool reads = std::find(op->srcs.begin(), op->srcs.end(), buffer) != op->srcs.end() ||
+                         (op->dst == buffer && (op->accumulate || op->kind == OpKind::FillWhere ||
+                                                op->kind == OpKind::Scan));
+      const bool writes = op->dst == buffer || op->dst2 == buffer;
+      if (!reads && !writes) continue;
+      if (first && reads) return false; // its value comes from an earlier step, or is partly kept
+      if (!first && phase != scope) return false;
+      first = false;
+      scope = phase;
+    }
+    return !first;
+  }
+
   const KernelGraph &g_;
   const std::array<int64_t, 2> tiling_;
   GridPlan plan_;
@@ -332,6 +362,7 @@ private:
   std::vector<BlockGroup> groups_;
   std::vector<int> allocated_;
   std::vector<const Op *> outerLoads_;
+  std::vector<std::pair<const Op *, Phase>> ordered_; ///< every op the plan visited, in program order
 };
 
 class GridEmitter {
@@ -358,6 +389,7 @@ private:
       g.ref = names_.make(fmt::format("{}_block{}", g_.tensors[g.tensor].name, n == 0 ? "" : std::to_string(n)));
     }
     for (int b : plan_.scratch) bufferNames_[b] = names_.make(g_.buffers[b].name);
+    for (int b : plan_.values) bufferNames_[b] = names_.make(g_.buffers[b].name);
     functionName_ = names_.make(k_.kernel);
     kernelName_ = names_.make("_" + k_.kernel + "_kernel");
   }
@@ -366,7 +398,8 @@ private:
     moduleDocstring(out_, k_, "kernel",
                     {"Pallas TPU, grid style: the kernel's loops are the grid, each load and store a BlockSpec that "
                      "Pallas",
-                     "double-buffers (as the simulator's TPU model does), tiles VMEM scratch."});
+                     "double-buffers (as the simulator's TPU model does), intermediates values, tiles that last VMEM "
+                     "scratch."});
     pallasPreamble(out_, k_);
   }
 
@@ -410,6 +443,7 @@ private:
 
   /// A buffer's values as a ref slice: its block (when only a load writes it) or its scratch, through its view.
   std::string ref(int buffer) {
+    if (plan_.values.count(buffer)) return bufferNames_.at(buffer);
     const tsr::graph::Buffer &b = g_.buffers[buffer];
     const int rootId = b.viewOf >= 0 ? b.viewOf : buffer;
     std::string base;
@@ -437,7 +471,7 @@ private:
 
   std::string read(int buffer, bool keepDtype = false) {
     std::string v = ref(buffer);
-    if (!keepDtype && g_.buffers[buffer].dtype != isa::DType::F32) v += ".astype(jnp.float32)";
+    if (!keepDtype && kernelDtype(g_.buffers[buffer].dtype) != isa::DType::F32) v += ".astype(jnp.float32)";
     return v;
   }
 
@@ -476,10 +510,18 @@ private:
       return;
     }
     case OpKind::Binary: assign(o.dst, binary(o.alu, read(o.srcs[0]), read(o.srcs[1]))); return;
-    case OpKind::Activation: {
+    case OpKind::Activation: { // func(x * scale + bias), and the row sums of those FP32 values before rounding
       std::string x = read(o.srcs[0]);
-      if (o.value != 1.0f) x = fmt::format("({} * {})", x, pythonFloat(o.value));
-      assign(o.dst, unary(o.func, x));
+      if (o.value != 1.0f) x = fmt::format("{} * {}", x, pythonFloat(o.value));
+      if (o.srcs.size() > 1) x = fmt::format("{} + {}", x, read(o.srcs[1])); // the [P, 1] bias, broadcast
+      std::string y = unary(o.func, o.srcs.size() > 1 || o.value != 1.0f ? "(" + x + ")" : x);
+      if (o.dst2 >= 0) {
+        const std::string activated = names_.make("activated");
+        out_.line(fmt::format("{} = {}", activated, y));
+        assign(o.dst2, *reduction(isa::AluOp::Add, activated));
+        y = activated;
+      }
+      assign(o.dst, y);
       return;
     }
     case OpKind::Reduce: {
@@ -592,15 +634,18 @@ private:
     for (size_t t = 0; t < g_.tensors.size(); ++t)
       if (!g_.tensors[t].isOutput) args.push_back(tensorNames_[t]);
     std::vector<std::string> operands;
+    std::vector<isa::DType> outDtypes;
     for (const BlockGroup &g : plan_.groups) {
       const std::string spec = fmt::format("pl.BlockSpec(({}, {}), {})", g.shape[0], g.shape[1], indexMap(g));
+      const tsr::graph::TensorArg &t = g_.tensors[g.tensor];
       if (g.output) {
-        const tsr::graph::TensorArg &t = g_.tensors[g.tensor];
         outSpecs.push_back(spec);
-        outShapes.push_back(fmt::format("jax.ShapeDtypeStruct({}, {})", pythonShape(t.shape), jnpDtype(t.dtype)));
+        outShapes.push_back(
+            fmt::format("jax.ShapeDtypeStruct({}, {})", pythonShape(t.shape), jnpDtype(kernelDtype(t.dtype))));
+        outDtypes.push_back(t.dtype);
       } else {
         inSpecs.push_back(spec);
-        operands.push_back(tensorNames_[g.tensor]);
+        operands.push_back(kernelOperand(tensorNames_[g.tensor], t.dtype));
       }
     }
     for (const Loop *l : plan_.parallel) { // a preamble at the first step needs the steps in order: one core
@@ -617,7 +662,8 @@ private:
     out_.line(fmt::format("def {}({}, *, interpret=False):", functionName_, fmt::join(args, ", ")));
     out_.indent();
     out_.line("\"\"\"interpret: False on a TPU; pltpu.InterpretParams(...) to run on a CPU.\"\"\"");
-    out_.line("return pl.pallas_call(");
+    const bool convertOutputs = convertsOutputs(outDtypes);
+    out_.line(convertOutputs ? "result = pl.pallas_call(" : "return pl.pallas_call(");
     out_.indent();
     out_.line(kernelName_ + ",");
     out_.line(fmt::format("grid=({}{}),", fmt::join(grid, ", "), grid.size() == 1 ? "," : ""));
@@ -631,26 +677,31 @@ private:
     // Mosaic's VMEM: the scratch buffers, and two copies of each block (Pallas double-buffers them).
     uint64_t vmemNeed = 0;
     for (const BlockGroup &g : plan_.groups)
-      vmemNeed += 2 * mosaicVmemBytes({g.shape[0], g.shape[1]}, g_.tensors[g.tensor].dtype);
-    for (int b : plan_.scratch) vmemNeed += mosaicVmemBytes(g_.buffers[b].shape, g_.buffers[b].dtype);
+      vmemNeed += 2 * mosaicVmemBytes({g.shape[0], g.shape[1]}, kernelDtype(g_.tensors[g.tensor].dtype));
+    for (int b : plan_.scratch) vmemNeed += mosaicVmemBytes(g_.buffers[b].shape, kernelDtype(g_.buffers[b].dtype));
     const std::string vmemLimit = vmemLimitArgument(k_, vmemNeed);
-    out_.line("scratch_shapes=(");
-    out_.indent();
-    for (int b : plan_.scratch) {
-      const tsr::graph::Buffer &buffer = g_.buffers[b];
-      const std::string place = placeOf(buffer.loc);
-      out_.line(fmt::format("pltpu.VMEM(({}, {}), {}),  # {}{}", buffer.shape[0], buffer.shape[1],
-                            jnpDtype(buffer.dtype), bufferNames_.at(b), place.empty() ? "" : ", " + place));
+    if (!plan_.scratch.empty()) {
+      out_.line("scratch_shapes=(");
+      out_.indent();
+      for (int b : plan_.scratch) {
+        const tsr::graph::Buffer &buffer = g_.buffers[b];
+        const std::string place = placeOf(buffer.loc);
+        out_.line(fmt::format("pltpu.VMEM(({}, {}), {}),  # {}{}", buffer.shape[0], buffer.shape[1],
+                              jnpDtype(kernelDtype(buffer.dtype)), bufferNames_.at(b),
+                              place.empty() ? "" : ", " + place));
+      }
+      out_.dedent();
+      out_.line("),");
     }
-    out_.dedent();
-    out_.line("),");
     if (!vmemLimit.empty()) out_.line(vmemLimitComment(k_, vmemNeed));
     out_.line(fmt::format("compiler_params=pltpu.CompilerParams(dimension_semantics=({}{}){}),",
                           fmt::join(semantics, ", "), semantics.size() == 1 ? "," : "",
                           vmemLimit.empty() ? "" : ", " + vmemLimit));
+    if (const std::string cost = costEstimateArgument(k_); !cost.empty()) out_.line(cost + ",");
     out_.line("interpret=interpret,");
     out_.dedent();
     out_.line(fmt::format(")({})", fmt::join(operands, ", ")));
+    if (convertOutputs) returnOutputs(out_, outDtypes);
     out_.dedent();
   }
 
@@ -658,7 +709,8 @@ private:
   const KernelGraph &g_;
   GridPlan plan_;
   PythonWriter out_;
-  Identifiers names_{{"jax", "jnp", "pl", "pltpu", "KERNEL", "TARGET", "INPUTS", "OUTPUTS", "interpret"}};
+  Identifiers names_{
+      {"jax", "jnp", "pl", "pltpu", "KERNEL", "TARGET", "INPUTS", "OUTPUTS", "interpret", "result", "_round_to_f16"}};
   std::map<int, std::string> loopNames_, bufferNames_;
   std::vector<std::string> tensorNames_;
   std::string functionName_, kernelName_, lastPlace_;

@@ -203,9 +203,6 @@ inline uint64_t elementsPerPartition(const AccessPattern &pattern) {
   return pattern.partitions == 0 ? 0 : static_cast<uint64_t>(std::max<int64_t>(pattern.freeElements(), 0));
 }
 
-/// Whether `t` is one of the FP8 formats.
-inline bool isFp8(DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; }
-
 /// Whether an optional operand is present.
 inline bool present(const AccessPattern &pattern) { return pattern.partitions != 0; }
 

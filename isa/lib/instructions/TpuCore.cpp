@@ -4,6 +4,8 @@
 
 #include "Common.h"
 
+#include "tessera/isa/TpuDtypes.h"
+
 #include <fmt/format.h>
 
 #include <cstring>
@@ -21,12 +23,10 @@ constexpr OperandDef kMatmulOperands[] = {
 
 OperandUse matmulUse(const Instruction &inst) { return {.src0 = true, .src1 = true, .readsDst = inst.accumulate}; }
 
-/// The MXU's input types: bf16 and f32 (in mxu_fp32_passes bf16 passes) everywhere, fp8 where the target
-/// publishes an FP8 peak (tensor.peakFp8Tflops; without a target, allowed).
+/// The MXU's input types (mxuTakes): bf16 and f32 (in mxu_fp32_passes bf16 passes) everywhere, fp8 where the
+/// target publishes an FP8 peak.
 std::string requireMxuType(const char *slot, DType t, const Target *target) {
-  if (t == DType::BF16 || t == DType::F32)
-    return {};
-  if (isFp8(t) && (!target || target->tensor.peakFp8Tflops > 0))
+  if (mxuTakes(t, target))
     return {};
   if (isFp8(t))
     return fmt::format("{} is {}, but the MXU of {} (TPU {}) has no FP8: use bf16", slot, name(t), target->name,

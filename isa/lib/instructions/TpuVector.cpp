@@ -14,6 +14,8 @@
 
 #include "Common.h"
 
+#include "tessera/isa/TpuDtypes.h"
+
 #include <fmt/format.h>
 
 namespace tessera::isa::instructions {
@@ -46,9 +48,6 @@ uint64_t vpuCycles(const Instruction &inst, const VregWork &work, const Target &
 }
 
 // ---- shared rules -------------------------------------------------------------------------------------------
-
-/// The dtypes VPU arithmetic takes: the 32-bit types and bf16 (Mosaic's vector types on every generation).
-bool vpuComputes(DType t) { return t == DType::F32 || t == DType::BF16 || t == DType::I32 || t == DType::U32; }
 
 std::string requireVpuType(const char *slot, const AccessPattern &ap) {
   if (!present(ap) || vpuComputes(ap.dtype))

@@ -266,6 +266,27 @@ TEST(Cost, Flops) {
   EXPECT_EQ(flops(memset(DType::F32, 512, 0.0f)), 0u);
 }
 
+// One transcendental per destination element of an activation that applies one (exp, rsqrt, silu...), on either
+// family; none for identity, relu or square, nor for instructions that apply no function.
+TEST(Cost, Transcendentals) {
+  Instruction act = unary(Opcode::Activation, sbuf(DType::F32, 300));
+  EXPECT_EQ(transcendentals(act), 0u); // identity
+  for (ActFunc f : {ActFunc::Exp, ActFunc::Rsqrt, ActFunc::Silu, ActFunc::Gelu}) {
+    act.func = f;
+    EXPECT_EQ(transcendentals(act), 128u * 300) << name(f);
+  }
+  for (ActFunc f : {ActFunc::Relu, ActFunc::Square}) {
+    act.func = f;
+    EXPECT_EQ(transcendentals(act), 0u) << name(f);
+  }
+  Instruction vpu = unary(Opcode::VpuUnary, sbuf(DType::F32, 64));
+  vpu.func = ActFunc::Tanh;
+  EXPECT_EQ(transcendentals(vpu), 128u * 64);
+  Instruction add = tensorTensor(sbuf(DType::F32, 512), sbuf(DType::F32, 512), AluOp::Add);
+  add.func = ActFunc::Exp; // not a setting tensor_tensor reads
+  EXPECT_EQ(transcendentals(add), 0u);
+}
+
 TEST(Cost, HbmBytes) {
   Instruction load;
   load.op = Opcode::DmaCopy;

@@ -1,7 +1,7 @@
 //===- LegalizeForTpu.cpp - tile ops a TPU runs as several, rewritten in tile ops it runs as one -----------===//
 //
-// Four language-level ops have no single TPU TensorCore instruction. Before memory is allocated (so the tiles
-// they need get VMEM like any other), on a TPU target only:
+// Four language-level ops have no single TPU TensorCore instruction, and some element types are storage only on
+// a TPU. Before memory is allocated (so the tiles this makes get VMEM like any other), on a TPU target only:
 //  - tile.transpose becomes an MXU matmul of the source (the LHS, whose columns stream as rows) with an identity
 //    matrix (the weights): lhs^T @ I = src^T, exact (one product with 1.0 per element). The identity, one per
 //    element type and size, is made once at the kernel's entry: a zero fill and a tile.fill_where of the diagonal.
@@ -10,23 +10,31 @@
 //  - tile.activation with a bias or row sums computes in an f32 tile: x * scale (a VPU unary op), + bias (a VPU
 //    binary op with the [P, 1] bias broadcast), func, the row sums of those f32 values (a VPU reduce), and a copy
 //    rounding into dst: the numerics of the NeuronCore's single activation instruction.
-//  - tile.matmul with an fp8 operand, on a TPU whose MXU takes no fp8 (tensor.peak_fp8_tflops = 0: v4, v5e,
-//    v5p): each fp8 tile a matmul reads gets a bf16 copy, refreshed after every op that writes the fp8 tile (or a
-//    slice of it), and the matmul reads the copy. fp8 values are exactly bf16 values, so the products are the
-//    same; it is what XLA does on these TPUs.
+//  - tile.matmul with an operand the MXU does not take (isa::mxuTakes: fp8 on a TPU with no FP8 peak, v4, v5e,
+//    v5p; f16 everywhere): each such tile a matmul reads gets a copy, bf16 for fp8 and f32 for the others,
+//    refreshed after every op that writes the tile (or a slice of it), and the matmul reads the copy. fp8 and f16
+//    values are exactly bf16 and f32 values, so the products are the same; for fp8 it is what XLA does on these
+//    TPUs. A transpose of such a tile transposes an f32 (bf16 for fp8) copy made before it.
 //  - tile.scan (x[f] = a[f] x[f-1] + b[f]) becomes the doubling scan over f32 copies X = b and A = a: with the
 //    initial value folded into X[0], then for d = 1, 2, 4, ... < F: X[f] += A[f] X[f-d] and A[f] *= A[f-d] for
 //    f >= d, each a VPU binary op on column windows (through a temporary, since a window and its shift overlap):
 //    log2(F) rounds instead of F dependent steps, a VPU's way (it has no serial scan instruction). The FP32
 //    results differ from the serial order's by rounding only.
+//  - VPU arithmetic (tile.binary, tile.activation, tile.reduce, those above included) on a storage-only type
+//    (isa::vpuComputes: f16, fp8, u8; Mosaic refuses vector arithmetic on f16): each such source is converted into
+//    an f32 tile before the op, and a destination of such a type is computed in f32 and converted into after it.
+//    The VPU computes in FP32 anyway, so the values are those of the NeuronCore's single instruction; the
+//    simulator times the conversions as vpu_convert instructions (Mosaic keeps them in vregs: an overestimate).
 // Test: compiler/test/Transforms/legalize-for-tpu.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
 
+#include "tessera/compiler/Dialect/Settings.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 #include "tessera/compiler/Passes.h"
 #include "Targets/TargetFamily.h"
 #include "Tpu/Passes.h"
+#include "tessera/isa/TpuDtypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -43,7 +51,32 @@ namespace {
 
 MemRefType typeOf(Value v) { return llvm::cast<MemRefType>(v.getType()); }
 
-bool isFp8(Type t) { return t.isFloat8E4M3FN() || t.isFloat8E5M2(); }
+Type elementOf(Value v) { return typeOf(v).getElementType(); }
+
+/// Whether VPU arithmetic computes in `t` (isa::vpuComputes); a type the ISA does not know is left to the
+/// instruction's own check.
+bool vpuComputes(Type t) {
+  std::optional<isa::DType> d = dtypeOf(t);
+  return !d || isa::vpuComputes(*d);
+}
+
+/// Whether the MXU of `target` takes `t` as an operand (isa::mxuTakes).
+bool mxuTakes(Type t, const isa::Target &target) {
+  std::optional<isa::DType> d = dtypeOf(t);
+  return !d || isa::mxuTakes(*d, &target);
+}
+
+/// The type an MXU operand of type `t` is converted to, exactly: bf16 for fp8, f32 for the others.
+Type mxuTypeFor(Type t) {
+  return t.isFloat8E4M3FN() || t.isFloat8E5M2() ? Type(BFloat16Type::get(t.getContext()))
+                                                 : Type(Float32Type::get(t.getContext()));
+}
+
+/// The name of the tile `v` is (or is a view of), for the tiles made from it.
+std::string nameOf(Value v) {
+  tile::AllocOp root = tile::rootAllocation(v);
+  return root && root.getName() ? root.getName()->str() : std::string("t");
+}
 
 /// The tile an op writes (its destination), or null.
 Value writtenBy(Operation *op) {
@@ -70,6 +103,14 @@ public:
                                .Case([&](tile::ScanOp o) { return scan(o); });
       if (failed(done)) return failure();
     }
+    // Then the VPU arithmetic, that of the rewrites above included.
+    llvm::SmallVector<Operation *> arithmetic;
+    fn_.walk([&](Operation *op) {
+      if (llvm::isa<tile::BinaryOp, tile::ActivationOp, tile::ReduceOp>(op)) arithmetic.push_back(op);
+    });
+    for (Operation *op : arithmetic)
+      llvm::TypeSwitch<Operation *>(op).Case<tile::BinaryOp, tile::ActivationOp, tile::ReduceOp>(
+          [&](auto o) { computeInF32(op, o.getDstMutable()); });
     return success();
   }
 
@@ -97,12 +138,50 @@ private:
     return identities_[key] = id;
   }
 
+  /// An f32 tile (or `element`) of `v`'s shape and memory, named after `v`'s tile; at the insertion point.
+  Value wideTileLike(Location loc, Value v, Type element) {
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    os << nameOf(v) << "_" << element;
+    return alloc(loc, typeOf(v).getShape(), element, tile::memorySpaceOf(typeOf(v)), os.str());
+  }
+
+  /// Runs VPU arithmetic `op` in f32 where an operand's type is storage only (the file comment); `dst` is the
+  /// operand it writes.
+  void computeInF32(Operation *op, OpOperand &dst) {
+    Location loc = op->getLoc();
+    Type f32 = b_.getF32Type();
+    b_.setInsertionPoint(op);
+    llvm::DenseMap<Value, Value> converted;
+    for (OpOperand &use : op->getOpOperands()) {
+      if (&use == &dst || !llvm::isa<MemRefType>(use.get().getType()) || vpuComputes(elementOf(use.get()))) continue;
+      Value &wide = converted[use.get()];
+      if (!wide) {
+        wide = wideTileLike(loc, use.get(), f32);
+        b_.create<tile::CopyOp>(loc, use.get(), wide);
+      }
+      use.set(wide);
+    }
+    Value out = dst.get();
+    if (vpuComputes(elementOf(out))) return;
+    Value wide = converted.lookup(out); // computing in place: the converted copy of the destination
+    if (!wide) wide = wideTileLike(loc, out, f32);
+    dst.set(wide);
+    b_.setInsertionPointAfter(op);
+    b_.create<tile::CopyOp>(loc, wide, out);
+  }
+
   LogicalResult transpose(tile::TransposeOp op) {
     Location loc = op.getLoc();
     Value src = op.getSrc(), dst = op.getDst();
     Type element = typeOf(src).getElementType();
-    if (!element.isBF16() && !element.isF32())
-      return op.emitOpError() << "transposes " << typeOf(src) << " on a TPU, as an MXU matmul, which takes bf16 or f32";
+    b_.setInsertionPoint(op);
+    if (!mxuTakes(element, target_)) { // transpose an exact copy the MXU takes
+      element = mxuTypeFor(element);
+      Value wide = wideTileLike(loc, src, element);
+      b_.create<tile::CopyOp>(loc, src, wide);
+      src = wide;
+    }
     const int64_t p = typeOf(src).getDimSize(0), f = typeOf(src).getDimSize(1);
     Value id = identity(loc, element, p);
     b_.setInsertionPoint(op);
@@ -184,37 +263,35 @@ private:
   }
 
   LogicalResult matmul(tile::MatmulOp op) {
-    if (target_.tensor.peakFp8Tflops > 0) return success();
     for (OpOperand *use : {&op.getStationaryMutable(), &op.getMovingMutable()}) {
       Value v = use->get();
-      if (!isFp8(typeOf(v).getElementType())) continue;
+      if (mxuTakes(elementOf(v), target_)) continue;
       tile::AllocOp root = tile::rootAllocation(v);
-      if (!root) return op.emitOpError() << "reads an fp8 tile that is not a tile.alloc or a view of one";
-      use->set(bf16Of(v, root));
+      if (!root)
+        return op.emitOpError() << "reads a " << elementOf(v) << " tile that is not a tile.alloc or a view of one";
+      use->set(mxuCopyOf(v, root));
     }
     return success();
   }
 
-  /// The bf16 copy of fp8 tile (or view) `v` of allocation `root`.
-  Value bf16Of(Value v, tile::AllocOp root) {
+  /// The copy of tile (or view) `v` of allocation `root` in the type the MXU takes (mxuTypeFor).
+  Value mxuCopyOf(Value v, tile::AllocOp root) {
     if (auto it = copies_.find(v); it != copies_.end()) return it->second;
+    Type element = mxuTypeFor(elementOf(v));
     if (v == root.getResult()) {
       b_.setInsertionPointAfter(root);
-      MemRefType t = root.getType();
-      std::string name = (root.getName() ? root.getName()->str() : std::string("t")) + "_bf16";
-      Value copy = alloc(root.getLoc(), t.getShape(), b_.getBF16Type(), tile::memorySpaceOf(t), name);
+      Value copy = wideTileLike(root.getLoc(), v, element);
       copies_[v] = copy;
       refreshAfterWrites(root.getResult(), copy);
       return copy;
     }
     auto view = v.getDefiningOp<tile::ViewOp>();
-    Value source = bf16Of(view.getSource(), root);
+    Value source = mxuCopyOf(view.getSource(), root);
     b_.setInsertionPointAfter(view);
     MemRefType t = typeOf(view.getResult());
-    Value copy = b_.create<tile::ViewOp>(view.getLoc(),
-                                         tile::tileType(b_.getContext(), t.getShape(), b_.getBF16Type(),
-                                                        tile::memorySpaceOf(t)),
-                                         source, view.getOffset());
+    Value copy = b_.create<tile::ViewOp>(
+        view.getLoc(), tile::tileType(b_.getContext(), t.getShape(), element, tile::memorySpaceOf(t)), source,
+        view.getOffset());
     copies_[v] = copy;
     return copy;
   }
@@ -230,7 +307,7 @@ private:
     };
     collect(tile);
     for (auto [writer, written] : writes) {
-      Value target = written == tile ? copy : bf16Of(written, tile::rootAllocation(tile));
+      Value target = written == tile ? copy : mxuCopyOf(written, tile::rootAllocation(tile));
       b_.setInsertionPointAfter(writer);
       b_.create<tile::CopyOp>(writer->getLoc(), written, target);
     }
@@ -248,8 +325,8 @@ struct LegalizeForTpuPass : PassWrapper<LegalizeForTpuPass, OperationPass<Module
   StringRef getName() const override { return "LegalizeForTpu"; }
   StringRef getArgument() const override { return "tile-legalize-for-tpu"; }
   StringRef getDescription() const override {
-    return "Rewrite transposes, biased or summing activations, fp8 matmuls and scans into tile ops a TPU runs as "
-           "one";
+    return "Rewrite transposes, biased or summing activations, scans, and matmuls and VPU arithmetic on types the "
+           "MXU or VPU does not take into tile ops a TPU runs as one";
   }
 
   void runOnOperation() override {

@@ -43,4 +43,11 @@ double peakTflops(PeakDtype dtype, const Target &target);
 /// HBM bytes `inst` moves (0 for compute instructions).
 uint64_t hbmBytes(const Instruction &inst);
 
+/// Whether activation function `f` is transcendental (exp, log, tanh, sqrt, rsqrt, reciprocal and the functions
+/// built from them); identity, relu and square are not.
+bool isTranscendental(ActFunc f);
+/// Transcendental functions `inst` evaluates: one per destination element of an instruction that applies a
+/// transcendental activation function (XLA's and Pallas' `transcendentals` count), else 0.
+uint64_t transcendentals(const Instruction &inst);
+
 } // namespace tessera::isa

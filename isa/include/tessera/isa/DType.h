@@ -23,6 +23,9 @@ enum class DType : uint8_t {
 /// and NaN becomes 0 (an assumption: the NKI documentation does not say how engines round to integers).
 constexpr bool isInteger(DType t) { return t == DType::I32 || t == DType::U32 || t == DType::U8; }
 
+/// Whether `t` is one of the 8-bit floating-point types.
+constexpr bool isFp8(DType t) { return t == DType::F8E4M3 || t == DType::F8E5M2; }
+
 /// Bytes one element occupies.
 constexpr unsigned byteSize(DType t) {
   switch (t) {
