@@ -111,17 +111,6 @@ private:
   std::vector<Stack> stacks_;
 };
 
-/// The name of a tile in messages: " 'x'" when the kernel named it, else "".
-std::string quotedName(tile::AllocOp alloc) {
-  return alloc.getName() ? " '" + alloc.getName()->str() + "'" : "";
-}
-
-/// A tile as the kernel wrote it: "[128, 512] f32".
-std::string shapeAndDtype(MemRefType t) {
-  std::optional<isa::DType> dtype = dtypeOf(t.getElementType());
-  return fmt::format("[{}] {}", fmt::join(t.getShape(), ", "), dtype ? isa::name(*dtype) : std::string("?"));
-}
-
 struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AllocateMemoryPass)
   StringRef getName() const override { return "AllocateMemory"; }
@@ -162,8 +151,9 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
       return failed.emitError() << fmt::format(
                  "tile{} {} needs {} bytes{} of {} but only {} of {} are free here on {}{}. Use smaller tiles, fewer "
                  "tiles live at once, or fewer rotating copies of loop tiles (--loop-buffers)",
-                 quotedName(failed), shapeAndDtype(failed.getType()), family.tileCopyBytes(failed.getType(), target),
-                 s.partitions > 1 ? " per partition" : "", upperName(s.space), s.capacity - s.top, s.capacity,
+                 tile::quotedName(failed), tile::shapeAndDtype(failed.getType()),
+                 family.tileCopyBytes(failed.getType(), target), s.partitions > 1 ? " per partition" : "",
+                 upperName(s.space), s.capacity - s.top, s.capacity,
                  target.name, s.limitedBy.empty() ? "" : "; " + s.limitedBy);
     }
     return success();

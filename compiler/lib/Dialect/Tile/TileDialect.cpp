@@ -38,6 +38,15 @@ AllocOp rootAllocation(Value tile) {
   return {};
 }
 
+std::string quotedName(AllocOp alloc) { return alloc.getName() ? " '" + alloc.getName()->str() + "'" : ""; }
+
+std::string shapeAndDtype(MemRefType type) {
+  std::string text = "[";
+  for (auto [i, size] : llvm::enumerate(type.getShape())) text += (i ? ", " : "") + std::to_string(size);
+  std::optional<isa::DType> dtype = compiler::dtypeOf(type.getElementType());
+  return text + "] " + (dtype ? std::string(isa::name(*dtype)) : std::string("?"));
+}
+
 MemorySpace memorySpaceOf(MemRefType type) {
   if (auto space = llvm::dyn_cast_or_null<MemorySpaceAttr>(type.getMemorySpace())) return space.getValue();
   return MemorySpace::hbm;

@@ -57,11 +57,6 @@ LogicalResult verifyMxuMatmul(tile::MatmulOp op, const isa::Target &t) {
   return success();
 }
 
-/// The name of a tile in messages: " 'x'" when the kernel named it, else "".
-std::string quotedName(tile::AllocOp alloc) {
-  return alloc.getName() ? " '" + alloc.getName()->str() + "'" : "";
-}
-
 class TpuTargetFamily final : public TargetFamily {
 public:
   const isa::Family &family() const override { return *isa::findFamily("tpu"); }
@@ -106,11 +101,9 @@ public:
       MemRefType t = alloc.getType();
       VmemLayout layout = vmemLayout(t, target);
       if (alloc.getFixed() || (layout.rows == t.getDimSize(0) && layout.pitch == t.getDimSize(1))) return;
-      std::optional<isa::DType> dtype = compiler::dtypeOf(t.getElementType());
-      alloc.emitRemark() << "tile" << quotedName(alloc) << " [" << t.getDimSize(0) << ", " << t.getDimSize(1)
-                         << "] " << (dtype ? isa::name(*dtype) : "?") << " is padded to [" << layout.rows << ", "
-                         << layout.pitch << "] in VMEM (Mosaic's (" << layout.sublaneTiling << ", "
-                         << target.tpu.lanes << ") tiling)";
+      alloc.emitRemark() << "tile" << tile::quotedName(alloc) << " " << tile::shapeAndDtype(t) << " is padded to ["
+                         << layout.rows << ", " << layout.pitch << "] in VMEM (Mosaic's (" << layout.sublaneTiling
+                         << ", " << target.tpu.lanes << ") tiling)";
     });
   }
 };

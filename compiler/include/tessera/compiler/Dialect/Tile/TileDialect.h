@@ -13,6 +13,8 @@
 
 #include "tessera/isa/Program.h"
 
+#include <string>
+
 #include "tessera/compiler/Dialect/Tile/TileDialect.h.inc"
 #include "tessera/compiler/Dialect/Tile/TileEnums.h.inc"
 #define GET_ATTRDEF_CLASSES
@@ -30,6 +32,11 @@ mlir::MemRefType tileType(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> shape,
 /// The allocation a tile value lives in: its tile.alloc, or a view's source's; null for anything else (an HBM
 /// argument).
 AllocOp rootAllocation(mlir::Value tile);
+
+/// A tile's name in messages: " 'x'" when the kernel named it, else "".
+std::string quotedName(AllocOp alloc);
+/// A tile's shape and dtype as the kernel wrote them, for messages: "[128, 512] f32".
+std::string shapeAndDtype(mlir::MemRefType type);
 
 /// The instruction a tile.inst stands for: its opcode and settings, with each present operand slot filled by
 /// `patternOf(tile)` (the tile's access pattern: dense in the verifier, at its address when lowering).
