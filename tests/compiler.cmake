@@ -65,6 +65,13 @@ add_test(NAME report/written COMMAND sh -c "rm -f \"$1\" && $0 run add --shape M
 add_test(NAME report/unwritable COMMAND sh -c "out=$($0 run add --report \"$1\" 2>&1); status=$?; echo \"$out\"; [ $status -eq 2 ] && echo \"$out\" | grep -qF \"$1\" && [ ! -e \"$1\" ] && [ ! -e \"$1.tmp\" ]"
          $<TARGET_FILE:tessera> ${CMAKE_CURRENT_BINARY_DIR}/no-such-folder/report.html)
 set_tests_properties(report/written report/unwritable PROPERTIES LABELS e2e)
+# --trace through a symbolic link to a device writes through it and leaves the link (it once replaced /dev/stdout
+# with a regular file); --json with an argument that is not UTF-8 prints its error as JSON and exits 2 (it aborted).
+add_test(NAME run/trace-through-a-link COMMAND sh -c "rm -rf \"$1\" && mkdir -p \"$1\" && ln -s /dev/null \"$1/t.json\" && $0 run add --shape M=128,N=128 --trace \"$1/t.json\" >/dev/null && [ -L \"$1/t.json\" ] && [ -c /dev/null ] && [ -z \"$(ls -A \"$1\" | grep -v '^t.json$')\" ]"
+         $<TARGET_FILE:tessera> ${CMAKE_CURRENT_BINARY_DIR}/trace-link)
+add_test(NAME run/non-utf8-argument-json COMMAND sh -c "out=$($0 run \"$(printf '\\377')\" --json 2>/dev/null); status=$?; echo \"$out\" | $1 -c 'import json, sys; assert json.load(sys.stdin)[\"ok\"] is False' && [ $status -eq 2 ]"
+         $<TARGET_FILE:tessera> ${Python3_EXECUTABLE})
+set_tests_properties(run/trace-through-a-link run/non-utf8-argument-json PROPERTIES LABELS e2e)
 
 # The deliberately broken examples (kernels/examples/bug_*.cpp): `tessera run` stops each with its kernel-bug
 # report and exits 1 (a check failed), not 0 or 2; with --json the report is the error object's "bug".

@@ -6,22 +6,59 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace tessera::driver {
 
+namespace {
+
+/// The permissions a new file gets from open(..., 0666): 0666 less the process's umask.
+mode_t newFileMode() {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return 0666 & ~mask;
+}
+
+} // namespace
+
 AtomicFile::AtomicFile(std::filesystem::path path, std::string what)
-    : path_(std::move(path)), tmp_(path_.string() + ".tmp"), what_(std::move(what)) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path_, ignored)) fail(std::strerror(EISDIR));
-  file_ = std::fopen(tmp_.c_str(), "wb");
-  if (!file_) fail(std::strerror(errno));
+    : path_(std::move(path)), target_(path_), what_(std::move(what)) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path_, ec); // follows symbolic links
+  if (fs::is_directory(status)) fail(std::strerror(EISDIR));
+  if (fs::exists(status) && !fs::is_regular_file(status)) { // a device, a pipe, a socket: write through
+    file_ = std::fopen(path_.c_str(), "wb");
+    if (!file_) fail(std::strerror(errno));
+    return;
+  }
+  for (int hops = 0; fs::is_symlink(fs::symlink_status(target_, ec)); ++hops) { // replace what links lead to
+    if (hops == 40) fail(std::strerror(ELOOP));
+    const fs::path next = fs::read_symlink(target_, ec);
+    if (ec) fail(ec.message());
+    target_ = next.is_absolute() ? next : target_.parent_path() / next;
+  }
+  std::string pattern = target_.string() + ".XXXXXX";
+  const int fd = ::mkstemp(pattern.data());
+  if (fd < 0) fail(std::strerror(errno));
+  tmp_ = pattern;
+  struct stat old {};
+  const mode_t mode = ::stat(target_.c_str(), &old) == 0 ? (old.st_mode & 07777) : newFileMode();
+  if (::fchmod(fd, mode) != 0 || !(file_ = ::fdopen(fd, "wb"))) {
+    const int why = errno;
+    ::close(fd);
+    fs::remove(tmp_, ec);
+    fail(std::strerror(why));
+  }
 }
 
 AtomicFile::~AtomicFile() {
   if (!file_) return;
   std::fclose(file_);
   std::error_code ignored;
-  std::filesystem::remove(tmp_, ignored);
+  if (!tmp_.empty()) std::filesystem::remove(tmp_, ignored);
 }
 
 void AtomicFile::fail(const std::string &reason) const {
@@ -35,8 +72,12 @@ void AtomicFile::commit(std::string_view text) {
   const int writeErrno = errno;
   const bool closed = std::fclose(file_) == 0;
   file_ = nullptr;
+  if (tmp_.empty()) { // written through
+    if (written && closed) return;
+    fail(std::strerror(writeErrno));
+  }
   std::error_code ec;
-  if (written && closed) std::filesystem::rename(tmp_, path_, ec);
+  if (written && closed) std::filesystem::rename(tmp_, target_, ec);
   if (written && closed && !ec) return;
   std::error_code ignored;
   std::filesystem::remove(tmp_, ignored);

@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// A file that appears whole or not at all: what `--trace` and `--report` write.
+/// A file that appears whole or not at all: what `--trace`, `--report`, `compile -o`, `calibrate --write` and
+/// `sweep --csv` write.
 
 #include <cstdio>
 #include <filesystem>
@@ -9,9 +10,12 @@
 
 namespace tessera::driver {
 
-/// The constructor creates `path`.tmp, so a path that cannot be written fails before any work, as an InputError
-/// naming it ("cannot write trace '...': ..."); commit() writes the text and renames it over `path`. Destroyed
-/// without commit() (the run failed), it removes the .tmp and leaves any older file at `path` as it was.
+/// The constructor creates a temporary file of a unique name beside `path` (beside its target when `path` is a
+/// symbolic link, which stays one), so a path that cannot be written fails before any work, as an InputError naming
+/// it ("cannot write trace '...': ..."); commit() writes the text and renames the temporary over the file, which
+/// then has the permissions a new file gets (or the old file's). A path that is not a regular file (a terminal,
+/// /dev/null, a pipe, /dev/stdout) is written through instead, never replaced. Destroyed without commit() (the run
+/// failed), it removes the temporary and leaves any older file at `path` as it was.
 class AtomicFile {
 public:
   /// `what` names the file in messages: "trace", "report".
@@ -26,7 +30,9 @@ public:
 private:
   [[noreturn]] void fail(const std::string &reason) const;
 
-  std::filesystem::path path_, tmp_;
+  std::filesystem::path path_;   ///< as given
+  std::filesystem::path target_; ///< what the rename replaces: `path`, or the file its symbolic links lead to
+  std::filesystem::path tmp_;    ///< the temporary; empty when writing through
   std::string what_;
   std::FILE *file_ = nullptr;
 };

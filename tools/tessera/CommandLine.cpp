@@ -2,6 +2,7 @@
 
 #include "tessera/Plugin.h"
 #include "tessera/Report.h"
+#include "tessera/JsonText.h"
 
 #include <fmt/format.h>
 
@@ -262,7 +263,7 @@ int reportError(const Error &e, int status, bool json) {
       for (const sim::DevicePrint &p : bug->bug().prints) prints.push_back(toJson(p));
       j["prints"] = prints;
     }
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", jsonText(j, 2));
   }
   return status;
 }
@@ -272,7 +273,7 @@ int reportTimeout(const TimeoutError &e, bool json) {
     nlohmann::json j = {{"ok", false},           {"error", e.message()},     {"stopped_by", "timeout"},
                         {"time_us", e.simulatedNs / 1000.0}, {"instructions_retired", e.retired},
                         {"instructions", e.total}};
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", jsonText(j, 2));
   } else {
     fmt::print("stopped by --timeout after {} s (partial report)\n\n"
                "  simulated time so far {:>12.3f} us\n"

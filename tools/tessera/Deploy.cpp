@@ -4,6 +4,7 @@
 #include "tessera/HostData.h"
 #include "tessera/Npy.h"
 #include "tessera/Report.h"
+#include "tessera/JsonText.h"
 #include "tessera/backends/Deploy.h"
 
 #include <fmt/format.h>
@@ -164,7 +165,7 @@ DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::st
   if (bundle.backend == "nki") // what run.py tells NKI and the Neuron runtime: the platform, and one NeuronCore
     manifest["neuron"] = {{"generation", target.generation}, // v2 trn1, v3 trn2, v4 trn3: NKI's platform target
                           {"logical_nc_config", 1}};         // the emitted kernel runs on one NeuronCore (LNC=1)
-  writeText(dir / "tessera.json", manifest.dump(2) + "\n");
+  writeText(dir / "tessera.json", jsonText(manifest, 2) + "\n");
   writeText(dir / "README.md", readme(report, module, bundle.backend, command));
   bundle.files.push_back("tessera.json");
   bundle.files.push_back("README.md");

@@ -7,6 +7,7 @@
 
 #include "tessera/Report.h"
 #include "tessera/StallAnalysis.h"
+#include "tessera/JsonText.h"
 #include "tessera/isa/InstructionSet.h"
 
 #include <fmt/format.h>
@@ -755,7 +756,7 @@ std::string toHtml(const RunReport &report) {
   h += "</div>\n";
   // The numbers `tessera run --json` prints, for programs reading the page. '<' is escaped so no string in it can
   // end the script element.
-  std::string json = toJson(report).dump();
+  std::string json = jsonText(toJson(report));
   std::string safe;
   safe.reserve(json.size());
   for (char c : json) safe += c == '<' ? std::string("\\u003c") : std::string(1, c);

@@ -1,4 +1,5 @@
 #include "tessera/Sweep.h"
+#include "tessera/JsonText.h"
 
 #include "tessera/sim/KernelBug.h"
 
@@ -226,7 +227,7 @@ std::string encodeRows(const std::vector<SweepRow> &rows) {
                  {"sim_seconds", r.simSeconds},
                  {"wall_seconds", r.wallSeconds},
                  {"busy_percent", r.busyPercent}});
-  return j.dump();
+  return jsonText(j);
 }
 
 std::vector<SweepRow> decodeRows(const std::string &text) {

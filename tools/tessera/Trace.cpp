@@ -11,6 +11,7 @@
 #include "tessera/Trace.h"
 
 #include "tessera/LiveMemory.h"
+#include "tessera/JsonText.h"
 
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/DmaCost.h"
@@ -318,10 +319,10 @@ std::string traceText(const json &trace) {
   // One event per line: readable, and diff- and grep-friendly.
   std::string text = "{\"traceEvents\": [\n";
   const json &events = trace.at("traceEvents");
-  for (size_t i = 0; i < events.size(); ++i) text += events[i].dump() + (i + 1 < events.size() ? ",\n" : "\n");
+  for (size_t i = 0; i < events.size(); ++i) text += jsonText(events[i]) + (i + 1 < events.size() ? ",\n" : "\n");
   text += "]";
   for (const auto &[key, value] : trace.items())
-    if (key != "traceEvents") text += fmt::format(",\n{}: {}", json(key).dump(), value.dump());
+    if (key != "traceEvents") text += fmt::format(",\n{}: {}", jsonText(json(key)), jsonText(value));
   text += "}\n";
   return text;
 }

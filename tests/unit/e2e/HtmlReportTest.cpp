@@ -245,24 +245,6 @@ TEST(AtomicFile, UnwritablePathIsNamedAndNothingIsLeft) {
   EXPECT_FALSE(fs::exists(dir.path / "missing-folder"));
 }
 
-TEST(AtomicFile, AppearsWholeOrNotAtAll) {
-  TempDir dir;
-  const fs::path path = dir.path / "report.html";
-  {
-    std::ofstream(path) << "the previous report";
-    AtomicFile abandoned(path); // the run failed: the old file stays, the .tmp goes
-    EXPECT_TRUE(fs::exists(path.string() + ".tmp"));
-  }
-  EXPECT_FALSE(fs::exists(path.string() + ".tmp"));
-  EXPECT_EQ(readFile(path), "the previous report");
-  {
-    AtomicFile file(path);
-    file.commit("<!DOCTYPE html>new");
-  }
-  EXPECT_FALSE(fs::exists(path.string() + ".tmp"));
-  EXPECT_EQ(readFile(path), "<!DOCTYPE html>new");
-}
-
 /// An RGB image decoded with libpng.
 struct Image {
   unsigned width = 0, height = 0;

@@ -6,6 +6,7 @@
 #include "tessera/AtomicFile.h"
 #include "tessera/Calibrate.h"
 #include "tessera/CommandLine.h"
+#include "tessera/JsonText.h"
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -51,14 +52,13 @@ int calibrateCommand(const std::vector<std::string> &args) {
                       {"measured_by", r.record.measuredBy},
                       {"before_us", r.beforeUs},
                       {"after_us", r.afterUs}});
-    fmt::print("{}\n", nlohmann::json{{"target", c.base.name},
+    fmt::print("{}\n", jsonText(nlohmann::json{{"target", c.base.name},
                                       {"coefficients", coefficients},
                                       {"records", rows},
                                       {"skipped", skipped},
                                       {"error_before", c.errorBefore},
                                       {"error_after", c.errorAfter},
-                                      {"written", write}}
-                           .dump(2));
+                                      {"written", write}}, 2));
     return kOk;
   }
   fmt::print("calibrating {} from {} device record{}\n\n", c.base.name, c.records.size(),

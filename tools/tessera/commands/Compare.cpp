@@ -5,6 +5,7 @@
 
 #include "tessera/CommandLine.h"
 #include "tessera/Compare.h"
+#include "tessera/JsonText.h"
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -77,12 +78,11 @@ void printJson(const Comparison &c) {
       j["usd_per_million_calls"] = nullptr;
     rows.push_back(j);
   }
-  fmt::print("{}\n", nlohmann::json{{"kernel", c.kernel},
+  fmt::print("{}\n", jsonText(nlohmann::json{{"kernel", c.kernel},
                                     {"shape", c.params.values()},
                                     {"kernel_params", c.params.kernelValues()},
                                     {"ok", c.ok},
-                                    {"targets", rows}}
-                         .dump(2));
+                                    {"targets", rows}}, 2));
 }
 
 void printCsv(const Comparison &c) {

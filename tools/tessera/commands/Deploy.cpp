@@ -5,6 +5,7 @@
 #include "tessera/CommandLine.h"
 #include "tessera/Deploy.h"
 #include "tessera/ProgressBar.h"
+#include "tessera/JsonText.h"
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -54,7 +55,7 @@ int deployCommand(const std::vector<std::string> &args) {
     nlohmann::json j = {
         {"ok", true},         {"dir", bundle.dir.string()}, {"backend", bundle.backend}, {"files", bundle.files},
         {"kernel", r.kernel}, {"target", r.target.name},    {"predicted_us", r.timeUs()}};
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", jsonText(j, 2));
     return kOk;
   }
   const bool tpu = bundle.backend == "pallas";

@@ -5,6 +5,7 @@
 #include "tessera/CommandLine.h"
 #include "tessera/Driver.h"
 #include "tessera/IsaReference.h"
+#include "tessera/JsonText.h"
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -37,7 +38,7 @@ int isaCommand(const std::vector<std::string> &args) {
   std::optional<isa::Target> t;
   if (!target.empty()) t = loadTarget(target);
   const isa::Target *chosen = t ? &*t : nullptr;
-  if (json) fmt::print("{}\n", isaReferenceJson(chosen, only).dump(2));
+  if (json) fmt::print("{}\n", jsonText(isaReferenceJson(chosen, only), 2));
   else fmt::print("{}", isaReferenceText(chosen, only));
   return kOk;
 }

@@ -4,6 +4,7 @@
 
 #include "tessera/CommandLine.h"
 #include "tessera/Driver.h"
+#include "tessera/JsonText.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -51,7 +52,7 @@ int listCommand(const std::vector<std::string> &args) {
       fmt::print("{:<{}} {:<24} {:<{}} {}\n", k->name, width, joined(k->params), kernelJoined(*k), paramsWidth,
                  summary);
   }
-  if (json) fmt::print("{}\n", out.dump(2));
+  if (json) fmt::print("{}\n", jsonText(out, 2));
   return kOk;
 }
 

@@ -4,6 +4,7 @@
 #include "tessera/ProgressBar.h"
 #include "tessera/Report.h"
 #include "tessera/Trace.h"
+#include "tessera/JsonText.h"
 
 #include <fmt/format.h>
 
@@ -41,7 +42,7 @@ RunReport simulateAndReport(RunRequest request, RunOutputs &outputs, bool json,
     report = simulate(request);
   }
   outputs.write(report);
-  if (json) fmt::print("{}\n", toJson(report).dump(2));
+  if (json) fmt::print("{}\n", jsonText(toJson(report), 2));
   else fmt::print("{}", toText(report));
   return report;
 }

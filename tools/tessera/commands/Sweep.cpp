@@ -8,6 +8,7 @@
 #include "tessera/ProgressBar.h"
 #include "tessera/Sweep.h"
 #include "tessera/SweepRanks.h"
+#include "tessera/JsonText.h"
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -174,7 +175,7 @@ int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
         if (csv)
           csv->commit(sweepCsv(rows, columns));
         if (json) {
-          fmt::print("{}\n", sweepJson(rows, columns, base).dump(2));
+          fmt::print("{}\n", jsonText(sweepJson(rows, columns, base), 2));
         } else {
           std::string shares; // how many combinations each rank ran: 2+2+1+1
           for (const std::vector<SweepRow> &shard : byRank)

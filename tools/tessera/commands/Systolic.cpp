@@ -4,6 +4,7 @@
 
 #include "tessera/CommandLine.h"
 #include "tessera/Driver.h"
+#include "tessera/JsonText.h"
 #include "tessera/systolic/Model.h"
 #include "tessera/systolic/Report.h"
 #include "tessera/systolic/Wavefront.h"
@@ -122,7 +123,7 @@ int systolicCommand(const std::vector<std::string> &args) {
   if (o.json) {
     nlohmann::json j = systolic::toJson(config, gemm, result);
     if (!o.svg.empty()) j["svg"] = o.svg;
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", jsonText(j, 2));
   } else {
     fmt::print("{}", systolic::toText(config, gemm, result));
     if (!o.svg.empty()) fmt::print("svg         {}\n", o.svg);

@@ -5,6 +5,7 @@
 
 #include "tessera/CommandLine.h"
 #include "tessera/Report.h"
+#include "tessera/JsonText.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,7 +20,7 @@ int targetsCommand(const std::vector<std::string> &args) {
     else
       fmt::print("{}\n", isa::familyOf(t).summary(t));
   }
-  if (json) fmt::print("{}\n", out.dump(2));
+  if (json) fmt::print("{}\n", jsonText(out, 2));
   return kOk;
 }
 
