@@ -15,9 +15,10 @@ target_compile_definitions(compiler-tests PRIVATE
   TESSERA_TEST_PLUGIN="$<TARGET_FILE:tessera-test-plugin>"
   TESSERA_TEST_PLUGIN_DUPLICATE="$<TARGET_FILE:tessera-test-plugin-duplicate>"
   TESSERA_TEST_PLUGIN_EMPTY="$<TARGET_FILE:tessera-test-plugin-empty>"
-  TESSERA_TEST_PLUGIN_UNDEFINED="$<TARGET_FILE:tessera-test-plugin-undefined>")
+  TESSERA_TEST_PLUGIN_UNDEFINED="$<TARGET_FILE:tessera-test-plugin-undefined>"
+  TESSERA_TEST_PLUGIN_THROWING="$<TARGET_FILE:tessera-test-plugin-throwing>")
 add_dependencies(compiler-tests tessera-test-plugin tessera-test-plugin-duplicate tessera-test-plugin-empty
-                 tessera-test-plugin-undefined tessera-test-plugin-fp16)
+                 tessera-test-plugin-undefined tessera-test-plugin-fp16 tessera-test-plugin-throwing)
 # HtmlReportTest decodes headless Chromium's screenshot of a report.
 find_package(PNG REQUIRED)
 target_link_libraries(compiler-tests PRIVATE PNG::PNG)
@@ -72,6 +73,13 @@ add_test(NAME run/trace-through-a-link COMMAND sh -c "rm -rf \"$1\" && mkdir -p 
 add_test(NAME run/non-utf8-argument-json COMMAND sh -c "out=$($0 run \"$(printf '\\377')\" --json 2>/dev/null); status=$?; echo \"$out\" | $1 -c 'import json, sys; assert json.load(sys.stdin)[\"ok\"] is False' && [ $status -eq 2 ]"
          $<TARGET_FILE:tessera> ${Python3_EXECUTABLE})
 set_tests_properties(run/trace-through-a-link run/non-utf8-argument-json PROPERTIES LABELS e2e)
+# A module nested 10,000 deep ran the MLIR parser out of stack (exit 139): now an error at the first bracket too
+# deep, exit 2, from `tessera sim` and from tessera-opt.
+add_test(NAME sim/deep-nesting COMMAND sh -c "$1 -c \"print('module {' + '{' * 10000 + '}' * 10001)\" > \"$2\" && $0 sim \"$2\" 2> \"$2.err\"; status=$?; cat \"$2.err\"; [ $status -eq 2 ] && grep -q 'deep.mlir:1: error: brackets nest more than 500 levels deep' \"$2.err\""
+         $<TARGET_FILE:tessera> ${Python3_EXECUTABLE} ${CMAKE_CURRENT_BINARY_DIR}/deep.mlir)
+add_test(NAME opt/deep-nesting COMMAND sh -c "$1 -c \"print('module {' + '{' * 10000 + '}' * 10001)\" > \"$2\" && $0 \"$2\" 2> \"$2.err\"; status=$?; cat \"$2.err\"; [ $status -eq 2 ] && grep -q 'error: brackets nest more than 500 levels deep' \"$2.err\""
+         $<TARGET_FILE:tessera-opt> ${Python3_EXECUTABLE} ${CMAKE_CURRENT_BINARY_DIR}/deep-opt.mlir)
+set_tests_properties(sim/deep-nesting opt/deep-nesting PROPERTIES LABELS e2e)
 
 # The deliberately broken examples (kernels/examples/bug_*.cpp): `tessera run` stops each with its kernel-bug
 # report and exits 1 (a check failed), not 0 or 2; with --json the report is the error object's "bug".

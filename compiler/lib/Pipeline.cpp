@@ -12,6 +12,7 @@
 #include "ErrorCollector.h"
 #include "tessera/compiler/Dialect/Settings.h"
 #include "Import/ForwardReferences.h"
+#include "Import/Nesting.h"
 #include "Targets/TargetFamily.h"
 #include "Transforms/TileUnroller.h"
 #include "tessera/compiler/Compiler.h"
@@ -269,6 +270,10 @@ CompileResult compileFile(const std::string &path, const CompileOptions &options
   llvm::SourceMgr sources;
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path);
   if (!buffer) throw Error(fmt::format("cannot read '{}': {}", path, buffer.getError().message()));
+  if (std::optional<DeepNesting> deep = findDeepNesting((*buffer)->getBuffer()))
+    throw Error(fmt::format("brackets nest more than {} levels deep", kMaxNesting),
+                SourceLoc{path, deep->line, deep->column},
+                "a Tessera module nests a few dozen levels at most: check that the file is the module you meant");
   if (std::optional<ForwardReference> early = findForwardReference((*buffer)->getBuffer()))
     throw Error(fmt::format("{} is used before it is defined", early->name), SourceLoc{path, early->line, early->column},
                 "define every value above its uses: a Tessera module has one block per region");

@@ -146,8 +146,10 @@ void LimitOptions::apply(RunRequest &r) const {
   r.maxInstructions = parseCount("max-instructions", maxInstructions);
   if (!maxMemoryGib.empty()) {
     const double limit = parsePositive("max-memory-gib", maxMemoryGib);
-    r.maxMemoryBytes = limit >= 1e9 ? 0 : static_cast<uint64_t>(limit * double(1ull << 30));
-    if (r.maxMemoryBytes == 0) r.maxMemoryBytes = 1;
+    // More GiB than 64 bits of bytes hold is no limit (0); a limit under a byte is a byte.
+    constexpr double kMostGib = double(std::numeric_limits<uint64_t>::max() >> 30);
+    r.maxMemoryBytes =
+        limit >= kMostGib ? 0 : std::max<uint64_t>(1, static_cast<uint64_t>(limit * double(1ull << 30)));
   }
   if (!timeout.empty()) {
     r.timeoutSeconds = parsePositive("timeout", timeout);

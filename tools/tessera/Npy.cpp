@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <regex>
 
@@ -106,16 +108,35 @@ NpyArray readNpy(const std::filesystem::path &path) {
   if (!std::regex_search(header, m, orderField)) throw fail("its header has no 'fortran_order'");
   if (m[1] == "True") throw fail("it is in Fortran order (save a C-ordered array: numpy.ascontiguousarray)");
   if (!std::regex_search(header, m, shapeField)) throw fail("its header has no 'shape'");
+  // The sizes: non-negative integers separated by commas ("(128, 1024)", "(3,)", "()" for a scalar).
   const std::string dims = m[1];
-  static const std::regex number(R"(\d+)");
   uint64_t elements = 1;
-  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), number); it != std::sregex_iterator(); ++it) {
-    const int64_t d = std::stoll(it->str());
-    array.shape.push_back(d);
-    if (__builtin_mul_overflow(elements, static_cast<uint64_t>(d), &elements) || elements > (uint64_t{1} << 40))
-      throw fail("its shape is too large");
+  size_t at = 0;
+  while (at < dims.size()) {
+    const size_t comma = std::min(dims.find(',', at), dims.size());
+    std::string token = dims.substr(at, comma - at);
+    std::erase_if(token, [](char c) { return c == ' ' || c == '\t'; });
+    at = comma + 1;
+    if (token.empty() && comma == dims.size()) break; // after a trailing comma
+    uint64_t d = 0;
+    const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), d);
+    if (token.empty() || error == std::errc::invalid_argument || end != token.data() + token.size())
+      throw fail(fmt::format("its shape ({}) is not a list of sizes", dims));
+    if (error == std::errc::result_out_of_range || d > (uint64_t{1} << 40) ||
+        __builtin_mul_overflow(elements, d, &elements) || elements > (uint64_t{1} << 40))
+      throw fail(fmt::format("its shape ({}) is too large", dims));
+    array.shape.push_back(static_cast<int64_t>(d));
   }
-  array.data.resize(static_cast<size_t>(elements) * element);
+  // The file must hold what its header claims before anything that size is allocated.
+  const std::streamoff dataStart = in.tellg();
+  in.seekg(0, std::ios::end);
+  const uint64_t available = static_cast<uint64_t>(std::max<std::streamoff>(0, in.tellg() - dataStart));
+  in.seekg(dataStart);
+  const uint64_t needed = elements * element;
+  if (available < needed)
+    throw fail(fmt::format("it holds {} bytes of data, fewer than the {} its shape ({}) needs", available, needed,
+                           dims));
+  array.data.resize(static_cast<size_t>(needed));
   if (!in.read(reinterpret_cast<char *>(array.data.data()), static_cast<std::streamsize>(array.data.size())))
     throw fail(fmt::format("it holds fewer than the {} bytes its shape needs", array.data.size()));
   return array;

@@ -1,11 +1,16 @@
 #include "tessera/Plugin.h"
 
 #include "tessera/Driver.h"
+#include "tessera/JsonText.h"
 
 #include <fmt/format.h>
 
 #include <dlfcn.h>
+#include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -32,11 +37,43 @@ std::map<fs::path, InputError> &failed() {
   return plugins;
 }
 
+/// The plugin whose static initialisers are running.
+std::string &loading() {
+  static std::string path;
+  return path;
+}
+
+bool &jsonReports() {
+  static bool json = false;
+  return json;
+}
+
+/// std::terminate while a plugin loads: its static initialisation threw. Says so as every bad input is said, exit 2.
+[[noreturn]] void initialiserThrew() {
+  std::string what = "something that is not a std::exception";
+  try {
+    if (std::exception_ptr e = std::current_exception()) std::rethrow_exception(e);
+  } catch (const std::exception &e) {
+    what = e.what();
+  } catch (...) {
+  }
+  const std::string message = fmt::format("--plugin {}: its static initialisation threw: {}", loading(), what);
+  fmt::print(stderr, "tessera: error: {}\n  hint: {}\n", message, kHint);
+  if (jsonReports()) fmt::print("{}\n", jsonText(nlohmann::json{{"ok", false}, {"error", message}}, 2));
+  std::fflush(nullptr);
+  std::_Exit(2);
+}
+
 /// Loads `file` (the user's `path`) and returns the kernels it registered.
 std::vector<std::string> open(const fs::path &file, const std::string &path) {
   tsr::Registry::PluginScope scope(path);
   // RTLD_NOW: a symbol the plugin needs and this Tessera lacks fails here, by name, not halfway through a run.
+  // The plugin's static initialisers run inside dlopen, and an exception cannot leave it: it terminates. Until
+  // dlopen returns, termination says which plugin threw what and exits 2, instead of aborting.
+  loading() = path;
+  const std::terminate_handler previous = std::set_terminate(initialiserThrew);
   void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::set_terminate(previous);
   if (!handle) {
     const char *why = dlerror();
     throw InputError(fmt::format("--plugin {}: cannot load it: {}", path, why ? why : "unknown reason"), {}, kHint);
@@ -52,6 +89,8 @@ std::vector<std::string> open(const fs::path &file, const std::string &path) {
 }
 
 } // namespace
+
+void reportPluginFailuresAsJson(bool json) { jsonReports() = json; }
 
 std::vector<std::string> loadPlugin(const std::string &path) {
   static std::mutex mutex;

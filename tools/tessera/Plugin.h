@@ -15,6 +15,9 @@ namespace tessera::driver {
 /// (a name already taken), or a plugin that registers no kernel is an InputError that says which and why (and
 /// the same error again for the same file); kernels that did register before a failure stay registered.
 std::vector<std::string> loadPlugin(const std::string &path);
+/// Whether a plugin whose static initialisation throws (which terminates: it happens inside dlopen) is reported as
+/// `--json` asks, the error object on stdout too, before the exit with status 2.
+void reportPluginFailuresAsJson(bool json);
 
 /// Removes every `--plugin PATH` and `--plugin=PATH` from `args` (anywhere, before or after the command) and
 /// returns the paths in order. `--plugin` without a path is an InputError.

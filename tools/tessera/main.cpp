@@ -5,6 +5,7 @@
 // Any command also takes --plugin LIB.so (repeatable): kernels of your own, built with tessera_add_kernels.
 
 #include "tessera/CommandLine.h"
+#include "tessera/Plugin.h"
 #include "tessera/SweepRanks.h"
 #include "tessera/commands/Commands.h"
 
@@ -82,6 +83,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   const bool json = wantsJson(args);
   // Plugins first, whatever the command: their kernels are then found like the library's.
+  reportPluginFailuresAsJson(json);
   try {
     loadPlugins(args);
   } catch (const InputError &e) {
@@ -111,5 +113,9 @@ int main(int argc, char **argv) {
     return reportError(e, exitStatusOf(e), json);
   } catch (const std::exception &e) {
     return reportError(Error(fmt::format("internal error: {}", e.what())), kCheckFailed, json);
+  } catch (...) { // only a plugin's code throws what is not a std::exception: its kernel is at fault
+    return reportError(Error("a kernel threw something that is not a std::exception (throw 42;?)", {},
+                             "throw std::runtime_error or call tsr::require in a kernel's code"),
+                       kBadInput, json);
   }
 }

@@ -125,6 +125,7 @@ TEST_F(PluginCommands, EachWayOfFailingToLoadExits2AndSaysWhy) {
       {TESSERA_TEST_PLUGIN_UNDEFINED, "undefined symbol: tessera_test_symbol_nobody_defines"},
       {TESSERA_TEST_PLUGIN_DUPLICATE, "kernel 'add' is registered twice"},
       {TESSERA_TEST_PLUGIN_EMPTY, "registered no kernel"},
+      {TESSERA_TEST_PLUGIN_THROWING, "its static initialisation threw: the plugin's own set-up failed"},
   };
   for (const Case &c : cases) {
     const Ran r = run("run add --plugin " + c.plugin);
@@ -145,6 +146,18 @@ TEST_F(PluginCommands, EachWayOfFailingToLoadExits2AndSaysWhy) {
     EXPECT_EQ(r.status, 2) << usage << "\n" << r.output;
     EXPECT_NE(r.output.find("--plugin: expected a path"), std::string::npos) << r.output;
   }
+}
+
+// A kernel body that throws what is not a std::exception once aborted tessera (exit 134).
+TEST_F(PluginCommands, AKernelThatThrowsAnIntIsAnErrorNotAnAbort) {
+  ::setenv("TESSERA_TEST_THROW_IN_BODY", "1", 1);
+  const Ran r = run(std::string("run plugin_throws_int --plugin ") + TESSERA_TEST_PLUGIN_THROWING);
+  const Ran json = run(std::string("run plugin_throws_int --json --plugin ") + TESSERA_TEST_PLUGIN_THROWING);
+  ::unsetenv("TESSERA_TEST_THROW_IN_BODY");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("a kernel threw something that is not a std::exception"), std::string::npos) << r.output;
+  EXPECT_EQ(json.status, 2) << json.output;
+  EXPECT_NE(json.output.find("\"ok\": false"), std::string::npos) << json.output;
 }
 
 TEST(LoadPlugin, RegistersIntoThisProcesssRegistryOnceAndRunKernelFindsIt) {

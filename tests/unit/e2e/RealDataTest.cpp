@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <iterator>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -113,6 +115,44 @@ TEST_F(RealDataTest, NpyFilesRoundTripAndBadFilesAreNamed) {
   }
   writeNpy(dir_ / "short.npy", {"<f4", {4, 4}, std::vector<std::byte>(8)});
   EXPECT_THROW(readNpy(dir_ / "short.npy"), InputError);
+}
+
+// Headers that lie (issue 24): a negative size was read as positive, a 23-digit one ended in "internal error:
+// stoll", and a 128-byte file claiming 2^39 elements was allocated before it was found short (bad_alloc).
+TEST_F(RealDataTest, NpyHeadersThatLieAreRefusedBeforeAnythingIsAllocated) {
+  auto withShape = [&](const std::string &name, const std::string &shape) {
+    writeNpy(dir_ / name, {"<f4", {128, 128}, std::vector<std::byte>(128 * 128 * 4)});
+    std::string bytes;
+    {
+      std::ifstream in(dir_ / name, std::ios::binary);
+      bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    const size_t at = bytes.find("(128, 128)");
+    bytes.replace(at, 10, shape); // the header grows or shrinks: its length field is rewritten below
+    const size_t headerEnd = bytes.find('\n') + 1;
+    const size_t length = headerEnd - 10;
+    bytes[8] = static_cast<char>(length & 0xff);
+    bytes[9] = static_cast<char>(length >> 8);
+    std::ofstream(dir_ / name, std::ios::binary) << bytes;
+  };
+  auto refusal = [&](const std::string &name) -> std::string {
+    try {
+      readNpy(dir_ / name);
+    } catch (const InputError &e) {
+      return e.message();
+    }
+    return "accepted";
+  };
+  withShape("negative.npy", "(-128, 128)");
+  EXPECT_NE(refusal("negative.npy").find("is not a list of sizes"), std::string::npos) << refusal("negative.npy");
+  withShape("digits.npy", "(12345678901234567890123, 1)");
+  EXPECT_NE(refusal("digits.npy").find("too large"), std::string::npos) << refusal("digits.npy");
+  withShape("huge.npy", "(524288, 1048576)");
+  EXPECT_NE(refusal("huge.npy").find("fewer than the 2199023255552"), std::string::npos) << refusal("huge.npy");
+  withShape("words.npy", "(128, n)");
+  EXPECT_NE(refusal("words.npy").find("is not a list of sizes"), std::string::npos) << refusal("words.npy");
+  withShape("vector.npy", "(16384,)");
+  EXPECT_EQ(readNpy(dir_ / "vector.npy").shape, std::vector<int64_t>{16384});
 }
 
 TEST_F(RealDataTest, InputsThatDoNotFitTheKernelAreRefused) {
