@@ -63,20 +63,25 @@ int classOf(const isa::Instruction &inst) {
   return 4;
 }
 
-/// Colours of the streams a wait is attributed to: the compute engines as their main opcode, DMA queues red.
+/// Colours of the streams a wait is attributed to: the compute engines (and units) as their main opcode, DMA queues
+/// red, a TPU's scalar core (grid steps) grey.
 const char *streamColour(const isa::Stream &s) {
   switch (s.engine) {
-  case isa::Engine::Tensor: return "#4e79a7";
-  case isa::Engine::Vector: return "#f28e2b";
+  case isa::Engine::Tensor:
+  case isa::Engine::Mxu: return "#4e79a7";
+  case isa::Engine::Vector:
+  case isa::Engine::Vpu: return "#f28e2b";
   case isa::Engine::Scalar: return "#59a14f";
   case isa::Engine::GpSimd: return "#b07aa1";
   case isa::Engine::Dma: return "#e15759";
+  case isa::Engine::ScalarUnit: return "#d3d3d3";
   }
   return "#888";
 }
 
-std::string streamTitle(const isa::Stream &s) {
-  return s.engine == isa::Engine::Dma ? s.label() + " queue" : s.label() + " engine";
+/// "dma0 queue", "vector engine", "mxu unit" (a TPU's word, isa::Family::engineWord).
+std::string streamTitle(const isa::Stream &s, const isa::Target &target) {
+  return s.label() + " " + (s.engine == isa::Engine::Dma ? "queue" : std::string(isa::familyOf(target).engineWord()));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -353,7 +358,7 @@ void stalls(Page &p) {
     put(h, "<li class=reason data-waiter='{}' data-producer='{}' data-share='{}'><b>{}</b> waited "
            "<b>{:.1f}%</b> of the run on <b>{}</b> <span class=muted>({:.3f} us)</span></li>",
         esc(prog.streams[s->waiter].label()), esc(producerName(s->producer)), 100 * s->waitNs / T,
-        esc(streamTitle(prog.streams[s->waiter])), 100 * s->waitNs / T, esc(producerName(s->producer)),
+        esc(streamTitle(prog.streams[s->waiter], r.target)), 100 * s->waitNs / T, esc(producerName(s->producer)),
         s->waitNs / 1000);
   h += "</ol>";
 
@@ -576,8 +581,8 @@ void roofline(Page &p) {
   const double bwStart = std::max(xMin, yMin * 1000 / bw);
   put(h, "<polyline class=roof points='{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}' />", X(bwStart),
       Y(bwStart * bw / 1000), X(ridge), Y(peak), X(xMax), Y(peak));
-  put(h, "<text class=roofl x={:.1f} y={:.1f} text-anchor=end>compute roof {:.1f} TFLOP/s (tensor engine, bf16)</text>",
-      W - R - 6, Y(peak) - 7, peak);
+  put(h, "<text class=roofl x={:.1f} y={:.1f} text-anchor=end>compute roof {:.1f} TFLOP/s ({}, bf16)</text>",
+      W - R - 6, Y(peak) - 7, peak, isa::familyOf(r.target).matrixUnit());
   {
     // The bandwidth label along its roof, a third of the way (in log space) from where it enters to the ridge.
     const double xm = bwStart * std::pow(ridge / bwStart, 0.35), angle = -std::atan2(Y(bwStart * bw / 1000) - Y(peak), X(ridge) - X(bwStart)) * 180 / M_PI;
@@ -608,7 +613,18 @@ void roofline(Page &p) {
   h += "</section>\n";
 }
 
-/// Live SBUF and PSUM bytes per partition over time, one panel each, scaled to the memory's capacity.
+/// The compiler's allocation peak in `space` (bytes per partition), or -1 where it records none.
+int64_t allocatedIn(const RunReport &r, MemSpace space) {
+  switch (space) {
+  case MemSpace::Sbuf: return r.sbufPeakBytes;
+  case MemSpace::Psum: return r.psumPeakBytes;
+  case MemSpace::Vmem: return r.vmemPeakBytes;
+  default: return -1;
+  }
+}
+
+/// Live bytes over time in each on-chip memory the kernel uses (SBUF and PSUM, or VMEM), one panel each, scaled to
+/// what the kernel uses of it.
 void memory(Page &p) {
   const RunReport &r = p.r;
   std::string &h = p.html;
@@ -617,31 +633,36 @@ void memory(Page &p) {
     h += "<p class=muted>No timeline was recorded for this run.</p></section>\n";
     return;
   }
-  const LiveBytes live = liveBytesOverTime(p.program, r.sim.timeline);
+  const LiveBytes live = liveBytesOverTime(p.program, r.target, r.sim.timeline);
+  std::vector<const LiveSeries *> panels; // the memories the kernel holds data in, or the compiler allocated
+  for (const LiveSeries &m : live.memories)
+    if (m.peak > 0 || allocatedIn(r, m.space) > 0) panels.push_back(&m);
+  const bool partitioned = std::any_of(panels.begin(), panels.end(), [](const LiveSeries *m) { return m->partitions > 1; });
+  constexpr const char *kColours[] = {"#4e79a7", "#59a14f", "#f28e2b", "#b07aa1"};
   const double W = 560, panelH = 128, L = 70, R = 18;
   const TimeScale ts{p.endNs, L, W - L - R};
-  put(h, "<svg class=chart id=memory-svg viewBox='0 0 {} {}' width='100%' data-sbuf-peak='{}' data-psum-peak='{}'>",
-      W, 2 * panelH + 62, live.sbufPeak, live.psumPeak);
-  struct Panel {
-    const char *name, *colour;
-    const std::vector<std::pair<double, int64_t>> &steps;
-    int64_t peak, capacity, allocated;
-  };
-  const Panel panels[] = {
-      {"SBUF", "#4e79a7", live.sbuf, live.sbufPeak, int64_t(r.target.sbufBytesPerPartition), r.sbufPeakBytes},
-      {"PSUM", "#59a14f", live.psum, live.psumPeak, int64_t(r.target.psumBytesPerPartition), r.psumPeakBytes}};
-  for (int i = 0; i < 2; ++i) {
-    const Panel &pn = panels[i];
-    const double top = 22 + i * (panelH + 22), bottom = top + panelH - 22;
+  const size_t n = panels.size();
+  std::string peaks;
+  for (const LiveSeries *m : panels) {
+    std::string key(isa::name(m->space));
+    peaks += fmt::format(" data-{}-peak='{}'", key, m->peak);
+  }
+  put(h, "<svg class=chart id=memory-svg viewBox='0 0 {} {}' width='100%'{}>", W,
+      double(n) * panelH + double(n > 0 ? n - 1 : 0) * 22 + 40, peaks);
+  for (size_t i = 0; i < n; ++i) {
+    const LiveSeries &pn = *panels[i];
+    const char *colour = kColours[i % std::size(kColours)];
+    const int64_t allocated = allocatedIn(r, pn.space);
+    const double top = 22 + double(i) * (panelH + 22), bottom = top + panelH - 22;
     // Scaled to what the kernel uses (the allocation, or the live peak), not the capacity, so its shape shows.
-    const double usedKiB = std::max(1.0, 1.1 * double(std::max(pn.peak, pn.allocated)) / 1024);
+    const double usedKiB = std::max(1.0, 1.1 * double(std::max(pn.peak, allocated)) / 1024);
     const double stepKiB = niceStep(usedKiB, 2), cap = std::ceil(usedKiB / stepKiB) * stepKiB * 1024;
     auto Y = [&](double bytes) { return bottom - std::min(bytes / cap, 1.0) * (bottom - top); };
     put(h, "<text class=paneltitle x={} y={:.1f}>{} <tspan class=muted>peak {:.1f} KiB live{} &middot; capacity {:.0f} KiB"
            "</tspan></text>",
-        L, top - 6, pn.name, pn.peak / 1024.0,
-        pn.allocated >= 0 ? fmt::format(", {:.1f} allocated", pn.allocated / 1024.0) : "", pn.capacity / 1024.0);
-    timeAxis(h, ts, top, bottom, i == 1);
+        L, top - 6, pn.title(), pn.peak / 1024.0,
+        allocated >= 0 ? fmt::format(", {:.1f} allocated", allocated / 1024.0) : "", pn.capacityBytes / 1024.0);
+    timeAxis(h, ts, top, bottom, i + 1 == n);
     for (double kib = 0; kib * 1024 <= cap * (1 + 1e-9); kib += stepKiB)
       put(h, "<line class=grid x1={} x2={} y1={:.1f} y2={:.1f} /><text x={} y={:.1f} text-anchor=end>{}</text>", L,
           W - R, Y(kib * 1024), Y(kib * 1024), L - 6, Y(kib * 1024) + 4, trimNumber(kib));
@@ -660,14 +681,14 @@ void memory(Page &p) {
         put(path, "L{:.1f},{:.1f}L{:.1f},{:.1f}", ts.x0 + c, c == 0 ? bottom : Y(double(colMax[c - 1])), ts.x0 + c,
             Y(double(colMax[c])));
     put(path, "L{:.1f},{:.1f}L{:.1f},{:.1f}Z", ts.x0 + columns, Y(double(colMax[columns - 1])), ts.x0 + columns, bottom);
-    put(h, "<path d='{}' fill='{}' fill-opacity=0.35 stroke='{}' stroke-width=1.2 />", path, pn.colour, pn.colour);
-    if (pn.allocated >= 0)
-      put(h, "<line class=alloc x1={} x2={} y1={:.1f} y2={:.1f} />", L, W - R, Y(double(pn.allocated)),
-          Y(double(pn.allocated)));
+    put(h, "<path d='{}' fill='{}' fill-opacity=0.35 stroke='{}' stroke-width=1.2 />", path, colour, colour);
+    if (allocated >= 0)
+      put(h, "<line class=alloc x1={} x2={} y1={:.1f} y2={:.1f} />", L, W - R, Y(double(allocated)),
+          Y(double(allocated)));
     put(h, "<rect class=frame x={} y={:.1f} width={:.1f} height={:.1f} />", L, top, W - L - R, bottom - top);
   }
-  put(h, "<text class=axis transform='translate(16 {:.1f}) rotate(-90)' text-anchor=middle>KiB per partition</text>",
-      22 + panelH);
+  put(h, "<text class=axis transform='translate(16 {:.1f}) rotate(-90)' text-anchor=middle>{}</text>",
+      22 + double(n) * panelH / 2, partitioned ? "KiB per partition" : "KiB");
   h += "</svg><p class=note>A byte is live from the start of the instruction that writes it to the end of the last "
        "instruction that reads that value. Dashed: the compiler's allocation peak.</p></section>\n";
 }

@@ -1,12 +1,29 @@
 #include "tessera/LiveMemory.h"
 
+#include "tessera/isa/Family.h"
+
 #include <algorithm>
+#include <cctype>
 
 namespace tessera::driver {
 
 using isa::MemSpace;
 
-LiveBytes liveBytesOverTime(const isa::Program &program, const std::vector<sim::InstructionEvent> &timeline) {
+std::string LiveSeries::title() const {
+  std::string t(isa::name(space));
+  for (char &c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return t;
+}
+
+const LiveSeries &LiveBytes::of(isa::MemSpace space) const {
+  static const LiveSeries none;
+  for (const LiveSeries &m : memories)
+    if (m.space == space) return m;
+  return none;
+}
+
+LiveBytes liveBytesOverTime(const isa::Program &program, const isa::Target &target,
+                            const std::vector<sim::InstructionEvent> &timeline) {
   LiveBytes out;
   // Per memory: the address segments that no access boundary splits, so each is live or not as a whole.
   struct Memory {
@@ -14,9 +31,16 @@ LiveBytes liveBytesOverTime(const isa::Program &program, const std::vector<sim::
     std::vector<double> born, lastUse;         // per segment: current value's write start (-1: none), last use end
     std::vector<uint64_t> readBy;              // per segment: the event (1-based) that last read it
     std::vector<std::pair<double, int64_t>> deltas;
-  } mems[2];
+  };
+  std::vector<Memory> mems;
+  for (const isa::FamilyMemory &m : isa::familyOf(target).memories(target)) {
+    out.memories.push_back({.space = m.space, .partitions = m.partitions, .capacityBytes = m.bytesPerPartition});
+    mems.emplace_back();
+  }
   auto memOf = [&](MemSpace s) -> Memory * {
-    return s == MemSpace::Sbuf ? &mems[0] : s == MemSpace::Psum ? &mems[1] : nullptr;
+    for (size_t i = 0; i < out.memories.size(); ++i)
+      if (out.memories[i].space == s) return &mems[i];
+    return nullptr;
   };
   auto operands = [](const isa::Instruction &inst, auto &&visit) {
     isa::forEachOperand(inst, [&](const char *, const isa::AccessPattern &ap, bool write) { visit(ap, write); });
@@ -73,13 +97,13 @@ LiveBytes liveBytesOverTime(const isa::Program &program, const std::vector<sim::
       }
     });
   }
-  for (int i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < mems.size(); ++i) {
     Memory &m = mems[i];
     for (size_t seg = 0; seg < m.born.size(); ++seg) close(m, seg);
     // Frees before allocations at the same instant, so a buffer handed over does not count twice.
     std::sort(m.deltas.begin(), m.deltas.end());
-    auto &steps = i == 0 ? out.sbuf : out.psum;
-    int64_t &peak = i == 0 ? out.sbufPeak : out.psumPeak;
+    auto &steps = out.memories[i].steps;
+    int64_t &peak = out.memories[i].peak;
     int64_t level = 0;
     steps.emplace_back(0.0, 0);
     for (const auto &[t, d] : m.deltas) {

@@ -1,27 +1,44 @@
 #pragma once
 /// \file
-/// How much SBUF and PSUM holds live data over a run: what the trace's occupancy counters and the HTML report's
-/// memory chart show.
+/// How much of each on-chip memory (SBUF and PSUM, or VMEM and SMEM) holds live data over a run: what the trace's
+/// occupancy counters and the HTML report's memory chart show.
 
 #include "tessera/isa/Program.h"
+#include "tessera/isa/Target.h"
 #include "tessera/sim/Simulator.h"
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace tessera::driver {
 
-/// Bytes per partition of SBUF and PSUM that hold live data, over time. A byte is live from the start of the
-/// instruction that writes it to the end of the last instruction that reads that value (a value nothing reads
-/// is live while it is written). Counted per address within a partition: a byte live in any partition counts.
-struct LiveBytes {
+/// Bytes (per partition, where the memory has partitions) of one on-chip memory that hold live data, over time.
+/// A byte is live from the start of the instruction that writes it to the end of the last instruction that reads
+/// that value (a value nothing reads is live while it is written). Counted per address within a partition: a byte
+/// live in any partition counts.
+struct LiveSeries {
+  isa::MemSpace space = isa::MemSpace::Sbuf;
+  uint32_t partitions = 1;      ///< the memory's partitions (1: a flat memory)
+  uint64_t capacityBytes = 0;   ///< per partition
+  /// "SBUF", "VMEM": how reports name the memory.
+  std::string title() const;
   /// Steps: from `first` ns on, `second` bytes are live, until the next step. Starts at time 0.
-  std::vector<std::pair<double, int64_t>> sbuf, psum;
-  int64_t sbufPeak = 0, psumPeak = 0;
+  std::vector<std::pair<double, int64_t>> steps;
+  int64_t peak = 0;
 };
 
-/// Live SBUF and PSUM bytes over time, from a run's timeline and its program's access patterns.
-LiveBytes liveBytesOverTime(const isa::Program &program, const std::vector<sim::InstructionEvent> &timeline);
+/// One series per on-chip memory of the target's family (isa::Family::memories), in its order.
+struct LiveBytes {
+  std::vector<LiveSeries> memories;
+
+  /// The series of `space`; an empty one when the family has no such memory.
+  const LiveSeries &of(isa::MemSpace space) const;
+};
+
+/// Live bytes of `target`'s on-chip memories over time, from a run's timeline and its program's access patterns.
+LiveBytes liveBytesOverTime(const isa::Program &program, const isa::Target &target,
+                            const std::vector<sim::InstructionEvent> &timeline);
 
 } // namespace tessera::driver

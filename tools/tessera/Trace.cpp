@@ -301,9 +301,8 @@ json toTrace(const RunReport &report) {
   const auto addCounter = [&](const std::string &name, const std::string &series, const std::vector<Sample> &at) {
     for (json &c : counterEvents(name, series, at)) events.push_back(std::move(c));
   };
-  const LiveBytes live = liveBytesOverTime(program, sim.timeline);
-  addCounter("SBUF live data", "bytes/partition", samplesOf(live.sbuf));
-  addCounter("PSUM live data", "bytes/partition", samplesOf(live.psum));
+  for (const LiveSeries &m : liveBytesOverTime(program, report.target, sim.timeline).memories)
+    addCounter(m.title() + " live data", m.partitions > 1 ? "bytes/partition" : "bytes", samplesOf(m.steps));
   addCounter("HBM bandwidth", "B/ns", hbmBandwidth(program, report.target, sim));
 
   return {{"traceEvents", std::move(events)},

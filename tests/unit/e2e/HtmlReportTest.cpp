@@ -137,13 +137,37 @@ TEST(HtmlReport, StallsAddUpToTheSimulatorsWaits) {
 // Live data never exceeds what the compiler allocated, and the matmul does hold some in both memories.
 TEST(HtmlReport, LiveBytesWithinTheAllocation) {
   const RunReport &r = matmulRun();
-  const LiveBytes live = liveBytesOverTime(*r.program, r.sim.timeline);
-  EXPECT_GT(live.sbufPeak, 0);
-  EXPECT_GT(live.psumPeak, 0);
-  EXPECT_LE(live.sbufPeak, r.sbufPeakBytes);
-  EXPECT_LE(live.psumPeak, r.psumPeakBytes);
-  EXPECT_EQ(live.sbuf.back().second, 0);
-  EXPECT_EQ(live.psum.back().second, 0);
+  const LiveBytes live = liveBytesOverTime(*r.program, r.target, r.sim.timeline);
+  const LiveSeries &sbuf = live.of(isa::MemSpace::Sbuf), &psum = live.of(isa::MemSpace::Psum);
+  EXPECT_GT(sbuf.peak, 0);
+  EXPECT_GT(psum.peak, 0);
+  EXPECT_LE(sbuf.peak, r.sbufPeakBytes);
+  EXPECT_LE(psum.peak, r.psumPeakBytes);
+  EXPECT_EQ(sbuf.steps.back().second, 0);
+  EXPECT_EQ(psum.steps.back().second, 0);
+}
+
+// A TPU run's report speaks of its own machine (issue 24): the memory chart is VMEM's (there is no SBUF or PSUM),
+// with live data within what the compiler allocated; the roofline's roof is the MXUs'; the engines are units.
+TEST(HtmlReport, ATpuRunShowsVmemAndTheMxus) {
+  const RunReport r = runKernel({.kernel = "matmul",
+                                 .target = "tpu-v5e",
+                                 .shape = {{"M", 256}, {"N", 512}, {"K", 256}},
+                                 .recordTimeline = true});
+  ASSERT_TRUE(r.ok);
+  const LiveBytes live = liveBytesOverTime(*r.program, r.target, r.sim.timeline);
+  const LiveSeries &vmem = live.of(isa::MemSpace::Vmem);
+  EXPECT_EQ(vmem.partitions, 1u);
+  EXPECT_GT(vmem.peak, 0);
+  EXPECT_LE(vmem.peak, r.vmemPeakBytes);
+  EXPECT_EQ(vmem.steps.back().second, 0);
+  const std::string html = toHtml(r);
+  EXPECT_GT(numberOf(html, "memory-svg", "data-vmem-peak"), 0);
+  EXPECT_EQ(html.find("data-sbuf-peak"), std::string::npos);
+  EXPECT_NE(html.find(">VMEM <tspan"), std::string::npos);
+  EXPECT_EQ(html.find(">SBUF <tspan"), std::string::npos);
+  EXPECT_NE(html.find("(MXUs, bf16)"), std::string::npos);
+  EXPECT_EQ(html.find("tensor engine"), std::string::npos);
 }
 
 // A hand-built program and timeline: dma0 loads 1 KiB per partition, the vector engine (waiting on it) copies it
@@ -186,12 +210,12 @@ struct Handmade {
 
 TEST(HtmlReport, LiveFromFirstWriteToEndOfLastRead) {
   Handmade h;
-  const LiveBytes live = liveBytesOverTime(h.program, h.result.timeline);
+  const LiveBytes live = liveBytesOverTime(h.program, isa::Target::find("trn2"), h.result.timeline);
   // a: live [0, 200) (written by dma0, last read by the copy ending at 200); b: live [100, 300).
   const std::vector<std::pair<double, int64_t>> expected = {{0, 1024}, {100, 2048}, {200, 1024}, {300, 0}};
-  EXPECT_EQ(live.sbuf, expected);
-  EXPECT_EQ(live.sbufPeak, 2048);
-  EXPECT_EQ(live.psumPeak, 0);
+  EXPECT_EQ(live.of(isa::MemSpace::Sbuf).steps, expected);
+  EXPECT_EQ(live.of(isa::MemSpace::Sbuf).peak, 2048);
+  EXPECT_EQ(live.of(isa::MemSpace::Psum).peak, 0);
 }
 
 TEST(HtmlReport, StallsNameTheStreamWaitedFor) {
