@@ -73,6 +73,11 @@ add_test(NAME run/trace-through-a-link COMMAND sh -c "rm -rf \"$1\" && mkdir -p 
 add_test(NAME run/non-utf8-argument-json COMMAND sh -c "out=$($0 run \"$(printf '\\377')\" --json 2>/dev/null); status=$?; echo \"$out\" | $1 -c 'import json, sys; assert json.load(sys.stdin)[\"ok\"] is False' && [ $status -eq 2 ]"
          $<TARGET_FILE:tessera> ${Python3_EXECUTABLE})
 set_tests_properties(run/trace-through-a-link run/non-utf8-argument-json PROPERTIES LABELS e2e)
+# --output-dir is checked before the run: a folder that cannot be made is exit 2 at once (with --max-instructions 5
+# the run itself would stop at the limit, exit 3, if it came first, as it once did).
+add_test(NAME run/output-dir-checked-first COMMAND sh -c "touch \"$1\" && $0 run add --output-dir \"$1/out\" --max-instructions 5 2> \"$1.err\"; status=$?; cat \"$1.err\"; [ $status -eq 2 ] && grep -q 'output-dir: cannot create' \"$1.err\""
+         $<TARGET_FILE:tessera> ${CMAKE_CURRENT_BINARY_DIR}/output-dir-is-a-file)
+set_tests_properties(run/output-dir-checked-first PROPERTIES LABELS e2e)
 # A module nested 10,000 deep ran the MLIR parser out of stack (exit 139): now an error at the first bracket too
 # deep, exit 2, from `tessera sim` and from tessera-opt.
 add_test(NAME sim/deep-nesting COMMAND sh -c "$1 -c \"print('module {' + '{' * 10000 + '}' * 10001)\" > \"$2\" && $0 sim \"$2\" 2> \"$2.err\"; status=$?; cat \"$2.err\"; [ $status -eq 2 ] && grep -q 'deep.mlir:1: error: brackets nest more than 500 levels deep' \"$2.err\""

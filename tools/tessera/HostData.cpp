@@ -8,11 +8,13 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <limits>
 #include <random>
+#include <unistd.h>
 
 namespace tessera::driver {
 
@@ -124,11 +126,18 @@ void loadInputFile(const isa::Program &program, sim::HbmImage &hbm, const std::s
   isa::encode(t.dtype, values->data(), hbm[index].data(), values->size());
 }
 
-void writeOutputFiles(const isa::Program &program, const sim::HbmImage &hbm, const std::string &dir) {
+void prepareOutputDir(const std::string &dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec || !std::filesystem::is_directory(dir))
     throw InputError(fmt::format("--output-dir: cannot create '{}': {}", dir, ec ? ec.message() : "a file is in the way"));
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw InputError(fmt::format("--output-dir: cannot write in '{}': {}", dir, std::strerror(errno)), {},
+                     "choose a folder you can write to");
+}
+
+void writeOutputFiles(const isa::Program &program, const sim::HbmImage &hbm, const std::string &dir) {
+  prepareOutputDir(dir);
   for (size_t i = 0; i < program.tensors.size(); ++i) {
     const isa::TensorInfo &t = program.tensors[i];
     if (!t.isOutput) continue;

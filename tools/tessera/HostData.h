@@ -38,8 +38,12 @@ void loadInputFile(const isa::Program &program, sim::HbmImage &hbm, const std::s
 void loadInputArray(const isa::Program &program, sim::HbmImage &hbm, const std::string &name, const HostArray &array);
 
 /// Writes every output tensor of `hbm` to `dir`/NAME.npy: float32 for bf16 and fp8 outputs (exactly their values),
-/// the tensor's own dtype otherwise. Creates `dir`; an InputError when it cannot.
+/// the tensor's own dtype otherwise, each file whole or not at all (an older one survives a failed write). Creates
+/// `dir`; an InputError when it cannot.
 void writeOutputFiles(const isa::Program &program, const sim::HbmImage &hbm, const std::string &dir);
+/// Creates `dir` and checks that files can be made in it: `--output-dir`'s check before a run, so that a bad
+/// folder costs no simulation. An InputError naming it when not.
+void prepareOutputDir(const std::string &dir);
 
 /// Tensor `index` of `hbm` decoded to FP32.
 tsr::HostTensor decodeTensor(const isa::Program &program, const sim::HbmImage &hbm, size_t index);

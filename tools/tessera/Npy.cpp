@@ -1,5 +1,6 @@
 #include "tessera/Npy.h"
 
+#include "tessera/AtomicFile.h"
 #include "tessera/Driver.h"
 
 #include <fmt/format.h>
@@ -56,17 +57,15 @@ void writeNpy(const std::filesystem::path &path, const NpyArray &array) {
   const size_t unpadded = kMagicSize + 2 + 2 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header += '\n';
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError(fmt::format("cannot write '{}'", path.string()));
-  out.write(kMagic, kMagicSize);
-  const char version[2] = {1, 0};
-  out.write(version, 2);
+  std::string bytes(kMagic, kMagicSize);
+  bytes += '\x01'; // version 1.0
+  bytes += '\x00';
   const uint16_t length = static_cast<uint16_t>(header.size());
-  const char lengthBytes[2] = {static_cast<char>(length & 0xff), static_cast<char>(length >> 8)};
-  out.write(lengthBytes, 2);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(reinterpret_cast<const char *>(array.data.data()), static_cast<std::streamsize>(array.data.size()));
-  if (!out) throw InputError(fmt::format("cannot write '{}'", path.string()));
+  bytes += static_cast<char>(length & 0xff);
+  bytes += static_cast<char>(length >> 8);
+  bytes += header;
+  bytes.append(reinterpret_cast<const char *>(array.data.data()), array.data.size());
+  AtomicFile(path, "output").commit(bytes); // whole or not at all: an older file survives a failed write
 }
 
 NpyArray readNpy(const std::filesystem::path &path) {

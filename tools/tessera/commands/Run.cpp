@@ -3,6 +3,7 @@
 #include "tessera/commands/Commands.h"
 
 #include "tessera/CommandLine.h"
+#include "tessera/HostData.h"
 #include "tessera/commands/RunOutputs.h"
 
 #include <boost/program_options.hpp>
@@ -40,6 +41,7 @@ int runCommand(const std::vector<std::string> &args) {
   if (timingOnly && (!request.inputFiles.empty() || !outputDir.empty()))
     throw InputError("--input and --output-dir need values: they do not go with --timing-only");
   limits.apply(request);
+  if (!outputDir.empty()) prepareOutputDir(outputDir); // before the run, not after it
   RunReport report = simulateAndReport(request, outputs, opts.json, runKernel);
   return report.ok ? kOk : kCheckFailed;
 }
