@@ -72,7 +72,8 @@ add_library(TesseraDifftest STATIC ${CMAKE_CURRENT_SOURCE_DIR}/differential/Rand
 target_include_directories(TesseraDifftest PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/differential)
 target_link_libraries(TesseraDifftest PUBLIC Tessera fmt::fmt)
 target_link_libraries(compiler-tests PRIVATE TesseraDifftest)
-add_executable(tessera-difftest ${CMAKE_CURRENT_SOURCE_DIR}/differential/main.cpp)
+add_executable(tessera-difftest ${CMAKE_CURRENT_SOURCE_DIR}/differential/main.cpp
+                                ${CMAKE_CURRENT_SOURCE_DIR}/differential/PallasBundles.cpp)
 target_link_libraries(tessera-difftest PRIVATE TesseraDifftest)
 
 # docs/kernels.md is exactly what scripts/kernels-table.py gives for docs/kernels-table.txt (regenerate it with
