@@ -125,9 +125,10 @@ def module_source(directory):
 
 
 def same_module_key(source):
-    """The module without the docstring's line of the command that wrote it (which names the style): the auto style
-    writes the grid or the manual style's module, and a module run once need not run again on the same inputs."""
-    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("tessera compile "))
+    """The module without the docstring's line of the command that wrote it (tessera-difftest's, which names the
+    style): the auto style writes the grid or the manual style's module, and a module run once need not run again
+    on the same inputs."""
+    return "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("tessera-difftest "))
 
 
 def check_bundle(runner, directory, manifest, source):

@@ -117,10 +117,12 @@ std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunR
   const isa::Target &target = report.target;
   const std::string backend = deviceBackendOf(target);
   const tsr::KernelInfo &kernel = requestedKernel(request);
-  const std::string code = emitDeviceCode(
-      kernelSource(kernel, report.params, report.target, *report.program, *report.provenance, report.graph.get(),
-                   emitCommand(request, report.params, backend, pallasStyle)),
-      backend, style);
+  // The module names the command that writes it again: `tessera compile`, which finds only registered kernels;
+  // for another (request.kernelInfo), the command that made the bundle.
+  const std::string again = request.kernelInfo ? command : emitCommand(request, report.params, backend, pallasStyle);
+  const std::string code = emitDeviceCode(kernelSource(kernel, report.params, report.target, *report.program,
+                                                       *report.provenance, report.graph.get(), again),
+                                          backend, style);
 
   makeDirectory(dir);
   makeDirectory(dir / "inputs");
