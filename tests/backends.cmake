@@ -148,6 +148,25 @@ add_test(NAME backends/tpu-checks-catch-mistakes
          COMMAND ${PROJECT_SOURCE_DIR}/hw-backends/check/tpu_checks_catch_mistakes.sh $<TARGET_FILE:tessera>
                  ${BACKEND_VENV}/bin/python ${BACKEND_WORK})
 set_tests_properties(backends/tpu-checks-catch-mistakes PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+# The Pallas emitter checked by difference (tests/differential/README.md): the random kernels of seeds 1..200,
+# simulated on tpu-v5e and written in every Pallas style (tessera-difftest --pallas), each module run under Pallas
+# interpret mode with race detection and compared with the simulator's outputs (pallas_differential.py: bit-exact,
+# or within the dtype's tolerance where the module has exp, a sum or a matmul); and three mistakes planted in
+# emitted modules, each of which the comparison must catch.
+set(pallas_differential ${PROJECT_SOURCE_DIR}/hw-backends/check/pallas_differential.py)
+foreach(seeds 1..100 101..200)
+  string(REPLACE ".." "-" range ${seeds})
+  add_test(NAME backends/pallas-differential/${range}
+           COMMAND sh -c "rm -rf \"$2\" && \"$0\" --seeds $3 --target tpu-v5e --pallas \"$2\" --pallas-style manual,grid,auto && \"$1\" \"$4\" \"$2\""
+                   $<TARGET_FILE:tessera-difftest> ${BACKEND_VENV}/bin/python ${BACKEND_WORK}/pallas-differential-${range}
+                   ${seeds} ${pallas_differential})
+  set_tests_properties(backends/pallas-differential/${range} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+endforeach()
+add_test(NAME backends/pallas-differential/catches-mistakes
+         COMMAND ${BACKEND_VENV}/bin/python ${PROJECT_SOURCE_DIR}/hw-backends/check/pallas_differential_mutations.py
+                 $<TARGET_FILE:tessera-difftest> ${BACKEND_WORK}/pallas-differential-mutations)
+set_tests_properties(backends/pallas-differential/catches-mistakes PROPERTIES FIXTURES_REQUIRED backend_venv
+                     LABELS backends)
 add_test(NAME backends/every-kernel
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/hw-backends/check/every_kernel.py $<TARGET_FILE:tessera> ${library_kernels})
 set_tests_properties(backends/every-kernel PROPERTIES LABELS backends)

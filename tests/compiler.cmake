@@ -96,7 +96,8 @@ endforeach()
 # Differential testing (tests/differential/): random valid kernels run on the simulator and on the golden model.
 # compiler-tests runs a fixed batch of seeds (tests/unit/e2e/DifferentialTest.cpp; TESSERA_DIFF_SEEDS=A..B runs
 # others); tessera-difftest --seeds A..B runs longer batches and prints each failure minimised.
-add_library(TesseraDifftest STATIC ${CMAKE_CURRENT_SOURCE_DIR}/differential/RandomKernel.cpp)
+add_library(TesseraDifftest STATIC ${CMAKE_CURRENT_SOURCE_DIR}/differential/RandomKernel.cpp
+                                   ${CMAKE_CURRENT_SOURCE_DIR}/differential/PallasBundles.cpp)
 target_include_directories(TesseraDifftest PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/differential)
 target_link_libraries(TesseraDifftest PUBLIC Tessera fmt::fmt)
 target_link_libraries(compiler-tests PRIVATE TesseraDifftest)

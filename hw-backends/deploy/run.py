@@ -60,9 +60,10 @@ def numpy_dtype(name):
     return np.dtype(name)
 
 
-def load_tensor(entry):
-    """A tensor of the bundle: its .npy holds the dtype's bits (uint16 for bfloat16, uint8 for fp8)."""
-    array = np.load(os.path.join(HERE, entry["file"]))
+def load_tensor(entry, bundle=HERE):
+    """A tensor of the bundle (this one, or the one in folder `bundle`): its .npy holds the dtype's bits (uint16 for
+    bfloat16, uint8 for fp8)."""
+    array = np.load(os.path.join(bundle, entry["file"]))
     return array.view(numpy_dtype(entry["dtype"])).reshape(entry["shape"])
 
 
@@ -153,6 +154,21 @@ def compile_pallas(manifest, module, args, record):
     return None
 
 
+def interpret(kernel, inputs, detect_races=True):
+    """Runs a Pallas kernel in TPU interpret mode on the CPU: its outputs, and whether the race detector found a race
+    (None when it was off, or this jax keeps its result elsewhere)."""
+    import jax
+    from jax.experimental.pallas import tpu as pltpu
+    outs = jax.block_until_ready(kernel(*inputs, interpret=pltpu.InterpretParams(detect_races=detect_races)))
+    if not detect_races:
+        return outs, None
+    try:
+        from jax._src.pallas.mosaic.interpret import interpret_pallas_call as state
+        return outs, bool(state.races.races_found)
+    except (ImportError, AttributeError):
+        return outs, None
+
+
 def run_pallas(manifest, module, inputs, args, record):
     import jax
     kernel = getattr(module, manifest["function"])
@@ -168,16 +184,8 @@ def run_pallas(manifest, module, inputs, args, record):
         print(f"jax.export for TPU: {'a tpu_custom_call (Mosaic) in the StableHLO' if record['ok'] else 'NO tpu_custom_call'}")
         return None
     if args.interpret:
-        from jax.experimental.pallas import tpu as pltpu
         record["mode"] = "interpret"
-        params = pltpu.InterpretParams(detect_races=not args.no_races)
-        outs = jax.block_until_ready(kernel(*inputs, interpret=params))
-        if not args.no_races:
-            try:
-                from jax._src.pallas.mosaic.interpret import interpret_pallas_call as state
-                record["races"] = bool(state.races.races_found)
-            except (ImportError, AttributeError):
-                record["races"] = None  # this jax keeps its race detector's result elsewhere
+        outs, record["races"] = interpret(kernel, inputs, detect_races=not args.no_races)
         return outs
     record["mode"] = "device"
     device = jax.devices()[0]

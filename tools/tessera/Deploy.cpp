@@ -83,28 +83,47 @@ std::string readme(const RunReport &report, const std::string &module, const std
 
 } // namespace
 
-DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::string &command,
-                          const std::string &pallasStyle) {
-  const backends::PallasStyle style = driver::pallasStyle(pallasStyle);
+RunReport runForDeploy(RunRequest request) {
   request.timingOnly = false;
   request.keepTensors = true;
   request.compile.recordProvenance = true;
-  const isa::Target target = loadTarget(request.target);
-  DeployBundle bundle;
-  bundle.dir = dir;
-  bundle.backend = deviceBackendOf(target);
-  bundle.report = runKernel(request);
-  const RunReport &report = bundle.report;
+  RunReport report = runKernel(request);
   if (!report.ok)
     throw Error(fmt::format("kernel '{}' does not match its references on {}: Tessera deploys only kernels whose "
                             "simulated outputs are right",
                             report.kernel, report.target.name),
                 {}, fmt::format("`tessera run {} --target {}` shows the mismatch", report.kernel, report.target.name));
-  const tsr::KernelInfo &kernel = findKernel(request.kernel);
-  const std::string code = emitDeviceCode(
-      kernelSource(kernel, report.params, report.target, *report.program, *report.provenance, report.graph.get(),
-                   emitCommand(request, report.params, bundle.backend, pallasStyle)),
-      bundle.backend, style);
+  return report;
+}
+
+DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::string &command,
+                          const std::string &pallasStyle) {
+  driver::pallasStyle(pallasStyle); // an unknown style stops the command before the run
+  DeployBundle bundle;
+  bundle.dir = dir;
+  bundle.report = runForDeploy(request);
+  bundle.backend = deviceBackendOf(bundle.report.target);
+  bundle.files = writeDeployBundle(request, bundle.report, dir, command, pallasStyle);
+  return bundle;
+}
+
+std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunReport &report, const fs::path &dir,
+                                           const std::string &command, const std::string &pallasStyle) {
+  const backends::PallasStyle style = driver::pallasStyle(pallasStyle);
+  if (!report.program || !report.provenance || !report.hbm)
+    throw Error(fmt::format("kernel '{}': a deploy bundle is written from a run with its tensors kept and provenance "
+                            "recorded",
+                            report.kernel),
+                {}, "run it with runForDeploy(request)");
+  const isa::Target &target = report.target;
+  const std::string backend = deviceBackendOf(target);
+  const tsr::KernelInfo &kernel = requestedKernel(request);
+  // The module names the command that writes it again: `tessera compile`, which finds only registered kernels;
+  // for another (request.kernelInfo), the command that made the bundle.
+  const std::string again = request.kernelInfo ? command : emitCommand(request, report.params, backend, pallasStyle);
+  const std::string code = emitDeviceCode(kernelSource(kernel, report.params, report.target, *report.program,
+                                                       *report.provenance, report.graph.get(), again),
+                                          backend, style);
 
   makeDirectory(dir);
   makeDirectory(dir / "inputs");
@@ -114,7 +133,7 @@ DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::st
   writeText(dir / "run.py", backends::deployRunner());
   fs::permissions(dir / "run.py", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                   fs::perm_options::add);
-  bundle.files = {module, "run.py"};
+  std::vector<std::string> files = {module, "run.py"};
 
   const isa::Program &program = *report.program;
   nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array();
@@ -122,7 +141,7 @@ DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::st
     const isa::TensorInfo &t = program.tensors[i];
     const std::string file = fmt::format("{}/{}.npy", t.isOutput ? "expected" : "inputs", t.name);
     writeNpy(dir / file, {npyDescr(t.dtype), t.shape, (*report.hbm)[i]});
-    bundle.files.push_back(file);
+    files.push_back(file);
     nlohmann::json entry = {{"name", t.name}, {"shape", t.shape}, {"dtype", numpyName(t.dtype)},
                             {"storage", npyStorageName(t.dtype)}, {"file", file}};
     if (t.isOutput) entry["tolerance"] = tolerance(t.dtype);
@@ -135,9 +154,9 @@ DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::st
       {"summary", kernel.summary},
       {"target", report.target.name},
       {"family", report.target.family},
-      {"backend", bundle.backend},
+      {"backend", backend},
       {"module", module},
-      {"pallas_style", bundle.backend == "pallas" ? pallasStyle : ""},
+      {"pallas_style", backend == "pallas" ? pallasStyle : ""},
       {"function", kernel.name},
       {"shape", report.params.values()},
       {"kernel_params", report.params.kernelValues()},
@@ -154,7 +173,7 @@ DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::st
         {"flops", report.sim.flops},
         {"engines", run.value("engines", nlohmann::json::object())}}},
   };
-  if (bundle.backend == "pallas") // what run.py --compile and --estimate need: libtpu's generation, its clock
+  if (backend == "pallas") // what run.py --compile and --estimate need: libtpu's generation, its clock
     manifest["tpu"] = {{"topology", target.tpu.libtpuTopology.empty() ? nlohmann::json()
                                                                        : nlohmann::json(target.tpu.libtpuTopology)},
                        {"clock_ghz", target.tensor.clockGhz},
@@ -162,14 +181,14 @@ DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::st
                        {"scoped_vmem_default_bytes", target.tpu.scopedVmemDefaultBytes},
                        {"kernel_vmem_max_bytes", target.tpu.kernelVmemMaxBytes},
                        {"vmem_peak_bytes", report.vmemPeakBytes}};
-  if (bundle.backend == "nki") // what run.py tells NKI and the Neuron runtime: the platform, and one NeuronCore
+  if (backend == "nki") // what run.py tells NKI and the Neuron runtime: the platform, and one NeuronCore
     manifest["neuron"] = {{"generation", target.generation}, // v2 trn1, v3 trn2, v4 trn3: NKI's platform target
                           {"logical_nc_config", 1}};         // the emitted kernel runs on one NeuronCore (LNC=1)
   writeText(dir / "tessera.json", jsonText(manifest, 2) + "\n");
-  writeText(dir / "README.md", readme(report, module, bundle.backend, command));
-  bundle.files.push_back("tessera.json");
-  bundle.files.push_back("README.md");
-  return bundle;
+  writeText(dir / "README.md", readme(report, module, backend, command));
+  files.push_back("tessera.json");
+  files.push_back("README.md");
+  return files;
 }
 
 } // namespace tessera::driver

@@ -20,10 +20,19 @@ struct DeployBundle {
   RunReport report;                  ///< the simulation the bundle's expected outputs and time come from
 };
 
-/// Runs `request` (with values: the expected outputs come from it) and writes the bundle into `dir` (created if
-/// missing; the bundle's own files in it are replaced). A run whose outputs fail their checks writes nothing and
-/// throws tessera::Error; a `dir` that cannot be written is an InputError.
-/// `pallasStyle`: how a TPU kernel is written (manual, grid, auto: tessera compile's --pallas-style).
+/// The run a bundle is written from: `request` with values, its tensors kept and provenance recorded. A run whose
+/// outputs fail their checks throws tessera::Error (Tessera deploys only kernels whose simulated outputs are right).
+RunReport runForDeploy(RunRequest request);
+
+/// Writes the bundle of `report` (what runForDeploy gave for `request`) into `dir` (created if missing; the bundle's
+/// own files in it are replaced) and returns the files written, relative to dir. `pallasStyle`: how a TPU kernel is
+/// written (manual, grid, auto: tessera compile's --pallas-style). A kernel the backend cannot express in that style
+/// is an InputError and writes nothing; a `dir` that cannot be written is an InputError.
+std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunReport &report,
+                                           const std::filesystem::path &dir, const std::string &command,
+                                           const std::string &pallasStyle = "manual");
+
+/// runForDeploy, then writeDeployBundle: `tessera deploy`.
 DeployBundle deployKernel(RunRequest request, const std::filesystem::path &dir, const std::string &command,
                           const std::string &pallasStyle = "manual");
 

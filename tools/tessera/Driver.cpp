@@ -127,6 +127,10 @@ const tsr::KernelInfo &findKernel(const std::string &name) {
                    "(docs/user-kernels.md)");
 }
 
+const tsr::KernelInfo &requestedKernel(const RunRequest &request) {
+  return request.kernelInfo ? *request.kernelInfo : findKernel(request.kernel);
+}
+
 isa::Target loadTarget(const std::string &nameOrPath) {
   try {
     return isa::Target::find(nameOrPath);
@@ -167,7 +171,7 @@ tsr::graph::KernelGraph traceKernel(const tsr::KernelInfo &kernel, const std::ma
 
 RunReport runKernel(const RunRequest &request) {
   // 1. The kernel and the machine.
-  const tsr::KernelInfo &kernel = findKernel(request.kernel);
+  const tsr::KernelInfo &kernel = requestedKernel(request);
   RunReport report;
   report.kernel = kernel.name;
   report.target = request.machine ? *request.machine : loadTarget(request.target);
@@ -268,7 +272,7 @@ RunReport runKernel(const RunRequest &request) {
 
 CompiledKernel compileKernel(const RunRequest &request) {
   CompiledKernel k;
-  k.kernel = &findKernel(request.kernel);
+  k.kernel = &requestedKernel(request);
   k.target = request.machine ? *request.machine : loadTarget(request.target);
   k.graph = traceKernel(*k.kernel, request.shape, k.params, request.kernelParams, request.scalarParams);
   k.compiled = compileWithin(request, [&](const compiler::CompileOptions &options) {

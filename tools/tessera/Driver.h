@@ -54,6 +54,9 @@ uint64_t defaultMaxMemoryBytes();
 /// What to run.
 struct RunRequest {
   std::string kernel;
+  /// A kernel that is not in the registry (tests/differential's random kernels): when set, runs and compiles run
+  /// it and do not look `kernel` up. It must outlive the run.
+  const tsr::KernelInfo *kernelInfo = nullptr;
   std::string target{kDefaultTarget};     ///< a target name (`tessera targets`) or a .toml file
   /// A target opened, and perhaps changed, in code (`loadTarget("trn2")`, then twice the SBUF): when set, runKernel
   /// and compileKernel simulate this machine and do not read `target`.
@@ -169,6 +172,8 @@ struct RunReport {
 
 /// The kernel called `name`, or an InputError listing the known ones.
 const tsr::KernelInfo &findKernel(const std::string &name);
+/// The kernel `request` runs: its kernelInfo, else the registered kernel called request.kernel (findKernel).
+const tsr::KernelInfo &requestedKernel(const RunRequest &request);
 /// Loads a target by name or path; problems are InputErrors.
 isa::Target loadTarget(const std::string &nameOrPath);
 /// Resolves shape and kernel-parameter overrides (into `params`) and traces the kernel. Bad shapes and bad kernel
