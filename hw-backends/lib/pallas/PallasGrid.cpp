@@ -11,7 +11,7 @@
 //    (their bounding box), those it writes of an output must tile one block exactly; each output has one block.
 // Pallas then double-buffers the blocks as the simulator's TPU model does (Pipeline: two rotating copies; a
 // block whose index does not change between steps is not copied again). A tile only a load writes is read from its
-// block directly; a tile one part of the step (the step, its first or last reduction step, the preamble) writes
+// block directly; an f32 tile one part of the step (the step, its first or last reduction step, the preamble) writes
 // whole before it reads it, with no views, is a value (a Python variable, which Mosaic keeps in vregs or spills);
 // the others (accumulators across steps, what the preamble leaves for the steps, slices) are VMEM scratch.
 // Kernels of other shapes have the manual style.
@@ -337,6 +337,10 @@ private:
   /// Whether `buffer` can be a value: it has no views, every op that touches it runs in one part of the step (one
   /// Python scope of the kernel), and the first of them writes it whole without reading it.
   bool isValue(int buffer) const {
+    // A narrower tile stays scratch: its store rounds for certain, where a value's conversion to bf16 and back may
+    // be elided (XLA's CPU backend does so in interpret mode, as excess precision: seed 100 of the differential
+    // test). f16 tiles are f32 in the kernel, rounded by _round_to_f16, which nothing elides.
+    if (kernelDtype(g_.buffers[buffer].dtype) != isa::DType::F32) return false;
     for (const tsr::graph::Buffer &b : g_.buffers)
       if (b.viewOf == buffer) return false;
     bool first = true;
