@@ -68,8 +68,9 @@ bool mxuTakes(Type t, const isa::Target &target) {
 
 /// The type an MXU operand of type `t` is converted to, exactly: bf16 for fp8, f32 for the others.
 Type mxuTypeFor(Type t) {
-  return t.isFloat8E4M3FN() || t.isFloat8E5M2() ? Type(BFloat16Type::get(t.getContext()))
-                                                 : Type(Float32Type::get(t.getContext()));
+  std::optional<isa::DType> d = dtypeOf(t);
+  if (d && isa::isFp8(*d)) return BFloat16Type::get(t.getContext());
+  return Float32Type::get(t.getContext());
 }
 
 /// The name of the tile `v` is (or is a view of), for the tiles made from it.
@@ -138,7 +139,7 @@ private:
     return identities_[key] = id;
   }
 
-  /// An f32 tile (or `element`) of `v`'s shape and memory, named after `v`'s tile; at the insertion point.
+  /// A tile of `element` with `v`'s shape and memory, named after `v`'s tile ("x_f32"); at the insertion point.
   Value wideTileLike(Location loc, Value v, Type element) {
     std::string name;
     llvm::raw_string_ostream os(name);
