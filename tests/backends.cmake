@@ -84,6 +84,12 @@ foreach(target trn1 trn2)
                    ${BACKEND_WORK} - ${fp16_plugin})
   set_tests_properties(backends/nki/plugin_fp16/${target} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 endforeach()
+# Interpret mode rounds each operation as written under run.py's XLA flags (no FMA contraction, no excess
+# precision), as the simulator does; without them, on a host with FMA, it does not (the check can fail).
+add_test(NAME backends/interpret-rounds-as-written
+         COMMAND sh -c "$0 $1 && if grep -qw fma /proc/cpuinfo; then if $0 $1 --without-flags; then echo 'without the flags interpret mode should contract: the check cannot fail here'; exit 1; fi; fi"
+                 ${BACKEND_VENV}/bin/python ${PROJECT_SOURCE_DIR}/hw-backends/check/interpret_rounding.py)
+set_tests_properties(backends/interpret-rounds-as-written PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 # The rounding a kernel does in place of float16 stores (_round_to_f16), against NumPy's float16 on 1.5 million
 # values; and the check fails when the rounding is made round-half-up instead of to even.
 add_test(NAME backends/round-to-f16

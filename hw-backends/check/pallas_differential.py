@@ -177,6 +177,7 @@ def run(directory, seeds=None):
         batch = json.load(f)
     runner = load_runner()
     runner.prepare_tpu_compiler()  # JAX_PLATFORMS=cpu, before jax loads
+    runner.exact_cpu_arithmetic()  # every operation rounded as written: no FMA contraction, no excess precision
     from jax.experimental.pallas import tpu as pltpu
     summary = {"dir": directory, "target": batch.get("target"), "kernels": 0, "bundles": 0, "bit_exact": 0,
                "within_tolerance": 0, "within_tolerance_bitwise_equal": 0, "boundary_flips": 0,

@@ -154,6 +154,25 @@ def compile_pallas(manifest, module, args, record):
     return None
 
 
+# XLA's CPU backend, which runs interpret mode, contracts a multiply and an add into one fused multiply-add where the
+# CPU has FMA (AVX2 and later), and may skip a value's rounding to bf16 and back (excess precision): outputs would
+# then hang on the host's ISA and differ from the kernel's own arithmetic, each operation rounded, which the
+# simulator computes. These flags keep every rounding (docs/backends.md, "Pallas, checked by difference").
+EXACT_CPU_FLAGS = ("--xla_cpu_max_isa=AVX", "--xla_allow_excess_precision=false")
+
+
+def exact_cpu_arithmetic():
+    """Sets XLA_FLAGS so that interpret mode rounds each operation as written (EXACT_CPU_FLAGS), before jax starts;
+    a flag the user set already is kept."""
+    flags = os.environ.get("XLA_FLAGS", "")
+    missing = [flag for flag in EXACT_CPU_FLAGS if flag.split("=")[0] not in flags]
+    if not missing:
+        return  # set already (a second run in one process)
+    if "jax" in sys.modules:
+        raise RuntimeError("run.py: internal error: jax was imported before XLA_FLAGS were set")
+    os.environ["XLA_FLAGS"] = " ".join([flags] + missing).strip()
+
+
 def interpret(kernel, inputs, detect_races=True):
     """Runs a Pallas kernel in TPU interpret mode on the CPU: its outputs, and whether the race detector found a race
     (None when it was off, or this jax keeps its result elsewhere)."""
@@ -994,6 +1013,8 @@ def main():
         args.profile_dir = tempfile.mkdtemp(prefix="tessera-llo-profile-")
     if backend == "pallas" and (args.interpret or args.export or args.compile or args.estimate):
         prepare_tpu_compiler(args.profile_dir)  # before the module imports jax
+    if backend == "pallas" and args.interpret:
+        exact_cpu_arithmetic()
     if args.simulate and backend != "nki":
         parser.error("--simulate is for NKI bundles (Trainium targets)")
     nki_options = (args.dry_run or args.timer != "auto" or args.nrtpy_python or args.neuron_explorer or args.neff

@@ -11,7 +11,9 @@
 //    (their bounding box), those it writes of an output must tile one block exactly; each output has one block.
 // Pallas then double-buffers the blocks as the simulator's TPU model does (Pipeline: two rotating copies; a
 // block whose index does not change between steps is not copied again). A tile only a load writes is read from its
-// block directly; the others are VMEM scratch (not Python values: docs/backends.md, "Pallas (TPU)", says why).
+// block directly; an f32 tile one part of the step (the step, its first or last reduction step, the preamble) writes
+// whole before it reads it, with no views, is a value (a Python variable, which Mosaic keeps in vregs or spills);
+// the others (accumulators across steps, what the preamble leaves for the steps, slices) are VMEM scratch.
 // Kernels of other shapes have the manual style.
 // Test: compiler/test/Backends/pallas-grid.test (golden text), tests/backends.cmake (interpret mode, TPU export).
 //
@@ -103,6 +105,7 @@ struct GridPlan {
   std::set<int> aliased; ///< buffers only a load writes: read from their block
   std::map<int, const Op *> aliasLoad;
   std::vector<int> scratch; ///< buffers that are VMEM scratch, in order of allocation
+  std::set<int> values;     ///< buffers that are values: written whole before read, within one part of the step
   bool preamble = false;    ///< the kernel computes before its loops: at the first step, grid sequential
   size_t preambleEnd = 0;   ///< the kernel's statements before its loop nest
 };
@@ -196,6 +199,7 @@ private:
       return;
     }
     const Op &op = std::get<Op>(s);
+    ordered_.push_back({&op, phase});
     switch (op.kind) {
     case OpKind::Load:
     case OpKind::Store:
@@ -317,6 +321,10 @@ private:
         plan_.aliasLoad[buffer] = it->second[0];
         continue;
       }
+      if (isValue(buffer)) {
+        plan_.values.insert(buffer);
+        continue;
+      }
       plan_.scratch.push_back(buffer);
     }
   }
@@ -326,6 +334,31 @@ private:
     return of >= 0 ? of : buffer;
   }
 
+  /// Whether `buffer` can be a value: it has no views, every op that touches it runs in one part of the step (one
+  /// Python scope of the kernel), and the first of them writes it whole without reading it.
+  bool isValue(int buffer) const {
+    // A narrower tile stays scratch: its store rounds for certain, where a value's conversion to bf16 and back may
+    // be elided (XLA's CPU backend does so in interpret mode, as excess precision: seed 100 of the differential
+    // test). f16 tiles are f32 in the kernel, rounded by _round_to_f16, which nothing elides.
+    if (kernelDtype(g_.buffers[buffer].dtype) != isa::DType::F32) return false;
+    for (const tsr::graph::Buffer &b : g_.buffers)
+      if (b.viewOf == buffer) return false;
+    bool first = true;
+    Phase scope = Phase::Step;
+    for (const auto &[op, phase] : ordered_) {
+      const bool reads = std::find(op->srcs.begin(), op->srcs.end(), buffer) != op->srcs.end() ||
+                         (op->dst == buffer && (op->accumulate || op->kind == OpKind::FillWhere ||
+                                                op->kind == OpKind::Scan));
+      const bool writes = op->dst == buffer || op->dst2 == buffer;
+      if (!reads && !writes) continue;
+      if (first && reads) return false; // its value comes from an earlier step, or is partly kept
+      if (!first && phase != scope) return false;
+      first = false;
+      scope = phase;
+    }
+    return !first;
+  }
+
   const KernelGraph &g_;
   const std::array<int64_t, 2> tiling_;
   GridPlan plan_;
@@ -333,6 +366,7 @@ private:
   std::vector<BlockGroup> groups_;
   std::vector<int> allocated_;
   std::vector<const Op *> outerLoads_;
+  std::vector<std::pair<const Op *, Phase>> ordered_; ///< every op the plan visited, in program order
 };
 
 class GridEmitter {
@@ -359,6 +393,7 @@ private:
       g.ref = names_.make(fmt::format("{}_block{}", g_.tensors[g.tensor].name, n == 0 ? "" : std::to_string(n)));
     }
     for (int b : plan_.scratch) bufferNames_[b] = names_.make(g_.buffers[b].name);
+    for (int b : plan_.values) bufferNames_[b] = names_.make(g_.buffers[b].name);
     functionName_ = names_.make(k_.kernel);
     kernelName_ = names_.make("_" + k_.kernel + "_kernel");
   }
@@ -367,7 +402,8 @@ private:
     moduleDocstring(out_, k_, "kernel",
                     {"Pallas TPU, grid style: the kernel's loops are the grid, each load and store a BlockSpec that "
                      "Pallas",
-                     "double-buffers (as the simulator's TPU model does), tiles VMEM scratch."});
+                     "double-buffers (as the simulator's TPU model does), intermediates values, tiles that last VMEM "
+                     "scratch."});
     pallasPreamble(out_, k_);
   }
 
@@ -411,6 +447,7 @@ private:
 
   /// A buffer's values as a ref slice: its block (when only a load writes it) or its scratch, through its view.
   std::string ref(int buffer) {
+    if (plan_.values.count(buffer)) return bufferNames_.at(buffer);
     const tsr::graph::Buffer &b = g_.buffers[buffer];
     const int rootId = b.viewOf >= 0 ? b.viewOf : buffer;
     std::string base;
