@@ -43,6 +43,7 @@ std::string &loading() {
   return path;
 }
 
+/// Whether initialiserThrew prints the error object on stdout too (`--json`: reportPluginFailuresAsJson).
 bool &jsonReports() {
   static bool json = false;
   return json;
