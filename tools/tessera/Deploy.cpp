@@ -1,15 +1,14 @@
 #include "tessera/Deploy.h"
 
+#include "tessera/AtomicFile.h"
 #include "tessera/DeviceCode.h"
 #include "tessera/HostData.h"
+#include "tessera/JsonText.h"
 #include "tessera/Npy.h"
 #include "tessera/Report.h"
-#include "tessera/JsonText.h"
 #include "tessera/backends/Deploy.h"
 
 #include <fmt/format.h>
-
-#include <fstream>
 
 namespace tessera::driver {
 
@@ -30,12 +29,6 @@ std::string numpyName(isa::DType dtype) {
   case isa::DType::U8: return "uint8";
   }
   return "float32";
-}
-
-void writeText(const fs::path &path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  if (!out) throw InputError(fmt::format("cannot write '{}'", path.string()));
 }
 
 void makeDirectory(const fs::path &dir) {
@@ -129,8 +122,8 @@ std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunR
   makeDirectory(dir / "inputs");
   makeDirectory(dir / "expected");
   const std::string module = kernel.name + ".py";
-  writeText(dir / module, code);
-  writeText(dir / "run.py", backends::deployRunner());
+  AtomicFile(dir / module, "bundle file").commit(code);
+  AtomicFile(dir / "run.py", "bundle file").commit(backends::deployRunner());
   fs::permissions(dir / "run.py", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                   fs::perm_options::add);
   std::vector<std::string> files = {module, "run.py"};
@@ -184,8 +177,8 @@ std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunR
   if (backend == "nki") // what run.py tells NKI and the Neuron runtime: the platform, and one NeuronCore
     manifest["neuron"] = {{"generation", target.generation}, // v2 trn1, v3 trn2, v4 trn3: NKI's platform target
                           {"logical_nc_config", 1}};         // the emitted kernel runs on one NeuronCore (LNC=1)
-  writeText(dir / "tessera.json", jsonText(manifest, 2) + "\n");
-  writeText(dir / "README.md", readme(report, module, backend, command));
+  AtomicFile(dir / "tessera.json", "bundle file").commit(jsonText(manifest, 2) + "\n");
+  AtomicFile(dir / "README.md", "bundle file").commit(readme(report, module, backend, command));
   files.push_back("tessera.json");
   files.push_back("README.md");
   return files;
