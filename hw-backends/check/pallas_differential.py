@@ -102,10 +102,8 @@ def compare_within(runner, name, out, expected, tolerance, rounds_to_bf16):
         bits = np.dtype(f"u{expected.dtype.itemsize}")
         check["bitwise_equal"] = bool(np.array_equal(out.view(bits), expected.view(bits)))
     o, e = out.astype(np.float64), expected.astype(np.float64)
-    rms = float(np.sqrt(np.mean(e * e))) if e.size else 0.0
-    scale = np.maximum(np.abs(e), rms)
-    error = np.abs(o - e)
-    beyond = ~(error / np.where(scale > 0, scale, 1.0) <= tolerance)
+    error, relative = runner.relative_errors(o, e)
+    beyond = ~(relative <= tolerance)
     check["first_bad_index"] = first_index(beyond)
     if check["ok"] or not rounds_to_bf16 or not np.all(np.isfinite(o)):
         return check

@@ -67,18 +67,24 @@ def load_tensor(entry, bundle=HERE):
     return array.view(numpy_dtype(entry["dtype"])).reshape(entry["shape"])
 
 
-def compare(name, out, expected, tolerance):
-    """Tessera's comparison: max |out - expected| / max(|expected|, rms(expected)) within the tolerance."""
+def relative_errors(out, expected):
+    """Per element: |out - expected|, and that over max(|expected|, rms(expected)), Tessera's relative error (not
+    blown up near zero). Both arrays of one shape, as float64."""
     out = np.asarray(out, dtype=np.float64)
     expected = np.asarray(expected, dtype=np.float64)
-    if out.shape != expected.shape:
-        return {"name": name, "ok": False, "error": f"shape {out.shape}, expected {expected.shape}"}
     diff = np.abs(out - expected)
     rms = float(np.sqrt(np.mean(expected * expected))) if expected.size else 0.0
     scale = np.maximum(np.abs(expected), rms)
+    return diff, diff / np.where(scale > 0, scale, 1.0)
+
+
+def compare(name, out, expected, tolerance):
+    """Tessera's comparison: max |out - expected| / max(|expected|, rms(expected)) within the tolerance."""
+    if np.shape(out) != np.shape(expected):
+        return {"name": name, "ok": False, "error": f"shape {np.shape(out)}, expected {np.shape(expected)}"}
+    diff, rel = relative_errors(out, expected)
     finite = bool(np.all(np.isfinite(diff)))
     max_abs = float(diff.max()) if diff.size else 0.0
-    rel = diff / np.where(scale > 0, scale, 1.0)
     max_rel = float(rel.max()) if rel.size else 0.0
     ok = finite and max_rel <= tolerance
     return {"name": name, "max_abs_err": max_abs if finite else None, "max_rel_err": max_rel if finite else None,
