@@ -337,9 +337,9 @@ private:
   /// Whether `buffer` can be a value: it has no views, every op that touches it runs in one part of the step (one
   /// Python scope of the kernel), and the first of them writes it whole without reading it.
   bool isValue(int buffer) const {
-    // A narrower tile stays scratch: its store rounds for certain, where a value's conversion to bf16 and back may
-    // be elided (XLA's CPU backend does so in interpret mode, as excess precision: seed 100 of the differential
-    // test). f16 tiles are f32 in the kernel, rounded by _round_to_f16, which nothing elides.
+    // A narrower tile stays scratch: a store into a ref of its dtype rounds on every backend, where a value's
+    // conversion there and back is a compiler's to elide (XLA's CPU backend does, as excess precision, unless
+    // run.py's exact_cpu_arithmetic forbids it). f16 tiles are f32 in the kernel, rounded by _round_to_f16.
     if (kernelDtype(g_.buffers[buffer].dtype) != isa::DType::F32) return false;
     for (const tsr::graph::Buffer &b : g_.buffers)
       if (b.viewOf == buffer) return false;
