@@ -23,6 +23,22 @@ mode_t newFileMode() {
 
 } // namespace
 
+std::filesystem::path linkTarget(const std::filesystem::path &path, std::error_code &ec) {
+  namespace fs = std::filesystem;
+  fs::path target = path;
+  for (int hops = 0; fs::is_symlink(fs::symlink_status(target, ec)); ++hops) {
+    if (hops == 40) {
+      ec = std::make_error_code(std::errc::too_many_symbolic_link_levels);
+      return {};
+    }
+    const fs::path next = fs::read_symlink(target, ec);
+    if (ec) return {};
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  ec.clear(); // symlink_status of a missing path is not an error here
+  return target;
+}
+
 AtomicFile::AtomicFile(std::filesystem::path path, std::string what)
     : path_(std::move(path)), target_(path_), what_(std::move(what)) {
   namespace fs = std::filesystem;
@@ -34,12 +50,8 @@ AtomicFile::AtomicFile(std::filesystem::path path, std::string what)
     if (!file_) fail(std::strerror(errno));
     return;
   }
-  for (int hops = 0; fs::is_symlink(fs::symlink_status(target_, ec)); ++hops) { // replace what links lead to
-    if (hops == 40) fail(std::strerror(ELOOP));
-    const fs::path next = fs::read_symlink(target_, ec);
-    if (ec) fail(ec.message());
-    target_ = next.is_absolute() ? next : target_.parent_path() / next;
-  }
+  target_ = linkTarget(path_, ec); // replace what links lead to
+  if (ec) fail(ec.message());
   std::string pattern = target_.string() + ".XXXXXX";
   const int fd = ::mkstemp(pattern.data());
   if (fd < 0) fail(std::strerror(errno));

@@ -10,6 +10,10 @@
 
 namespace tessera::driver {
 
+/// What `path` names once its symbolic links are followed: `path` itself when it is not a link (or not there).
+/// Sets `ec` (ELOOP after 40 links) and returns an empty path when a link cannot be read.
+std::filesystem::path linkTarget(const std::filesystem::path &path, std::error_code &ec);
+
 /// The constructor creates a temporary file of a unique name beside `path` (beside its target when `path` is a
 /// symbolic link, which stays one), so a path that cannot be written fails before any work, as an InputError naming
 /// it ("cannot write trace '...': ..."); commit() writes the text and renames the temporary over the file, which

@@ -1,6 +1,7 @@
 #include "tessera/Deploy.h"
 
 #include "tessera/AtomicFile.h"
+#include "tessera/AtomicFolder.h"
 #include "tessera/DeviceCode.h"
 #include "tessera/HostData.h"
 #include "tessera/JsonText.h"
@@ -9,6 +10,8 @@
 #include "tessera/backends/Deploy.h"
 
 #include <fmt/format.h>
+
+#include <fstream>
 
 namespace tessera::driver {
 
@@ -31,12 +34,12 @@ std::string numpyName(isa::DType dtype) {
   return "float32";
 }
 
-void makeDirectory(const fs::path &dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
-    throw InputError(fmt::format("cannot create the bundle folder '{}': {}", dir.string(),
-                                 ec ? ec.message() : "a file of that name is in the way"));
+/// What deploy says of a folder it will not replace.
+constexpr const char *kForceNote = "--force replaces it with the bundle (deleting its files)";
+
+ReplaceableFolder replaceable(bool force) {
+  if (force) return [](const fs::path &) { return true; };
+  return isDeployBundle;
 }
 
 std::string readme(const RunReport &report, const std::string &module, const std::string &backend,
@@ -76,6 +79,17 @@ std::string readme(const RunReport &report, const std::string &module, const std
 
 } // namespace
 
+bool isDeployBundle(const fs::path &dir) {
+  std::ifstream in(dir / "tessera.json");
+  if (!in) return false;
+  const nlohmann::json manifest = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return manifest.is_object() && manifest.contains("bundle_version") && manifest.contains("kernel");
+}
+
+void checkBundleFolder(const fs::path &dir, bool force) {
+  AtomicFolder::check(dir, "bundle folder", replaceable(force), kForceNote);
+}
+
 RunReport runForDeploy(RunRequest request) {
   request.timingOnly = false;
   request.keepTensors = true;
@@ -90,18 +104,20 @@ RunReport runForDeploy(RunRequest request) {
 }
 
 DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::string &command,
-                          const std::string &pallasStyle) {
-  driver::pallasStyle(pallasStyle); // an unknown style stops the command before the run
+                          const std::string &pallasStyle, bool force) {
+  driver::pallasStyle(pallasStyle); // an unknown style or a folder deploy may not replace stops it before the run
+  checkBundleFolder(dir, force);
   DeployBundle bundle;
   bundle.dir = dir;
   bundle.report = runForDeploy(request);
   bundle.backend = deviceBackendOf(bundle.report.target);
-  bundle.files = writeDeployBundle(request, bundle.report, dir, command, pallasStyle);
+  bundle.files = writeDeployBundle(request, bundle.report, dir, command, pallasStyle, force);
   return bundle;
 }
 
-std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunReport &report, const fs::path &dir,
-                                           const std::string &command, const std::string &pallasStyle) {
+std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunReport &report,
+                                           const fs::path &bundleDir, const std::string &command,
+                                           const std::string &pallasStyle, bool force) {
   const backends::PallasStyle style = driver::pallasStyle(pallasStyle);
   if (!report.program || !report.provenance || !report.hbm)
     throw Error(fmt::format("kernel '{}': a deploy bundle is written from a run with its tensors kept and provenance "
@@ -118,9 +134,11 @@ std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunR
                                                        *report.provenance, report.graph.get(), again),
                                           backend, style);
 
-  makeDirectory(dir);
-  makeDirectory(dir / "inputs");
-  makeDirectory(dir / "expected");
+  AtomicFolder folder(bundleDir, "bundle folder", replaceable(force), kForceNote);
+  const fs::path &dir = folder.staging();
+  for (const char *sub : {"inputs", "expected"})
+    if (std::error_code ec; !fs::create_directory(dir / sub, ec))
+      throw InputError(fmt::format("cannot write bundle folder '{}': {}", bundleDir.string(), ec.message()));
   const std::string module = kernel.name + ".py";
   AtomicFile(dir / module, "bundle file").commit(code);
   AtomicFile(dir / "run.py", "bundle file").commit(backends::deployRunner());
@@ -181,6 +199,7 @@ std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunR
   AtomicFile(dir / "README.md", "bundle file").commit(readme(report, module, backend, command));
   files.push_back("tessera.json");
   files.push_back("README.md");
+  folder.commit();
   return files;
 }
 

@@ -24,16 +24,24 @@ struct DeployBundle {
 /// outputs fail their checks throws tessera::Error (Tessera deploys only kernels whose simulated outputs are right).
 RunReport runForDeploy(RunRequest request);
 
-/// Writes the bundle of `report` (what runForDeploy gave for `request`) into `dir` (created if missing; the bundle's
-/// own files in it are replaced) and returns the files written, relative to dir. `pallasStyle`: how a TPU kernel is
-/// written (manual, grid, auto: tessera compile's --pallas-style). A kernel the backend cannot express in that style
-/// is an InputError and writes nothing; a `dir` that cannot be written is an InputError.
+/// Whether `dir` holds a bundle an earlier deploy wrote (its tessera.json says so): deploy replaces such a folder.
+bool isDeployBundle(const std::filesystem::path &dir);
+
+/// Checks, before a run, that a bundle can be written at `dir`: absent, an empty folder, an earlier bundle, or
+/// (with `force`) any folder; otherwise an InputError naming it, which says --force replaces it.
+void checkBundleFolder(const std::filesystem::path &dir, bool force);
+
+/// Writes the bundle of `report` (what runForDeploy gave for `request`) as the folder `dir` and returns the files
+/// written, relative to dir. The folder appears whole (AtomicFolder): an earlier bundle there is replaced, with none
+/// of its files left; a folder of other files is refused unless `force`, which replaces it too. `pallasStyle`: how a
+/// TPU kernel is written (manual, grid, auto: tessera compile's --pallas-style). A kernel the backend cannot express
+/// in that style is an InputError and writes nothing; a `dir` that cannot be written is an InputError.
 std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunReport &report,
                                            const std::filesystem::path &dir, const std::string &command,
-                                           const std::string &pallasStyle = "manual");
+                                           const std::string &pallasStyle = "manual", bool force = false);
 
-/// runForDeploy, then writeDeployBundle: `tessera deploy`.
+/// checkBundleFolder, runForDeploy, then writeDeployBundle: `tessera deploy`.
 DeployBundle deployKernel(RunRequest request, const std::filesystem::path &dir, const std::string &command,
-                          const std::string &pallasStyle = "manual");
+                          const std::string &pallasStyle = "manual", bool force = false);
 
 } // namespace tessera::driver

@@ -29,13 +29,16 @@ std::string commandLine(const std::string &command, const std::vector<std::strin
 int deployCommand(const std::vector<std::string> &args) {
   KernelOptions opts;
   std::string output, style = "manual";
+  bool force = false;
   std::vector<std::string> inputFiles;
   po::options_description desc("tessera deploy KERNEL");
   opts.add(desc);
   LimitOptions limits;
   limits.add(desc);
   desc.add_options()("seed", po::value(&opts.seed)->default_value(opts.seed), "seed of the random inputs")(
-      "output,o", po::value(&output)->required()->value_name("DIR"), "the folder to write (created if missing)")(
+      "output,o", po::value(&output)->required()->value_name("DIR"),
+      "the folder to write: new, empty or an earlier bundle, which it replaces")(
+      "force", po::bool_switch(&force), "replace the -o folder even if it holds other files (they are deleted)")(
       "pallas-style", po::value(&style)->default_value(style),
       "TPU targets: manual (one statement per simulated instruction), grid (BlockSpecs) or auto")(
       "input,i", po::value(&inputFiles)->composing()->value_name("NAME=FILE.npy"),
@@ -48,7 +51,7 @@ int deployCommand(const std::vector<std::string> &args) {
   {
     ProgressBar bar(stderr, !opts.json && ProgressBar::isTerminal(stderr));
     request.progress = bar.callback();
-    bundle = deployKernel(request, output, commandLine("deploy", args), style);
+    bundle = deployKernel(request, output, commandLine("deploy", args), style, force);
   }
   const RunReport &r = bundle.report;
   if (opts.json) {
