@@ -18,7 +18,8 @@ target_compile_definitions(compiler-tests PRIVATE
   TESSERA_TEST_PLUGIN_UNDEFINED="$<TARGET_FILE:tessera-test-plugin-undefined>"
   TESSERA_TEST_PLUGIN_THROWING="$<TARGET_FILE:tessera-test-plugin-throwing>")
 add_dependencies(compiler-tests tessera-test-plugin tessera-test-plugin-duplicate tessera-test-plugin-empty
-                 tessera-test-plugin-undefined tessera-test-plugin-fp16 tessera-test-plugin-throwing)
+                 tessera-test-plugin-undefined tessera-test-plugin-fp16 tessera-test-plugin-throwing
+                 tessera-test-plugin-misuse)
 # HtmlReportTest decodes headless Chromium's screenshot of a report.
 find_package(PNG REQUIRED)
 target_link_libraries(compiler-tests PRIVATE PNG::PNG)

@@ -12,4 +12,5 @@ config.substitutions.append(("tessera-opt", config.tessera_opt))
 config.substitutions.append(("%tessera", config.tessera))
 # tests/plugins/fp16.cpp: FP16 tensors and arithmetic.
 config.substitutions.append(("%fp16_plugin", config.fp16_plugin))
+config.substitutions.append(("%misuse_plugin", config.misuse_plugin))
 config.environment["PATH"] = os.pathsep.join([config.llvm_tools_dir, config.environment.get("PATH", "")])

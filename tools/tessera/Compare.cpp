@@ -59,6 +59,10 @@ Comparison compareTargets(const RunRequest &request, const std::vector<std::stri
     r.keepTensors = true;
     try {
       row.report = runKernel(r);
+    } catch (const CompileRefused &e) { // the kernel does not compile there (an isa op of another family)
+      row.error = e.message();
+      c.rows.push_back(std::move(row));
+      continue;
     } catch (const InputError &) {
       throw;
     } catch (const LimitError &) {

@@ -40,7 +40,9 @@ uint64_t elementsOf(const std::vector<int64_t> &shape) {
 }
 std::string gib(uint64_t bytes) { return fmt::format("{:.3g} GiB", double(bytes) / double(1ull << 30)); }
 
-/// Compiles with `run`, turning the unroller's instruction-limit error into a LimitError.
+/// Compiles with `run`, turning the unroller's instruction-limit error into a LimitError and every other error
+/// into an InputError: a kernel the compiler refuses (an isa op on the wrong family, tiles that do not fit) is
+/// bad input, fixed in the kernel's source, like a failed require().
 template <typename F> compiler::CompileResult compileWithin(const RunRequest &request, F run) {
   try {
     return run(request.compileOptions());
@@ -50,6 +52,12 @@ template <typename F> compiler::CompileResult compileWithin(const RunRequest &re
                                  "instruction while compiling); raise them or use smaller shapes",
                                  request.maxInstructions, double(request.maxMemoryBytes) / double(1ull << 30),
                                  RunRequest::kCompileBytesPerInstruction));
+  } catch (const LimitError &) {
+    throw;
+  } catch (const InputError &) {
+    throw;
+  } catch (const Error &e) {
+    throw CompileRefused(e);
   }
 }
 
@@ -166,7 +174,11 @@ tsr::graph::KernelGraph traceKernel(const tsr::KernelInfo &kernel, const std::ma
                                  "defaults: {})",
                                  kernel.name, params.str(), params.kernelStr(), kernel.describeKernelParams()));
   }
-  return tsr::trace(kernel, params);
+  try {
+    return tsr::trace(kernel, params); // DSL misuse (a tile of 256 partitions) is bad input, at the kernel's line
+  } catch (const Error &e) {
+    throw InputError(e);
+  }
 }
 
 RunReport runKernel(const RunRequest &request) {
@@ -295,16 +307,9 @@ sim::SimOptions RunRequest::simOptions() const {
 }
 
 RunReport simulateFile(const std::string &path, const RunRequest &request) {
-  compiler::CompileResult compiled;
-  try {
-    compiled = compileWithin(request, [&](const compiler::CompileOptions &options) {
-      return compiler::compileFile(path, options);
-    });
-  } catch (const LimitError &) {
-    throw;
-  } catch (const Error &e) {
-    throw InputError(e);
-  }
+  compiler::CompileResult compiled = compileWithin(request, [&](const compiler::CompileOptions &options) {
+    return compiler::compileFile(path, options);
+  });
   RunReport report;
   report.program = std::make_shared<const isa::Program>(std::move(compiled.program));
   const isa::Program &program = *report.program;

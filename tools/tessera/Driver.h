@@ -31,6 +31,13 @@ public:
   explicit InputError(const Error &e) : Error(e) {}
 };
 
+/// The compiler refused the kernel for its target (an isa op of another family, tiles that do not fit): bad input,
+/// fixed in the kernel's source. `tessera compare` reports it as that target's row instead of stopping.
+class CompileRefused : public InputError {
+public:
+  using InputError::InputError;
+};
+
 /// A resource limit stopped the run (--max-instructions, --max-memory-gib, --timeout): the CLI exits with
 /// status 3.
 class LimitError : public Error {

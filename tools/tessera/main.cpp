@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <new>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -111,6 +112,11 @@ int main(int argc, char **argv) {
     return reportTimeout(e, json);
   } catch (const Error &e) {
     return reportError(e, exitStatusOf(e), json);
+  } catch (const std::bad_alloc &) { // the host ran out of memory: a limit, like --max-memory-gib
+    return reportError(Error("the host ran out of memory (std::bad_alloc)", {},
+                             "use smaller shapes, --timing-only (no tensor data), or a --max-memory-gib below what "
+                             "the machine can give, so that the run stops before it allocates"),
+                       kLimit, json);
   } catch (const std::exception &e) {
     return reportError(Error(fmt::format("internal error: {}", e.what())), kCheckFailed, json);
   } catch (...) { // only a plugin's code throws what is not a std::exception: its kernel is at fault

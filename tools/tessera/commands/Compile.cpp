@@ -90,6 +90,8 @@ int compileCommand(const std::vector<std::string> &args) {
     result = compiler::compile(graph, target, r.compile);
   } catch (const compiler::InstructionLimitError &e) {
     throw LimitError(e.message(), e.where(), "raise --max-instructions, or use smaller shapes");
+  } catch (const Error &e) {
+    throw CompileRefused(e); // a kernel the compiler refuses is bad input, as in `tessera run`
   }
   fmt::print("{}", machineLevel ? result.ncIr : result.tileIr);
   return kOk;
