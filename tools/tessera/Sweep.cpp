@@ -2,6 +2,7 @@
 #include "tessera/JsonText.h"
 
 #include "tessera/sim/KernelBug.h"
+#include "tessera/sim/SimulatedTimeOverflow.h"
 
 #include <fmt/format.h>
 
@@ -70,6 +71,9 @@ SweepRow runPoint(const RunRequest &base, const SweepPoint &point) {
     row.status = SweepRow::Status::Failed;
     row.message = describe(e);
   } catch (const LimitError &e) {
+    row.status = SweepRow::Status::Limit;
+    row.message = describe(e);
+  } catch (const sim::SimulatedTimeOverflow &e) {
     row.status = SweepRow::Status::Limit;
     row.message = describe(e);
   } catch (const Error &e) {

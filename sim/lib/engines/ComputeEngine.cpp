@@ -1,6 +1,7 @@
 #include "engines/ComputeEngine.h"
 
 #include "ProgramChecks.h"
+#include "SimulatedTime.h"
 #include "engines/MxuTiming.h"
 
 #include "tessera/isa/Cost.h"
@@ -43,14 +44,15 @@ void ComputeEngine::perform(const isa::Instruction &inst) {
     cycles += pipelineFillCycles(inst, env_.target); // the MXU sat idle: nothing in flight hid its fill
   const uint64_t ps = picoseconds(cycles);
   const uint64_t start = env_.ports.reserve(engine, inst, ready, ps);
+  const uint64_t end = endOf(start, ps, "an instruction");
   stalled(start - now);
   busyPs_ += ps;
-  previousEndPs_ = start + ps;
-  wait(sc_core::sc_time::from_value(start - now + ps));
+  previousEndPs_ = end;
+  wait(sc_core::sc_time::from_value(end - now));
 }
 
 uint64_t ComputeEngine::picoseconds(uint64_t cycles) const {
-  return static_cast<uint64_t>(static_cast<double>(cycles) * psPerCycle_ + 0.5); // nearest ps
+  return picosecondsOfCycles(cycles, psPerCycle_, "an instruction"); // nearest ps
 }
 
 void ComputeEngine::logPrint(const isa::Instruction &inst) {

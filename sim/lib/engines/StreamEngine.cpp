@@ -1,6 +1,7 @@
 #include "engines/StreamEngine.h"
 
 #include "ProgramChecks.h"
+#include "tessera/sim/SimulatedTimeOverflow.h"
 
 #include "tessera/isa/Cost.h"
 
@@ -84,12 +85,20 @@ void StreamEngine::run() {
     finished_ = true;
   } catch (const sc_core::sc_unwind_exception &) {
     throw; // SystemC is killing or resetting this thread: let it.
+  } catch (const SimulatedTimeOverflow &e) { // say which instruction, at its kernel line
+    const isa::Instruction &inst = stream_.instructions[position_];
+    stopRun(std::make_exception_ptr(SimulatedTimeOverflow(
+        describeInstruction(stream_, position_) + ": " + e.message(), locationOf(env_.program, inst), e.hint())));
   } catch (const std::exception &) {
-    if (env_.failure)
-      return; // another engine failed first in this delta cycle and has stopped the run
-    env_.failure = std::current_exception();
-    sc_core::sc_stop();
+    stopRun(std::current_exception());
   }
+}
+
+void StreamEngine::stopRun(std::exception_ptr failure) {
+  if (env_.failure)
+    return; // another engine failed first in this delta cycle and has stopped the run
+  env_.failure = std::move(failure);
+  sc_core::sc_stop();
 }
 
 void StreamEngine::record(uint64_t waitedPs, uint64_t busyPs) {

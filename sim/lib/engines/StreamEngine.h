@@ -20,6 +20,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 
 namespace tessera::sim {
 
@@ -65,6 +66,8 @@ protected:
 
 private:
   void run();
+  /// Records the run's first failure (a later one in the same delta cycle is dropped) and stops the simulation.
+  void stopRun(std::exception_ptr failure);
   /// The index of the stream's first instruction that checkInstruction() rejects (the stream's size if none).
   size_t firstInvalidInstruction() const;
   void awaitStep(const isa::Instruction &inst);

@@ -1,5 +1,7 @@
 #include "engines/TensorEngineTiming.h"
 
+#include "SimulatedTime.h"
+
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/Modes.h"
 
@@ -27,13 +29,13 @@ uint64_t TensorEngineTiming::completion(const isa::Instruction &inst, uint64_t c
   const bool loadExposed = first_ || waitedPs > 0;
   first_ = false;
   const uint64_t charged = cycles + (loadExposed ? isa::loadStationaryCycles(inst, target_) : 0);
-  const auto durationPs = static_cast<uint64_t>(static_cast<double>(charged) * psPerCycle_ + 0.5); // nearest ps
+  const uint64_t durationPs = picosecondsOfCycles(charged, psPerCycle_, "a matmul");
 
   const auto [first, last] = rowsOf(inst);
   uint64_t startPs = inst.waitCount != 0 ? nowPs : lastStartPs_;
   for (unsigned tile = first; tile < last; ++tile)
     startPs = std::max(startPs, rowFreePs_[tile]);
-  const uint64_t endPs = startPs + durationPs;
+  const uint64_t endPs = endOf(startPs, durationPs, "a matmul");
   for (unsigned tile = first; tile < last; ++tile)
     rowFreePs_[tile] = endPs;
   lastStartPs_ = startPs;

@@ -1,13 +1,21 @@
 #include "memory/Hbm.h"
 
+#include "SimulatedTime.h"
+
 #include <algorithm>
 
 namespace tessera::sim {
 namespace {
 
-/// Nanoseconds as an sc_time at the simulator's picosecond resolution (FreshSimContext sets it).
-sc_core::sc_time nanoseconds(double ns) {
-  return sc_core::sc_time::from_value(static_cast<uint64_t>(ns * 1000.0 + 0.5));
+/// Nanoseconds as an sc_time at the simulator's picosecond resolution (FreshSimContext sets it); `what` names the
+/// duration should it pass the simulator's horizon.
+sc_core::sc_time nanoseconds(double ns, std::string_view what) {
+  return sc_core::sc_time::from_value(picosecondsOf(ns, what));
+}
+
+/// `start + duration`, refused past the horizon.
+sc_core::sc_time after(const sc_core::sc_time &start, const sc_core::sc_time &duration) {
+  return sc_core::sc_time::from_value(endOf(start.value(), duration.value(), "a DMA transfer"));
 }
 
 } // namespace
@@ -16,20 +24,20 @@ Hbm::Hbm(HbmImage &image, const isa::Target &target) : engineFreeAt_(std::max(1u
   tensorBases_.reserve(image.size());
   for (auto &tensor : image)
     tensorBases_.push_back(tensor.data());
-  fixedLatency_ = nanoseconds(target.dma.fixedLatencyNs);
+  fixedLatency_ = nanoseconds(target.dma.fixedLatencyNs, "the DMA fixed latency (dma.fixed_latency_ns)");
 }
 
 sc_core::sc_time Hbm::reserveTransfer(const sc_core::sc_time &ready, unsigned engine,
                                       const isa::DmaTransferCost &cost) {
   sc_core::sc_time &engineFreeAt = engineFreeAt_[engine % engineFreeAt_.size()];
   const sc_core::sc_time start = std::max(ready, engineFreeAt);
-  engineFreeAt = start + nanoseconds(cost.streamingNs);
+  engineFreeAt = after(start, nanoseconds(cost.streamingNs, "a DMA transfer's streaming time"));
   sc_core::sc_time streamed = engineFreeAt;
   if (cost.hbmBytes != 0) {
-    hbmFreeAt_ = std::max(start, hbmFreeAt_) + nanoseconds(cost.hbmNs);
+    hbmFreeAt_ = after(std::max(start, hbmFreeAt_), nanoseconds(cost.hbmNs, "a DMA transfer's HBM time"));
     streamed = std::max(streamed, hbmFreeAt_);
   }
-  return streamed + fixedLatency_;
+  return after(streamed, fixedLatency_);
 }
 
 } // namespace tessera::sim
