@@ -245,6 +245,20 @@ float roundTo(DType t, float f) {
   return f;
 }
 
+float largestFinite(DType t) {
+  switch (t) {
+  case DType::I32: return static_cast<float>(std::numeric_limits<int32_t>::max());
+  case DType::U32: return static_cast<float>(std::numeric_limits<uint32_t>::max());
+  case DType::U8: return static_cast<float>(std::numeric_limits<uint8_t>::max());
+  case DType::F32: return std::numeric_limits<float>::max();
+  case DType::BF16: return decodeBf16(uint16_t(kBf16Format.maxFiniteBits()));
+  case DType::F16: return decodeMinifloat<kF16Format>(kF16Format.maxFiniteBits());
+  case DType::F8E4M3: return kF8E4M3Values[kF8E4M3Format.maxFiniteBits()];
+  case DType::F8E5M2: return kF8E5M2Values[kF8E5M2Format.maxFiniteBits()];
+  }
+  return std::numeric_limits<float>::max();
+}
+
 // The bulk conversions run on every operand of every instruction: built for AVX-512 and AVX2 as well as the
 // baseline, picked at load time (the same integer and float operations, so the same bits: NumberFormatsTest).
 [[gnu::target_clones("avx512f", "avx2", "default")]] void decode(DType t, const std::byte *src, float *dst,

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -87,6 +88,39 @@ void requireIntegers(const isa::TensorInfo &t, const std::vector<float> &values,
       throw InputError(fmt::format("{} holds {}, not an integer, for the {} tensor", what, v, isa::name(t.dtype)));
 }
 
+/// Element `flat` of a tensor of `shape` as its index: "[3, 17]".
+std::string indexText(const std::vector<int64_t> &shape, int64_t flat) {
+  std::vector<int64_t> index(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = shape[d] == 0 ? 0 : flat % shape[d];
+    flat = shape[d] == 0 ? 0 : flat / shape[d];
+  }
+  return fmt::format("[{}]", fmt::join(index, ", "));
+}
+
+/// A finite input the tensor's dtype cannot hold (1000 in an f8e4m3 tensor) would reach the kernel as NaN or Inf,
+/// and its outputs would be blamed for it: refused before the run, naming the first such element. `encoded` is
+/// what isa::encode made of `values`.
+void requireRepresentable(const isa::TensorInfo &t, const float *values, const std::vector<std::byte> &encoded,
+                          const std::string &what) {
+  if (t.dtype != isa::DType::BF16 && t.dtype != isa::DType::F16 && !isa::isFp8(t.dtype)) return;
+  constexpr size_t kChunk = 4096;
+  std::array<float, kChunk> back;
+  const size_t n = static_cast<size_t>(t.elements()), bytes = isa::byteSize(t.dtype);
+  for (size_t i = 0; i < n; i += kChunk) {
+    const size_t count = std::min(kChunk, n - i);
+    isa::decode(t.dtype, encoded.data() + i * bytes, back.data(), count);
+    for (size_t j = 0; j < count; ++j)
+      if (std::isfinite(values[i + j]) && !std::isfinite(back[j]))
+        throw InputError(fmt::format("{} holds {} at {}, beyond the largest finite {} ({}): the kernel would read {}",
+                                     what, values[i + j], indexText(t.shape, static_cast<int64_t>(i + j)),
+                                     isa::name(t.dtype), isa::largestFinite(t.dtype),
+                                     std::isnan(back[j]) ? "NaN" : "Inf"),
+                         {}, fmt::format("scale the input into {}'s range, or give the kernel a wider dtype",
+                                         isa::name(t.dtype)));
+  }
+}
+
 } // namespace
 
 void loadInputArray(const isa::Program &program, sim::HbmImage &hbm, const std::string &name, const HostArray &array) {
@@ -101,6 +135,7 @@ void loadInputArray(const isa::Program &program, sim::HbmImage &hbm, const std::
                                  array.values.size(), shapeText(array.shape), t.elements()));
   requireIntegers(t, array.values, fmt::format("input '{}'", name));
   isa::encode(t.dtype, array.values.data(), hbm[index].data(), array.values.size());
+  requireRepresentable(t, array.values.data(), hbm[index], fmt::format("input '{}'", name));
 }
 
 void loadInputFile(const isa::Program &program, sim::HbmImage &hbm, const std::string &name, const std::string &path) {
@@ -124,6 +159,7 @@ void loadInputFile(const isa::Program &program, sim::HbmImage &hbm, const std::s
                      {}, "save float32 (or the tensor's dtype) with numpy.save");
   requireIntegers(t, *values, fmt::format("--input {}: '{}'", name, path));
   isa::encode(t.dtype, values->data(), hbm[index].data(), values->size());
+  requireRepresentable(t, values->data(), hbm[index], fmt::format("--input {}: '{}'", name, path));
 }
 
 void prepareOutputDir(const std::string &dir) {

@@ -162,4 +162,35 @@ TEST_F(RealDataTest, InputsThatDoNotFitTheKernelAreRefused) {
   EXPECT_EQ(WEXITSTATUS(cli("run add --timing-only --input a=" + (dir_ / "small.npy").string())), 2);
 }
 
+/// Inputs out of the tensor's dtype's range once reached the kernel as NaN (f8e4m3 has no Inf) or Inf (bf16), and the
+/// outputs were blamed (exit 1): they are refused before the run, naming the element, and the library says so too.
+TEST_F(RealDataTest, InputsBeyondTheDtypesRangeAreRefusedNamingTheElement) {
+  const std::string a = (dir_ / "a_t.npy").string(), b = (dir_ / "b.npy").string();
+  std::vector<float> values = writeFloats("a_t.npy", 512, 512, 7);
+  writeFloats("b.npy", 512, 512, 8);
+  EXPECT_EQ(WEXITSTATUS(cli("run matmul_fp8 --input a_t=" + a + " --input b=" + b)), 0);
+  values[3 * 512 + 17] = 1000.0f; // f8e4m3's largest finite is 448
+  NpyArray big{"<f4", {512, 512}, std::vector<std::byte>(values.size() * sizeof(float))};
+  std::memcpy(big.data.data(), values.data(), big.data.size());
+  writeNpy(a, big);
+  EXPECT_EQ(WEXITSTATUS(cli("run matmul_fp8 --input a_t=" + a + " --input b=" + b)), 2);
+  std::ifstream log(dir_ / "log");
+  const std::string text{std::istreambuf_iterator<char>(log), {}};
+  EXPECT_NE(text.find("holds 1000 at [3, 17], beyond the largest finite f8e4m3 (448): the kernel would read NaN"),
+            std::string::npos)
+      << text;
+
+  values[3 * 512 + 17] = 3.4e38f; // a finite float that rounds to bf16 Inf
+  try {
+    runKernel({.kernel = "matmul", .inputs = {{"a_t", HostArray{{512, 512}, values}}}});
+    FAIL() << "an input beyond bf16's range ran";
+  } catch (const InputError &e) {
+    EXPECT_NE(e.message().find("input 'a_t' holds 3.4e+38 at [3, 17], beyond the largest finite bf16"),
+              std::string::npos)
+        << e.message();
+  }
+  values[3 * 512 + 17] = INFINITY; // an infinity the user gave is theirs to give
+  EXPECT_NO_THROW(runKernel({.kernel = "matmul", .inputs = {{"a_t", HostArray{{512, 512}, values}}}}));
+}
+
 } // namespace

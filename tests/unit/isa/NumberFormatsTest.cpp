@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <ostream>
 #include <span>
 #include <string>
@@ -1441,6 +1442,21 @@ TEST(NumberFormats, FormatLimits) {
   EXPECT_TRUE(std::isnan(roundTo(DType::F8E4M3, 1000.0f)));
   EXPECT_TRUE(std::isnan(roundTo(DType::F8E4M3, -INFINITY)));
   EXPECT_TRUE(std::isinf(roundTo(DType::F8E5M2, 1e6f)));
+}
+
+/// largestFinite is each format's largest finite value: it survives a round trip, the next float up that does not
+/// round back to it overflows.
+TEST(NumberFormats, LargestFinite) {
+  EXPECT_EQ(largestFinite(DType::F8E4M3), 448.0f);
+  EXPECT_EQ(largestFinite(DType::F8E5M2), 57344.0f);
+  EXPECT_EQ(largestFinite(DType::F16), 65504.0f);
+  EXPECT_EQ(largestFinite(DType::BF16), bf16ToFloat(0x7f7f));
+  EXPECT_EQ(largestFinite(DType::F32), std::numeric_limits<float>::max());
+  for (DType t : {DType::BF16, DType::F16, DType::F8E4M3, DType::F8E5M2}) {
+    const float top = largestFinite(t);
+    EXPECT_EQ(roundTo(t, top), top) << name(t);
+    EXPECT_FALSE(std::isfinite(roundTo(t, top * 1.25f))) << name(t);
+  }
 }
 
 } // namespace

@@ -24,6 +24,10 @@ float f8e5m2ToFloat(uint8_t bits);
 /// `f` rounded to the nearest value representable in `t` (the value a store then load would give).
 float roundTo(DType t, float f);
 
+/// The largest finite value of `t` (448 for f8e4m3, 57344 for f8e5m2, 65504 for f16); beyond about it a float
+/// encodes as Inf, or NaN in a format without infinities.
+float largestFinite(DType t);
+
 /// Decodes `count` elements of type `t` from `src` into floats.
 void decode(DType t, const std::byte *src, float *dst, size_t count);
 /// Encodes `count` floats into elements of type `t` at `dst`, rounding to nearest even.
