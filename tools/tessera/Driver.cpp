@@ -8,6 +8,7 @@
 //   6. report.
 
 #include "tessera/Driver.h"
+#include "tessera/ReferenceRun.h"
 #include "tessera/isa/Family.h"
 
 #include "tessera/compiler/Golden.h"
@@ -69,6 +70,13 @@ void keepAllocation(compiler::CompileResult &compiled, RunReport &report) {
   report.notes = std::move(compiled.notes);
 }
 
+/// Stops the run when --timeout's deadline has passed during `stage`, a phase before the simulation (compiling,
+/// making the inputs): between phases, so that the overshoot is one phase at most.
+void checkDeadline(const RunRequest &request, uint64_t instructions, const std::string &stage) {
+  if (request.deadline && std::chrono::steady_clock::now() >= *request.deadline)
+    throw TimeoutError(request.timeoutSeconds, 0, 0, instructions, stage);
+}
+
 /// Stops a program that is over the instruction or memory limit before anything large is allocated.
 void checkLimits(const isa::Program &program, const isa::Target &target, const RunRequest &request) {
   const uint64_t instructions = program.instructionCount();
@@ -85,9 +93,11 @@ void checkLimits(const isa::Program &program, const isa::Target &target, const R
 
 } // namespace
 
-TimeoutError::TimeoutError(double timeoutSeconds, double simulatedNs, uint64_t retired, uint64_t total)
-    : LimitError(fmt::format("stopped by --timeout ({} s): {} of {} instructions retired, {:.3f} us simulated so far",
-                             timeoutSeconds, retired, total, simulatedNs / 1000.0)),
+TimeoutError::TimeoutError(double timeoutSeconds, double simulatedNs, uint64_t retired, uint64_t total,
+                           const std::string &stage)
+    : LimitError(fmt::format("stopped by --timeout ({} s){}: {} of {} instructions retired, {:.3f} us simulated so far",
+                             timeoutSeconds, stage.empty() ? "" : " " + stage, retired, total,
+                             simulatedNs / 1000.0)),
       timeoutSeconds(timeoutSeconds), simulatedNs(simulatedNs), retired(retired), total(total) {}
 
 uint64_t defaultMaxMemoryBytes() {
@@ -220,6 +230,7 @@ RunReport runKernel(const RunRequest &request) {
   report.instructions = program.instructionCount();
   keepAllocation(compiled, report);
   checkLimits(program, report.target, request);
+  checkDeadline(request, report.instructions, "while compiling");
 
   // 4. Simulate with random inputs: every instruction computes its values and advances its engine's time.
   report.timingOnly = request.timingOnly;
@@ -229,31 +240,37 @@ RunReport runKernel(const RunRequest &request) {
     report.ok = true;
     return report;
   }
-  sim::HbmImage hbm = makeInputs(program, request.seed);
+  sim::HbmImage hbm =
+      makeInputs(program, request.seed, [&] { checkDeadline(request, report.instructions, "while making the inputs"); });
   for (const auto &[name, path] : request.inputFiles) loadInputFile(program, hbm, name, path);
   for (const auto &[name, array] : request.inputs) loadInputArray(program, hbm, name, array);
-  std::optional<sim::HbmImage> golden; // the golden model starts from the same bytes (outputs NaN)
-  if (request.golden) golden = hbm;
-  std::vector<tsr::HostTensor> inputs, expected;
+  std::optional<sim::HbmImage> goldenInputs; // the golden model starts from the same bytes (outputs NaN)
+  if (request.golden) goldenInputs = hbm;
+  std::vector<tsr::HostTensor> referenceInputs, referenceOutputs;
   for (size_t i = 0; i < program.tensors.size(); ++i) {
-    if (program.tensors[i].isOutput) expected.emplace_back(program.tensors[i].elements());
-    else inputs.push_back(decodeTensor(program, hbm, i));
+    if (program.tensors[i].isOutput) referenceOutputs.emplace_back(program.tensors[i].elements());
+    else referenceInputs.push_back(decodeTensor(program, hbm, i));
   }
-  report.sim = sim::simulate(program, report.target, hbm, request.simOptions());
-
-  // 5. The references, from the same (rounded) inputs: the golden model (the kernel's tile module lowered to
-  //    LLVM and JIT-compiled for this CPU, so every kernel has one) and the kernel's hand-written reference, if
-  //    it has one. Every output must match both.
-  if (golden) {
-    try {
-      compiler::runGolden(graph, *golden);
-    } catch (const compiler::GoldenUnsupported &e) {
-      golden.reset();
-      report.goldenUnavailable = e.message();
-    }
+  // 5. The references, from the same (rounded) inputs, on their own thread while the simulator runs: the golden
+  //    model (the kernel's tile module lowered to LLVM and JIT-compiled for this CPU, so every kernel has one) and
+  //    the kernel's hand-written reference, if it has one. Every output must match both.
+  ReferenceRun references(report.graph ? report.graph : std::make_shared<const tsr::graph::KernelGraph>(graph),
+                          std::move(goldenInputs), kernel, report.params, std::move(referenceInputs),
+                          std::move(referenceOutputs));
+  try {
+    report.sim = sim::simulate(program, report.target, hbm, request.simOptions());
+  } catch (const TimeoutError &) {
+    references.abandon(); // the deadline has passed: do not wait for them either
+    throw;
   }
-  const bool hasReference = static_cast<bool>(kernel.reference);
-  if (hasReference) kernel.reference(report.params, inputs, expected);
+  if (!references.waitUntil(request.deadline))
+    throw TimeoutError(request.timeoutSeconds, report.sim.timeNs, report.instructions, report.instructions,
+                       "while the golden model and the reference computed the outputs to check");
+  ReferenceResults checked = references.results();
+  std::optional<sim::HbmImage> &golden = checked.golden;
+  report.goldenUnavailable = std::move(checked.goldenUnavailable);
+  const bool hasReference = checked.hasReference;
+  std::vector<tsr::HostTensor> &inputs = checked.inputs, &expected = checked.expected;
   for (size_t i = 0, in = 0; i < program.tensors.size(); ++i)
     if (!program.tensors[i].isOutput)
       report.inputs[program.tensors[i].name] = {program.tensors[i].shape, std::move(inputs[in++])};

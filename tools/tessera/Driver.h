@@ -48,7 +48,9 @@ public:
 /// --timeout ended the simulation at an instruction boundary; what it had done by then is the partial report.
 class TimeoutError : public LimitError {
 public:
-  TimeoutError(double timeoutSeconds, double simulatedNs, uint64_t retired, uint64_t total);
+  /// `stage` says what it stopped, when not the simulation ("while the golden model ... computed").
+  TimeoutError(double timeoutSeconds, double simulatedNs, uint64_t retired, uint64_t total,
+               const std::string &stage = "");
   double timeoutSeconds = 0;
   double simulatedNs = 0;  ///< simulated time reached when it stopped
   uint64_t retired = 0;    ///< instructions retired by then
@@ -99,8 +101,10 @@ struct RunRequest {
   /// Host memory the run may use (`--max-memory-gib`), estimated before anything large is allocated: the HBM
   /// image and its copies, SBUF/PSUM storage, the program and the timeline (estimateHostBytes). 0: no limit.
   uint64_t maxMemoryBytes = defaultMaxMemoryBytes();
-  /// Wall-clock deadline (`--timeout`): the simulation stops at the next progress report after it (every
-  /// SimOptions::kProgressInterval instructions) with a TimeoutError. Unset: none.
+  /// Wall-clock deadline (`--timeout`), with a TimeoutError: checked after compiling, while making the inputs (every
+  /// million elements), in the simulation at each progress report (every SimOptions::kProgressInterval
+  /// instructions), and while waiting for the golden model and the reference, which are then left to finish on
+  /// their thread (ReferenceRun.h). Unset: none.
   std::optional<std::chrono::steady_clock::time_point> deadline;
   double timeoutSeconds = 0; ///< what the deadline was set from, for the message
 

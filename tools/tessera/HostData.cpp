@@ -19,17 +19,23 @@
 
 namespace tessera::driver {
 
-sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed) {
+sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed, const std::function<void()> &checkpoint) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  constexpr size_t kChunk = size_t{1} << 20; // values drawn and encoded at a time, between checkpoints
+  std::vector<float> values;
   sim::HbmImage hbm;
   for (const isa::TensorInfo &t : program.tensors) {
-    std::vector<float> values(static_cast<size_t>(t.elements()));
-    if (t.isOutput) std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
-    else
-      for (float &v : values) v = uniform(rng);
+    const size_t n = static_cast<size_t>(t.elements()), width = isa::byteSize(t.dtype);
     std::vector<std::byte> bytes(static_cast<size_t>(t.bytes()));
-    isa::encode(t.dtype, values.data(), bytes.data(), values.size());
+    for (size_t at = 0; at < n; at += kChunk) {
+      if (checkpoint) checkpoint();
+      values.resize(std::min(kChunk, n - at));
+      if (t.isOutput) std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
+      else
+        for (float &v : values) v = uniform(rng);
+      isa::encode(t.dtype, values.data(), bytes.data() + at * width, values.size());
+    }
     hbm.push_back(std::move(bytes));
   }
   return hbm;
@@ -141,11 +147,13 @@ void loadInputArray(const isa::Program &program, sim::HbmImage &hbm, const std::
 void loadInputFile(const isa::Program &program, sim::HbmImage &hbm, const std::string &name, const std::string &path) {
   const size_t index = inputIndex(program, name, "--input");
   const isa::TensorInfo &t = program.tensors[index];
-  const NpyArray a = readNpy(path);
-  if (a.shape != t.shape)
-    throw InputError(fmt::format("--input {}: '{}' holds an array of shape {}, but the kernel's '{}' is {}", name, path,
-                                 shapeText(a.shape), name, shapeText(t.shape)),
-                     {}, "pass --shape so that the kernel's tensors have the arrays' shapes");
+  // The shape is compared before the data is read: a file of another shape is refused without allocating it.
+  const NpyArray a = readNpy(path, [&](const NpyArray &header) {
+    if (header.shape != t.shape)
+      throw InputError(fmt::format("--input {}: '{}' holds an array of shape {}, but the kernel's '{}' is {}", name,
+                                   path, shapeText(header.shape), name, shapeText(t.shape)),
+                       {}, "pass --shape so that the kernel's tensors have the arrays' shapes");
+  });
   const bool narrowFloat = t.dtype == isa::DType::BF16 || t.dtype == isa::DType::F8E4M3 || t.dtype == isa::DType::F8E5M2;
   const std::string bits = isa::byteSize(t.dtype) == 2 ? "2" : "1";
   if (narrowFloat && (a.descr.substr(1) == "u" + bits || a.descr.substr(1) == "V" + bits)) {

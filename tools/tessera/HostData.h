@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,9 @@ struct HostArray {
 };
 
 /// HBM contents for every tensor of `program`: inputs uniform in [-1, 1) from `seed`, rounded to their dtype;
-/// outputs filled with NaN, so an element the kernel never writes shows up as an error.
-sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed);
+/// outputs filled with NaN, so an element the kernel never writes shows up as an error. `checkpoint`, if given, is
+/// called before each million elements: it may throw to stop (the deadline of --timeout).
+sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed, const std::function<void()> &checkpoint = nullptr);
 
 /// Replaces input `name`'s random values in `hbm` with the array in the .npy file `path`. Its shape must be the
 /// tensor's; a float array (float16/32/64) is rounded to the tensor's dtype, an integer array must fit it, and a

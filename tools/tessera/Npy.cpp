@@ -68,11 +68,18 @@ void writeNpy(const std::filesystem::path &path, const NpyArray &array) {
   AtomicFile(path, "output").commit(bytes); // whole or not at all: an older file survives a failed write
 }
 
-NpyArray readNpy(const std::filesystem::path &path) {
+NpyArray readNpy(const std::filesystem::path &path, const NpyHeaderCheck &checkHeader) {
   auto fail = [&](const std::string &why) {
     return InputError(fmt::format("'{}' is not a .npy file Tessera can read: {}", path.string(), why), {},
                       "save it with numpy.save (little-endian, C order)");
   };
+  // A pipe or a device would block the open or the read with no writer, past any --timeout: only files are read.
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    throw InputError(fmt::format("cannot read '{}': it is not a regular file (a folder, a pipe or a device)",
+                                 path.string()),
+                     {}, "save the array to a file with numpy.save and pass that");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("cannot read '{}'", path.string()));
   char prefix[kMagicSize + 2];
@@ -135,6 +142,7 @@ NpyArray readNpy(const std::filesystem::path &path) {
   if (available < needed)
     throw fail(fmt::format("it holds {} bytes of data, fewer than the {} its shape ({}) needs", available, needed,
                            dims));
+  if (checkHeader) checkHeader(array);
   array.data.resize(static_cast<size_t>(needed));
   if (!in.read(reinterpret_cast<char *>(array.data.data()), static_cast<std::streamsize>(array.data.size())))
     throw fail(fmt::format("it holds fewer than the {} bytes its shape needs", array.data.size()));

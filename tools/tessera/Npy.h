@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,13 @@ std::string npyStorageName(isa::DType dtype);
 /// Writes `array` to `path`. Throws InputError naming the path when it cannot be written.
 void writeNpy(const std::filesystem::path &path, const NpyArray &array);
 
-/// Reads a .npy file. Throws InputError naming the path and what is wrong (not a .npy file, big-endian, Fortran
-/// order, a header it cannot read, a data size that does not match the header).
-NpyArray readNpy(const std::filesystem::path &path);
+/// Called with the array's type and shape (its data still empty) once the header is read and before the data is:
+/// throw to refuse the file without reading or allocating its data.
+using NpyHeaderCheck = std::function<void(const NpyArray &header)>;
+
+/// Reads a .npy file. Throws InputError naming the path and what is wrong (not a regular file, not a .npy file,
+/// big-endian, Fortran order, a header it cannot read, a data size that does not match the header), and whatever
+/// `checkHeader` throws, before the data is read.
+NpyArray readNpy(const std::filesystem::path &path, const NpyHeaderCheck &checkHeader = nullptr);
 
 } // namespace tessera::driver

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <new>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -109,7 +110,11 @@ int main(int argc, char **argv) {
   } catch (const HelpShown &) {
     return kOk;
   } catch (const TimeoutError &e) {
-    return reportTimeout(e, json);
+    // The golden model or the reference may still be computing on their thread (ReferenceRun.h): leave without
+    // running static destructors under it. Nothing is left unwritten: outputs are committed only by a whole run.
+    const int status = reportTimeout(e, json);
+    std::fflush(nullptr);
+    std::_Exit(status);
   } catch (const Error &e) {
     return reportError(e, exitStatusOf(e), json);
   } catch (const std::bad_alloc &) { // the host ran out of memory: a limit, like --max-memory-gib

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sys/stat.h>
 
 namespace {
 
@@ -153,6 +154,34 @@ TEST_F(RealDataTest, NpyHeadersThatLieAreRefusedBeforeAnythingIsAllocated) {
   EXPECT_NE(refusal("words.npy").find("is not a list of sizes"), std::string::npos) << refusal("words.npy");
   withShape("vector.npy", "(16384,)");
   EXPECT_EQ(readNpy(dir_ / "vector.npy").shape, std::vector<int64_t>{16384});
+
+  // An 8 GiB (sparse) file of another shape than the kernel's was read whole before its shape was compared: under
+  // 4 GB of address space that was std::bad_alloc (exit 3); its header alone now refuses it (exit 2).
+  withShape("big.npy", "(65536, 32768)");
+  fs::resize_file(dir_ / "big.npy", fs::file_size(dir_ / "big.npy") - 128 * 128 * 4 + (uint64_t{1} << 33));
+  EXPECT_EQ(WEXITSTATUS(std::system(("sh -c 'ulimit -v 4000000; " + std::string(TESSERA_CLI) + " run add --input a=" +
+                                     (dir_ / "big.npy").string() + "' > '" + (dir_ / "log").string() + "' 2>&1")
+                                        .c_str())),
+            2);
+  std::ifstream log(dir_ / "log");
+  const std::string text{std::istreambuf_iterator<char>(log), {}};
+  EXPECT_NE(text.find("holds an array of shape (65536, 32768), but the kernel's 'a' is (256, 1024)"),
+            std::string::npos)
+      << text;
+}
+
+// A pipe as an input blocked in open() with no writer, through any --timeout: only regular files are read.
+TEST_F(RealDataTest, AnInputThatIsNotARegularFileIsRefusedBeforeItIsOpened) {
+  const fs::path fifo = dir_ / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    readNpy(fifo);
+    FAIL() << "a pipe was read";
+  } catch (const InputError &e) {
+    EXPECT_NE(e.message().find("it is not a regular file (a folder, a pipe or a device)"), std::string::npos)
+        << e.message();
+  }
+  EXPECT_THROW(readNpy(dir_), InputError); // a folder
 }
 
 TEST_F(RealDataTest, InputsThatDoNotFitTheKernelAreRefused) {
