@@ -5,10 +5,13 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
-#include <regex>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 namespace tessera::driver {
 
@@ -210,22 +213,61 @@ std::vector<std::string> defaultCoefficients(const isa::Target &target) {
   return isa::familyOf(target).defaultCalibration();
 }
 
+namespace {
+
+constexpr std::string_view kBlanks = " \t";
+
+/// The table a TOML line opens (`[dma]`, `[tpu.mxu]`, a comment after it allowed), or nullopt. Parsed by hand: a
+/// regular expression recursed once per character and overflowed the stack on a 1 MB line.
+std::optional<std::string> tableHeaderOf(std::string_view line) {
+  const size_t open = line.find_first_not_of(kBlanks);
+  if (open == std::string_view::npos || line[open] != '[') return std::nullopt;
+  const size_t close = line.find(']', open);
+  if (close == std::string_view::npos || close == open + 1) return std::nullopt;
+  const std::string_view name = line.substr(open + 1, close - open - 1);
+  const auto nameChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  if (!std::all_of(name.begin(), name.end(), nameChar)) return std::nullopt;
+  const size_t rest = line.find_first_not_of(kBlanks, close + 1);
+  if (rest != std::string_view::npos && line[rest] != '#') return std::nullopt;
+  return std::string(name);
+}
+
+/// A line that sets `key`, split for editing: `prefix` (indent, key, `=` and the blanks around it), `value`, the
+/// `spacing` before a comment and the `comment` ("# ..."; empty if none).
+struct TomlAssignment {
+  std::string_view prefix, value, spacing, comment;
+};
+
+std::optional<TomlAssignment> assignmentOf(std::string_view line, std::string_view key) {
+  const size_t start = line.find_first_not_of(kBlanks);
+  if (start == std::string_view::npos || line.substr(start, key.size()) != key) return std::nullopt;
+  size_t at = line.find_first_not_of(kBlanks, start + key.size());
+  if (at == std::string_view::npos || line[at] != '=') return std::nullopt;
+  at = std::min(line.size(), line.find_first_not_of(kBlanks, at + 1));
+  const size_t hash = std::min(line.size(), line.find('#', at));
+  const size_t valueEnd = std::min(hash, line.find_last_not_of(kBlanks, hash == 0 ? 0 : hash - 1) + 1);
+  const size_t end = std::max(at, valueEnd);
+  return TomlAssignment{line.substr(0, at), line.substr(at, end - at), line.substr(end, hash - end),
+                        line.substr(hash)};
+}
+
+} // namespace
+
 std::string setTomlValue(const std::string &text, const std::string &table, const std::string &key,
                          const std::string &value, const std::string &comment) {
   std::istringstream in(text);
   std::string line, out, current;
   bool done = false;
-  const std::regex header(R"(^\s*\[([A-Za-z0-9_.]+)\]\s*(#.*)?$)");
-  const std::regex assignment("^(\\s*" + key + "\\s*=\\s*)([^#]*?)(\\s*)(#.*)?$");
-  std::smatch m;
   while (std::getline(in, line)) {
-    if (std::regex_match(line, m, header))
-      current = m[1];
-    else if (!done && current == table && std::regex_match(line, m, assignment)) {
-      std::string note = m[4].str(); // the value's source, kept after the new note
+    if (std::optional<std::string> opened = tableHeaderOf(line))
+      current = *opened;
+    else if (std::optional<TomlAssignment> a; !done && current == table && (a = assignmentOf(line, key))) {
+      std::string note(a->comment); // the value's source, kept after the new note
       if (!comment.empty())
-        note = "# " + comment + (note.empty() ? "" : "; " + note.substr(note.find_first_not_of("# ")));
-      line = m[1].str() + value + (comment.empty() ? m[3].str() : " ") + note;
+        note = "# " + comment + (note.find_first_not_of("# ") == std::string::npos
+                                     ? ""
+                                     : "; " + note.substr(note.find_first_not_of("# ")));
+      line = std::string(a->prefix) + value + (comment.empty() ? std::string(a->spacing) : " ") + note;
       done = true;
     }
     out += line + "\n";

@@ -96,6 +96,22 @@ TEST(SetTomlValue, ReplacesTheKeyOfItsTableOnlyAndKeepsTheSource) {
   EXPECT_THROW(setTomlValue(text, "c", "x", "1"), InputError);
 }
 
+// Issue 24: a regular expression matched each line and recursed once per character: a 1 MB comment line crashed
+// `tessera calibrate --write` (exit 139). Lines are split by hand now, with the same edits.
+TEST(SetTomlValue, LongLinesKeysThatPrefixOthersAndBareCommentsAreEditedAlike) {
+  const std::string longComment = "# " + std::string(1 << 20, 'x');
+  const std::string text = longComment + "\n[dma] " + longComment + "\nfixed_latency = 9\n  fixed_latency_ns =  1300.0  " +
+                           longComment + "\n";
+  const std::string edited = setTomlValue(text, "dma", "fixed_latency_ns", "2600.0", "fitted");
+  EXPECT_EQ(edited, longComment + "\n[dma] " + longComment + "\nfixed_latency = 9\n  fixed_latency_ns =  2600.0 # fitted; " +
+                        longComment.substr(2) + "\n");
+  EXPECT_EQ(setTomlValue("[t]\nk=1#\n", "t", "k", "2", "note"), "[t]\nk=2 # note\n");
+  EXPECT_EQ(setTomlValue("[t]\nk = 1\n", "t", "k", "2"), "[t]\nk = 2\n");
+  EXPECT_EQ(setTomlValue("[t] # a table\nk = \"a\" # q\n", "t", "k", "\"b\""), "[t] # a table\nk = \"b\" # q\n");
+  EXPECT_THROW(setTomlValue("[t]\nk.* = 1\n", "t", "k", "2"), InputError); // no pattern: "k.*" is not "k"
+  EXPECT_THROW(setTomlValue("[[t]]\nk = 1\n", "t", "k", "2"), InputError); // an array of tables is not [t]
+}
+
 TEST_F(CalibrateTest, RecordsWithoutADeviceTimeAreRefusedByName) {
   const fs::path interpret = dir_ / "record-interpret.json";
   std::ofstream(interpret) << R"({"record_version": 1, "kernel": "add", "target": "tpu-v5e", "shape": {"M": 256},
