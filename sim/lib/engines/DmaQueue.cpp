@@ -11,7 +11,10 @@ DmaQueue::DmaQueue(sc_core::sc_module_name name, const isa::Stream &stream, RunE
 void DmaQueue::perform(const isa::Instruction &inst) {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const isa::DmaTransferCost cost = isa::dmaTransferCost(inst, env_.target);
-  const sc_core::sc_time inFlight = env_.hbm.reserveTransfer(now, engine_, cost) - now;
+  const Hbm::Reservation reserved = env_.hbm.reserveTransfer(now, engine_, cost);
+  hbmFromPs_ = reserved.hbmFrom.value();
+  hbmToPs_ = reserved.hbmTo.value();
+  const sc_core::sc_time inFlight = reserved.done - now;
   busyPs_ += inFlight.value();
   wait(inFlight);
   if (env_.computeValues)

@@ -110,7 +110,9 @@ void StreamEngine::record(uint64_t waitedPs, uint64_t busyPs) {
                             .index = static_cast<uint32_t>(position_),
                             .issueNs = static_cast<double>(startPs - waitedPs) / 1000.0,
                             .startNs = static_cast<double>(startPs) / 1000.0,
-                            .endNs = static_cast<double>(endPs) / 1000.0});
+                            .endNs = static_cast<double>(endPs) / 1000.0,
+                            .hbmFromNs = static_cast<double>(hbmFromPs_) / 1000.0,
+                            .hbmToNs = static_cast<double>(hbmToPs_) / 1000.0});
 }
 
 void StreamEngine::awaitStep(const isa::Instruction &inst) {

@@ -63,6 +63,8 @@ protected:
   RunEnvironment &env_;
   uint64_t busyPs_ = 0;
   uint64_t currentWaitPs_ = 0; ///< how long the instruction being performed waited for its semaphores
+  /// When the DMA transfer just performed held the HBM share (DmaQueue sets them; 0 for anything else).
+  uint64_t hbmFromPs_ = 0, hbmToPs_ = 0;
 
 private:
   void run();

@@ -27,17 +27,20 @@ Hbm::Hbm(HbmImage &image, const isa::Target &target) : engineFreeAt_(std::max(1u
   fixedLatency_ = nanoseconds(target.dma.fixedLatencyNs, "the DMA fixed latency (dma.fixed_latency_ns)");
 }
 
-sc_core::sc_time Hbm::reserveTransfer(const sc_core::sc_time &ready, unsigned engine,
+Hbm::Reservation Hbm::reserveTransfer(const sc_core::sc_time &ready, unsigned engine,
                                       const isa::DmaTransferCost &cost) {
   sc_core::sc_time &engineFreeAt = engineFreeAt_[engine % engineFreeAt_.size()];
   const sc_core::sc_time start = std::max(ready, engineFreeAt);
   engineFreeAt = after(start, nanoseconds(cost.streamingNs, "a DMA transfer's streaming time"));
   sc_core::sc_time streamed = engineFreeAt;
+  Reservation r;
   if (cost.hbmBytes != 0) {
-    hbmFreeAt_ = after(std::max(start, hbmFreeAt_), nanoseconds(cost.hbmNs, "a DMA transfer's HBM time"));
+    r.hbmFrom = std::max(start, hbmFreeAt_);
+    hbmFreeAt_ = r.hbmTo = after(r.hbmFrom, nanoseconds(cost.hbmNs, "a DMA transfer's HBM time"));
     streamed = std::max(streamed, hbmFreeAt_);
   }
-  return after(streamed, fixedLatency_);
+  r.done = after(streamed, fixedLatency_);
+  return r;
 }
 
 } // namespace tessera::sim

@@ -34,10 +34,13 @@ public:
   /// Base address of each tensor, in Program::tensors order.
   std::span<std::byte *const> tensorBases() const { return tensorBases_; }
 
-  /// Reserves DMA engine `engine` and the HBM share for a transfer costing `cost` that is ready at `ready`;
-  /// returns when it completes.
-  sc_core::sc_time reserveTransfer(const sc_core::sc_time &ready, unsigned engine,
-                                   const isa::DmaTransferCost &cost);
+  /// When a transfer completes and when it held the HBM share (hbmFrom == hbmTo: it moves no HBM bytes).
+  struct Reservation {
+    sc_core::sc_time done, hbmFrom, hbmTo;
+  };
+
+  /// Reserves DMA engine `engine` and the HBM share for a transfer costing `cost` that is ready at `ready`.
+  Reservation reserveTransfer(const sc_core::sc_time &ready, unsigned engine, const isa::DmaTransferCost &cost);
 
 private:
   std::vector<std::byte *> tensorBases_;

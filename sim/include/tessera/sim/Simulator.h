@@ -42,6 +42,10 @@ struct InstructionEvent {
   double issueNs = 0;
   double startNs = 0;
   double endNs = 0;
+  /// A DMA transfer with HBM bytes: when it held the core's shared HBM bandwidth (the bandwidth model's server;
+  /// memory/Hbm.h). Equal (0) for any other instruction.
+  double hbmFromNs = 0;
+  double hbmToNs = 0;
 };
 
 /// What one instruction stream did.
