@@ -237,10 +237,16 @@ void summary(Page &p) {
        fmt::format("{} B at {:.1f} B/ns<br>arithmetic intensity {:.1f} FLOP/B", grouped(r.sim.hbmBytes),
                    r.target.dma.bytesPerNs(),
                    r.sim.hbmBytes ? double(r.sim.flops) / double(r.sim.hbmBytes) : 0.0));
+  // The bound the run had (its lead engine's busy share and waits), not the larger of the two lower bounds: a
+  // matmul whose small DMA transfers run below full bandwidth is DMA-bound with the larger bound the compute one.
   const double tensorUs = r.tensorBoundUs(), dmaUs = r.dmaBoundUs();
-  card(h, "lower bounds", "bound-us", std::max(tensorUs, dmaUs),
-       fmt::format("{}-bound", tensorUs >= dmaUs ? "compute" : "DMA"),
-       fmt::format("{} busy {:.3f} us<br>DMA at full bandwidth {:.3f} us",
+  const RunBound bound = runBound(p.program, r.sim);
+  const std::string lead = bound.lead < 0 ? "no engine" : r.sim.streams[bound.lead].name;
+  card(h, "bound", "bound-us", std::max(tensorUs, dmaUs), fmt::format("{}-bound", bound.verdict),
+       fmt::format("{} busy {:.1f}% of the run{}<br>lower bounds: {} {:.3f} us, DMA at full bandwidth {:.3f} us",
+                   lead, 100 * bound.leadBusyShare,
+                   bound.waitShare > 0 ? fmt::format(", waiting {:.1f}% on {}", 100 * bound.waitShare, bound.verdict)
+                                       : "",
                    isa::familyOf(r.target).matrixUnit(), tensorUs, dmaUs));
   card(h, "instructions", "instructions", double(r.instructions), grouped(r.instructions),
        fmt::format("{} streams, {} semaphores", p.program.streams.size(), p.program.semaphores));

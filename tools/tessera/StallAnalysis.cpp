@@ -46,4 +46,30 @@ std::vector<Stall> stallReasons(const isa::Program &program, const sim::SimResul
   return stalls;
 }
 
+RunBound runBound(const isa::Program &program, const sim::SimResult &result) {
+  RunBound bound{.verdict = "compute"};
+  if (result.timeNs <= 0) return bound;
+  for (size_t s = 0; s < result.streams.size() && s < program.streams.size(); ++s)
+    if (program.streams[s].engine != isa::Engine::Dma &&
+        (bound.lead < 0 || result.streams[s].busyNs > result.streams[bound.lead].busyNs))
+      bound.lead = static_cast<int32_t>(s);
+  if (bound.lead < 0) return bound;
+  bound.leadBusyShare = result.streams[bound.lead].busyNs / result.timeNs;
+  if (bound.leadBusyShare >= 0.5) return bound;
+  std::map<std::string, double> waitedFor; // "DMA" or an engine's stream name
+  for (const Stall &s : stallReasons(program, result))
+    if (s.waiter == static_cast<uint32_t>(bound.lead) && s.producer >= 0)
+      waitedFor[program.streams[s.producer].engine == isa::Engine::Dma ? "DMA" : result.streams[s.producer].name] +=
+          s.waitNs;
+  const auto longest = std::max_element(waitedFor.begin(), waitedFor.end(),
+                                        [](const auto &a, const auto &b) { return a.second < b.second; });
+  if (longest == waitedFor.end()) {
+    bound.verdict = "latency"; // idle more than half the run, yet waiting on no engine: fixed costs filled it
+    return bound;
+  }
+  bound.verdict = longest->first;
+  bound.waitShare = longest->second / result.timeNs;
+  return bound;
+}
+
 } // namespace tessera::driver
