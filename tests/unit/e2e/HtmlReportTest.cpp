@@ -337,20 +337,20 @@ size_t pixelsNear(const Image &img, uint32_t colour, int tolerance = 6) {
   return n;
 }
 
-/// Headless Chromium (Debian's `chromium`, which scripts/install-deps.sh installs) renders the matmul report:
-/// the screenshot must show a page with charts, not a blank or an error page.
-TEST(HtmlReport, ChromiumDrawsIt) {
+/// Headless Chromium (Debian's `chromium`, which scripts/install-deps.sh installs) renders `html`: the screenshot
+/// must show a page with charts, not a blank or an error page.
+void expectChromiumDraws(const std::string &html, const std::string &name) {
   std::string chromium;
-  for (const char *name : {"chromium", "chromium-browser", "google-chrome"})
-    if (std::system(fmt::format("command -v {} >/dev/null 2>&1", name).c_str()) == 0) {
-      chromium = name;
+  for (const char *candidate : {"chromium", "chromium-browser", "google-chrome"})
+    if (std::system(fmt::format("command -v {} >/dev/null 2>&1", candidate).c_str()) == 0) {
+      chromium = candidate;
       break;
     }
   ASSERT_FALSE(chromium.empty()) << "headless Chromium is needed to check the report renders: install Debian's "
                                     "`chromium` package (scripts/install-deps.sh does)";
   TempDir dir;
-  const fs::path page = dir.path / "matmul.html", shot = dir.path / "matmul.png", log = dir.path / "chromium.log";
-  std::ofstream(page) << matmulHtml();
+  const fs::path page = dir.path / (name + ".html"), shot = dir.path / (name + ".png"), log = dir.path / "chromium.log";
+  std::ofstream(page) << html;
   const std::string command = fmt::format(
       "timeout 120 {} --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir='{}' "
       "--screenshot='{}' --window-size=1280,2000 'file://{}' >'{}' 2>&1",
@@ -370,13 +370,29 @@ TEST(HtmlReport, ChromiumDrawsIt) {
     colours.insert((r >> 4) << 8 | (g >> 4) << 4 | (b >> 4));
   }
   const double pixels = double(img.width) * img.height;
-  EXPECT_GT(ink / pixels, 0.08) << "the page is nearly blank";
-  EXPECT_GT(colours.size(), 40u) << "too few colours for charts";
+  EXPECT_GT(ink / pixels, 0.08) << name << ": the page is nearly blank";
+  EXPECT_GT(colours.size(), 40u) << name << ": too few colours for charts";
   // The timeline and the bars draw the matmul and DMA-load colours in solid blocks; the roofline's kernel point
   // and the verdict badge add theirs.
-  EXPECT_GT(pixelsNear(img, 0x4e79a7), 2000u) << "no matmul (tensor engine) colour";
-  EXPECT_GT(pixelsNear(img, 0xe15759), 500u) << "no DMA-load colour";
-  EXPECT_GT(pixelsNear(img, 0xdafbe1), 200u) << "no green 'ok' badge";
+  EXPECT_GT(pixelsNear(img, 0x4e79a7), 2000u) << name << ": no matmul (tensor engine, MXU) colour";
+  EXPECT_GT(pixelsNear(img, 0xe15759), 500u) << name << ": no DMA-load colour";
+  EXPECT_GT(pixelsNear(img, 0xdafbe1), 200u) << name << ": no green 'ok' badge";
+}
+
+TEST(HtmlReport, ChromiumDrawsIt) { expectChromiumDraws(matmulHtml(), "matmul"); }
+
+// A TPU run's page draws as a NeuronCore run's does (issue 24: its MXU instructions were once all "copies /
+// gathers", its memory panel SBUF and PSUM charts with nothing in them).
+TEST(HtmlReport, ChromiumDrawsATpuRun) {
+  const RunReport r = runKernel({.kernel = "matmul",
+                                 .target = "tpu-v5e",
+                                 .shape = {{"M", 1024}, {"N", 1024}, {"K", 1024}},
+                                 .recordTimeline = true});
+  ASSERT_TRUE(r.ok);
+  const std::string html = toHtml(r);
+  EXPECT_NE(html.find("VMEM"), std::string::npos);
+  EXPECT_EQ(html.find("SBUF"), std::string::npos);
+  expectChromiumDraws(html, "matmul-tpu-v5e");
 }
 
 } // namespace
