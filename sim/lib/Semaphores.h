@@ -14,6 +14,11 @@ namespace tessera::sim {
 /// Counting semaphores, one per Program::semaphores. Blocking calls must come from an SC_THREAD.
 class Semaphores {
 public:
+  /// What one semaphore id costs the host, an event made only once something waits on it: a hand-written module
+  /// naming semaphore 100,000,000 once made that many events up front and took 24 GB.
+  static constexpr uint64_t kHostBytesPerSemaphore =
+      sizeof(uint64_t) + sizeof(uint32_t) + sizeof(std::unique_ptr<sc_core::sc_event>);
+
   explicit Semaphores(uint32_t count);
 
   /// How many times `sem` has been signalled so far.
@@ -26,13 +31,13 @@ public:
   void signal(uint32_t sem) {
     ++counts_[sem];
     if (waiters_[sem] != 0)
-      events_[sem].notify();
+      events_[sem]->notify();
   }
 
 private:
   std::vector<uint64_t> counts_;
   std::vector<uint32_t> waiters_;  ///< threads blocked on each semaphore: signal() notifies only when some are
-  std::unique_ptr<sc_core::sc_event[]> events_;
+  std::vector<std::unique_ptr<sc_core::sc_event>> events_; ///< made on a semaphore's first wait
 };
 
 } // namespace tessera::sim

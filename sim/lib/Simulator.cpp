@@ -7,10 +7,18 @@
 #include "Machine.h"
 #include "ProgramChecks.h"
 #include "SimContext.h"
+#include "Semaphores.h"
+#include "checks/HappensBefore.h"
 
 #include <chrono>
 
 namespace tessera::sim {
+
+uint64_t semaphoreHostBytes(const isa::Program &program, bool checks) {
+  const uint64_t perSemaphore =
+      Semaphores::kHostBytesPerSemaphore + (checks ? HappensBefore::hostBytesPerSemaphore(program) : 0);
+  return uint64_t{program.semaphores} * perSemaphore;
+}
 
 SimResult simulate(const isa::Program &program, const isa::Target &target, HbmImage &hbm,
                    const SimOptions &options) {

@@ -114,6 +114,7 @@ uint64_t estimateHostBytes(const isa::Program &program, const isa::Target &targe
     tensorBytes = satAdd(tensorBytes, satMul(n, isa::byteSize(t.dtype)));
   }
   uint64_t bytes = satMul(program.instructionCount(), sizeof(isa::Instruction));
+  bytes = satAdd(bytes, sim::semaphoreHostBytes(program, request.checks));
   if (request.recordTimeline) bytes = satAdd(bytes, satMul(program.instructionCount(), sizeof(sim::InstructionEvent)));
   if (request.timingOnly) return bytes;
   // The HBM image, the golden model's copy and the input image it starts from; the host tensors (FP32) of the

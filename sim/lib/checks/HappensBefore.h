@@ -24,6 +24,12 @@ class HappensBefore {
 public:
   explicit HappensBefore(const isa::Program &program);
 
+  /// Host bytes the checks keep per semaphore id of `program` (its published clock, one entry per stream, and its
+  /// counters), for memory estimates.
+  static uint64_t hostBytesPerSemaphore(const isa::Program &program) {
+    return sizeof(uint32_t) * (program.streams.size() + 3);
+  }
+
   /// Stream `s` starts instruction `index`, the waits of `inst` all satisfied: joins what each wait acquires and
   /// advances the stream's own clock past the instruction.
   void start(uint32_t s, size_t index, const isa::Instruction &inst) {

@@ -76,6 +76,10 @@ struct SimResult {
 /// The contents of every HBM tensor of a program, in Program::tensors order, in the tensors' own dtypes.
 using HbmImage = std::vector<std::vector<std::byte>>;
 
+/// Host bytes simulate() allocates for `program`'s semaphores (their counters and events, and with `checks` the
+/// race checker's clocks), which grow with the highest semaphore id a module names: for memory estimates.
+uint64_t semaphoreHostBytes(const isa::Program &program, bool checks);
+
 /// Simulates `program` on `target`. `hbm` holds the inputs on entry and the outputs on return; missing or empty
 /// buffers are made zero-filled, except in timing-only runs, which leave them empty.
 /// Throws tessera::Error when the program cannot run, a KernelBugError (KernelBug.h) for a bug in the kernel:
