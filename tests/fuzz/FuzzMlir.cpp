@@ -5,7 +5,9 @@
 /// bad file; a crash, a hang, another exception or an abort is a bug.
 ///
 /// The work per input is bounded so the fuzzer spends its time on many inputs: inputs over kMaxInputBytes are
-/// skipped, and a program over kMaxInstructions instructions or kMaxHbmBytes of tensors is not simulated.
+/// skipped, and a program over kMaxInstructions instructions or kMaxHbmBytes of tensors is not simulated. A short
+/// input may stand for a long one (expand(): "//repeat N" repeats its next line N times), so that what only size
+/// exposes stays within reach: brackets nested 10,000 deep once crashed the parser.
 ///
 /// This file is compiled by clang with -fsanitize=fuzzer-no-link; the libraries it calls are the g++-built ones
 /// of the normal build, which carry no coverage instrumentation. So that libFuzzer still sees which paths an
@@ -37,6 +39,7 @@ namespace {
 using namespace tessera;
 
 constexpr size_t kMaxInputBytes = 8192;
+constexpr size_t kMaxRepeats = 100'000, kMaxExpandedBytes = 1 << 20;
 constexpr size_t kMaxInstructions = 10'000;
 constexpr int64_t kMaxHbmBytes = 16 << 20;
 
@@ -85,13 +88,36 @@ sim::HbmImage makeInputs(const isa::Program &program) {
   return hbm;
 }
 
+/// `input` itself, or, when it starts "//repeat N\n", its next line N times (N <= kMaxRepeats, the whole at most
+/// kMaxExpandedBytes) followed by the rest: "//repeat 10000\n[\n" is 10,000 nested brackets.
+std::string expand(std::string_view input) {
+  constexpr std::string_view kRepeat = "//repeat ";
+  if (!input.starts_with(kRepeat)) return std::string(input);
+  const size_t countEnd = input.find('\n');
+  const size_t lineEnd = input.find('\n', countEnd == std::string_view::npos ? input.size() : countEnd + 1);
+  if (countEnd == std::string_view::npos || lineEnd == std::string_view::npos) return std::string(input);
+  size_t count = 0;
+  for (char c : input.substr(kRepeat.size(), countEnd - kRepeat.size())) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::string(input);
+    count = std::min(kMaxRepeats + 1, count * 10 + static_cast<size_t>(c - '0'));
+  }
+  const std::string_view line = input.substr(countEnd + 1, lineEnd - countEnd - 1), rest = input.substr(lineEnd + 1);
+  if (count > kMaxRepeats || count * line.size() + rest.size() > kMaxExpandedBytes) return std::string(input);
+  std::string text;
+  text.reserve(count * line.size() + rest.size());
+  for (size_t i = 0; i < count; ++i) text += line;
+  text += rest;
+  return text;
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > kMaxInputBytes) return -1; // not added to the corpus
   {
+    const std::string text = expand({reinterpret_cast<const char *>(data), size});
     std::ofstream out(scratchPath(), std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char *>(data), static_cast<std::streamsize>(size));
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
   }
   compiler::CompileResult compiled;
   try {

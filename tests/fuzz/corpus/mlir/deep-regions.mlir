@@ -1,0 +1,3 @@
+//repeat 5000
+"tile.loop"() ({
+module {
