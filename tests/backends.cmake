@@ -90,6 +90,12 @@ add_test(NAME backends/interpret-rounds-as-written
          COMMAND sh -c "$0 $1 && if grep -qw fma /proc/cpuinfo; then if $0 $1 --without-flags; then echo 'without the flags interpret mode should contract: the check cannot fail here'; exit 1; fi; fi"
                  ${BACKEND_VENV}/bin/python ${PROJECT_SOURCE_DIR}/hw-backends/check/interpret_rounding.py)
 set_tests_properties(backends/interpret-rounds-as-written PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+# The deploy runner compares outputs as the simulator does: equal infinities agree, NaN agrees with nothing, an
+# infinity hides no error elsewhere (run.py once called equal infinities a mismatch).
+add_test(NAME backends/runner-compare
+         COMMAND ${BACKEND_VENV}/bin/python ${PROJECT_SOURCE_DIR}/hw-backends/check/runner_compare.py)
+set_tests_properties(backends/runner-compare PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+
 # The rounding a kernel does in place of float16 stores (_round_to_f16), against NumPy's float16 on 1.5 million
 # values; and the check fails when the rounding is made round-half-up instead of to even.
 add_test(NAME backends/round-to-f16

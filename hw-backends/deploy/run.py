@@ -69,11 +69,15 @@ def load_tensor(entry, bundle=HERE):
 
 def relative_errors(out, expected):
     """Per element: |out - expected|, and that over max(|expected|, rms(expected)), Tessera's relative error (not
-    blown up near zero). Both arrays of one shape, as float64."""
+    blown up near zero). Both arrays of one shape, as float64. Elements compare as IEEE values, as the simulator's
+    check does: equal infinities agree (error 0), NaN agrees with nothing (error NaN); the rms is over the finite
+    expected values, so one infinity does not hide an error elsewhere."""
     out = np.asarray(out, dtype=np.float64)
     expected = np.asarray(expected, dtype=np.float64)
-    diff = np.abs(out - expected)
-    rms = float(np.sqrt(np.mean(expected * expected))) if expected.size else 0.0
+    with np.errstate(invalid="ignore"):
+        diff = np.where(out == expected, 0.0, np.abs(out - expected))
+    finite = expected[np.isfinite(expected)]
+    rms = float(np.sqrt(np.mean(finite * finite))) if finite.size else 0.0
     scale = np.maximum(np.abs(expected), rms)
     return diff, diff / np.where(scale > 0, scale, 1.0)
 

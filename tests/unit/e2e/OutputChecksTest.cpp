@@ -28,6 +28,14 @@ TEST(OutputChecks, InfinitiesOfOtherSignsOrAgainstNumbersDisagree) {
   EXPECT_FALSE(compare("c", isa::DType::F32, {1.0f}, {kInf}).ok);
 }
 
+// An infinity in the reference once made its rms infinite and every other element's relative error 0: a wrong
+// value beside an infinity passed. The rms is over the finite values.
+TEST(OutputChecks, AnInfinityDoesNotHideAnErrorElsewhere) {
+  const TensorCheck c = compare("c", isa::DType::F32, {kInf, 2.0f, 1.0f}, {kInf, 1.0f, 1.0f});
+  EXPECT_FALSE(c.ok);
+  EXPECT_DOUBLE_EQ(c.maxRelErr, 1.0);
+}
+
 TEST(OutputChecks, NanAgreesWithNothing) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   EXPECT_FALSE(compare("c", isa::DType::F32, {nan}, {nan}).ok);
