@@ -1,5 +1,6 @@
 #include "PallasBundles.h"
 
+#include "tessera/AtomicFile.h"
 #include "tessera/Deploy.h"
 
 #include <fmt/format.h>
@@ -116,9 +117,7 @@ PallasBatch writePallasBatch(uint64_t first, uint64_t last, const std::string &t
   }
   const nlohmann::json summary = {{"target", target}, {"first", first}, {"last", last}, {"styles", styles},
                                   {"seeds", seeds}};
-  std::ofstream out(dir / "difftest.json");
-  out << summary.dump(2) << "\n";
-  if (!out) throw driver::InputError(fmt::format("cannot write '{}'", (dir / "difftest.json").string()));
+  driver::AtomicFile(dir / "difftest.json", "difftest summary").commit(summary.dump(2) + "\n"); // whole or not at all
   return batch;
 }
 
