@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cctype>
-#include <fstream>
 
 namespace tessera::difftest {
 
