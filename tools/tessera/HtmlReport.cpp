@@ -237,16 +237,18 @@ void summary(Page &p) {
        fmt::format("{} B at {:.1f} B/ns<br>arithmetic intensity {:.1f} FLOP/B", grouped(r.sim.hbmBytes),
                    r.target.dma.bytesPerNs(),
                    r.sim.hbmBytes ? double(r.sim.flops) / double(r.sim.hbmBytes) : 0.0));
-  // The bound the run had (its lead engine's busy share and waits), not the larger of the two lower bounds: a
-  // matmul whose small DMA transfers run below full bandwidth is DMA-bound with the larger bound the compute one.
+  // The bound the run had (RunReport::bound(), as --json says), not the larger of the two lower bounds: the
+  // README's matmul has the compute bound the larger, yet no resource is busy half the run; what its lead engine
+  // waited for says why.
   const double tensorUs = r.tensorBoundUs(), dmaUs = r.dmaBoundUs();
-  const RunBound bound = runBound(p.program, r.sim);
-  const std::string lead = bound.lead < 0 ? "no engine" : r.sim.streams[bound.lead].name;
-  card(h, "bound", "bound-us", std::max(tensorUs, dmaUs), fmt::format("{}-bound", bound.verdict),
+  const RunReport::Bound bound = r.bound();
+  const LeadWait wait = leadWait(p.program, r.sim);
+  const std::string lead = wait.lead < 0 ? "no engine" : r.sim.streams[wait.lead].name;
+  card(h, "bound", "bound-us", std::max(tensorUs, dmaUs), fmt::format("{}-bound", bound.kind),
        fmt::format("{} busy {:.1f}% of the run{}<br>lower bounds: {} {:.3f} us, DMA at full bandwidth {:.3f} us",
-                   lead, 100 * bound.leadBusyShare,
-                   bound.waitShare > 0 ? fmt::format(", waiting {:.1f}% on {}", 100 * bound.waitShare, bound.verdict)
-                                       : "",
+                   lead, 100 * wait.leadBusyShare,
+                   wait.waitShare > 0 ? fmt::format(", waiting {:.1f}% on {}", 100 * wait.waitShare, wait.waitedFor)
+                                      : "",
                    isa::familyOf(r.target).matrixUnit(), tensorUs, dmaUs));
   card(h, "instructions", "instructions", double(r.instructions), grouped(r.instructions),
        fmt::format("{} streams, {} semaphores", p.program.streams.size(), p.program.semaphores));

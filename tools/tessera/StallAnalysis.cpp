@@ -46,30 +46,26 @@ std::vector<Stall> stallReasons(const isa::Program &program, const sim::SimResul
   return stalls;
 }
 
-RunBound runBound(const isa::Program &program, const sim::SimResult &result) {
-  RunBound bound{.verdict = "compute"};
-  if (result.timeNs <= 0) return bound;
+LeadWait leadWait(const isa::Program &program, const sim::SimResult &result) {
+  LeadWait w;
+  if (result.timeNs <= 0) return w;
   for (size_t s = 0; s < result.streams.size() && s < program.streams.size(); ++s)
     if (program.streams[s].engine != isa::Engine::Dma &&
-        (bound.lead < 0 || result.streams[s].busyNs > result.streams[bound.lead].busyNs))
-      bound.lead = static_cast<int32_t>(s);
-  if (bound.lead < 0) return bound;
-  bound.leadBusyShare = result.streams[bound.lead].busyNs / result.timeNs;
-  if (bound.leadBusyShare >= 0.5) return bound;
+        (w.lead < 0 || result.streams[s].busyNs > result.streams[w.lead].busyNs))
+      w.lead = static_cast<int32_t>(s);
+  if (w.lead < 0) return w;
+  w.leadBusyShare = result.streams[w.lead].busyNs / result.timeNs;
   std::map<std::string, double> waitedFor; // "DMA" or an engine's stream name
   for (const Stall &s : stallReasons(program, result))
-    if (s.waiter == static_cast<uint32_t>(bound.lead) && s.producer >= 0)
+    if (s.waiter == static_cast<uint32_t>(w.lead) && s.producer >= 0)
       waitedFor[program.streams[s.producer].engine == isa::Engine::Dma ? "DMA" : result.streams[s.producer].name] +=
           s.waitNs;
   const auto longest = std::max_element(waitedFor.begin(), waitedFor.end(),
                                         [](const auto &a, const auto &b) { return a.second < b.second; });
-  if (longest == waitedFor.end()) {
-    bound.verdict = "latency"; // idle more than half the run, yet waiting on no engine: fixed costs filled it
-    return bound;
-  }
-  bound.verdict = longest->first;
-  bound.waitShare = longest->second / result.timeNs;
-  return bound;
+  if (longest == waitedFor.end()) return w;
+  w.waitedFor = longest->first;
+  w.waitShare = longest->second / result.timeNs;
+  return w;
 }
 
 } // namespace tessera::driver

@@ -25,18 +25,18 @@ struct Stall {
 /// arrived last among those it waited for: that signal is what let it start.
 std::vector<Stall> stallReasons(const isa::Program &program, const sim::SimResult &result);
 
-/// What held a run back, read from its busiest compute stream (the lead: the matrix unit for a matmul). A lead busy
-/// half the run or more makes it compute-bound; else the run is bound by what the lead waited for longest, the DMA
-/// queues counted together ("DMA") or another engine by name ("vector"); a lead idle more than half the run yet
-/// waiting for no other engine's signal is latency-bound (fixed costs, a TPU's grid-step barriers, filled it).
-struct RunBound {
-  std::string verdict;      ///< "compute", "DMA", the engine waited for, or "latency"
+/// What the busiest compute stream (the lead: the matrix unit for a matmul) waited for longest: the DMA queues
+/// counted together ("DMA") or another engine by name ("vector"). It says why a run that keeps no resource busy
+/// (RunReport::bound() "overhead") is slow: the README's trn2 matmul has its tensor engine busy 35.6% of the run and
+/// waiting 52.2% on DMA's fixed per-transfer costs.
+struct LeadWait {
   int32_t lead = -1;        ///< stream index of the lead; -1 when no compute stream ran
   double leadBusyShare = 0; ///< the lead's busy time over the run's, 0..1
-  double waitShare = 0;     ///< the lead's wait for the verdict's streams over the run's time (0: compute-bound)
+  std::string waitedFor;    ///< "DMA" or an engine's stream name; empty when the lead waited for no signal
+  double waitShare = 0;     ///< that wait over the run's time, 0..1
 };
 
-RunBound runBound(const isa::Program &program, const sim::SimResult &result);
+LeadWait leadWait(const isa::Program &program, const sim::SimResult &result);
 
 /// For each timeline event (same order), the stream whose signal let it start, or -1 (it did not wait).
 std::vector<int32_t> bindingProducers(const isa::Program &program, const std::vector<sim::InstructionEvent> &events);
