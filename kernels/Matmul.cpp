@@ -1,5 +1,6 @@
 #include "Matmul.h"
 
+#include <cblas.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -28,17 +29,14 @@ int64_t matmulBlock(const std::string &kernel, const Params &p, const std::strin
 
 void matmulReference(const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
   const int64_t M = p["M"], N = p["N"], K = p["K"];
-  const HostTensor &a_t = in[0], &b = in[1];
-  HostTensor &c = out[0];
-  std::vector<double> row(N);
-  for (int64_t m = 0; m < M; ++m) {
-    std::fill(row.begin(), row.end(), 0.0);
-    for (int64_t k = 0; k < K; ++k) {
-      double a = a_t[k * M + m];
-      for (int64_t n = 0; n < N; ++n) row[n] += a * b[k * N + n];
-    }
-    for (int64_t n = 0; n < N; ++n) c[m * N + n] = static_cast<float>(row[n]);
-  }
+  // OpenBLAS's dgemm, in double as the loops it replaces were (2048^3: 2.8 s of naive loops, the longest part of a
+  // functional run): c = a_t^T b, a_t[K, M] and b[K, N] row-major.
+  const std::vector<double> a_t(in[0].begin(), in[0].end()), b(in[1].begin(), in[1].end());
+  std::vector<double> c(static_cast<size_t>(M * N));
+  cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(M), static_cast<blasint>(N),
+              static_cast<blasint>(K), 1.0, a_t.data(), static_cast<blasint>(M), b.data(), static_cast<blasint>(N), 0.0,
+              c.data(), static_cast<blasint>(N));
+  std::transform(c.begin(), c.end(), out[0].begin(), [](double v) { return static_cast<float>(v); });
 }
 
 } // namespace tessera::kernels

@@ -9,7 +9,7 @@ packages=(
   libfmt-dev libboost-program-options-dev                  # formatting, CLI flags
   libtomlplusplus-dev nlohmann-json3-dev                   # target files, --json output
   libgtest-dev libgmock-dev libbenchmark-dev               # tests and benchmarks
-  libopenblas-dev                                          # bench/: the host sgemm the simulator's speed is measured against
+  libopenblas-dev                                          # the kernels' references (dgemm); bench/: the host sgemm
   libopenmpi-dev openmpi-bin                               # tessera sweep under mpirun/srun (TESSERA_MPI)
   clang libclang-rt-14-dev                                 # tests/fuzz: clang++ and its libFuzzer runtime
   chromium libpng-dev fonts-dejavu-core                    # the --report test renders the HTML headless and reads the PNG

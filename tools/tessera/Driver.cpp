@@ -199,6 +199,7 @@ RunReport runKernel(const RunRequest &request) {
   report.kernel = kernel.name;
   report.target = request.machine ? *request.machine : loadTarget(request.target);
 
+  const auto compileStart = std::chrono::steady_clock::now();
   // 2. Trace: the DSL body runs once and records a kernel graph (loops kept, not unrolled).
   tsr::graph::KernelGraph graph =
       traceKernel(kernel, request.shape, report.params, request.kernelParams, request.scalarParams);
@@ -230,6 +231,7 @@ RunReport runKernel(const RunRequest &request) {
   const isa::Program &program = *report.program;
   report.instructions = program.instructionCount();
   keepAllocation(compiled, report);
+  report.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - compileStart).count();
   checkLimits(program, report.target, request);
   checkDeadline(request, report.instructions, "while compiling");
 
@@ -270,6 +272,8 @@ RunReport runKernel(const RunRequest &request) {
   ReferenceResults checked = references.results();
   std::optional<sim::HbmImage> &golden = checked.golden;
   report.goldenUnavailable = std::move(checked.goldenUnavailable);
+  report.goldenSeconds = checked.goldenSeconds;
+  report.referenceSeconds = checked.referenceSeconds;
   const bool hasReference = checked.hasReference;
   std::vector<tsr::HostTensor> &inputs = checked.inputs, &expected = checked.expected;
   for (size_t i = 0, in = 0; i < program.tensors.size(); ++i)

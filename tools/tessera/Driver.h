@@ -148,6 +148,10 @@ struct RunReport {
   std::string goldenUnavailable;
   bool timingOnly = false;
   bool ok = false;            ///< every output within tolerance (a timing-only run checks nothing: true)
+  /// Host wall time of the phases around the simulation (sim.hostSeconds is its own), in seconds: tracing and
+  /// compiling; the golden model and the kernel's reference, which run on their own thread during the simulation
+  /// (0 when they did not run).
+  double compileSeconds = 0, goldenSeconds = 0, referenceSeconds = 0;
 
   double timeUs() const { return sim.timeNs / 1000.0; }
   /// Simulated time in cycles of the tensor engine (NeuronCore) or the MXUs (TPU).

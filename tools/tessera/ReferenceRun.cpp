@@ -16,16 +16,26 @@ struct ReferenceRun::State {
   std::atomic<bool> abandoned = false;
 
   void run() {
+    using Clock = std::chrono::steady_clock;
+    const auto secondsSince = [](Clock::time_point start) {
+      return std::chrono::duration<double>(Clock::now() - start).count();
+    };
     if (results.golden && !abandoned) {
+      const Clock::time_point start = Clock::now();
       try {
         compiler::runGolden(*graph, *results.golden);
       } catch (const compiler::GoldenUnsupported &e) {
         results.golden.reset();
         results.goldenUnavailable = e.message();
       }
+      results.goldenSeconds = secondsSince(start);
     }
     results.hasReference = static_cast<bool>(reference);
-    if (results.hasReference && !abandoned) reference(params, results.inputs, results.expected);
+    if (results.hasReference && !abandoned) {
+      const Clock::time_point start = Clock::now();
+      reference(params, results.inputs, results.expected);
+      results.referenceSeconds = secondsSince(start);
+    }
   }
 };
 

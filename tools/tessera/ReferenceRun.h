@@ -21,6 +21,7 @@ struct ReferenceResults {
   std::string goldenUnavailable;       ///< why the golden model could not run this kernel (GoldenUnsupported)
   bool hasReference = false;           ///< whether the kernel has a reference, which filled `expected`
   std::vector<tsr::HostTensor> inputs, expected;
+  double goldenSeconds = 0, referenceSeconds = 0; ///< host wall time of each
 };
 
 class ReferenceRun {

@@ -72,6 +72,9 @@ nlohmann::json toJson(const RunReport &r) {
   j["bound"] = {{"kind", bound.kind}, {"unit", bound.unit}, {"busy_percent", bound.busyPercent}};
   j["instructions"] = r.instructions;
   j["sim_seconds"] = r.sim.hostSeconds;
+  j["compile_seconds"] = r.compileSeconds;
+  j["golden_seconds"] = r.goldenSeconds; // on their own thread, during the simulation
+  j["reference_seconds"] = r.referenceSeconds;
   // The peaks of the memories the target's family allocates tiles in (the others stay unknown, -1).
   if (r.vmemPeakBytes >= 0) j["vmem_peak_bytes"] = r.vmemPeakBytes;
   if (r.sbufPeakBytes >= 0) j["sbuf_peak_bytes_per_partition"] = r.sbufPeakBytes;
