@@ -6,6 +6,8 @@
 #include "tessera/Driver.h"
 #include "tessera/JsonText.h"
 
+#include "ScratchFiles.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -21,23 +23,11 @@
 namespace {
 
 namespace fs = std::filesystem;
+using tessera::scratch::contents;
 using tessera::driver::AtomicFile;
 using tessera::driver::jsonText;
 
-/// A fresh folder of this test's own.
-fs::path scratchDir(const std::string &name) {
-  const fs::path dir = fs::temp_directory_path() / ("tessera-atomic-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string contents(const fs::path &path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+fs::path scratchDir(const std::string &name) { return tessera::scratch::scratchDir("atomic", name); }
 
 /// Files in `dir` other than `keep`: temporaries left behind.
 std::vector<std::string> leftovers(const fs::path &dir, const std::set<std::string> &keep) {

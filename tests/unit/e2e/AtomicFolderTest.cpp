@@ -5,6 +5,8 @@
 #include "tessera/AtomicFolder.h"
 #include "tessera/Driver.h"
 
+#include "ScratchFiles.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -17,21 +19,10 @@
 namespace {
 
 namespace fs = std::filesystem;
+using tessera::scratch::contents;
 using tessera::driver::AtomicFolder;
 
-fs::path scratchDir(const std::string &name) {
-  const fs::path dir = fs::temp_directory_path() / ("tessera-folder-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string contents(const fs::path &path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+fs::path scratchDir(const std::string &name) { return tessera::scratch::scratchDir("folder", name); }
 
 /// Names in `dir`, sorted, joined by spaces.
 std::string listing(const fs::path &dir) {
