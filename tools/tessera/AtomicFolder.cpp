@@ -31,6 +31,12 @@ mode_t newFolderMode() {
   throw InputError(fmt::format("cannot write {} '{}': {}", what, path.string(), reason), {}, hint);
 }
 
+/// `path` without a trailing separator: "bundle/" (as docs/backends.md writes it) names the folder "bundle", whose
+/// temporary goes beside it, not inside it.
+fs::path withoutTrailingSeparator(const fs::path &path) {
+  return !path.has_filename() && path.has_relative_path() ? path.parent_path() : path;
+}
+
 /// Why `target` (links followed) cannot take the folder's place; empty when it can.
 std::string refusal(const fs::path &target, const ReplaceableFolder &replaceable) {
   std::error_code ec;
@@ -48,7 +54,7 @@ std::string refusal(const fs::path &target, const ReplaceableFolder &replaceable
 void AtomicFolder::check(const fs::path &path, const std::string &what, const ReplaceableFolder &replaceable,
                          const std::string &replaceNote) {
   std::error_code ec;
-  const fs::path target = linkTarget(path, ec);
+  const fs::path target = linkTarget(withoutTrailingSeparator(path), ec);
   if (ec) failFor(path, what, ec.message());
   if (const std::string why = refusal(target, replaceable); !why.empty())
     failFor(path, what, why,
@@ -61,7 +67,7 @@ AtomicFolder::AtomicFolder(fs::path path, std::string what, const ReplaceableFol
     : path_(std::move(path)), what_(std::move(what)) {
   check(path_, what_, replaceable, replaceNote);
   std::error_code ec;
-  target_ = linkTarget(path_, ec);
+  target_ = linkTarget(withoutTrailingSeparator(path_), ec);
   const fs::path parent = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
   fs::create_directories(parent, ec);
   if (ec) fail(ec.message());

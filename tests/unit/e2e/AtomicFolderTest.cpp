@@ -113,4 +113,19 @@ TEST(AtomicFolder, AnEmptyFolderAndALinkedFolderAreReplacedInPlace) {
   fs::remove_all(dir);
 }
 
+// `deploy -o bundle/`, as docs/backends.md writes it, once failed with EINVAL and left an empty folder: the trailing
+// separator made the folder's name empty, so its temporary went inside it.
+TEST(AtomicFolder, ATrailingSeparatorNamesTheSameFolder) {
+  const fs::path dir = scratchDir("slash");
+  for (const char *text : {"new", "again"}) {
+    AtomicFolder folder(fs::path(dir / "out") += "/", "bundle folder", holdsMine, "--force replaces it");
+    std::ofstream(folder.staging() / "mine") << text;
+    folder.commit();
+  }
+  EXPECT_EQ(listing(dir), "out");
+  EXPECT_EQ(listing(dir / "out"), "mine");
+  EXPECT_EQ(contents(dir / "out" / "mine"), "again");
+  fs::remove_all(dir);
+}
+
 } // namespace
