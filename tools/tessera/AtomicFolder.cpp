@@ -53,6 +53,9 @@ std::string refusal(const fs::path &target, const ReplaceableFolder &replaceable
 
 void AtomicFolder::check(const fs::path &path, const std::string &what, const ReplaceableFolder &replaceable,
                          const std::string &replaceNote) {
+  if (const fs::path name = withoutTrailingSeparator(path).filename(); name == "." || name == ".." || name.empty())
+    failFor(path, what, "it names the folder by '.' or '..', which cannot be swapped for another",
+            "name the folder itself, e.g. -o bundle");
   std::error_code ec;
   const fs::path target = linkTarget(withoutTrailingSeparator(path), ec);
   if (ec) failFor(path, what, ec.message());

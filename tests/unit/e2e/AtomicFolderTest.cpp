@@ -125,6 +125,9 @@ TEST(AtomicFolder, ATrailingSeparatorNamesTheSameFolder) {
   EXPECT_EQ(listing(dir), "out");
   EXPECT_EQ(listing(dir / "out"), "mine");
   EXPECT_EQ(contents(dir / "out" / "mine"), "again");
+  // "." and ".." name a folder that cannot be swapped for another (the one the process is in, or above it).
+  EXPECT_THROW(AtomicFolder::check(dir / "out" / ".", "bundle folder", holdsMine, ""), tessera::driver::InputError);
+  EXPECT_THROW(AtomicFolder::check(dir / "out" / "..", "bundle folder", holdsMine, ""), tessera::driver::InputError);
   fs::remove_all(dir);
 }
 
