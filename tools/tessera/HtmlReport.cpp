@@ -190,6 +190,7 @@ struct Page {
   const RunReport &r;
   const isa::Program &program;
   std::vector<int32_t> producers; ///< per timeline event
+  std::vector<Stall> stalls;      ///< stallReasons: the stall section's and the bound card's
   double endNs;
   std::string html;
 };
@@ -242,7 +243,7 @@ void summary(Page &p) {
   // waited for says why.
   const double tensorUs = r.tensorBoundUs(), dmaUs = r.dmaBoundUs();
   const RunReport::Bound bound = r.bound();
-  const LeadWait wait = leadWait(p.program, r.sim);
+  const LeadWait wait = leadWait(p.program, r.sim, p.stalls);
   const std::string lead = wait.lead < 0 ? "no engine" : r.sim.streams[wait.lead].name;
   card(h, "bound", "bound-us", std::max(tensorUs, dmaUs), fmt::format("{}-bound", bound.kind),
        fmt::format("{} busy {:.1f}% of the run{}<br>lower bounds: {} {:.3f} us, DMA at full bandwidth {:.3f} us",
@@ -343,7 +344,7 @@ void stalls(Page &p) {
     h += "<p class=muted>No timeline was recorded for this run.</p></section>\n";
     return;
   }
-  const std::vector<Stall> all = stallReasons(prog, r.sim);
+  const std::vector<Stall> &all = p.stalls;
   const double T = r.sim.timeNs > 0 ? r.sim.timeNs : 1;
   if (all.empty()) {
     h += "<p>No engine waited on a semaphore.</p></section>\n";
@@ -765,7 +766,7 @@ footer{margin-top:26px;color:var(--muted);font-size:12px;border-top:1px solid va
 std::string toHtml(const RunReport &report) {
   if (!report.program) throw Error("the HTML report needs the simulated program (RunReport::program)");
   Page p{report, *report.program, bindingProducers(*report.program, report.sim.timeline),
-         report.sim.timeNs > 0 ? report.sim.timeNs : 1, {}};
+         stallReasons(*report.program, report.sim), report.sim.timeNs > 0 ? report.sim.timeNs : 1, {}};
   std::string &h = p.html;
   h.reserve(1 << 16);
   put(h, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><meta name=viewport "

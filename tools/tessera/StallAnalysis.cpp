@@ -46,7 +46,7 @@ std::vector<Stall> stallReasons(const isa::Program &program, const sim::SimResul
   return stalls;
 }
 
-LeadWait leadWait(const isa::Program &program, const sim::SimResult &result) {
+LeadWait leadWait(const isa::Program &program, const sim::SimResult &result, const std::vector<Stall> &stalls) {
   LeadWait w;
   if (result.timeNs <= 0) return w;
   for (size_t s = 0; s < result.streams.size() && s < program.streams.size(); ++s)
@@ -56,7 +56,7 @@ LeadWait leadWait(const isa::Program &program, const sim::SimResult &result) {
   if (w.lead < 0) return w;
   w.leadBusyShare = result.streams[w.lead].busyNs / result.timeNs;
   std::map<std::string, double> waitedFor; // "DMA" or an engine's stream name
-  for (const Stall &s : stallReasons(program, result))
+  for (const Stall &s : stalls)
     if (s.waiter == static_cast<uint32_t>(w.lead) && s.producer >= 0)
       waitedFor[program.streams[s.producer].engine == isa::Engine::Dma ? "DMA" : result.streams[s.producer].name] +=
           s.waitNs;

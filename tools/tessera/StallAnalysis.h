@@ -36,7 +36,8 @@ struct LeadWait {
   double waitShare = 0;     ///< that wait over the run's time, 0..1
 };
 
-LeadWait leadWait(const isa::Program &program, const sim::SimResult &result);
+/// `stalls`: stallReasons(program, result), which the caller has already (the report's stall section uses it too).
+LeadWait leadWait(const isa::Program &program, const sim::SimResult &result, const std::vector<Stall> &stalls);
 
 /// For each timeline event (same order), the stream whose signal let it start, or -1 (it did not wait).
 std::vector<int32_t> bindingProducers(const isa::Program &program, const std::vector<sim::InstructionEvent> &events);

@@ -248,7 +248,7 @@ TEST(HtmlReport, StallsNameTheStreamWaitedFor) {
 // per-transfer costs. 2048^3 on v5e keeps the MXUs busy: compute-bound.
 TEST(HtmlReport, TheBoundIsTheOneTheRunHad) {
   Handmade h; // the vector engine, busy a third of the run, waited a third on dma0
-  const LeadWait wait = leadWait(h.program, h.result);
+  const LeadWait wait = leadWait(h.program, h.result, stallReasons(h.program, h.result));
   EXPECT_EQ(wait.lead, 0);
   EXPECT_DOUBLE_EQ(wait.leadBusyShare, 100.0 / 300);
   EXPECT_EQ(wait.waitedFor, "DMA");
@@ -261,7 +261,7 @@ TEST(HtmlReport, TheBoundIsTheOneTheRunHad) {
                                       .recordTimeline = true});
   ASSERT_GT(readme.tensorBoundUs(), readme.dmaBoundUs()); // the larger lower bound is the compute one
   EXPECT_EQ(readme.bound().kind, "overhead");
-  const LeadWait readmeWait = leadWait(*readme.program, readme.sim);
+  const LeadWait readmeWait = leadWait(*readme.program, readme.sim, stallReasons(*readme.program, readme.sim));
   EXPECT_EQ(readme.sim.streams[readmeWait.lead].name, "tensor");
   EXPECT_EQ(readmeWait.waitedFor, "DMA");
   const std::string html = toHtml(readme);
