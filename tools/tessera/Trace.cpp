@@ -123,14 +123,13 @@ double roundUpNicely(double x) {
   return 10.0 * decade;
 }
 
-/// Bytes per ns moved by the DMA queues, averaged over fixed windows (one sample at each window's start, and 0 at
-/// the end). The simulator streams a transfer's bytes on its DMA engine in the `streamingNs` (isa/DmaCost.h)
-/// before its completion less the fixed latency (sim/lib/memory/Hbm.h); that is where they are counted.
+/// HBM bytes per ns moved by the DMA queues, averaged over fixed windows (one sample at each window's start, and 0
+/// at the end). Each transfer's HBM bytes are counted over the interval the bandwidth model gave it the HBM share
+/// (InstructionEvent::hbmFromNs/hbmToNs; sim/lib/memory/Hbm.h).
 std::vector<Sample> hbmBandwidth(const isa::Program &program, const isa::Target &target,
                                  const sim::SimResult &sim) {
   std::vector<Sample> samples = {{0, 0}};
-  const double rate = target.dma.bytesPerNs();
-  if (sim.timeNs <= 0 || rate <= 0) return samples;
+  if (sim.timeNs <= 0) return samples;
   const double window = roundUpNicely(sim.timeNs / kBandwidthWindows);
   const auto windows = static_cast<size_t>(std::ceil(sim.timeNs / window));
   std::vector<double> bytes(windows, 0.0);
