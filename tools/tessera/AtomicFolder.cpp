@@ -37,40 +37,38 @@ fs::path withoutTrailingSeparator(const fs::path &path) {
   return !path.has_filename() && path.has_relative_path() ? path.parent_path() : path;
 }
 
-/// Why `target` (links followed) cannot take the folder's place; empty when it can.
-std::string refusal(const fs::path &target, const ReplaceableFolder &replaceable) {
+/// What the folder at `path` replaces (`path` with its symbolic links followed), once it is checked that it may:
+/// absent, an empty folder, or one `replaceable` accepts; anything else is an InputError naming `path`.
+fs::path checkedTarget(const fs::path &path, const std::string &what, const ReplaceableFolder &replaceable,
+                       const std::string &replaceNote) {
+  const fs::path folder = withoutTrailingSeparator(path);
+  if (const fs::path name = folder.filename(); name == "." || name == ".." || name.empty())
+    failFor(path, what, "it names the folder by '.' or '..', which cannot be swapped for another",
+            "name the folder itself, e.g. -o bundle");
   std::error_code ec;
+  const fs::path target = linkTarget(folder, ec);
+  if (ec) failFor(path, what, ec.message());
   const fs::file_status status = fs::status(target, ec);
-  if (!fs::exists(status)) return {};
-  if (!fs::is_directory(status)) return "a file that is not a folder is in the way";
-  if (fs::is_empty(target, ec) && !ec) return {};
-  if (ec) return ec.message();
-  if (replaceable && replaceable(target)) return {};
-  return "it is a folder of other files";
+  if (!fs::exists(status)) return target;
+  if (!fs::is_directory(status)) failFor(path, what, "a file that is not a folder is in the way", "choose another path");
+  const bool empty = fs::is_empty(target, ec);
+  if (ec) failFor(path, what, ec.message(), "choose another path");
+  if (!empty && !(replaceable && replaceable(target)))
+    failFor(path, what, "it is a folder of other files", fmt::format("choose a new folder; {}", replaceNote));
+  return target;
 }
 
 } // namespace
 
 void AtomicFolder::check(const fs::path &path, const std::string &what, const ReplaceableFolder &replaceable,
                          const std::string &replaceNote) {
-  if (const fs::path name = withoutTrailingSeparator(path).filename(); name == "." || name == ".." || name.empty())
-    failFor(path, what, "it names the folder by '.' or '..', which cannot be swapped for another",
-            "name the folder itself, e.g. -o bundle");
-  std::error_code ec;
-  const fs::path target = linkTarget(withoutTrailingSeparator(path), ec);
-  if (ec) failFor(path, what, ec.message());
-  if (const std::string why = refusal(target, replaceable); !why.empty())
-    failFor(path, what, why,
-            why == "it is a folder of other files" ? fmt::format("choose a new folder; {}", replaceNote)
-                                                   : "choose another path");
+  (void)checkedTarget(path, what, replaceable, replaceNote);
 }
 
 AtomicFolder::AtomicFolder(fs::path path, std::string what, const ReplaceableFolder &replaceable,
                            std::string replaceNote)
-    : path_(std::move(path)), what_(std::move(what)) {
-  check(path_, what_, replaceable, replaceNote);
+    : path_(std::move(path)), target_(checkedTarget(path_, what, replaceable, replaceNote)), what_(std::move(what)) {
   std::error_code ec;
-  target_ = linkTarget(withoutTrailingSeparator(path_), ec);
   const fs::path parent = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
   fs::create_directories(parent, ec);
   if (ec) fail(ec.message());
