@@ -3,7 +3,6 @@
 #include "tessera/Plugin.h"
 #include "tessera/Report.h"
 #include "tessera/JsonText.h"
-#include "tessera/sim/SimulatedTimeOverflow.h"
 
 #include <fmt/format.h>
 
@@ -24,7 +23,6 @@ namespace tessera::driver {
 int exitStatusOf(const std::exception &e) {
   if (dynamic_cast<const InputError *>(&e)) return kBadInput;
   if (dynamic_cast<const LimitError *>(&e)) return kLimit;
-  if (dynamic_cast<const sim::SimulatedTimeOverflow *>(&e)) return kLimit; // the simulator's clock is a limit too
   return kCheckFailed;
 }
 

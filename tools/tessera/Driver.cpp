@@ -12,6 +12,7 @@
 #include "tessera/isa/Family.h"
 
 #include "tessera/compiler/Golden.h"
+#include "tessera/sim/SimulatedTimeOverflow.h"
 
 #include <fmt/format.h>
 
@@ -239,7 +240,7 @@ RunReport runKernel(const RunRequest &request) {
   report.timingOnly = request.timingOnly;
   if (request.timingOnly) {
     sim::HbmImage empty; // timing alone needs no data: the simulator skips every value computation
-    report.sim = sim::simulate(program, report.target, empty, request.simOptions());
+    report.sim = simulateWithinLimits(program, report.target, empty, request.simOptions());
     report.ok = true;
     return report;
   }
@@ -261,7 +262,7 @@ RunReport runKernel(const RunRequest &request) {
                           std::move(goldenInputs), kernel, report.params, std::move(referenceInputs),
                           std::move(referenceOutputs));
   try {
-    report.sim = sim::simulate(program, report.target, hbm, request.simOptions());
+    report.sim = simulateWithinLimits(program, report.target, hbm, request.simOptions());
   } catch (const TimeoutError &) {
     references.abandon(); // the deadline has passed: do not wait for them either
     throw;
@@ -304,6 +305,15 @@ RunReport runKernel(const RunRequest &request) {
   return report;
 }
 
+sim::SimResult simulateWithinLimits(const isa::Program &program, const isa::Target &target, sim::HbmImage &hbm,
+                                    const sim::SimOptions &options) {
+  try {
+    return sim::simulate(program, target, hbm, options);
+  } catch (const sim::SimulatedTimeOverflow &e) {
+    throw LimitError(e.message(), e.where(), e.hint());
+  }
+}
+
 CompiledKernel compileKernel(const RunRequest &request) {
   CompiledKernel k;
   k.kernel = &requestedKernel(request);
@@ -342,7 +352,7 @@ RunReport simulateFile(const std::string &path, const RunRequest &request) {
   checkLimits(program, report.target, request);
   report.timingOnly = request.timingOnly; // either way there is no reference to check outputs against
   sim::HbmImage hbm = request.timingOnly ? sim::HbmImage{} : makeInputs(program, request.seed);
-  report.sim = sim::simulate(program, report.target, hbm, request.simOptions());
+  report.sim = simulateWithinLimits(program, report.target, hbm, request.simOptions());
   report.ok = true;
   return report;
 }

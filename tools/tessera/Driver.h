@@ -216,6 +216,11 @@ struct CompiledKernel {
 /// Traces and compiles `request`'s kernel with request.compile (recordProvenance for a hardware backend).
 CompiledKernel compileKernel(const RunRequest &request);
 
+/// sim::simulate, with the simulator's own limit, the horizon of its clock (sim::SimulatedTimeOverflow), reported as
+/// a LimitError like the run's other limits (exit 3).
+sim::SimResult simulateWithinLimits(const isa::Program &program, const isa::Target &target, sim::HbmImage &hbm,
+                                    const sim::SimOptions &options);
+
 /// Simulates a kernel saved as MLIR (`tessera compile --emit nc` output, or a tile-level module) with random
 /// inputs from `request.seed`: time and engine use, no reference to check against (`request.kernel`, `target`,
 /// `shape` and `golden` do not apply: the file says what runs where). Problems with the file are InputErrors.

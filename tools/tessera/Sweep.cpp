@@ -2,7 +2,6 @@
 #include "tessera/JsonText.h"
 
 #include "tessera/sim/KernelBug.h"
-#include "tessera/sim/SimulatedTimeOverflow.h"
 
 #include <fmt/format.h>
 
@@ -71,9 +70,6 @@ SweepRow runPoint(const RunRequest &base, const SweepPoint &point) {
     row.status = SweepRow::Status::Failed;
     row.message = describe(e);
   } catch (const LimitError &e) {
-    row.status = SweepRow::Status::Limit;
-    row.message = describe(e);
-  } catch (const sim::SimulatedTimeOverflow &e) {
     row.status = SweepRow::Status::Limit;
     row.message = describe(e);
   } catch (const Error &e) {

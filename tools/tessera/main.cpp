@@ -12,9 +12,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <new>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
