@@ -15,29 +15,42 @@ struct ReferenceRun::State {
   ReferenceResults results;
   std::atomic<bool> abandoned = false;
 
-  void run() {
-    using Clock = std::chrono::steady_clock;
-    const auto secondsSince = [](Clock::time_point start) {
-      return std::chrono::duration<double>(Clock::now() - start).count();
-    };
-    if (results.golden && !abandoned) {
-      const Clock::time_point start = Clock::now();
-      try {
-        compiler::runGolden(*graph, *results.golden);
-      } catch (const compiler::GoldenUnsupported &e) {
-        results.golden.reset();
-        results.goldenUnavailable = e.message();
-      }
-      results.goldenSeconds = secondsSince(start);
+  using Clock = std::chrono::steady_clock;
+  static double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  }
+
+  void runGolden() {
+    if (!results.golden || abandoned) return;
+    const Clock::time_point start = Clock::now();
+    try {
+      compiler::runGolden(*graph, *results.golden);
+    } catch (const compiler::GoldenUnsupported &e) {
+      results.golden.reset();
+      results.goldenUnavailable = e.message();
     }
-    results.hasReference = static_cast<bool>(reference);
-    if (results.hasReference && !abandoned) {
-      const Clock::time_point start = Clock::now();
-      reference(params, results.inputs, results.expected);
-      results.referenceSeconds = secondsSince(start);
-    }
+    results.goldenSeconds = secondsSince(start);
+  }
+
+  void runReference() {
+    if (!results.hasReference || abandoned) return;
+    const Clock::time_point start = Clock::now();
+    reference(params, results.inputs, results.expected);
+    results.referenceSeconds = secondsSince(start);
   }
 };
+
+namespace {
+
+/// `work` on a thread of its own, which owns `state` with it.
+std::future<void> startThread(std::shared_ptr<ReferenceRun::State> state, void (ReferenceRun::State::*work)()) {
+  std::packaged_task<void()> task([state = std::move(state), work] { ((*state).*work)(); });
+  std::future<void> done = task.get_future();
+  std::thread(std::move(task)).detach();
+  return done;
+}
+
+} // namespace
 
 ReferenceRun::ReferenceRun(std::shared_ptr<const tsr::graph::KernelGraph> graph, std::optional<sim::HbmImage> golden,
                            const tsr::KernelInfo &kernel, tsr::Params params, std::vector<tsr::HostTensor> inputs,
@@ -49,29 +62,35 @@ ReferenceRun::ReferenceRun(std::shared_ptr<const tsr::graph::KernelGraph> graph,
   state_->results.golden = std::move(golden);
   state_->results.inputs = std::move(inputs);
   state_->results.expected = std::move(expected);
-  std::packaged_task<void()> task([state = state_] { state->run(); });
-  done_ = task.get_future();
-  std::thread(std::move(task)).detach();
+  state_->results.hasReference = static_cast<bool>(state_->reference);
+  // Two threads: the golden model and the reference write disjoint parts of the results.
+  done_[0] = startThread(state_, &State::runGolden);
+  done_[1] = startThread(state_, &State::runReference);
 }
 
 ReferenceRun::~ReferenceRun() {
   if (collected_) return;
   state_->abandoned = true;
-  if (!timedOut_) done_.wait();
+  if (timedOut_) return;
+  for (std::future<void> &done : done_) done.wait();
 }
 
 bool ReferenceRun::waitUntil(const std::optional<std::chrono::steady_clock::time_point> &deadline) {
-  if (!deadline) {
-    done_.wait();
-    return true;
+  for (std::future<void> &done : done_) {
+    if (!deadline) {
+      done.wait();
+      continue;
+    }
+    timedOut_ = done.wait_until(*deadline) != std::future_status::ready;
+    if (timedOut_) return false;
   }
-  timedOut_ = done_.wait_until(*deadline) != std::future_status::ready;
-  return !timedOut_;
+  return true;
 }
 
 ReferenceResults ReferenceRun::results() {
-  done_.get();
+  for (std::future<void> &done : done_) done.wait();
   collected_ = true;
+  for (std::future<void> &done : done_) done.get();
   return std::move(state_->results);
 }
 

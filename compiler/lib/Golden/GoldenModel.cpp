@@ -3,6 +3,7 @@
 //   kernel graph --import--> tile --tile-to-linalg--> linalg/memref/arith/math/scf
 //     --linalg -> loops, strided metadata, affine -> arith, scf -> cf, bf16 expansion, * -> llvm--> LLVM dialect
 //     --ExecutionEngine (LLVM ORC JIT, -O2, host CPU)--> called with memref descriptors of the caller's buffers
+// Matmuls call the simulator's tile GEMM (GoldenRuntime.h), a symbol this file gives the JIT.
 //
 // bf16 conversions become integer code (arith-expand include-bf16: libgcc 12 has no __truncsfbf2); fp8 is
 // already integer code after tile-to-linalg. math.exp becomes a call of libm's expf, resolved in this process.
@@ -10,6 +11,7 @@
 //===------------------------------------------------------------------------------------------------------===//
 
 #include "../ErrorCollector.h"
+#include "GoldenRuntime.h"
 #include "tessera/compiler/Golden.h"
 
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
@@ -206,6 +208,12 @@ void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<st
   options.enablePerfNotificationListener = false;
   auto engine = ExecutionEngine::create(*module, options, std::move(*machine));
   if (!engine) throw Error("golden model: JIT compilation failed: " + describe(engine.takeError()));
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner mangle) {
+    llvm::orc::SymbolMap symbols;
+    symbols[mangle(llvm::StringRef(golden::kGoldenMatmulSymbol.data(), golden::kGoldenMatmulSymbol.size()))] = {
+        llvm::orc::ExecutorAddr::fromPtr(golden::goldenMatmulAddress()), llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
 
   std::vector<std::vector<int64_t>> descriptors;
   std::vector<void *> descriptorPointers, args;

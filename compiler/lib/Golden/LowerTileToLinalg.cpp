@@ -8,8 +8,10 @@
 //   tile.view                   memref.subview of its source's columns
 //   tile.load / tile.store      memref.subview of the HBM tensor + linalg.copy (not memref.copy: a strided
 //                               memref.copy lowers to a call of the MLIR runtime library's memrefCopy)
-//   tile.matmul                 linalg.fill 0 (unless accumulate), then linalg.generic over (k, m, n):
-//                               acc[m, n] += f32(stationary[k, m]) * f32(moving[k, n]), k ascending
+//   tile.matmul                 linalg.fill 0 (unless accumulate), f32 copies of the operands (linalg.generic),
+//                               then a call of the tile GEMM, acc[m, n] += stationary[k, m] * moving[k, n] k
+//                               ascending (golden::kGoldenMatmul, GoldenRuntime.h: the simulator's GEMM, checked
+//                               bit for bit against a plain loop of that order)
 //   tile.binary                 linalg.generic; a [P, 1] operand broadcasts along the free dimension
 //   tile.activation             linalg.generic: func(x * scale + bias) in f32 (math.exp); with row sums, the
 //                               f32 results go to a scratch tile first, summed left to right into `sum`
@@ -34,6 +36,8 @@
 //
 //===------------------------------------------------------------------------------------------------------===//
 
+#include "GoldenRuntime.h"
+#include "tessera/compiler/Dialect/Settings.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 #include "tessera/compiler/Passes.h"
 
@@ -441,17 +445,52 @@ private:
     Location loc = op.getLoc();
     Value stationary = op.getStationary(), moving = op.getMoving(), acc = op.getAcc();
     if (!op.getAccumulate()) b_.create<linalg::FillOp>(loc, f32Constant(loc, 0.0f), acc);
-    // Dimensions (k, m, n), k outermost: each acc[m, n] sums its products in k order, as the DSL does.
-    AffineExpr k = b_.getAffineDimExpr(0), m = b_.getAffineDimExpr(1), n = b_.getAffineDimExpr(2);
-    auto map = [&](AffineExpr x, AffineExpr y) { return AffineMap::get(3, 0, {x, y}, b_.getContext()); };
-    Type ts = logical(stationary), tm = logical(moving);
-    generic(loc, {stationary, moving}, {acc}, {map(k, m), map(k, n), map(m, n)}, {kReduction, kParallel, kParallel},
-            [&](Scalars &s, ValueRange a) {
-              Value x = s.toF32(a[0], ts), y = s.toF32(a[1], tm);
-              Value product = s.alu(tile::Alu::multiply, x, y);
-              return s.alu(tile::Alu::add, a[2], product);
-            });
+    // The tile GEMM (golden::kGoldenMatmul) on f32 copies of the operands; acc is f32 (the op's verifier).
+    std::optional<isa::DType> stationaryType = dtypeOf(logical(stationary)), movingType = dtypeOf(logical(moving));
+    if (!stationaryType || !movingType) return op.emitOpError("has operands of a type the golden model lacks");
+    Value s32 = f32Copy(loc, stationary), m32 = f32Copy(loc, moving);
+    b_.create<func::CallOp>(loc, goldenMatmul(),
+                            ValueRange{anyMatrix(loc, acc), anyMatrix(loc, s32), anyMatrix(loc, m32),
+                                       i32Constant(loc, *stationaryType), i32Constant(loc, *movingType)});
+    b_.create<memref::DeallocOp>(loc, s32);
+    b_.create<memref::DeallocOp>(loc, m32);
     return success();
+  }
+
+  /// A fresh row-major f32 buffer holding `v`'s values.
+  Value f32Copy(Location loc, Value v) {
+    auto copy = b_.create<memref::AllocOp>(loc, MemRefType::get(cast<MemRefType>(v.getType()).getShape(),
+                                                                b_.getF32Type()));
+    Type t = logical(v);
+    generic(loc, {v}, {copy}, {identity2d(), identity2d()}, {kParallel, kParallel},
+            [&](Scalars &s, ValueRange a) { return s.toF32(a[0], t); });
+    return copy;
+  }
+
+  /// `v` (an f32 matrix of any static shape and layout) as the callee's operand type.
+  Value anyMatrix(Location loc, Value v) { return b_.create<memref::CastOp>(loc, anyMatrixType(), v); }
+
+  Value i32Constant(Location loc, isa::DType t) {
+    return b_.create<arith::ConstantOp>(loc, b_.getI32IntegerAttr(static_cast<int32_t>(t)));
+  }
+
+  /// The declaration of golden::kGoldenMatmul in this function's module, made on first use.
+  func::FuncOp goldenMatmul() {
+    auto module = fn_->getParentOfType<ModuleOp>();
+    const llvm::StringRef name(golden::kGoldenMatmul.data(), golden::kGoldenMatmul.size());
+    if (auto existing = module.lookupSymbol<func::FuncOp>(name)) return existing;
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(module.getBody());
+    Type matrix = anyMatrixType(), i32 = b_.getI32Type();
+    auto decl = b_.create<func::FuncOp>(fn_.getLoc(), name, b_.getFunctionType({matrix, matrix, matrix, i32, i32}, {}));
+    decl.setPrivate();
+    return decl;
+  }
+
+  Type anyMatrixType() {
+    constexpr int64_t kDynamic = ShapedType::kDynamic;
+    auto layout = StridedLayoutAttr::get(b_.getContext(), kDynamic, {kDynamic, kDynamic});
+    return MemRefType::get({kDynamic, kDynamic}, b_.getF32Type(), layout);
   }
 
   LogicalResult binary(tile::BinaryOp op) {
@@ -637,7 +676,8 @@ struct LowerTileToLinalgPass : PassWrapper<LowerTileToLinalgPass, OperationPass<
     return "Lower tile ops to linalg/memref/arith/math host code with the DSL's numerics (the golden model)";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<linalg::LinalgDialect, math::MathDialect, memref::MemRefDialect, arith::ArithDialect>();
+    registry.insert<linalg::LinalgDialect, math::MathDialect, memref::MemRefDialect, arith::ArithDialect,
+                    func::FuncDialect>();
   }
 
   void runOnOperation() override {

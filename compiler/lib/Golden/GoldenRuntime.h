@@ -1,0 +1,25 @@
+#pragma once
+/// \file
+/// Host functions the golden model's JIT-compiled code calls, resolved by the ExecutionEngine (GoldenModel.cpp).
+///
+/// tile-to-linalg lowers a matmul into an f32 accumulator to a call of kGoldenMatmul: the simulator's tile GEMM
+/// (isa/Gemm.h), whose order of operations is the DSL's (each accumulator element updated k ascending, one rounding
+/// after each product and each sum) and whose every code path GemmTest checks bit for bit against a plain loop of
+/// that order. A linalg loop nest of the same order runs about ten times slower: LLVM keeps it k outermost, so the
+/// whole accumulator goes through memory once per k.
+
+#include <cstdint>
+#include <string_view>
+
+namespace tessera::compiler::golden {
+
+/// The callee's name in the lowered module: `func.func private @tessera_golden_matmul(acc, stationary, moving,
+/// stationary_dtype, moving_dtype)` with memref<?x?xf32, strided<[?, ?], offset: ?>> operands (acc [M, N]
+/// updated in place, the operands [K, M] and [K, N] as f32) and the operands' isa::DType codes as i32.
+inline constexpr std::string_view kGoldenMatmul = "tessera_golden_matmul";
+
+/// The C-interface symbol the JIT resolves kGoldenMatmul's calls to, and its address in this process.
+inline constexpr std::string_view kGoldenMatmulSymbol = "_mlir_ciface_tessera_golden_matmul";
+void *goldenMatmulAddress();
+
+} // namespace tessera::compiler::golden
