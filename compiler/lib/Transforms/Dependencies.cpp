@@ -45,18 +45,21 @@ Region regionOf(const isa::AccessPattern &ap) {
 bool isEmpty(const isa::AccessPattern &ap) { return ap.partitions == 0 || ap.freeElements() == 0; }
 
 template <class F> void AccessTracker::forOverlapping(const Region &r, F f) {
+  auto longest = maxLength_.find(r.memory);
+  if (longest == maxLength_.end()) return; // nothing recorded in this memory yet
   auto it = accesses_.lower_bound({r.memory, r.last()});
   while (it != accesses_.begin()) {
     --it;
     if (it->first.first != r.memory) break;
-    if (it->first.second + maxLength_ <= r.first()) break;
+    if (it->first.second + longest->second <= r.first()) break;
     for (Access &a : it->second)
       if (a.region.overlaps(r)) f(a);
   }
 }
 
 AccessTracker::Access &AccessTracker::entry(const Region &r) {
-  maxLength_ = std::max(maxLength_, r.last() - r.first());
+  int64_t &longest = maxLength_[r.memory];
+  longest = std::max(longest, r.last() - r.first());
   auto &list = accesses_[{r.memory, r.first()}];
   for (Access &a : list)
     if (a.region == r) return a;

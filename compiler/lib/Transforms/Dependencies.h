@@ -7,6 +7,7 @@
 #include "tessera/compiler/Dialect/Machine.h"
 
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
@@ -76,7 +77,9 @@ private:
 
   Readers readers_;
   std::map<Key, llvm::SmallVector<Access, 1>> accesses_;
-  int64_t maxLength_ = 0;
+  /// The longest region recorded in each memory: how far before a region a recorded one may start and still
+  /// overlap it. Per memory, so that an HBM window megabytes long does not make every SBUF lookup scan all of SBUF.
+  llvm::DenseMap<int64_t, int64_t> maxLength_;
 };
 
 } // namespace tessera::compiler
