@@ -20,7 +20,7 @@ std::vector<tsr::TensorSpec> matmulSignature(const std::string &kernel, const ts
 int64_t matmulBlock(const std::string &kernel, const tsr::Params &p, const std::string &block, const std::string &dim,
                     int64_t tile);
 
-/// The plain C++ reference: c = a_t^T @ b, accumulated in double.
+/// The reference: c = a_t^T @ b, OpenBLAS sgemm (FP32; why that is enough: Matmul.cpp).
 void matmulReference(const tsr::Params &p, const std::vector<tsr::HostTensor> &in, std::vector<tsr::HostTensor> &out);
 
 } // namespace tessera::kernels

@@ -29,6 +29,7 @@
 // Shapes: S a multiple of 512, bk (kernel parameter, capped at S) a multiple of 512 that divides S, D <= 128.
 // Scalar parameter scale: 0 (the default) means 1 / sqrt(D).
 
+#include "DenseReference.h"
 #include "tessera/dsl/tsr.h"
 #include "tessera/isa/NumberFormats.h"
 
@@ -43,6 +44,9 @@ namespace {
 
 using namespace tsr;
 using tessera::isa::roundTo;
+using tessera::kernels::DenseMatrix;
+using tessera::kernels::denseRows;
+using tessera::kernels::gemm;
 
 constexpr const char *kName = "attention_fwd";
 /// Keys per scores matmul: one PSUM bank of FP32.
@@ -194,33 +198,37 @@ const Registration registration{{
           // without it, a short causal row (a few keys, each weighing much) differs from the exact result by up to
           // 2% in this input range, above the bf16 output's tolerance; the row sums are of the unrounded P, as the
           // kernel's are.
+          // Per head, a block of query rows at a time (a [rows, S] block of scores, not all S x S of them).
           const int64_t H = p["H"], S = p["S"], D = p["D"];
           const bool causal = p.scalar("causal") == 1.0;
           const double scale = scaleOf(p);
-          const HostTensor &qT = in[0], &kT = in[1], &v = in[2];
-          std::vector<double> scores(S);
-          for (int64_t h = 0; h < H; ++h)
-            for (int64_t i = 0; i < S; ++i) {
-              const int64_t keys = causal ? i + 1 : S;
-              double mx = -std::numeric_limits<double>::infinity();
-              for (int64_t j = 0; j < keys; ++j) {
-                double s = 0;
-                for (int64_t d = 0; d < D; ++d) s += double(qT[(h * D + d) * S + i]) * kT[(h * D + d) * S + j];
-                scores[j] = scale * s;
-                mx = std::max(mx, scores[j]);
+          constexpr int64_t kRowsPerBlock = 256;
+          for (int64_t h = 0; h < H; ++h) {
+            const DenseMatrix qT = denseRows(in[0], S, h * D, D), kT = denseRows(in[1], S, h * D, D),
+                              v = denseRows(in[2], D, h * S, S);
+            for (int64_t i0 = 0; i0 < S; i0 += kRowsPerBlock) {
+              const int64_t rows = std::min(kRowsPerBlock, S - i0);
+              DenseMatrix q(D, rows), scores(rows, S), o(rows, D);
+              for (int64_t d = 0; d < D; ++d)
+                for (int64_t i = 0; i < rows; ++i) q.at(d, i) = qT.at(d, i0 + i);
+              gemm(q, /*transposeA=*/true, kT, false, scores, scale); // scale Q K^T
+              std::vector<double> total(rows, 0.0);
+              for (int64_t i = 0; i < rows; ++i) {
+                const int64_t keys = causal ? i0 + i + 1 : S;
+                double mx = -std::numeric_limits<double>::infinity();
+                for (int64_t j = 0; j < keys; ++j) mx = std::max(mx, scores.at(i, j));
+                for (int64_t j = 0; j < S; ++j) {
+                  const double e = j < keys ? std::exp(scores.at(i, j) - mx) : 0.0;
+                  total[i] += e;
+                  scores.at(i, j) = roundTo(bf16, static_cast<float>(e));
+                }
               }
-              double total = 0;
-              for (int64_t j = 0; j < keys; ++j) {
-                const double p = std::exp(scores[j] - mx);
-                total += p;
-                scores[j] = roundTo(bf16, static_cast<float>(p));
-              }
-              for (int64_t d = 0; d < D; ++d) {
-                double o = 0;
-                for (int64_t j = 0; j < keys; ++j) o += scores[j] * v[(h * S + j) * D + d];
-                out[0][(h * S + i) * D + d] = static_cast<float>(o / total);
-              }
+              gemm(scores, false, v, false, o); // P V
+              for (int64_t i = 0; i < rows; ++i)
+                for (int64_t d = 0; d < D; ++d)
+                  out[0][(h * S + i0 + i) * D + d] = static_cast<float>(o.at(i, d) / total[i]);
             }
+          }
         },
     .scheduleInstructions = true,
 }};

@@ -26,6 +26,7 @@
 //
 // Limits: OW + 2 pad <= 512 (a padded output row fits a PSUM bank).
 
+#include "DenseReference.h"
 #include "Rows.h"
 
 #include <fmt/format.h>
@@ -37,6 +38,9 @@
 namespace {
 
 using namespace tsr;
+using tessera::kernels::DenseMatrix;
+using tessera::kernels::denseRows;
+using tessera::kernels::gemm;
 
 constexpr const char *kName = "conv2d";
 /// The pixels of one accumulation group: one PSUM bank of FP32, the moving operand's largest free size.
@@ -213,23 +217,31 @@ const Registration registration{{
     .reference =
         [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
           // The definition, in double: y[n, f, oh, ow] = sum over c, kh, kw of w[kh, kw, c, f] *
-          // x[n, c, s * oh + kh - pad, s * ow + kw - pad], zero outside the image.
+          // x[n, c, s * oh + kh - pad, s * ow + kw - pad], zero outside the image. As one GEMM per image and block
+          // of output rows: y[f, pixels] = w[(kh, kw, c), f]^T @ cols[(kh, kw, c), pixels], where cols holds each
+          // pixel's inputs under the filter (im2col).
           const Conv c(p);
+          const DenseMatrix w = denseRows(in[1], c.F, 0, c.taps() * c.C);
+          const int64_t rowsPerBlock = std::max<int64_t>(1, 4096 / c.OW);
           for (int64_t n = 0; n < c.N; ++n)
-            for (int64_t f = 0; f < c.F; ++f)
-              for (int64_t oh = 0; oh < c.OH; ++oh)
-                for (int64_t ow = 0; ow < c.OW; ++ow) {
-                  double sum = 0;
+            for (int64_t oh0 = 0; oh0 < c.OH; oh0 += rowsPerBlock) {
+              const int64_t rows = std::min(rowsPerBlock, c.OH - oh0), pixels = rows * c.OW;
+              DenseMatrix cols(c.taps() * c.C, pixels), y(c.F, pixels);
+              for (int64_t kh = 0; kh < c.k; ++kh)
+                for (int64_t kw = 0; kw < c.k; ++kw)
                   for (int64_t ch = 0; ch < c.C; ++ch)
-                    for (int64_t kh = 0; kh < c.k; ++kh)
-                      for (int64_t kw = 0; kw < c.k; ++kw) {
-                        const int64_t h = c.s * oh + kh - c.pad, wc = c.s * ow + kw - c.pad;
-                        if (h < 0 || h >= c.H || wc < 0 || wc >= c.W) continue;
-                        sum += double(in[1][((kh * c.k + kw) * c.C + ch) * c.F + f]) *
-                               in[0][((n * c.C + ch) * c.H + h) * c.W + wc];
+                    for (int64_t oh = 0; oh < rows; ++oh)
+                      for (int64_t ow = 0; ow < c.OW; ++ow) {
+                        const int64_t h = c.s * (oh0 + oh) + kh - c.pad, wc = c.s * ow + kw - c.pad;
+                        const bool inside = h >= 0 && h < c.H && wc >= 0 && wc < c.W;
+                        cols.at((kh * c.k + kw) * c.C + ch, oh * c.OW + ow) =
+                            inside ? in[0][((n * c.C + ch) * c.H + h) * c.W + wc] : 0.0;
                       }
-                  out[0][((n * c.F + f) * c.OH + oh) * c.OW + ow] = static_cast<float>(sum);
-                }
+              gemm(w, /*transposeA=*/true, cols, false, y);
+              for (int64_t f = 0; f < c.F; ++f)
+                for (int64_t px = 0; px < pixels; ++px)
+                  out[0][((n * c.F + f) * c.OH + oh0) * c.OW + px] = static_cast<float>(y.at(f, px));
+            }
         },
     .scheduleInstructions = true,
 }};

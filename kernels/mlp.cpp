@@ -22,12 +22,14 @@
 // fits, and the steps no longer overlap: 50% of trn2's peak at T=2048, D=4096, F=8192 against 89% at
 // T=2048, D=2048, F=4096).
 
+#include "DenseReference.h"
 #include "Matmul.h"
 
 #include "tessera/isa/NumberFormats.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <vector>
@@ -37,6 +39,8 @@ namespace {
 using namespace tsr;
 using tessera::isa::roundTo;
 using tessera::kernels::matmulBlock;
+using tessera::kernels::denseRows;
+using tessera::kernels::gemm;
 
 constexpr const char *kName = "mlp";
 constexpr int64_t kSilu = 1, kGelu = 2; // kernel parameter act
@@ -116,26 +120,18 @@ const Registration registration{{
     .reference =
         [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
           const int64_t T = p["T"], D = p["D"], F = p["F"];
-          const HostTensor &x_t = in[0], &w_gate = in[1], &w_up = in[2], &w_down = in[3];
-          std::vector<double> gate(F), up(F), row(D);
-          for (int64_t t = 0; t < T; ++t) {
-            std::fill(gate.begin(), gate.end(), 0.0);
-            std::fill(up.begin(), up.end(), 0.0);
-            for (int64_t d = 0; d < D; ++d) {
-              const double x = x_t[d * T + t];
-              for (int64_t f = 0; f < F; ++f) {
-                gate[f] += x * w_gate[d * F + f];
-                up[f] += x * w_up[d * F + f];
-              }
-            }
-            std::fill(row.begin(), row.end(), 0.0);
-            for (int64_t f = 0; f < F; ++f) {
-              // The kernel keeps g in bf16 (the down projection's operand); the rest is exact.
-              const double g = roundTo(bf16, static_cast<float>(activation(gate[f], p["act"]) * up[f]));
-              for (int64_t d = 0; d < D; ++d) row[d] += g * w_down[f * D + d];
-            }
-            for (int64_t d = 0; d < D; ++d) out[0][t * D + d] = static_cast<float>(row[d]);
-          }
+          using tessera::kernels::DenseMatrix;
+          const DenseMatrix x_t = denseRows(in[0], T, 0, D), w_gate = denseRows(in[1], F, 0, D),
+                            w_up = denseRows(in[2], F, 0, D), w_down = denseRows(in[3], D, 0, F);
+          DenseMatrix gate(T, F), up(T, F), y(T, D);
+          gemm(x_t, /*transposeA=*/true, w_gate, false, gate);
+          gemm(x_t, /*transposeA=*/true, w_up, false, up);
+          // The kernel keeps g in bf16 (the down projection's operand); the rest is exact.
+          for (size_t i = 0; i < gate.values.size(); ++i)
+            gate.values[i] = roundTo(bf16, static_cast<float>(activation(gate.values[i], p["act"]) * up.values[i]));
+          gemm(gate, false, w_down, false, y);
+          std::transform(y.values.begin(), y.values.end(), out[0].begin(),
+                         [](double v) { return static_cast<float>(v); });
         },
 }};
 

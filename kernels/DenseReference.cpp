@@ -1,0 +1,25 @@
+#include "DenseReference.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+
+namespace tessera::kernels {
+
+DenseMatrix denseRows(const tsr::HostTensor &t, int64_t cols, int64_t row0, int64_t rows) {
+  DenseMatrix m(rows, cols);
+  const auto first = t.begin() + row0 * cols;
+  std::copy(first, first + rows * cols, m.values.begin());
+  return m;
+}
+
+void gemm(const DenseMatrix &a, bool transposeA, const DenseMatrix &b, bool transposeB, DenseMatrix &c, double alpha,
+          double beta) {
+  const int64_t k = transposeA ? a.rows : a.cols;
+  cblas_dgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+              static_cast<blasint>(c.rows), static_cast<blasint>(c.cols), static_cast<blasint>(k), alpha,
+              a.values.data(), static_cast<blasint>(a.cols), b.values.data(), static_cast<blasint>(b.cols), beta,
+              c.values.data(), static_cast<blasint>(c.cols));
+}
+
+} // namespace tessera::kernels
