@@ -4,7 +4,9 @@
 #      (build/bench/bench-sim-speed);
 #   2. `tessera systolic` against SCALE-Sim 2.0.2 on the same GEMMs (bench/scalesim/compare.py: a pinned venv);
 #   3. Tessera against JAX's Pallas interpret mode on the Pallas kernels Tessera emits (bench/pallas/compare.py:
-#      the pinned backend venv of scripts/backend-venv.sh).
+#      the pinned backend venv of scripts/backend-venv.sh);
+#   4. the edit-run loop: a whole `tessera run` against its compile and simulation, and the start-up of the
+#      commands that compile nothing (bench/run_loop.py).
 #   ./bench/run.sh            the whole set (about 17 minutes on a quiet 2-core machine, most of it SCALE-Sim)
 #   ./bench/run.sh --quick    a few cases of each (a few minutes)
 # It installs what is missing and builds first, like scripts/test.sh. Nothing here is a test: no wall time gates CI.
@@ -26,8 +28,10 @@ if [ ! -x "$build/bench/bench-sim-speed" ]; then
   exit 1
 fi
 
+vector=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(sse4_2|avx|avx2|fma|avx512f|avx512bw|avx512vl|avx512_bf16|amx_bf16)$' | tr '\n' ' ' || true)
 echo "== machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB;" \
      "load average $(cut -d' ' -f1-3 /proc/loadavg); tessera $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "   vector extensions: ${vector:-none of those listed}"
 echo
 echo "== 1. the simulator against the host (OpenBLAS $(pkg-config --modversion openblas 2>/dev/null || echo '?'))"
 "$build/bench/bench-sim-speed" "${quick[@]}"
@@ -36,3 +40,6 @@ python3 "$root/bench/scalesim/compare.py" --tessera "$build/tools/tessera" "${qu
 echo
 echo "== 3. Tessera against Pallas interpret mode"
 python3 "$root/bench/pallas/compare.py" --tessera "$build/tools/tessera" --venv "$build/backend-venv" "${quick[@]}"
+echo
+echo "== 4. the edit-run loop"
+python3 "$root/bench/run_loop.py" --tessera "$build/tools/tessera" "${quick[@]}"

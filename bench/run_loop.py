@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""The edit-run loop as a user waits for it: a whole `tessera run` against the parts it reports, and the start-up of
+the commands that compile nothing (issue 22).
+
+    python3 bench/run_loop.py [--tessera build/tools/tessera] [--quick]
+
+1. `tessera run matmul_blocked --target tpu-v5e` at 2048^3 (512 blocks), a cold process timed from outside, against
+   its own --json figures: compile_seconds + sim_seconds is what the run cannot avoid; the golden model and the
+   reference run on other threads meanwhile (goal: the whole run within 1.5x of compile + simulation).
+2. The start-up of `--help`, `list`, `targets`, `isa`, `systolic` on a tiny GEMM: the median of 20 runs each
+   (goal: under 10 ms).
+Wall times on a shared machine vary by tens of percent: read the ratios, which are measured side by side.
+"""
+
+import argparse
+import json
+import statistics
+import subprocess
+import time
+
+RUN = ["run", "matmul_blocked", "--target", "tpu-v5e", "--shape", "M=2048,N=2048,K=2048",
+       "--param", "bm=512,bk=512,bn=512", "--json"]
+STARTUP = [["--help"], ["list"], ["targets"], ["isa"], ["systolic", "--gemm", "64,64,64"]]
+
+
+def wall(cmd):
+    start = time.perf_counter()
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start, done
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tessera", default="build/tools/tessera")
+    parser.add_argument("--quick", action="store_true", help="one whole run and 5 start-ups of each command")
+    args = parser.parse_args()
+
+    runs = []
+    for _ in range(1 if args.quick else 3):
+        seconds, done = wall([args.tessera] + RUN)
+        if done.returncode != 0:
+            raise SystemExit(f"run_loop.py: {' '.join(RUN)} exited {done.returncode}")
+        runs.append((seconds, json.loads(done.stdout)))
+    seconds, report = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
+    floor = report["compile_seconds"] + report["sim_seconds"]
+    print("Whole run: tessera " + " ".join(RUN[:-1]) + f" (median of {len(runs)})")
+    print(f"  {'part':40} {'seconds':>8}")
+    for key in ("compile_seconds", "sim_seconds", "golden_seconds", "reference_seconds"):
+        print(f"  {key:40} {report[key]:8.3f}")
+    print(f"  {'whole process, wall':40} {seconds:8.3f}")
+    verdict = "met" if seconds <= 1.5 * floor else "NOT met"
+    print(f"  whole / (compile + sim) = {seconds / floor:.2f}x (goal <= 1.5x: {verdict})")
+    print()
+
+    count = 5 if args.quick else 20
+    print(f"Start-up: median wall time of {count} runs")
+    for command in STARTUP:
+        times = [wall([args.tessera] + command)[0] for _ in range(count)]
+        ms = statistics.median(times) * 1000
+        print(f"  tessera {' '.join(command):30} {ms:6.1f} ms  (goal < 10 ms: {'met' if ms < 10 else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()
