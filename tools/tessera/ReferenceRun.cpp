@@ -40,18 +40,6 @@ struct ReferenceRun::State {
   }
 };
 
-namespace {
-
-/// `work` on a thread of its own, which owns `state` with it.
-std::future<void> startThread(std::shared_ptr<ReferenceRun::State> state, void (ReferenceRun::State::*work)()) {
-  std::packaged_task<void()> task([state = std::move(state), work] { ((*state).*work)(); });
-  std::future<void> done = task.get_future();
-  std::thread(std::move(task)).detach();
-  return done;
-}
-
-} // namespace
-
 ReferenceRun::ReferenceRun(std::shared_ptr<const tsr::graph::KernelGraph> graph, std::optional<sim::HbmImage> golden,
                            const tsr::KernelInfo &kernel, tsr::Params params, std::vector<tsr::HostTensor> inputs,
                            std::vector<tsr::HostTensor> expected)
@@ -63,9 +51,16 @@ ReferenceRun::ReferenceRun(std::shared_ptr<const tsr::graph::KernelGraph> graph,
   state_->results.inputs = std::move(inputs);
   state_->results.expected = std::move(expected);
   state_->results.hasReference = static_cast<bool>(state_->reference);
-  // Two threads: the golden model and the reference write disjoint parts of the results.
-  done_[0] = startThread(state_, &State::runGolden);
-  done_[1] = startThread(state_, &State::runReference);
+  // Two threads, each owning the state with this object: the golden model and the reference write disjoint
+  // parts of the results.
+  const auto start = [this](void (State::*work)()) {
+    std::packaged_task<void()> task([state = state_, work] { ((*state).*work)(); });
+    std::future<void> done = task.get_future();
+    std::thread(std::move(task)).detach();
+    return done;
+  };
+  done_[0] = start(&State::runGolden);
+  done_[1] = start(&State::runReference);
 }
 
 ReferenceRun::~ReferenceRun() {

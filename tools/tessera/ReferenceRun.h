@@ -32,9 +32,9 @@ public:
                const tsr::KernelInfo &kernel, tsr::Params params, std::vector<tsr::HostTensor> inputs,
                std::vector<tsr::HostTensor> expected);
   /// Without results() (the simulation failed), the threads skip what they have not begun, and this waits for what
-  /// they are doing. After waitUntil() saw the deadline pass it does not wait: the threads finish alone (they own all
-  /// they read), and a process that exits meanwhile must do so with std::_Exit, as the CLI does on --timeout, so that no
-  /// static destructor runs under it.
+  /// they are doing. After waitUntil() saw the deadline pass it does not wait: the threads finish alone (they own
+  /// all they read), and a process that exits meanwhile must do so with std::_Exit, as the CLI does on --timeout, so
+  /// that no static destructor runs under it.
   ~ReferenceRun();
   ReferenceRun(const ReferenceRun &) = delete;
   ReferenceRun &operator=(const ReferenceRun &) = delete;
@@ -47,9 +47,8 @@ public:
   /// The results, once the threads are done; rethrows what one threw.
   ReferenceResults results();
 
-  struct State;
-
 private:
+  struct State;
   std::shared_ptr<State> state_;
   std::future<void> done_[2]; ///< the golden model's thread, the reference's
   bool collected_ = false, timedOut_ = false;

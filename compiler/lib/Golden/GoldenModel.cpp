@@ -2,7 +2,8 @@
 //
 //   kernel graph --import--> tile --tile-to-linalg--> linalg/memref/arith/math/scf
 //     --linalg -> loops, strided metadata, affine -> arith, scf -> cf, bf16 expansion, * -> llvm--> LLVM dialect
-//     --ExecutionEngine (LLVM ORC JIT, host CPU, no IR optimisation)--> called with memref descriptors of the caller's buffers
+//     --ExecutionEngine (LLVM ORC JIT, host CPU, no IR optimisation)--> called with memref descriptors of the
+//     caller's buffers
 // Matmuls call the simulator's tile GEMM (GoldenRuntime.h), a symbol this file gives the JIT.
 //
 // bf16 conversions become integer code (arith-expand include-bf16: libgcc 12 has no __truncsfbf2); fp8 is

@@ -5,8 +5,8 @@
 /// tile-to-linalg lowers a matmul into an f32 accumulator to a call of kGoldenMatmul: the simulator's tile GEMM
 /// (isa/Gemm.h), whose order of operations is the DSL's (each accumulator element updated k ascending, one rounding
 /// after each product and each sum) and whose every code path GemmTest checks bit for bit against a plain loop of
-/// that order. A linalg loop nest of the same order runs about ten times slower: LLVM keeps it k outermost, so the
-/// whole accumulator goes through memory once per k.
+/// that order. A linalg loop nest of the same order is much slower: LLVM keeps it k outermost, so the whole
+/// accumulator goes through memory once per k (matmul_blocked 2048^3: 0.79 s of golden model, 0.36 s with this).
 
 #include <cstdint>
 #include <string_view>
