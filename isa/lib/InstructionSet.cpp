@@ -154,7 +154,7 @@ uint32_t changedSettings(const Instruction &inst) {
          bit(Setting::Initial, !sameBits(inst.initial, d.initial)) |
          bit(Setting::ElementsPerIndex, inst.elementsPerIndex != d.elementsPerIndex) |
          bit(Setting::ValidIndices, inst.validIndices != d.validIndices) |
-         bit(Setting::Pattern, !(inst.pattern == d.pattern));
+         bit(Setting::Pattern, !(inst.pattern == d.pattern)) | bit(Setting::Preserve, inst.preserve != d.preserve);
 }
 
 bool readsSetting(const InstructionDef &def, Setting s) {

@@ -35,6 +35,7 @@ constexpr std::array kSettings = {
     SettingInfo{Setting::ElementsPerIndex, "elements_per_index", SettingKind::Integer},
     SettingInfo{Setting::ValidIndices, "valid_indices", SettingKind::Integer},
     SettingInfo{Setting::Pattern, "pattern", SettingKind::Pattern},
+    SettingInfo{Setting::Preserve, "preserve", SettingKind::Flag},
 };
 
 constexpr std::array<Setting, kSettings.size()> kAll = [] {
@@ -71,6 +72,7 @@ bool Instruction::*flagField(Setting s) {
   case Setting::Accumulate: return &Instruction::accumulate;
   case Setting::Reverse0: return &Instruction::reverse0;
   case Setting::Reverse1: return &Instruction::reverse1;
+  case Setting::Preserve: return &Instruction::preserve;
   default: return &Instruction::negate;
   }
 }

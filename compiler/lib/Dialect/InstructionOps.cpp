@@ -14,7 +14,7 @@ namespace tessera::compiler {
 namespace {
 
 /// The instruction fields an op's attributes hold.
-enum class Field { Dst, Src0, Src1, Alu, Func, Scale, Value, Accumulate, Label };
+enum class Field { Dst, Src0, Src1, Alu, Func, Scale, Value, Accumulate, Preserve, Label };
 
 std::optional<Field> fieldOf(StringRef attribute) {
   return llvm::StringSwitch<std::optional<Field>>(attribute)
@@ -26,6 +26,7 @@ std::optional<Field> fieldOf(StringRef attribute) {
       .Case("scale", Field::Scale)
       .Case("value", Field::Value)
       .Case("accumulate", Field::Accumulate)
+      .Case("preserve", Field::Preserve)
       .Case("label", Field::Label)
       .Default(std::nullopt);
 }
@@ -55,6 +56,7 @@ void readInstructionFields(Operation *op, isa::Instruction &inst,
     case Field::Scale: inst.scale = llvm::cast<FloatAttr>(value).getValue().convertToFloat(); break;
     case Field::Value: inst.value = llvm::cast<FloatAttr>(value).getValue().convertToFloat(); break;
     case Field::Accumulate: inst.accumulate = true; break;
+    case Field::Preserve: inst.preserve = true; break;
     case Field::Label: break; // a Print's label is the op's, not the instruction's
     }
   }
@@ -77,6 +79,7 @@ Operation *buildInstructionOp(OpBuilder &b, Location loc, StringRef name, const 
     case Field::Scale: value = b.getF32FloatAttr(inst.scale); break;
     case Field::Value: value = b.getF32FloatAttr(inst.value); break;
     case Field::Accumulate: value = inst.accumulate ? b.getUnitAttr() : Attribute(); break;
+    case Field::Preserve: value = inst.preserve ? b.getUnitAttr() : Attribute(); break;
     case Field::Label: value = b.getStringAttr(text); break;
     }
     if (value) state.addAttribute(attribute, value);

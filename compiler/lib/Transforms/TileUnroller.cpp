@@ -67,6 +67,14 @@ LogicalResult TileUnroller::operation(Operation *op) {
       .Case([&](arith::AddIOp o) { ints_[o] = value(o.getLhs()) + value(o.getRhs()); return success(); })
       .Case([&](arith::SubIOp o) { ints_[o] = value(o.getLhs()) - value(o.getRhs()); return success(); })
       .Case([&](arith::MulIOp o) { ints_[o] = value(o.getLhs()) * value(o.getRhs()); return success(); })
+      .Case([&](arith::FloorDivSIOp o) -> LogicalResult {
+        const int64_t d = value(o.getRhs());
+        if (d == 0) return o.emitOpError("divides by zero");
+        const int64_t n = value(o.getLhs()), q = n / d;
+        ints_[o] = (n % d != 0 && (n < 0) != (d < 0)) ? q - 1 : q;
+        return success();
+      })
+      .Case([&](arith::MinSIOp o) { ints_[o] = std::min(value(o.getLhs()), value(o.getRhs())); return success(); })
       .Case([&](scf::ForOp o) { return loop(o); })
       .Case([&](scf::YieldOp) { return success(); })
       .Case([&](func::ReturnOp) { return success(); })
@@ -226,6 +234,7 @@ isa::Instruction TileUnroller::transferInstruction(Operation *op, isa::Opcode op
     Buffer &b = written(load.getDst());
     i.src0 = hbmPattern(load.getSrc(), load.getIndices(), load.getSteps(), b);
     i.dst = b.pattern();
+    i.preserve = op->hasAttr(tile::kPreserveAttr);
     return i;
   }
   auto store = llvm::cast<tile::StoreOp>(op);

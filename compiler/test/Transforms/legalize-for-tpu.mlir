@@ -274,3 +274,79 @@ module attributes {tessera.target = "tpu-v5e"} {
     return
   }
 }
+
+// -----
+
+// DMA windows Mosaic cannot address (a start or a width off the 128 lanes, on the HBM or the VMEM side): a load
+// DMAs the aligned hull into a staging tile and copies its part; a store reads its hull (tile.preserve), copies
+// its source into it and stores the hull. An aligned window is left as it is.
+module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @unaligned_windows
+  // CHECK: %[[A:.*]] = tile.alloc {name = "a"}
+  // CHECK-NEXT: tile.load %arg0[%{{.*}}, %{{.*}}], %[[A]] : memref<128x1024xbf16>, memref<128x256xbf16, #tile.space<sbuf>>
+  // A constant start, 35: the hull is columns [0, 128).
+  // CHECK: %[[W:.*]] = tile.view %[[B:.*]][%{{.*}}] : memref<128x64xbf16, #tile.space<sbuf>> to memref<128x32xbf16, #tile.space<sbuf>>
+  // CHECK-NEXT: %[[START:.*]] = arith.constant 0 : index
+  // CHECK-NEXT: %[[H:.*]] = tile.alloc {name = "b_aligned"} : memref<128x128xbf16, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.load %arg0[%{{.*}}, %[[START]]], %[[H]] : memref<128x1024xbf16>, memref<128x128xbf16, #tile.space<sbuf>>
+  // CHECK-NEXT: %[[OFF:.*]] = arith.subi %{{.*}}, %[[START]] : index
+  // CHECK-NEXT: %[[PART:.*]] = tile.view %[[H]][%[[OFF]]] : memref<128x128xbf16, #tile.space<sbuf>> to memref<128x32xbf16, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.copy %[[PART]], %[[W]]
+  // In a loop, at i * 32 into columns 35..67 of a tile: the start is a multiple of 32, so a 128-wide hull holds it,
+  // and from i * 32 rounded down to 128 it stays inside the tensor for every i < 4.
+  // CHECK: scf.for
+  // CHECK: %[[Q:.*]] = arith.floordivsi %[[COL:.*]], %[[L:.*]] : index
+  // CHECK-NEXT: %[[CS:.*]] = arith.muli %[[Q]], %[[L]] : index
+  // CHECK-NEXT: %[[CH:.*]] = tile.alloc {name = "c_aligned"} : memref<128x128xbf16, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.load %arg0[%{{.*}}, %[[CS]]], %[[CH]]
+  // CHECK: tile.copy
+  // At i * 32 + 8 for i < 32: 8 past a multiple of 32, so up to 104 into its lanes: a 256-wide hull, which from
+  // the last starts would pass column 1024: those hulls end there (a start of at most 768).
+  // CHECK: scf.for
+  // CHECK: arith.floordivsi
+  // CHECK-NEXT: %[[DA:.*]] = arith.muli
+  // CHECK-NEXT: %[[LAST:.*]] = arith.constant 768 : index
+  // CHECK-NEXT: %[[DS:.*]] = arith.minsi %[[DA]], %[[LAST]] : index
+  // CHECK-NEXT: %[[DH:.*]] = tile.alloc {name = "d_aligned"} : memref<128x256xbf16, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.load %arg0[%{{.*}}, %[[DS]]], %[[DH]]
+  // CHECK: tile.copy
+  // A store of 480 columns at 480 (96 into its 128 lanes): a 640-wide hull read, written into and stored.
+  // CHECK: %[[R:.*]] = tile.alloc {name = "o_aligned"} : memref<128x640xbf16, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.load %arg1[%{{.*}}, %[[RS:.*]]], %[[R]] {tile.preserve}
+  // CHECK-NEXT: arith.subi
+  // CHECK-NEXT: %[[RP:.*]] = tile.view %[[R]]
+  // CHECK-NEXT: tile.copy %[[O:.*]], %[[RP]] : memref<128x480xbf16, #tile.space<sbuf>>, memref<128x480xbf16, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.store %[[R]], %arg1[%{{.*}}, %[[RS]]] : memref<128x640xbf16, #tile.space<sbuf>>, memref<128x1024xbf16>
+  // CHECK-NOT: tile.store
+  func.func @unaligned_windows(%x: memref<128x1024xbf16>, %y: memref<128x1024xbf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c32 = arith.constant 32 : index
+    %c35 = arith.constant 35 : index
+    %c128 = arith.constant 128 : index
+    %c480 = arith.constant 480 : index
+    %a = tile.alloc {name = "a"} : memref<128x256xbf16, #tile.space<sbuf>>
+    tile.load %x[%c0, %c128], %a : memref<128x1024xbf16>, memref<128x256xbf16, #tile.space<sbuf>>
+    %b = tile.alloc {name = "b"} : memref<128x64xbf16, #tile.space<sbuf>>
+    %bw = tile.view %b[%c0] : memref<128x64xbf16, #tile.space<sbuf>> to memref<128x32xbf16, #tile.space<sbuf>>
+    tile.load %x[%c0, %c35], %bw : memref<128x1024xbf16>, memref<128x32xbf16, #tile.space<sbuf>>
+    %c = tile.alloc {name = "c"} : memref<128x100xbf16, #tile.space<sbuf>>
+    scf.for %i = %c0 to %c4 step %c1 {
+      %col = arith.muli %i, %c32 : index
+      %cw = tile.view %c[%c35] : memref<128x100xbf16, #tile.space<sbuf>> to memref<128x32xbf16, #tile.space<sbuf>>
+      tile.load %x[%c0, %col], %cw : memref<128x1024xbf16>, memref<128x32xbf16, #tile.space<sbuf>>
+    }
+    %c8 = arith.constant 8 : index
+    %d = tile.alloc {name = "d"} : memref<128x32xbf16, #tile.space<sbuf>>
+    scf.for %i = %c0 to %c32 step %c1 {
+      %i32 = arith.muli %i, %c32 : index
+      %col = arith.addi %i32, %c8 : index
+      tile.load %x[%c0, %col], %d : memref<128x1024xbf16>, memref<128x32xbf16, #tile.space<sbuf>>
+    }
+    %o = tile.alloc {name = "o"} : memref<128x480xbf16, #tile.space<sbuf>>
+    tile.memset %o, 1.0 : memref<128x480xbf16, #tile.space<sbuf>>
+    tile.store %o, %y[%c0, %c480] : memref<128x480xbf16, #tile.space<sbuf>>, memref<128x1024xbf16>
+    return
+  }
+}

@@ -135,6 +135,9 @@ std::string verifyGridStep(const Instruction &inst, const Target *) {
 uint64_t gridStepCycles(const Instruction &, Engine, const Target &target) { return target.tpuCost.gridStepCycles; }
 
 constexpr SettingDef kMatmulSettings[] = {{Setting::Accumulate, "acc += (else acc =)"}};
+/// preserve: the read half of an unaligned store's read-modify-write (tile-legalize-for-tpu); Pallas has no
+/// spelling for it, it is a plain copy there.
+constexpr SettingDef kDmaSettings[] = {{Setting::Preserve, "none in Pallas: the read of a read-modify-write"}};
 
 const InstructionDef kDefinitions[] = {
     {.op = Opcode::MxuMatmul,
@@ -179,6 +182,7 @@ const InstructionDef kDefinitions[] = {
      .execute = dma,
      .cycles = noEngineCycles,
      .family = "tpu",
+     .settings = kDmaSettings,
      .category = Category::Dma,
      .flops = noFlops},
     {.op = Opcode::GridStep,

@@ -55,7 +55,7 @@ void KernelBugChecks::start(uint32_t s, size_t index) {
     if (u.write)
       checkWrite(s, index, u.slot, *u.ap, u.id);
     else
-      checkRead(s, index, u.slot, *u.ap, u.id);
+      checkRead(s, index, u.slot, *u.ap, u.id, inst.preserve);
   }
 
   const Access self{.stream = s, .index = static_cast<uint32_t>(index)};
@@ -79,13 +79,13 @@ void KernelBugChecks::start(uint32_t s, size_t index) {
 }
 
 void KernelBugChecks::checkRead(uint32_t s, size_t index, const char *operand, const AccessPattern &ap,
-                                uint32_t id) {
+                                uint32_t id, bool preserves) {
   if (history_.memoryWritten(id)) {
     checkAgainst(s, index, operand, false, id, id);
     for (uint32_t other : history_.overlaps(id))
       checkAgainst(s, index, operand, false, id, other);
   }
-  if (history_.written(id))
+  if (history_.written(id) || preserves) // a read-modify-write's read writes unwritten bytes back as they were
     return;
   WrittenBytes::Hole hole;
   if (!written_.allWritten(ap, hole)) [[unlikely]]

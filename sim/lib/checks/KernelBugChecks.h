@@ -37,7 +37,9 @@ public:
   void signal(uint32_t s, uint32_t sem) { order_.signal(s, sem); }
 
 private:
-  void checkRead(uint32_t s, size_t index, const char *operand, const isa::AccessPattern &ap, uint32_t id);
+  /// `preserves`: the read of a read-modify-write (Instruction::preserve), which needs no written bytes.
+  void checkRead(uint32_t s, size_t index, const char *operand, const isa::AccessPattern &ap, uint32_t id,
+                 bool preserves);
   void checkWrite(uint32_t s, size_t index, const char *operand, const isa::AccessPattern &ap, uint32_t id);
   /// Checks the access against the last writer (and, for a write, the readers) of entry `other`.
   void checkAgainst(uint32_t s, size_t index, const char *operand, bool writes, uint32_t id, uint32_t other);

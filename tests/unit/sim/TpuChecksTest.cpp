@@ -160,6 +160,33 @@ TEST(TpuChecks, ReadOfNeverWrittenVmemIsReported) {
   EXPECT_EQ(bug->instructions[0].loc.line, 8u);
 }
 
+// An unaligned store's read-modify-write (tile-legalize-for-tpu) reads the aligned window of an output around its
+// own, which nothing may have written yet: marked `preserve`, that read is no uninitialised read (it writes those
+// bytes back as they were), and the buffer it fills counts as written; the same DMA unmarked is reported.
+TEST(TpuChecks, ReadModifyWriteReadsUnwrittenOutputBytes) {
+  for (bool preserve : {true, false}) {
+    TpuProgramBuilder b("read_modify_write");
+    const int32_t out = b.tensor("out", {kRows, kCols}, DType::F32, /*isOutput=*/true);
+    const isa::AccessPattern hull = b.buffer(DType::F32, kRows, kCols);
+    const uint32_t read = b.semaphore(), filled = b.semaphore();
+    b.dma(0, hull, testing::hbmTensor(out, DType::F32, kRows, kCols), {}, {read}, {"rmw.cpp", 6}, preserve);
+    b.gridStep();
+    b.compute(Engine::Vpu, testing::vpuFill(testing::columns(hull, 8, 32), 1.0f), {{read, 1}}, {filled});
+    b.dma(1, testing::hbmTensor(out, DType::F32, kRows, kCols), hull, {{filled, 1}});
+    if (preserve) {
+      HbmImage hbm;
+      EXPECT_NO_THROW(simulate(b.program, target(), hbm));
+      continue;
+    }
+    const std::optional<KernelBug> bug = bugOf(b.program);
+    ASSERT_TRUE(bug);
+    EXPECT_EQ(bug->kind, BugKind::UninitialisedRead);
+    EXPECT_EQ(bug->region.tensor, "out");
+    ASSERT_EQ(bug->instructions.size(), 1u);
+    EXPECT_EQ(bug->instructions[0].loc.line, 6u);
+  }
+}
+
 // A fill of every other row, then a read of all rows: the first hole is the second row's bytes, at the pitch.
 TEST(TpuChecks, UnwrittenRowsBetweenWrittenOnesAreFound) {
   TpuProgramBuilder b("rows");

@@ -68,12 +68,15 @@ public:
   }
 
   /// Appends a DMA transfer dst <- src to queue `queue` (DMA queues belong to no grid step).
+  /// `preserve`: the read of a read-modify-write (isa::Instruction::preserve).
   void dma(uint32_t queue, const isa::AccessPattern &dst, const isa::AccessPattern &src,
-           std::vector<isa::SemWait> waits = {}, std::vector<uint32_t> signals = {}, SourceLoc where = {}) {
+           std::vector<isa::SemWait> waits = {}, std::vector<uint32_t> signals = {}, SourceLoc where = {},
+           bool preserve = false) {
     isa::Instruction inst;
     inst.op = isa::Opcode::TpuDma;
     inst.dst = dst;
     inst.src0 = src;
+    inst.preserve = preserve;
     add(isa::Engine::Dma, inst, std::move(waits), std::move(signals), where, queue);
   }
 

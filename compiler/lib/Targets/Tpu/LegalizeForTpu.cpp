@@ -25,6 +25,16 @@
 //    an f32 tile before the op, and a destination of such a type is computed in f32 and converted into after it.
 //    The VPU computes in FP32 anyway, so the values are those of the NeuronCore's single instruction; the
 //    simulator times the conversions as vpu_convert instructions (Mosaic keeps them in vregs: an overestimate).
+//  - tile.load and tile.store whose window Mosaic cannot address with one DMA: a DMA window must start at a multiple
+//    of the vreg's lanes (128) and span a multiple of them, or reach the last column, on the HBM side and on the
+//    VMEM side alike (probed with libtpu: docs/backends.md, "What Mosaic accepts of a DMA window"), while VPU loads
+//    and stores at static unaligned columns compile. Such a load DMAs the aligned window around it (its hull)
+//    into a staging tile and copies its part into the destination with the VPU; such a store is a read-modify-write
+//    of its hull: the hull is read into a staging tile (a DMA marked tile.preserve: its unwritten bytes go back as
+//    they were), the source is copied into its part, and the hull is stored. insert-semaphores orders the hulls of
+//    neighbouring stores, which share bytes. Where a window's start is not a constant, its hull is as wide as the
+//    start's greatest offset within its lanes needs (from its residue modulo the largest power of two that the
+//    index arithmetic gives). Rows are left as they are.
 // Test: compiler/test/Transforms/legalize-for-tpu.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
@@ -36,11 +46,14 @@
 #include "Tpu/Passes.h"
 #include "tessera/isa/TpuDtypes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -94,14 +107,18 @@ public:
   LogicalResult run() {
     llvm::SmallVector<Operation *> ops;
     fn_.walk([&](Operation *op) {
-      if (llvm::isa<tile::TransposeOp, tile::ActivationOp, tile::MatmulOp, tile::ScanOp>(op)) ops.push_back(op);
+      if (llvm::isa<tile::TransposeOp, tile::ActivationOp, tile::MatmulOp, tile::ScanOp, tile::LoadOp,
+                    tile::StoreOp>(op))
+        ops.push_back(op);
     });
     for (Operation *op : ops) {
       LogicalResult done = llvm::TypeSwitch<Operation *, LogicalResult>(op)
                                .Case([&](tile::TransposeOp o) { return transpose(o); })
                                .Case([&](tile::ActivationOp o) { return activation(o); })
                                .Case([&](tile::MatmulOp o) { return matmul(o); })
-                               .Case([&](tile::ScanOp o) { return scan(o); });
+                               .Case([&](tile::ScanOp o) { return scan(o); })
+                               .Case([&](tile::LoadOp o) { return alignLoad(o); })
+                               .Case([&](tile::StoreOp o) { return alignStore(o); });
       if (failed(done)) return failure();
     }
     // Then the VPU arithmetic, that of the rewrites above included.
@@ -312,6 +329,196 @@ private:
       b_.setInsertionPointAfter(writer);
       b_.create<tile::CopyOp>(writer->getLoc(), written, target);
     }
+  }
+
+  // --- DMA windows Mosaic addresses ------------------------------------------------------------------------
+
+  /// `v` modulo `m` (m > 0), where the index arithmetic that makes it says: constants, sums, differences and
+  /// products, and a loop's induction variable whose lower bound's residue is known and whose step is a multiple
+  /// of m; nullopt otherwise.
+  static std::optional<int64_t> residue(Value v, int64_t m) {
+    auto mod = [m](int64_t x) { return ((x % m) + m) % m; };
+    if (auto c = v.getDefiningOp<arith::ConstantIndexOp>()) return mod(c.value());
+    if (auto loop = scf::getForInductionVarOwner(v)) {
+      if (residue(loop.getStep(), m) != 0) return std::nullopt;
+      return residue(loop.getLowerBound(), m);
+    }
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getNumOperands() != 2) return std::nullopt;
+    const std::optional<int64_t> a = residue(def->getOperand(0), m), b = residue(def->getOperand(1), m);
+    if (llvm::isa<arith::MulIOp>(def)) {
+      if (a == 0 || b == 0) return 0;
+      if (a && b) return mod(*a * *b);
+    }
+    if (!a || !b) return std::nullopt;
+    if (llvm::isa<arith::AddIOp>(def)) return mod(*a + *b);
+    if (llvm::isa<arith::SubIOp>(def)) return mod(*a - *b);
+    return std::nullopt;
+  }
+
+  /// The most that `v` can lie past a multiple of `lanes` (a power of two): for the largest power of two g up to
+  /// `lanes` whose residue r it knows, r + lanes - g (the exact residue when g = lanes).
+  static int64_t greatestLead(Value v, int64_t lanes) {
+    for (int64_t g = lanes; g > 1; g /= 2)
+      if (std::optional<int64_t> r = residue(v, g)) return *r + lanes - g;
+    return lanes - 1;
+  }
+
+  /// The least and the greatest value `v` takes, where the index arithmetic says: constants, a loop's induction
+  /// variable with constant bounds, and sums, differences and products of values with known ranges.
+  struct Range {
+    int64_t lo, hi;
+  };
+  static std::optional<Range> rangeOf(Value v) {
+    if (auto c = v.getDefiningOp<arith::ConstantIndexOp>()) return Range{c.value(), c.value()};
+    if (auto loop = scf::getForInductionVarOwner(v)) {
+      auto lb = rangeOf(loop.getLowerBound()), ub = rangeOf(loop.getUpperBound()), step = rangeOf(loop.getStep());
+      if (!lb || !ub || !step || lb->lo != lb->hi || ub->lo != ub->hi || step->lo != step->hi || step->lo <= 0 ||
+          ub->lo <= lb->lo)
+        return std::nullopt;
+      return Range{lb->lo, lb->lo + (ub->lo - lb->lo - 1) / step->lo * step->lo};
+    }
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getNumOperands() != 2) return std::nullopt;
+    const std::optional<Range> a = rangeOf(def->getOperand(0)), b = rangeOf(def->getOperand(1));
+    if (!a || !b) return std::nullopt;
+    if (llvm::isa<arith::AddIOp>(def)) return Range{a->lo + b->lo, a->hi + b->hi};
+    if (llvm::isa<arith::SubIOp>(def)) return Range{a->lo - b->hi, a->hi - b->lo};
+    if (llvm::isa<arith::MulIOp>(def)) {
+      const int64_t p[] = {a->lo * b->lo, a->lo * b->hi, a->hi * b->lo, a->hi * b->hi};
+      return Range{*std::min_element(std::begin(p), std::end(p)), *std::max_element(std::begin(p), std::end(p))};
+    }
+    return std::nullopt;
+  }
+
+  /// A column of a buffer: the sum of `terms` (a window's start, or a view's offsets in its allocation).
+  using Column = llvm::SmallVector<Value, 2>;
+
+  static std::optional<int64_t> residue(const Column &c, int64_t m) {
+    int64_t sum = 0;
+    for (Value v : c) {
+      std::optional<int64_t> r = residue(v, m);
+      if (!r) return std::nullopt;
+      sum += *r;
+    }
+    return sum % m;
+  }
+
+  static std::optional<int64_t> constant(const Column &c) {
+    int64_t sum = 0;
+    for (Value v : c) {
+      auto k = v.getDefiningOp<arith::ConstantIndexOp>();
+      if (!k) return std::nullopt;
+      sum += k.value();
+    }
+    return sum;
+  }
+
+  /// Whether one DMA can address columns [start, start + count) of a buffer `width` wide: the start a multiple of
+  /// the lanes, and the count a multiple of them or the window reaching the last column.
+  static bool addressable(const Column &start, int64_t count, int64_t width, int64_t lanes) {
+    if (residue(start, lanes) != 0) return false;
+    if (count % lanes == 0 || count == width) return true;
+    std::optional<int64_t> c = constant(start);
+    return c && *c + count == width;
+  }
+
+  /// Where tile (or view) `v` starts in its allocation: its views' offsets.
+  static Column offsetInAllocation(Value v) {
+    Column offsets;
+    for (auto view = v.getDefiningOp<tile::ViewOp>(); view; view = view.getSource().getDefiningOp<tile::ViewOp>())
+      offsets.push_back(view.getOffset());
+    return offsets;
+  }
+
+  /// Whether a DMA between columns from `col` of HBM tensor `hbm` and on-chip tile `tile` needs a hull: one side's
+  /// window is not addressable (above).
+  bool needsHull(Value hbm, Value col, Value tile) const {
+    const int64_t lanes = target_.tpu.lanes, cols = typeOf(tile).getDimSize(1);
+    if (!addressable({col}, cols, typeOf(hbm).getDimSize(1), lanes)) return true;
+    tile::AllocOp root = tile::rootAllocation(tile);
+    return root && !addressable(offsetInAllocation(tile), cols, root.getType().getDimSize(1), lanes);
+  }
+
+  /// The aligned window around columns [col, col + count) of HBM tensor `hbm`: its start (a value built at the
+  /// insertion point) and a staging tile as wide as it, with `tile`'s rows and type. A window's start must be a
+  /// multiple of the lanes; its end may be the tensor's last column instead of a multiple of them.
+  struct Hull {
+    Value start, staging;
+  };
+  Hull hullOf(Location loc, Value hbm, Value col, Value tile) {
+    const int64_t lanes = target_.tpu.lanes, count = typeOf(tile).getDimSize(1), width = typeOf(hbm).getDimSize(1);
+    auto roundUp = [lanes](int64_t n) { return (n + lanes - 1) / lanes * lanes; };
+    auto index = [&](int64_t n) { return b_.create<arith::ConstantIndexOp>(loc, n).getResult(); };
+    Value start;
+    int64_t hullWidth = width; // a start that is not a constant, in a tensor of partial lane tiles: whole rows
+    if (std::optional<int64_t> known = constant(Column{col})) {
+      const int64_t first = *known / lanes * lanes;
+      hullWidth = std::min(roundUp(*known - first + count), width - first);
+      start = index(first);
+    } else if (const int64_t w = std::min(width, roundUp(greatestLead(col, lanes) + count));
+               fitsFromAlignedStart(col, w, width, lanes) || width % lanes == 0) {
+      // As wide as the start's greatest offset within its lanes needs. A hull that could pass the last column
+      // (never, when the start's range says so) ends there instead: its start stays a multiple of the lanes
+      // where the width is one.
+      hullWidth = w;
+      Value lanesValue = index(lanes);
+      start = b_.create<arith::MulIOp>(loc, b_.create<arith::FloorDivSIOp>(loc, col, lanesValue), lanesValue);
+      if (!fitsFromAlignedStart(col, w, width, lanes))
+        start = b_.create<arith::MinSIOp>(loc, start, index(width - hullWidth));
+    } else {
+      start = index(0);
+    }
+    MemRefType type = typeOf(tile);
+    Value staging = alloc(loc, {type.getDimSize(0), hullWidth}, type.getElementType(), tile::MemorySpace::sbuf,
+                          nameOf(tile) + "_aligned");
+    return {start, staging};
+  }
+
+  /// Whether a hull `w` wide from `col` rounded down to the lanes stays inside a tensor `width` wide, for every
+  /// value the start's range allows.
+  static bool fitsFromAlignedStart(Value col, int64_t w, int64_t width, int64_t lanes) {
+    std::optional<Range> r = rangeOf(col);
+    return r && r->lo >= 0 && r->hi / lanes * lanes + w <= width;
+  }
+
+  /// The part of `hull`'s staging tile that holds columns [col, col + count).
+  Value partOf(Location loc, const Hull &hull, Value col, Value tile) {
+    MemRefType staging = typeOf(hull.staging), t = typeOf(tile);
+    Value offset = b_.create<arith::SubIOp>(loc, col, hull.start);
+    return b_.create<tile::ViewOp>(
+        loc, tile::tileType(b_.getContext(), t.getShape(), t.getElementType(), tile::memorySpaceOf(staging)),
+        hull.staging, offset);
+  }
+
+  LogicalResult alignLoad(tile::LoadOp op) {
+    if (op.getSteps() || op.getIndices().size() != 2) return success(); // strided: the Pallas emitter stages it
+    Location loc = op.getLoc();
+    Value col = op.getIndices()[1];
+    b_.setInsertionPoint(op);
+    if (!needsHull(op.getSrc(), col, op.getDst())) return success();
+    Hull hull = hullOf(loc, op.getSrc(), col, op.getDst());
+    const llvm::SmallVector<Value, 2> at{op.getIndices()[0], hull.start};
+    b_.create<tile::LoadOp>(loc, op.getSrc(), at, hull.staging, DenseI64ArrayAttr());
+    b_.create<tile::CopyOp>(loc, partOf(loc, hull, col, op.getDst()), op.getDst());
+    op->erase();
+    return success();
+  }
+
+  LogicalResult alignStore(tile::StoreOp op) {
+    if (op.getSteps() || op.getIndices().size() != 2) return success(); // strided: refused by the Pallas emitter
+    Location loc = op.getLoc();
+    Value col = op.getIndices()[1];
+    b_.setInsertionPoint(op);
+    if (!needsHull(op.getDst(), col, op.getSrc())) return success();
+    Hull hull = hullOf(loc, op.getDst(), col, op.getSrc());
+    const llvm::SmallVector<Value, 2> at{op.getIndices()[0], hull.start};
+    auto read = b_.create<tile::LoadOp>(loc, op.getDst(), at, hull.staging, DenseI64ArrayAttr());
+    read->setAttr(tile::kPreserveAttr, b_.getUnitAttr());
+    b_.create<tile::CopyOp>(loc, op.getSrc(), partOf(loc, hull, col, op.getSrc()));
+    b_.create<tile::StoreOp>(loc, hull.staging, op.getDst(), at, DenseI64ArrayAttr());
+    op->erase();
+    return success();
   }
 
   func::FuncOp fn_;

@@ -102,8 +102,10 @@ def Tpu_VpuFillOp : Tpu_Op<"vpu_fill", (ins Tpu_RefAttr:$dst, F32Attr:$value), "
   let summary = "VPU: dst = value (stores of a splatted vreg)";
 }
 
-def Tpu_DmaOp : Tpu_Op<"dma", (ins Tpu_RefAttr:$dst, Tpu_RefAttr:$src), "qualified($dst) `,` qualified($src)"> {
-  let summary = "DMA between an HBM tensor and VMEM, without conversion (an async copy and its semaphore)";
+def Tpu_DmaOp : Tpu_Op<"dma", (ins Tpu_RefAttr:$dst, Tpu_RefAttr:$src, UnitAttr:$preserve),
+                     "qualified($dst) `,` qualified($src)"> {
+  let summary = "DMA between an HBM tensor and VMEM, without conversion (an async copy and its semaphore); "
+                "`preserve`: the read of a read-modify-write, which writes the bytes back as they were";
 }
 
 def Tpu_GridStepOp : Tpu_Op<"grid_step", (ins), ""> {

@@ -163,6 +163,8 @@ struct Instruction {
                                     ///< tensor_copy_predicated: copy where the predicate is zero (reverse_pred)
   bool reverse1 = false;            ///< tensor_scalar: operand1 <alu1> x instead of x <alu1> operand1
   bool negate = false;              ///< tensor_reduce: negate the result
+  bool preserve = false;            ///< TPU dma: reads the bytes around a store's window, to write them back
+                                    ///< unchanged (so an unwritten byte it reads is not an uninitialised read)
   uint8_t mode = 0;                 ///< per-opcode mode (Matmul: row-tiling/perf mode; Transpose: engine form)
   float scale = 1.0f;               ///< activation, vpu_unary: the input's multiplier
   float bias = 0.0f;                ///< activation: the bias (when no bias tile)

@@ -21,7 +21,7 @@ namespace tessera::isa {
 enum class Setting : uint8_t {
   Alu, Alu1, Func, Accumulate, Reverse0, Reverse1, Negate, Mode,
   Scale, Bias, Value, OnFalse, Operand0, Operand1, Initial,
-  ElementsPerIndex, ValidIndices, Pattern,
+  ElementsPerIndex, ValidIndices, Pattern, Preserve,
 };
 
 /// How a setting's value is written: an ALU operation, an activation function, a flag, a real number, an integer,

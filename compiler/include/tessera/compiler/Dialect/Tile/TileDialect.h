@@ -54,6 +54,9 @@ inline constexpr llvm::StringLiteral kScheduleAttr = "tile.schedule_instructions
 /// instruction; in a manual_sync scope, with no automatic semaphore waits.
 inline constexpr llvm::StringLiteral kIsaAttr = "tile.isa";
 inline constexpr llvm::StringLiteral kManualAttr = "tile.manual";
+/// On a tile.load that tile-legalize-for-tpu made to read the bytes around an unaligned store's window, which the
+/// store writes back unchanged: its DMA is a read-modify-write's read (isa::Instruction::preserve).
+inline constexpr llvm::StringLiteral kPreserveAttr = "tile.preserve";
 /// On an nc or tpu instruction, when the compiler records provenance: the number of the tile op it came from
 /// (compiler::numberTileOps; read back into compiler::Provenance by the export to isa::Program).
 inline constexpr llvm::StringLiteral kOriginAttr = "tile.origin";
