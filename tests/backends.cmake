@@ -156,6 +156,20 @@ add_test(NAME ${name}
                  ${BACKEND_WORK} manual --param stride=2)
 set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends
                      ENVIRONMENT "EXPECT_COMPILE_ERROR=Stride on last dim is not 1")
+# tessera deploy --check: the bundle's own checks from the CLI. conv2d compiles and matches under interpret mode
+# (exit 0); at stride 2 the compile fails (exit 1) with the kernel line; --json keeps stdout to the JSON.
+add_test(NAME backends/deploy-check
+         COMMAND sh -c "set -eu; T=$0 PY=$1 D=$2
+           $T deploy conv2d --target tpu-v5e -o $D/check-ok --check compile --check interpret --python $PY > $D/check-ok.log
+           grep -q '^  check compile: ok' $D/check-ok.log && grep -q '^  check interpret: ok' $D/check-ok.log
+           st=0; $T deploy conv2d --target tpu-v5e --param stride=2 -o $D/check-fail --check compile --python $PY --json \
+             > $D/check-fail.json 2> $D/check-fail.log || st=$?
+           [ $st = 1 ] || { echo exit $st, expected 1; exit 1; }
+           grep -q 'conv2d.cpp:[0-9]*: error: .*Stride on last dim' $D/check-fail.log
+           $PY -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j[\"checks\"] == {\"compile\": False} and not j[\"ok\"], j' $D/check-fail.json
+           echo deploy --check: ok"
+         $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python ${BACKEND_WORK})
+set_tests_properties(backends/deploy-check PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 # The target files' [libtpu] figures (default scoped VMEM, the most a kernel may have, the topology) are what libtpu
 # does: checked against it.
 file(GLOB tpu_target_files ${PROJECT_SOURCE_DIR}/isa/targets/tpu-*.toml)
