@@ -293,9 +293,11 @@ RunReport runKernel(const RunRequest &request) {
     if (!golden && !hasReference) continue;
     std::optional<tsr::HostTensor> goldenOut;
     if (golden) goldenOut = decodeTensor(program, *golden, i);
-    report.checks.push_back(compareWithBoth(t.name, t.dtype, written.values, goldenOut ? &*goldenOut : nullptr,
-                                            hasReference ? &ref : nullptr));
-    report.ok = report.ok && report.checks.back().ok;
+    TensorCheck &check = report.checks.emplace_back(compareWithBoth(
+        t.name, t.dtype, written.values, goldenOut ? &*goldenOut : nullptr, hasReference ? &ref : nullptr));
+    check.unwritten = unwrittenElements(t, hbm[i]);
+    check.ok = check.ok && !check.unwritten;
+    report.ok = report.ok && check.ok;
   }
 
   if (!request.outputDir.empty()) writeOutputFiles(program, hbm, request.outputDir);

@@ -203,6 +203,33 @@ tsr::HostTensor decodeTensor(const isa::Program &program, const sim::HbmImage &h
   return values;
 }
 
+std::optional<UnwrittenElements> unwrittenElements(const isa::TensorInfo &t, const std::vector<std::byte> &bytes) {
+  const size_t width = isa::byteSize(t.dtype);
+  std::vector<std::byte> fill(width);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  isa::encode(t.dtype, &nan, fill.data(), 1);
+  float back = 0;
+  isa::decode(t.dtype, fill.data(), &back, 1);
+  if (!std::isnan(back)) return std::nullopt;
+  const int64_t columns = t.shape.empty() ? 1 : t.shape.back(), n = t.elements();
+  UnwrittenElements u{.elements = n, .firstRow = n, .firstColumn = columns};
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::memcmp(bytes.data() + i * width, fill.data(), width) != 0) continue;
+    const int64_t row = i / columns, column = i % columns;
+    ++u.count;
+    u.firstRow = std::min(u.firstRow, row), u.lastRow = std::max(u.lastRow, row);
+    u.firstColumn = std::min(u.firstColumn, column), u.lastColumn = std::max(u.lastColumn, column);
+  }
+  if (u.count == 0) return std::nullopt;
+  return u;
+}
+
+std::string describe(const UnwrittenElements &u) {
+  return fmt::format("{} of {} elements, within rows {}..{} and columns {}..{} (still the NaN an output starts "
+                     "with): a store is missing or too small",
+                     u.count, u.elements, u.firstRow, u.lastRow, u.firstColumn, u.lastColumn);
+}
+
 double tolerance(isa::DType dtype) {
   // Four roundings of the output type, plus room for FP32 accumulation-order differences.
   // Assumption: a kernel's own arithmetic errs by a few units of the output's last place.

@@ -50,6 +50,21 @@ void prepareOutputDir(const std::string &dir);
 /// Tensor `index` of `hbm` decoded to FP32.
 tsr::HostTensor decodeTensor(const isa::Program &program, const sim::HbmImage &hbm, size_t index);
 
+/// The elements of an output that the kernel never wrote: they still hold the NaN every output starts with
+/// (makeInputs), byte for byte. `rows` and `columns` bound them: [first, last] of each, a tensor of more than two
+/// dimensions counting all but its last as rows.
+struct UnwrittenElements {
+  int64_t count = 0, elements = 0; ///< never written, of all the tensor's
+  int64_t firstRow = 0, lastRow = 0, firstColumn = 0, lastColumn = 0;
+};
+
+/// The elements of output `t` whose bytes in `bytes` (the tensor after the run) are still the fill's; nullopt when
+/// there are none, or when `t`'s dtype has no NaN (an integer output starts with the fill's rounding, which a
+/// kernel may write).
+std::optional<UnwrittenElements> unwrittenElements(const isa::TensorInfo &t, const std::vector<std::byte> &bytes);
+/// "4096 of 65536 elements, within rows 0..127 and columns 256..511 (...): a store is missing or too small".
+std::string describe(const UnwrittenElements &u);
+
 /// How one output compares with the reference.
 struct TensorCheck {
   std::string name;
@@ -66,6 +81,7 @@ struct TensorCheck {
   };
   std::optional<Against> vsGolden;    ///< the golden model (the kernel JIT-compiled for the CPU), when it ran
   std::optional<Against> vsReference; ///< the kernel's hand-written reference, when it has one
+  std::optional<UnwrittenElements> unwritten; ///< elements no instruction wrote (then `ok` is false)
 };
 
 /// The largest relative error (TensorCheck::maxRelErr) an output of `dtype` may have: four roundings of the dtype

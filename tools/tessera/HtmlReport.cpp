@@ -203,7 +203,7 @@ std::string verdictClass(const RunReport &r) {
 std::string verdictText(const RunReport &r) {
   if (r.timingOnly) return "timing only: no values computed, nothing checked";
   if (r.checks.empty()) return "simulated: no reference to check the outputs against";
-  return r.ok ? "ok" : "FAILED: outputs differ from the reference";
+  return r.ok ? "ok" : "FAILED: " + std::string(failureReason(r));
 }
 
 void header(Page &p) {
@@ -283,6 +283,8 @@ void summary(Page &p) {
             (*vs)->ok ? "ok" : "MISMATCH");
       }
     h += "</table>";
+    for (const TensorCheck &c : r.checks)
+      if (c.unwritten) put(h, "<p><b class=bad>output {} never written</b>: {}</p>", esc(c.name), esc(describe(*c.unwritten)));
   }
   if (!r.goldenUnavailable.empty()) put(h, "<p class=muted>golden model unavailable: {}</p>", esc(r.goldenUnavailable));
   h += "</section>\n";

@@ -70,6 +70,7 @@ inline ::testing::AssertionResult matchesReference(const RunRequest &request) {
     if (c.vsReference)
       result << "\n    vs reference  " << detail::describeError(c.vsReference->maxRelErr, c.vsReference->maxAbsErr,
                                                                 c.vsReference->tolerance);
+    if (c.unwritten) result << "\n    never written: " << describe(*c.unwritten);
   }
   return result;
 }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace tessera::driver {
 
 namespace {
@@ -91,6 +93,10 @@ nlohmann::json toJson(const RunReport &r) {
       if (*vs)
         output[key] = {{"max_abs_err", (*vs)->maxAbsErr}, {"max_rel_err", (*vs)->maxRelErr},
                        {"tolerance", (*vs)->tolerance}, {"ok", (*vs)->ok}};
+    if (const std::optional<UnwrittenElements> &u = c.unwritten)
+      output["unwritten"] = {{"elements", u->count},
+                             {"rows", {u->firstRow, u->lastRow}},
+                             {"columns", {u->firstColumn, u->lastColumn}}};
     outputs.push_back(output);
   }
   j["max_abs_err"] = maxAbs;
@@ -143,6 +149,10 @@ std::string toText(const RunReport &r) {
   line("");
   for (const TensorCheck &c : r.checks) {
     std::string label = fmt::format("output {:<8}", c.name);
+    if (const std::optional<UnwrittenElements> &u = c.unwritten) { // first: it is why the errors are infinite
+      line("  {} never written: {}", label, describe(*u));
+      label = std::string(label.size(), ' ');
+    }
     for (auto [what, vs] : {std::pair{"vs golden   ", &c.vsGolden}, std::pair{"vs reference", &c.vsReference}}) {
       if (!*vs) continue;
       line("  {} {}  max abs err {:.3g}, max rel err {:.3g} (tolerance {:.3g})  {}", label, what, (*vs)->maxAbsErr,
@@ -159,10 +169,15 @@ std::string toText(const RunReport &r) {
   else if (r.checks.empty()) line("  verdict: simulated (no reference to check the outputs against)");
   else {
     line("  checked against {}", against);
-    line("  verdict: {}", r.ok ? "ok" : "FAILED: outputs differ from the reference");
+    line("  verdict: {}", r.ok ? "ok" : fmt::format("FAILED: {}", failureReason(r)));
   }
   if (!r.sim.prints.empty()) s += "\n" + printsToText(r.sim.prints);
   return s;
+}
+
+std::string_view failureReason(const RunReport &r) {
+  const bool unwritten = std::ranges::any_of(r.checks, [](const TensorCheck &c) { return bool(c.unwritten); });
+  return unwritten ? "an output is not written in full" : "outputs differ from the reference";
 }
 
 nlohmann::json toJson(const sim::KernelBug &bug) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
 
 namespace tessera::driver {
 
@@ -14,6 +15,9 @@ namespace tessera::driver {
 nlohmann::json toJson(const RunReport &report);
 /// The text report `tessera run` prints.
 std::string toText(const RunReport &report);
+/// Why a checked run failed, as its verdict says it: "an output is not written in full" or "outputs differ from the
+/// reference".
+std::string_view failureReason(const RunReport &report);
 
 /// A target's figures as JSON (for `tessera targets --json`).
 nlohmann::json toJson(const isa::Target &target);
