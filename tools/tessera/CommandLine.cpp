@@ -172,6 +172,13 @@ void KernelOptions::add(po::options_description &desc) {
       "json", po::bool_switch(&json), "print one JSON object");
 }
 
+void KernelOptions::addInputs(po::options_description &desc, const char *seedHelp) {
+  desc.add_options()("seed", po::value(&seed)->default_value(seed), seedHelp)(
+      "input-dist", po::value(&inputDist)->default_value(inputDist)->value_name("DIST"),
+      "how random inputs are drawn: uniform ([-1, 1)), range:LO,HI (uniform in [LO, HI)), normal (mean 0, sd 1) or "
+      "normal:MEAN,SD");
+}
+
 RunRequest KernelOptions::request() const {
   RunRequest r;
   r.kernel = kernel;
@@ -181,6 +188,7 @@ RunRequest KernelOptions::request() const {
   r.kernelParams = std::move(overrides.kernel);
   r.scalarParams = std::move(overrides.scalars);
   r.seed = parseCount("seed", seed);
+  r.inputDist = InputDistribution::parse(inputDist);
   r.compile.loopBuffers = noPipeline ? 1 : parseLoopBuffers(loopBuffers);
   return r;
 }

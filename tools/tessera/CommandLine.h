@@ -72,11 +72,14 @@ struct KernelOptions {
   std::string kernel, target{kDefaultTarget}, shape;
   std::vector<std::string> params;
   std::string seed = "0";
+  std::string inputDist = "uniform";
   std::string loopBuffers = "4";
   bool noPipeline = false;
   bool json = false;
 
   void add(boost::program_options::options_description &desc);
+  /// Adds --seed and --input-dist, for the commands that draw inputs (run, deploy, compare).
+  void addInputs(boost::program_options::options_description &desc, const char *seedHelp);
   RunRequest request() const;
 };
 

@@ -173,6 +173,7 @@ std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunR
       {"kernel_params", report.params.kernelValues()},
       {"loop_buffers", request.compile.loopBuffers},
       {"seed", request.seed},
+      {"input_dist", request.inputDist.describe()},
       {"command", command},
       {"inputs", inputs},
       {"outputs", outputs},

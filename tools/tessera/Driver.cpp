@@ -244,8 +244,11 @@ RunReport runKernel(const RunRequest &request) {
     report.ok = true;
     return report;
   }
+  report.inputDist = request.inputDist.describe();
+  report.seed = request.seed;
   sim::HbmImage hbm =
-      makeInputs(program, request.seed, [&] { checkDeadline(request, report.instructions, "while making the inputs"); });
+      makeInputs(program, request.seed, request.inputDist,
+                 [&] { checkDeadline(request, report.instructions, "while making the inputs"); });
   for (const auto &[name, path] : request.inputFiles) loadInputFile(program, hbm, name, path);
   for (const auto &[name, array] : request.inputs) loadInputArray(program, hbm, name, array);
   std::optional<sim::HbmImage> goldenInputs; // the golden model starts from the same bytes (outputs NaN)
@@ -353,7 +356,7 @@ RunReport simulateFile(const std::string &path, const RunRequest &request) {
   keepAllocation(compiled, report);
   checkLimits(program, report.target, request);
   report.timingOnly = request.timingOnly; // either way there is no reference to check outputs against
-  sim::HbmImage hbm = request.timingOnly ? sim::HbmImage{} : makeInputs(program, request.seed);
+  sim::HbmImage hbm = request.timingOnly ? sim::HbmImage{} : makeInputs(program, request.seed, request.inputDist);
   report.sim = simulateWithinLimits(program, report.target, hbm, request.simOptions());
   report.ok = true;
   return report;

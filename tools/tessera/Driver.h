@@ -3,6 +3,7 @@
 /// The driver: one kernel from the DSL to a report. Driver.cpp reads top to bottom as the path every run takes.
 
 #include "tessera/HostData.h"
+#include "tessera/InputDistribution.h"
 #include "tessera/compiler/Compiler.h"
 #include "tessera/dsl/Kernel.h"
 #include "tessera/isa/Target.h"
@@ -74,6 +75,7 @@ struct RunRequest {
   std::map<std::string, int64_t> kernelParams; ///< overrides of its default kernel parameters (`--param`)
   std::map<std::string, double> scalarParams;  ///< overrides of its default scalar parameters (`--param`)
   uint64_t seed = 0;
+  InputDistribution inputDist;            ///< how inputs no file gives are drawn (--input-dist)
   bool timingOnly = false;                ///< simulate time alone: no values, no reference, no comparison
   bool checks = true;                     ///< the simulator's kernel-bug checks (races, uninitialised reads)
   /// Check the outputs against the golden model (the kernel JIT-compiled for the CPU) as well as against the
@@ -144,6 +146,10 @@ struct RunReport {
   std::vector<TensorCheck> checks;  ///< empty in a timing-only run
   /// What the outputs were checked against: "golden", "reference", "golden+reference", or "none".
   std::string reference = "none";
+  /// How the generated inputs were drawn (InputDistribution::describe) and from which seed; empty for a timing-only
+  /// run, which draws none.
+  std::string inputDist;
+  uint64_t seed = 0;
   /// Why the golden model did not run although it was asked for (an unsupported dtype); empty when it ran.
   std::string goldenUnavailable;
   bool timingOnly = false;

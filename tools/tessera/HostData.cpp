@@ -19,9 +19,19 @@
 
 namespace tessera::driver {
 
-sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed, const std::function<void()> &checkpoint) {
+sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed, const InputDistribution &dist,
+                         const std::function<void()> &checkpoint) {
+  for (const isa::TensorInfo &t : program.tensors)
+    if (!t.isOutput && !isa::isInteger(t.dtype) && dist.largestMagnitude() > isa::largestFinite(t.dtype))
+      throw InputError(fmt::format("--input-dist {}: input '{}' is {}, whose largest finite value is {}, and draws "
+                                   "reach {}",
+                                   dist.describe(), t.name, isa::name(t.dtype), isa::largestFinite(t.dtype),
+                                   dist.largestMagnitude()),
+                       {}, "choose a narrower distribution, or give the input as a file (--input NAME=FILE.npy)");
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> uniform(static_cast<float>(dist.a), static_cast<float>(dist.b));
+  std::normal_distribution<float> normal(static_cast<float>(dist.a), static_cast<float>(dist.b));
+  const bool isNormal = dist.kind == InputDistribution::Kind::Normal;
   constexpr size_t kChunk = size_t{1} << 20; // values drawn and encoded at a time, between checkpoints
   std::vector<float> values;
   sim::HbmImage hbm;
@@ -33,7 +43,7 @@ sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed, const std::
       values.resize(std::min(kChunk, n - at));
       if (t.isOutput) std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
       else
-        for (float &v : values) v = uniform(rng);
+        for (float &v : values) v = isNormal ? normal(rng) : uniform(rng);
       isa::encode(t.dtype, values.data(), bytes.data() + at * width, values.size());
     }
     hbm.push_back(std::move(bytes));

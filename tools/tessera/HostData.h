@@ -5,6 +5,7 @@
 
 #include "tessera/dsl/Kernel.h"
 #include "tessera/isa/Program.h"
+#include "tessera/InputDistribution.h"
 #include "tessera/sim/Simulator.h"
 
 #include <cstdint>
@@ -22,10 +23,13 @@ struct HostArray {
   std::vector<float> values;
 };
 
-/// HBM contents for every tensor of `program`: inputs uniform in [-1, 1) from `seed`, rounded to their dtype;
-/// outputs filled with NaN, so an element the kernel never writes shows up as an error. `checkpoint`, if given, is
-/// called before each million elements: it may throw to stop (the deadline of --timeout).
-sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed, const std::function<void()> &checkpoint = nullptr);
+/// HBM contents for every tensor of `program`: inputs drawn from `dist` (uniform in [-1, 1) by default) with
+/// `seed`, rounded to their dtype; outputs filled with NaN, so an element the kernel never writes shows up
+/// (unwrittenElements). A distribution whose draws a float input's dtype cannot hold (InputDistribution::
+/// largestMagnitude past isa::largestFinite) is an InputError naming the input. `checkpoint`, if given, is called
+/// before each million elements: it may throw to stop (the deadline of --timeout).
+sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed, const InputDistribution &dist = {},
+                         const std::function<void()> &checkpoint = nullptr);
 
 /// Replaces input `name`'s random values in `hbm` with the array in the .npy file `path`. Its shape must be the
 /// tensor's; a float array (float16/32/64) is rounded to the tensor's dtype, an integer array must fit it, and a

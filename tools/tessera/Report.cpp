@@ -103,6 +103,7 @@ nlohmann::json toJson(const RunReport &r) {
   j["max_rel_err"] = maxRel;
   j["outputs"] = outputs;
   j["reference"] = r.reference;
+  if (!r.inputDist.empty()) j["inputs"] = {{"distribution", r.inputDist}, {"seed", r.seed}};
   if (!r.goldenUnavailable.empty()) j["golden_unavailable"] = r.goldenUnavailable;
   j["timing_only"] = r.timingOnly;
   nlohmann::json streams = nlohmann::json::array();

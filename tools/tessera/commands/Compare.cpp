@@ -141,8 +141,8 @@ int compareCommand(const std::vector<std::string> &args) {
   opts.add(desc);
   LimitOptions limits;
   limits.add(desc);
+  opts.addInputs(desc, "seed of the random inputs (the same on every target)");
   desc.add_options()("targets", po::value(&targets)->required()->value_name("T1,T2,..."), "the targets to compare")(
-      "seed", po::value(&opts.seed)->default_value(opts.seed), "seed of the random inputs (the same on every target)")(
       "price", po::value(&priceTexts)->composing()->value_name("TARGET=USD"),
       "a price per chip-hour instead of the target file's (repeatable)")("csv", po::bool_switch(&csv), "print CSV");
   parse(args, desc, "kernel");

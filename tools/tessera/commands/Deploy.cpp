@@ -49,7 +49,8 @@ int deployCommand(const std::vector<std::string> &args) {
   opts.add(desc);
   LimitOptions limits;
   limits.add(desc);
-  desc.add_options()("seed", po::value(&opts.seed)->default_value(opts.seed), "seed of the random inputs")(
+  opts.addInputs(desc, "seed of the random inputs");
+  desc.add_options()(
       "output,o", po::value(&output)->required()->value_name("DIR"),
       "the folder to write: new, empty or an earlier bundle, which it replaces")(
       "force", po::bool_switch(&force), "replace the -o folder even if it holds other files (they are deleted)")(

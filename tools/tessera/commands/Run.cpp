@@ -21,7 +21,8 @@ int runCommand(const std::vector<std::string> &args) {
   std::string outputDir;
   LimitOptions limits;
   limits.add(desc);
-  desc.add_options()("seed", po::value(&opts.seed)->default_value(opts.seed), "seed of the random inputs")(
+  opts.addInputs(desc, "seed of the random inputs");
+  desc.add_options()(
       "input,i", po::value(&inputFiles)->composing()->value_name("NAME=FILE.npy"),
       "an input from a .npy file instead of random values (repeatable)")(
       "output-dir", po::value(&outputDir)->value_name("DIR"), "write every output to DIR/NAME.npy")(
