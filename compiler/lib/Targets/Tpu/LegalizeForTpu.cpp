@@ -491,32 +491,36 @@ private:
         hull.staging, offset);
   }
 
-  LogicalResult alignLoad(tile::LoadOp op) {
-    if (op.getSteps() || op.getIndices().size() != 2) return success(); // strided: the Pallas emitter stages it
-    Location loc = op.getLoc();
-    Value col = op.getIndices()[1];
+  /// The hull that load or store `op`, between HBM tensor `hbm` at `indices` and tile `tile`, needs (built before
+  /// `op`), or nullopt when one DMA addresses its window. Strided windows are left alone: the Pallas emitter stages a
+  /// strided load itself and refuses a strided store.
+  std::optional<Hull> hullFor(Operation *op, Value hbm, ValueRange indices, bool strided, Value tile) {
+    if (strided || indices.size() != 2) return std::nullopt;
     b_.setInsertionPoint(op);
-    if (!needsHull(op.getSrc(), col, op.getDst())) return success();
-    Hull hull = hullOf(loc, op.getSrc(), col, op.getDst());
-    const llvm::SmallVector<Value, 2> at{op.getIndices()[0], hull.start};
-    b_.create<tile::LoadOp>(loc, op.getSrc(), at, hull.staging, DenseI64ArrayAttr());
-    b_.create<tile::CopyOp>(loc, partOf(loc, hull, col, op.getDst()), op.getDst());
+    if (!needsHull(hbm, indices[1], tile)) return std::nullopt;
+    return hullOf(op->getLoc(), hbm, indices[1], tile);
+  }
+
+  LogicalResult alignLoad(tile::LoadOp op) {
+    std::optional<Hull> hull = hullFor(op, op.getSrc(), op.getIndices(), bool(op.getSteps()), op.getDst());
+    if (!hull) return success();
+    Location loc = op.getLoc();
+    const llvm::SmallVector<Value, 2> at{op.getIndices()[0], hull->start};
+    b_.create<tile::LoadOp>(loc, op.getSrc(), at, hull->staging, DenseI64ArrayAttr());
+    b_.create<tile::CopyOp>(loc, partOf(loc, *hull, op.getIndices()[1], op.getDst()), op.getDst());
     op->erase();
     return success();
   }
 
   LogicalResult alignStore(tile::StoreOp op) {
-    if (op.getSteps() || op.getIndices().size() != 2) return success(); // strided: refused by the Pallas emitter
+    std::optional<Hull> hull = hullFor(op, op.getDst(), op.getIndices(), bool(op.getSteps()), op.getSrc());
+    if (!hull) return success();
     Location loc = op.getLoc();
-    Value col = op.getIndices()[1];
-    b_.setInsertionPoint(op);
-    if (!needsHull(op.getDst(), col, op.getSrc())) return success();
-    Hull hull = hullOf(loc, op.getDst(), col, op.getSrc());
-    const llvm::SmallVector<Value, 2> at{op.getIndices()[0], hull.start};
-    auto read = b_.create<tile::LoadOp>(loc, op.getDst(), at, hull.staging, DenseI64ArrayAttr());
+    const llvm::SmallVector<Value, 2> at{op.getIndices()[0], hull->start};
+    auto read = b_.create<tile::LoadOp>(loc, op.getDst(), at, hull->staging, DenseI64ArrayAttr());
     read->setAttr(tile::kPreserveAttr, b_.getUnitAttr());
-    b_.create<tile::CopyOp>(loc, op.getSrc(), partOf(loc, hull, col, op.getSrc()));
-    b_.create<tile::StoreOp>(loc, hull.staging, op.getDst(), at, DenseI64ArrayAttr());
+    b_.create<tile::CopyOp>(loc, op.getSrc(), partOf(loc, *hull, op.getIndices()[1], op.getSrc()));
+    b_.create<tile::StoreOp>(loc, hull->staging, op.getDst(), at, DenseI64ArrayAttr());
     op->erase();
     return success();
   }
