@@ -27,8 +27,8 @@
 //    simulator times the conversions as vpu_convert instructions (Mosaic keeps them in vregs: an overestimate).
 //  - tile.load and tile.store whose window Mosaic cannot address with one DMA: a DMA window must start at a multiple
 //    of the vreg's lanes (128) and span a multiple of them, or reach the last column, on the HBM side and on the
-//    VMEM side alike (probed with libtpu: docs/backends.md, "What Mosaic accepts of a DMA window"), while VPU loads
-//    and stores at static unaligned columns compile. Such a load DMAs the aligned window around it (its hull)
+//    VMEM side alike (probed with libtpu: docs/backends.md, "What Mosaic accepts of a DMA window"), while VPU
+//    loads and stores at static unaligned columns compile. Such a load DMAs the aligned window around it (its hull)
 //    into a staging tile and copies its part into the destination with the VPU; such a store is a read-modify-write
 //    of its hull: the hull is read into a staging tile (a DMA marked tile.preserve: its unwritten bytes go back as
 //    they were), the source is copied into its part, and the hull is stored. insert-semaphores orders the hulls of
