@@ -284,7 +284,8 @@ void summary(Page &p) {
       }
     h += "</table>";
     for (const TensorCheck &c : r.checks)
-      if (c.unwritten) put(h, "<p><b class=bad>output {} never written</b>: {}</p>", esc(c.name), esc(describe(*c.unwritten)));
+      if (c.unwritten)
+        put(h, "<p><b class=bad>output {} never written</b>: {}</p>", esc(c.name), esc(describe(*c.unwritten)));
   }
   if (!r.goldenUnavailable.empty()) put(h, "<p class=muted>golden model unavailable: {}</p>", esc(r.goldenUnavailable));
   h += "</section>\n";

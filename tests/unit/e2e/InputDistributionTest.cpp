@@ -69,7 +69,8 @@ TEST(InputDistribution, DrawsFollowIt) {
 
 TEST(InputDistribution, AWiderOneThanAnInputsDtypeHoldsIsRefused) {
   try {
-    driver::runKernel({.kernel = "matmul_fp8", .target = "trn2", .inputDist = InputDistribution::parse("normal:0,100")});
+    driver::runKernel(
+        {.kernel = "matmul_fp8", .target = "trn2", .inputDist = InputDistribution::parse("normal:0,100")});
     ADD_FAILURE() << "not refused";
   } catch (const driver::InputError &e) {
     EXPECT_EQ(e.message(), "--input-dist normal (mean 0, sd 100): input 'a_t' is f8e4m3, whose largest "

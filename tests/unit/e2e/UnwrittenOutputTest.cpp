@@ -21,7 +21,8 @@ const tsr::Registration halfStore{{
     .summary = "copies x to y, storing only its first `stored` columns",
     .kernelParams = {{"stored", 256}},
     .signature = [](const tsr::Params &) {
-      return std::vector<tsr::TensorSpec>{tsr::input("x", {128, 512}, tsr::bf16), tsr::output("y", {128, 512}, tsr::bf16)};
+      return std::vector<tsr::TensorSpec>{tsr::input("x", {128, 512}, tsr::bf16),
+                                          tsr::output("y", {128, 512}, tsr::bf16)};
     },
     .body = tsr::body([](const tsr::Params &p, tsr::Hbm x, tsr::Hbm y) {
       tsr::Tile t = tsr::load(x.tile(0, 0, {128, 512}));
