@@ -163,6 +163,7 @@ void describeTiles(ModuleOp module, const isa::Target &target, Provenance &out) 
 void registerDialects(DialectRegistry &registry) {
   registry.insert<tile::TileDialect, func::FuncDialect, scf::SCFDialect, arith::ArithDialect, memref::MemRefDialect>();
   for (const TargetFamily *family : targetFamilies()) family->registerDialects(registry);
+  registerGoldenDialects(registry);
 }
 
 void registerPasses() {
@@ -170,6 +171,7 @@ void registerPasses() {
   PassRegistration<Pass>([] { return createAllocateMemoryPass(); });
   PassRegistration<Pass>([] { return createInsertSemaphoresPass(); });
   PassRegistration<Pass>([] { return createLowerTileToLinalgPass(); }); // the golden model (lib/Golden/)
+  PassRegistration<Pass>([] { return createGoldenOutlineOpsPass(); });
   for (const TargetFamily *family : targetFamilies()) family->registerPasses();
   PassRegistration<WholePipelinePass>();
 }

@@ -1,6 +1,7 @@
 //===- GoldenModel.cpp - a kernel JIT-compiled for the host CPU: the reference for every kernel ------------===//
 //
 //   kernel graph --import--> tile --tile-to-linalg--> linalg/memref/arith/math/scf
+//     --golden-outline-ops (each linalg op in a shared function, OutlineOps.h)--> calls
 //     --linalg -> loops, strided metadata, affine -> arith, scf -> cf, bf16 expansion, * -> llvm--> LLVM dialect
 //     --ExecutionEngine (LLVM ORC JIT, host CPU, no IR optimisation)--> called with memref descriptors of the
 //     caller's buffers
@@ -13,6 +14,7 @@
 
 #include "../ErrorCollector.h"
 #include "GoldenRuntime.h"
+#include "OutlineOps.h"
 #include "tessera/compiler/Golden.h"
 
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
@@ -126,6 +128,7 @@ void toLlvm(MLIRContext &ctx, ErrorCollector &errors, ModuleOp module) {
   });
   module.walk([&](memref::AllocOp a) { a->removeAttr(tile::kTensorNameAttr); });
 
+  golden::outlineStructuredOps(module);
   PassManager pm(&ctx);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());

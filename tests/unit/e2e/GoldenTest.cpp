@@ -360,6 +360,55 @@ TEST(GoldenModel, WrongBuffersAreAnError) {
   EXPECT_THROW(runGolden(g, small), tessera::Error);
 }
 
+// Every linalg op becomes a call of a function that holds it, shared by the ops that differ only in their operands
+// (lib/Golden/OutlineOps.h): 512 column copies at 512 offsets are one function, not 512 loop nests in the kernel's.
+TEST(GoldenModel, OpsThatDifferOnlyInOperandsShareOneFunction) {
+  tsr::KernelInfo k = kernelOf({tsr::input("x", {128, 512}, tsr::f32), tsr::output("y", {128, 512}, tsr::f32)},
+                               [](tsr::Hbm x, tsr::Hbm y) {
+                                 tsr::Tile t = tsr::load(x.tile(0, 0, {128, 512}));
+                                 tsr::Tile u = tsr::ndarray<tsr::f32>({128, 512});
+                                 for (int64_t c = 0; c < 512; ++c) tsr::assign(u.slice(c, 1), t.slice(511 - c, 1));
+                                 tsr::store(y.tile(0, 0, {128, 512}), u);
+                               });
+  const tsr::graph::KernelGraph g = tsr::trace(k, {});
+  const std::string llvm = tessera::compiler::goldenToText(g, tessera::compiler::GoldenStage::Llvm);
+  size_t functions = 0;
+  for (size_t at = llvm.find("llvm.func @__golden_op_"); at != std::string::npos;
+       at = llvm.find("llvm.func @__golden_op_", at + 1))
+    ++functions;
+  EXPECT_GE(functions, 1u);
+  EXPECT_LE(functions, 3u) << llvm.substr(0, 4000); // the load, the copies, the store
+  std::vector<float> x(128 * 512);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i % 4093) - 2000.0f;
+  std::vector<std::vector<std::byte>> tensors{bytesOf(DType::F32, x), std::vector<std::byte>(x.size() * 4)};
+  runGolden(g, tensors);
+  const std::vector<float> y = valuesOf(DType::F32, tensors[1]);
+  for (int64_t r = 0; r < 128; ++r)
+    for (int64_t c = 0; c < 512; ++c) ASSERT_EQ(y[r * 512 + c], x[r * 512 + 511 - c]) << r << ", " << c;
+}
+
+// Two ops of one shape whose bodies use their operands differently (a - b and b - a) are not one function.
+TEST(GoldenModel, OpsThatUseTheirOperandsDifferentlyStayApart) {
+  tsr::KernelInfo k = kernelOf({tsr::input("a", {128, 64}, tsr::f32), tsr::input("b", {128, 64}, tsr::f32),
+                                tsr::output("y", {128, 64}, tsr::f32), tsr::output("z", {128, 64}, tsr::f32)},
+                               [](tsr::Hbm a, tsr::Hbm b, tsr::Hbm y, tsr::Hbm z) {
+                                 tsr::Tile ta = tsr::load(a.tile(0, 0, {128, 64}));
+                                 tsr::Tile tb = tsr::load(b.tile(0, 0, {128, 64}));
+                                 tsr::store(y.tile(0, 0, {128, 64}), ta - tb);
+                                 tsr::store(z.tile(0, 0, {128, 64}), tb - ta);
+                               });
+  std::vector<float> a(128 * 64), b(128 * 64);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = float(i % 97), b[i] = float(i % 31) * 3.0f;
+  std::vector<std::vector<std::byte>> tensors{bytesOf(DType::F32, a), bytesOf(DType::F32, b),
+                                              std::vector<std::byte>(a.size() * 4), std::vector<std::byte>(a.size() * 4)};
+  runGolden(tsr::trace(k, {}), tensors);
+  const std::vector<float> y = valuesOf(DType::F32, tensors[2]), z = valuesOf(DType::F32, tensors[3]);
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(y[i], a[i] - b[i]) << i;
+    ASSERT_EQ(z[i], b[i] - a[i]) << i;
+  }
+}
+
 TEST(GoldenModel, StagesPrintAsMlir) {
   const tsr::KernelInfo &softmax = *tsr::Registry::instance().find("softmax");
   tsr::graph::KernelGraph g = tsr::trace(softmax, softmax.resolve({}));

@@ -43,6 +43,13 @@ std::unique_ptr<mlir::Pass> createInsertSemaphoresPass();
 /// Test: compiler/test/Golden/tile-to-linalg.mlir
 std::unique_ptr<mlir::Pass> createLowerTileToLinalgPass();
 
+/// Each linalg op into a private function of its own, one per set of ops that differ only in their operands (the
+/// golden model's second step, lib/Golden/OutlineOps.h), so that a kernel of many ops lowers and compiles in time
+/// linear in them. Test: compiler/test/Golden/outline-ops.mlir
+std::unique_ptr<mlir::Pass> createGoldenOutlineOpsPass();
+/// Registers the dialects the golden model's stages read (linalg), so that tessera-opt parses their lit tests.
+void registerGoldenDialects(mlir::DialectRegistry &registry);
+
 /// Registers the dialects the compiler uses.
 void registerDialects(mlir::DialectRegistry &registry);
 /// Registers the passes (and the `tessera-pipeline` pipeline) with MLIR's pass registry, for tessera-opt.
