@@ -5,11 +5,13 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <thread>
 #include <vector>
 
 extern char **environ;
@@ -60,7 +62,8 @@ fs::path backendPython(const std::string &given) {
   return python;
 }
 
-bool runBundleCheck(const fs::path &python, const fs::path &dir, BundleCheck check, bool outputToStderr) {
+bool runBundleCheck(const fs::path &python, const fs::path &dir, BundleCheck check, bool outputToStderr,
+                    std::optional<std::chrono::steady_clock::time_point> deadline, double timeoutSeconds) {
   const std::string runner = (dir / "run.py").string(), flag = fmt::format("--{}", name(check));
   std::vector<std::string> argv = {python.string(), runner, flag};
   std::vector<char *> args;
@@ -77,9 +80,22 @@ bool runBundleCheck(const fs::path &python, const fs::path &dir, BundleCheck che
     throw InputError(fmt::format("--check {}: cannot run {}: {}", name(check), python.string(),
                                  std::strerror(spawned)));
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, deadline ? WNOHANG : 0);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR)
       throw InputError(fmt::format("--check {}: lost the runner: {}", name(check), std::strerror(errno)));
+    if (deadline && std::chrono::steady_clock::now() >= *deadline) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      throw LimitError(fmt::format("stopped by --timeout ({} s) while --check {} ran: the runner was killed (the "
+                                   "bundle in {} is whole)",
+                                   timeoutSeconds, name(check), dir.string()),
+                       {}, fmt::format("raise --timeout, or run the check alone: python3 {} --{}", runner, name(check)));
+    }
+    if (deadline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 

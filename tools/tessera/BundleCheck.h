@@ -7,6 +7,7 @@
 /// Pallas' interpret mode with race detection and compares its outputs with the simulator's (run.py --interpret).
 /// There is no NKI toolchain to run here, so a Trainium bundle has neither.
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -27,8 +28,10 @@ std::filesystem::path backendPython(const std::string &given);
 
 /// Runs `python dir/run.py --compile` (or --interpret) and waits for it; the runner's output goes to this
 /// process's stdout, or to its stderr when `outputToStderr` (so that --json keeps stdout to itself). True when
-/// the runner passed (exit 0). An InputError when the runner cannot be started.
+/// the runner passed (exit 0). An InputError when the runner cannot be started; a LimitError when `deadline`
+/// (`--timeout`, set from `timeoutSeconds`) passes first, after killing the runner.
 bool runBundleCheck(const std::filesystem::path &python, const std::filesystem::path &dir, BundleCheck check,
-                    bool outputToStderr);
+                    bool outputToStderr, std::optional<std::chrono::steady_clock::time_point> deadline = {},
+                    double timeoutSeconds = 0);
 
 } // namespace tessera::driver

@@ -27,10 +27,11 @@ std::string commandLine(const std::string &command, const std::vector<std::strin
 
 /// Runs `checks` on the bundle in `dir`, each result into `results` ({"compile": true, ...}); whether all passed.
 bool runChecks(const std::vector<BundleCheck> &checks, const std::filesystem::path &python,
-               const std::filesystem::path &dir, bool outputToStderr, nlohmann::json &results) {
+               const std::filesystem::path &dir, const RunRequest &request, bool outputToStderr,
+               nlohmann::json &results) {
   bool passed = true;
   for (BundleCheck check : checks) {
-    const bool ok = runBundleCheck(python, dir, check, outputToStderr);
+    const bool ok = runBundleCheck(python, dir, check, outputToStderr, request.deadline, request.timeoutSeconds);
     results[std::string(name(check))] = ok;
     passed = passed && ok;
   }
@@ -96,7 +97,7 @@ int deployCommand(const std::vector<std::string> &args) {
         {"ok", true},         {"dir", bundle.dir.string()}, {"backend", bundle.backend}, {"files", bundle.files},
         {"kernel", r.kernel}, {"target", r.target.name},    {"predicted_us", r.timeUs()}};
     if (!checks.empty()) { // the runner writes to stderr here, so that stdout holds the JSON alone
-      const bool passed = runChecks(checks, checkPython, bundle.dir, /*outputToStderr=*/true, j["checks"]);
+      const bool passed = runChecks(checks, checkPython, bundle.dir, request, /*outputToStderr=*/true, j["checks"]);
       j["ok"] = passed;
     }
     fmt::print("{}\n", jsonText(j, 2));
@@ -115,7 +116,7 @@ int deployCommand(const std::vector<std::string> &args) {
   if (checks.empty()) return kOk;
   fmt::print("\n");
   nlohmann::json results;
-  const bool passed = runChecks(checks, checkPython, bundle.dir, /*outputToStderr=*/false, results);
+  const bool passed = runChecks(checks, checkPython, bundle.dir, request, /*outputToStderr=*/false, results);
   fmt::print("\n");
   for (const auto &[check, ok] : results.items()) fmt::print("  check {}: {}\n", check, ok.get<bool>() ? "ok" : "FAILED");
   return passed ? kOk : kCheckFailed;
