@@ -53,7 +53,8 @@ fs::path backendPython(const std::string &given) {
     }
   }
   std::error_code error;
-  if (python.empty() || !fs::exists(python, error))
+  const bool onPath = !python.empty() && !python.has_parent_path(); // a bare name: looked up on PATH when run
+  if (python.empty() || (!onPath && !fs::exists(python, error)))
     throw InputError(fmt::format("--check needs the backend environment's Python, and {} ({}) does not exist", from,
                                  python.empty() ? "unknown" : python.string()),
                      {},
@@ -74,7 +75,7 @@ bool runBundleCheck(const fs::path &python, const fs::path &dir, BundleCheck che
   if (outputToStderr) posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
   std::fflush(stdout);
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0)
     throw InputError(fmt::format("--check {}: cannot run {}: {}", name(check), python.string(),

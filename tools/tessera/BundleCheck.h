@@ -23,7 +23,7 @@ std::string_view name(BundleCheck check);
 
 /// The Python that runs a bundle's checks: `given` when not empty, else $TESSERA_BACKEND_PYTHON, else the backend
 /// environment of the build tree this tessera is in (build/backend-venv/bin/python beside build/tools/tessera).
-/// An InputError, saying how to make one, when that file does not exist.
+/// An InputError, saying how to make one, when that file does not exist (a bare name is looked up on PATH).
 std::filesystem::path backendPython(const std::string &given);
 
 /// Runs `python dir/run.py --compile` (or --interpret) and waits for it; the runner's output goes to this
