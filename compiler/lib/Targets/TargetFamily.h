@@ -20,6 +20,12 @@
 
 namespace tessera::compiler {
 
+/// `value` rounded up to a multiple of `multiple` (unchanged for a multiple of 1 or less): tile sizes padded to a
+/// target's tiling or alignment.
+inline int64_t roundUp(int64_t value, int64_t multiple) {
+  return multiple > 1 ? (value + multiple - 1) / multiple * multiple : value;
+}
+
 /// How the lowering is asked to run.
 struct LoweringOptions {
   uint64_t maxInstructions = 0; ///< 0: no limit

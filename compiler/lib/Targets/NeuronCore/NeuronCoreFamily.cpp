@@ -23,10 +23,6 @@ namespace {
 /// The largest element size we store; SBUF offsets are kept aligned to it so every element is aligned.
 constexpr int64_t kSbufAlignment = 4;
 
-int64_t roundUp(int64_t value, int64_t multiple) {
-  return multiple > 1 ? (value + multiple - 1) / multiple * multiple : value;
-}
-
 int64_t bytesPerPartition(MemRefType t) {
   return t.getDimSize(1) * static_cast<int64_t>(t.getElementTypeBitWidth() / 8);
 }

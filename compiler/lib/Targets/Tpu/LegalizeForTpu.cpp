@@ -448,26 +448,27 @@ private:
   };
   Hull hullOf(Location loc, Value hbm, Value col, Value tile) {
     const int64_t lanes = target_.tpu.lanes, count = typeOf(tile).getDimSize(1), width = typeOf(hbm).getDimSize(1);
-    auto roundUp = [lanes](int64_t n) { return (n + lanes - 1) / lanes * lanes; };
     auto index = [&](int64_t n) { return b_.create<arith::ConstantIndexOp>(loc, n).getResult(); };
     Value start;
-    int64_t hullWidth = width; // a start that is not a constant, in a tensor of partial lane tiles: whole rows
+    int64_t hullWidth = width;
     if (std::optional<int64_t> known = constant(Column{col})) {
       const int64_t first = *known / lanes * lanes;
-      hullWidth = std::min(roundUp(*known - first + count), width - first);
+      hullWidth = std::min(roundUp(*known - first + count, lanes), width - first);
       start = index(first);
-    } else if (const int64_t w = std::min(width, roundUp(greatestLead(col, lanes) + count));
-               fitsFromAlignedStart(col, w, width, lanes) || width % lanes == 0) {
-      // As wide as the start's greatest offset within its lanes needs. A hull that could pass the last column
-      // (never, when the start's range says so) ends there instead: its start stays a multiple of the lanes
-      // where the width is one.
-      hullWidth = w;
-      Value lanesValue = index(lanes);
-      start = b_.create<arith::MulIOp>(loc, b_.create<arith::FloorDivSIOp>(loc, col, lanesValue), lanesValue);
-      if (!fitsFromAlignedStart(col, w, width, lanes))
-        start = b_.create<arith::MinSIOp>(loc, start, index(width - hullWidth));
     } else {
-      start = index(0);
+      // As wide as the start's greatest offset within its lanes needs. A hull that could pass the last column
+      // (never, when the start's range says so) ends there instead, where its start stays a multiple of the lanes
+      // (the width is one); otherwise the hull is the whole rows.
+      const int64_t w = std::min(width, roundUp(greatestLead(col, lanes) + count, lanes));
+      const bool fits = fitsFromAlignedStart(col, w, width, lanes);
+      if (fits || width % lanes == 0) {
+        hullWidth = w;
+        Value lanesValue = index(lanes);
+        start = b_.create<arith::MulIOp>(loc, b_.create<arith::FloorDivSIOp>(loc, col, lanesValue), lanesValue);
+        if (!fits) start = b_.create<arith::MinSIOp>(loc, start, index(width - hullWidth));
+      } else {
+        start = index(0);
+      }
     }
     MemRefType type = typeOf(tile);
     Value staging = alloc(loc, {type.getDimSize(0), hullWidth}, type.getElementType(), tile::MemorySpace::sbuf,

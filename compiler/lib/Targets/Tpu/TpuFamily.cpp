@@ -35,10 +35,6 @@ constexpr int64_t kTpuPipelineBuffers = 2;
 /// A vreg holds 32-bit elements; a narrower dtype packs this many times more rows into a sublane.
 constexpr int64_t kVregElementBits = 32;
 
-int64_t roundUp(int64_t value, int64_t multiple) {
-  return multiple > 1 ? (value + multiple - 1) / multiple * multiple : value;
-}
-
 /// The MXU's rules, its element types above all, from mxu_matmul's definition: the matmul's tiles as if in VMEM.
 LogicalResult verifyMxuMatmul(tile::MatmulOp op, const isa::Target &t) {
   auto pattern = [](Value tile) {
