@@ -56,7 +56,9 @@ int sweepCommand(const std::vector<std::string> &args);
 
 /// `tessera systolic --rows R --cols C --dataflow ws|os|is --gemm M,N,K [--model pe|fold] [--json]
 ///                   [--animate [--frame-ms N] [--max-frames N]] [--svg FILE] [--sram-kib I,F,O] [--target T]`:
-/// one GEMM on one systolic array, cycle by cycle or in closed form (sim/systolic/, docs/systolic.md).
+/// one GEMM on one systolic array, cycle by cycle or in closed form (sim/systolic/, docs/systolic.md);
+/// `tessera systolic -c CONFIG.cfg -t TOPOLOGY.csv [-l LAYOUT.csv] [-i conv|gemm] [-p DIR] [--trace] [--json]`:
+/// a network as SCALE-Sim v3 runs it, with its report files (SystolicNetwork.h).
 int systolicCommand(const std::vector<std::string> &args);
 
 } // namespace tessera::driver

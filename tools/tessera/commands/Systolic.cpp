@@ -1,6 +1,9 @@
-// `tessera systolic`: one GEMM on one systolic array (sim/systolic/), with an animation or an SVG of the wavefront.
+// `tessera systolic`: one GEMM on one systolic array (sim/systolic/), with an animation or an SVG of the wavefront;
+// or, given SCALE-Sim's configuration and topology files, a whole network (SystolicNetwork.cpp).
 
 #include "tessera/commands/Commands.h"
+
+#include "SystolicNetwork.h"
 
 #include "tessera/CommandLine.h"
 #include "tessera/Driver.h"
@@ -47,21 +50,46 @@ template <typename F> auto asInput(F &&f) {
 
 int systolicCommand(const std::vector<std::string> &args) {
   SystolicOptions o;
-  po::options_description desc("tessera systolic: one GEMM on one systolic array (docs/systolic.md)");
-  desc.add_options()("rows,r", po::value(&o.rows), "PE rows (or --target)")(
-      "cols,c", po::value(&o.cols), "PE columns (or --target)")(
-      "target,t", po::value(&o.target), "take rows and columns from a target's tensor engine (tessera targets)")(
-      "dataflow,d", po::value(&o.dataflow)->required(), "ws (weight), os (output) or is (input) stationary")(
-      "gemm,g", po::value(&o.gemm)->required(), "M,N,K: C[M][N] = A[M][K] * B[K][N]")(
+  SystolicNetworkOptions net;
+  po::options_description desc("tessera systolic: one GEMM on one systolic array, or a network as SCALE-Sim v3 "
+                               "runs it (docs/systolic.md)");
+  desc.add_options()("config,c", po::value(&net.config), "a SCALE-Sim configuration file: run a network (with -t)")(
+      "topology,t", po::value(&net.topology), "a SCALE-Sim topology file (conv or gemm rows)")(
+      "layout,l", po::value(&net.layout), "a SCALE-Sim layout file (read only with custom layouts: not modelled)")(
+      "input-type,i", po::value(&net.inputType), "conv or gemm rows in the topology (default: from its header)")(
+      "log-dir,p", po::value(&net.logDir), "with -c: write the reports to DIR/<run_name>/ (default ./results)")(
+      "trace", po::bool_switch(&net.trace), "with -c: also write each layer's SRAM traces (small cases)")(
+      "jobs,j", po::value(&net.jobs), "with -c: layers simulated at once (default: one per core)")(
+      "rows,r", po::value(&o.rows), "PE rows (or --target)")("cols", po::value(&o.cols), "PE columns (or --target)")(
+      "target", po::value(&o.target), "take rows and columns from a target's tensor engine (tessera targets)")(
+      "dataflow,d", po::value(&o.dataflow), "ws (weight), os (output) or is (input) stationary")(
+      "gemm,g", po::value(&o.gemm), "M,N,K: C[M][N] = A[M][K] * B[K][N]")(
       "model,m", po::value(&o.model),
       "pe (every PE, every cycle) or fold (closed form); default: pe up to 32x32 arrays and ~1 s of work")(
       "sram-kib", po::value(&o.sramKiB), "ifmap,filter,ofmap SRAM sizes in KiB (default 6144,6144,2048)")(
       "json", po::bool_switch(&o.json), "print one JSON object")(
       "animate", po::bool_switch(&o.animate), "print the array every cycle (PE model)")(
       "frame-ms", po::value(&o.frameMs), "with --animate: redraw in place, this many ms per cycle")(
-      "max-frames", po::value(&o.maxFrames)->default_value(o.maxFrames), "with --animate: stop drawing after this many")(
+      "max-frames", po::value(&o.maxFrames)->default_value(o.maxFrames),
+      "with --animate: stop drawing after this many")(
       "svg", po::value(&o.svg), "write a picture of the wavefront to this file (PE model)");
   const po::variables_map vm = parseIgnoringPositional(args, desc);
+
+  if (vm.count("config") || vm.count("topology")) {
+    if (!vm.count("config") || !vm.count("topology"))
+      throw InputError("a network run needs both -c CONFIG.cfg and -t TOPOLOGY.csv", {}, "usage:\n" + usageText(desc));
+    for (const char *single : {"rows", "cols", "target", "dataflow", "gemm", "model", "sram-kib", "animate", "svg"})
+      if (vm.count(single) && !vm[single].defaulted())
+        throw InputError(fmt::format("--{} is for one GEMM; with -c the configuration file says it", single));
+    net.json = o.json;
+    return systolicNetworkCommand(net);
+  }
+  for (const char *flag : {"layout", "input-type", "log-dir", "jobs"})
+    if (vm.count(flag)) throw InputError(fmt::format("--{} needs -c CONFIG.cfg -t TOPOLOGY.csv", flag));
+  if (net.trace) throw InputError("--trace needs -c CONFIG.cfg -t TOPOLOGY.csv");
+  if (!vm.count("dataflow") || !vm.count("gemm"))
+    throw InputError("give --dataflow and --gemm M,N,K (one GEMM), or -c CONFIG.cfg -t TOPOLOGY.csv (a network)", {},
+                     "usage:\n" + usageText(desc));
 
   systolic::ArrayConfig config;
   if (!o.target.empty()) {

@@ -1,0 +1,77 @@
+#include "tessera/systolic/scalesim/EstimatingReadBuffer.h"
+
+#include "tessera/isa/Error.h"
+
+#include <algorithm>
+
+namespace tessera::systolic::scalesim {
+
+namespace {
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+} // namespace
+
+EstimatingReadBuffer::EstimatingReadBuffer(int64_t sizeWords, int64_t first, int64_t end)
+    : perSet_(sizeWords / 100), first_(first), lastSet_(size_t(std::max<int64_t>(0, end - first)), -1) {
+  if (perSet_ < 1) throw Error("an SRAM of CALC mode needs at least 100 words (SCALE-Sim's sets are 1% of it)");
+}
+
+void EstimatingReadBuffer::serve(const int64_t *addrs, size_t n, int64_t cycle) {
+  if (n == 0) return;
+  if (!seenRequest_) firstRequestCycle_ = cycle, seenRequest_ = true;
+  for (size_t i = 0; i < n; ++i) add(addrs[i], cycle);
+}
+
+void EstimatingReadBuffer::add(int64_t addr, int64_t cycle) {
+  int64_t &last = lastSet_[size_t(addr - first_)];
+  // A hit: the address is in a closed set of the active window. Or it is in the set being filled.
+  if (last >= windowStart_ && last < std::min(currentSet_, windowEnd_ + 1)) return;
+  if (last == currentSet_) return;
+  last = currentSet_;
+  if (++inCurrentSet_ < perSet_) return;
+  inCurrentSet_ = 0;
+  if (++currentSet_ != windowEnd_ + 1) return;
+  // The active window is full: the prefetch of what it holds happened over the cycles since the last one.
+  if (!activePrefetched_) {
+    prefetchEnd_ = firstRequestCycle_ - 2; // a cycle before the first read, less the DRAM port's latency
+    prefetchStart_ = prefetchEnd_ - ceilDiv(kPrefetchSets * perSet_, kFirstBandwidth) + 1;
+    prefetch(kActiveSets * perSet_);
+    nextPrefetchSet_ = windowEnd_ + 1;
+    activePrefetched_ = true;
+  } else {
+    prefetch(kPrefetchSets * perSet_);
+    nextPrefetchSet_ += kPrefetchSets;
+  }
+  windowStart_ += kPrefetchSets;
+  windowEnd_ += kPrefetchSets;
+  prefetchStart_ = prefetchEnd_ + 1;
+  prefetchEnd_ = cycle;
+}
+
+void EstimatingReadBuffer::prefetch(int64_t words) {
+  dramReads_ += words;
+  const int64_t cycles = prefetchEnd_ - prefetchStart_ + 1;
+  if (cycles < 0 || (cycles == 0 && words > 0))
+    throw Error("SCALE-Sim's CALC-mode prefetcher has no cycles for a prefetch here (SCALE-Sim itself fails)", {},
+                "a larger SRAM avoids it");
+  if (cycles == 0) return;
+  // The DRAM trace's rows are the prefetch's cycles plus the port's latency of one.
+  if (!traced_) dramStart_ = prefetchStart_ + 1, traced_ = true;
+  dramStop_ = prefetchEnd_ + 1;
+}
+
+void EstimatingReadBuffer::complete() {
+  // The set being filled counts if it has anything in it; the sets before it are full.
+  int64_t lastSet = currentSet_, lastSize = inCurrentSet_;
+  if (lastSize == 0) --lastSet, lastSize = perSet_;
+  const int64_t from = activePrefetched_ ? nextPrefetchSet_ : 0;
+  const int64_t words = lastSet < from ? 0 : (lastSet - from) * perSet_ + lastSize;
+  if (!activePrefetched_) {
+    // Everything fitted the active buffer: one prefetch at 10 words per cycle, ending before cycle 0.
+    prefetchEnd_ = -2;
+    prefetchStart_ = prefetchEnd_ - ceilDiv((lastSet + 1) * perSet_, kFirstBandwidth) + 1;
+    activePrefetched_ = true;
+  }
+  prefetch(words);
+}
+
+} // namespace tessera::systolic::scalesim

@@ -1,0 +1,167 @@
+#include "tessera/systolic/scalesim/FoldPlan.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace tessera::systolic::scalesim {
+
+int64_t Stream::appendLine(int64_t line, std::vector<int64_t> &out) const {
+  const size_t before = out.size();
+  const int64_t *origin = matrix + base;
+  if (skewed) {
+    // Column c holds data row line - prefix - c.
+    const int64_t cLo = std::max<int64_t>(0, line - prefix - rows + 1);
+    const int64_t cHi = std::min(cols - 1, line - prefix - rowLo);
+    for (int64_t c = cLo; c <= cHi; ++c) {
+      const int64_t v = origin[(line - prefix - c) * rowStride + c * colStride];
+      if (v != -1) out.push_back(v);
+    }
+  } else {
+    const int64_t r = line - prefix;
+    if (r < rowLo || r >= rows) return 0;
+    for (int64_t c = 0; c < cols; ++c) {
+      const int64_t v = origin[r * rowStride + c * colStride];
+      if (v != -1) out.push_back(v);
+    }
+  }
+  return int64_t(out.size() - before);
+}
+
+int64_t Stream::at(int64_t line, int64_t c) const {
+  const int64_t r = line - prefix - (skewed ? c : 0);
+  if (c >= cols || r < rowLo || r >= rows) return -1;
+  return matrix[base + r * rowStride + c * colStride];
+}
+
+FoldPlan::FoldPlan(const Config &config, const OperandMatrices &mats) : config_(config), mats_(mats) {
+  const int64_t R = config.rows, C = config.cols;
+  switch (config.dataflow) {
+  case Dataflow::WeightStationary: sr_ = mats.k, sc_ = mats.n, t_ = mats.m; break;
+  case Dataflow::OutputStationary: sr_ = mats.m, sc_ = mats.n, t_ = mats.k; break;
+  case Dataflow::InputStationary: sr_ = mats.k, sc_ = mats.m, t_ = mats.n; break;
+  }
+  rowFolds_ = (sr_ + R - 1) / R;
+  colFolds_ = (sc_ + C - 1) / C;
+  const bool os = config.dataflow == Dataflow::OutputStationary;
+  foldLines_ = os ? R + C + t_ - 2 : 2 * R + C + t_ - 2;
+  // SCALE-Sim's compute utilisation divides by the length of one fold's unskewed demand block (os: its ofmap,
+  // ws/is: the stationary operand's, which is cols - 1 longer than the fold): docs/systolic.md.
+  const int64_t utilCycles = os ? R + C + t_ - 2 : 2 * R + 2 * C + t_ - 3;
+
+  double mapping = 0, util = 0;
+  for (int64_t f = 0; f < foldCount(); ++f) {
+    const Fold fd = fold(f);
+    const int64_t used = fd.usedRows * fd.usedCols;
+    switch (config.dataflow) {
+    case Dataflow::WeightStationary:
+      requests_[kIfmap] += t_ * fd.usedRows, requests_[kFilter] += used, requests_[kOfmap] += t_ * fd.usedCols;
+      break;
+    case Dataflow::OutputStationary:
+      requests_[kIfmap] += t_ * fd.usedRows, requests_[kFilter] += t_ * fd.usedCols;
+      requests_[kOfmap] += used + R + C;
+      break;
+    case Dataflow::InputStationary:
+      requests_[kIfmap] += used, requests_[kFilter] += t_ * fd.usedRows, requests_[kOfmap] += t_ * fd.usedCols;
+      break;
+    }
+    mapping += double(used) / double(R * C);
+    util += double(used * t_) / double(R * C * utilCycles);
+  }
+  mappingEfficiency_ = mapping / double(foldCount());
+  computeUtilization_ = util / double(foldCount());
+}
+
+Fold FoldPlan::fold(int64_t index) const {
+  const int64_t R = config_.rows, C = config_.cols;
+  const int64_t fc = index / rowFolds_, fr = index % rowFolds_;
+  const int64_t K = mats_.k, N = mats_.n, T = t_;
+  Fold f;
+  f.usedRows = std::min(R, sr_ - fr * R);
+  f.usedCols = std::min(C, sc_ - fc * C);
+  const int64_t *A = mats_.ifmap.data(), *B = mats_.filter.data(), *Cm = mats_.ofmap.data();
+  Stream &in = f.streams[kIfmap], &w = f.streams[kFilter], &out = f.streams[kOfmap];
+  switch (config_.dataflow) {
+  case Dataflow::WeightStationary:
+    // A streams in skewed after R empty lines; B (flipped, last row first) is loaded from line 0; C leaves skewed.
+    in = {A, fr * R, K, 1, R, 0, T, f.usedRows, true};
+    w = {B, (fr * R + R - 1) * N + fc * C, -N, 1, 0, R - f.usedRows, R, f.usedCols, false};
+    out = {Cm, fc * C, N, 1, 2 * R - 1, 0, T, f.usedCols, true};
+    break;
+  case Dataflow::OutputStationary:
+    // A^T and B stream in skewed from line 0; the C block (flipped) leaves skewed after T - 1 lines.
+    in = {A, fr * R * K, 1, K, 0, 0, T, f.usedRows, true};
+    w = {B, fc * C, N, 1, 0, 0, T, f.usedCols, true};
+    out = {Cm, (fr * R + R - 1) * N + fc * C, -N, 1, T - 1, R - f.usedRows, R, f.usedCols, true};
+    break;
+  case Dataflow::InputStationary:
+    // The A^T block (flipped) is loaded from line 0; B^T streams in skewed after R lines; C^T leaves skewed.
+    in = {A, fc * C * K + fr * R + R - 1, -1, K, 0, R - f.usedRows, R, f.usedCols, false};
+    w = {B, fr * R * N, 1, N, R, 0, T, f.usedRows, true};
+    out = {Cm, fc * C * N, 1, N, 2 * R - 1, 0, T, f.usedCols, true};
+    break;
+  }
+  const bool is = config_.dataflow == Dataflow::InputStationary;
+  in.width = is ? C : R, w.width = is ? R : C, out.width = C;
+  return f;
+}
+
+std::vector<int64_t> FoldPlan::prefetchOrder(Operand op) const {
+  const int64_t R = config_.rows, C = config_.cols;
+  const int64_t M = mats_.m, N = mats_.n, K = mats_.k;
+  const int64_t *A = mats_.ifmap.data(), *B = mats_.filter.data();
+  // The prefetch matrix: `blocks` blocks of `blockRows` x `width`, stacked; element(block, row, c) with c below
+  // the block's used width, -1 beyond it.
+  int64_t blocks = 0, blockRows = 0, width = 0, total = 0;
+  bool diagonal = true;
+  std::function<int64_t(int64_t, int64_t, int64_t)> element;
+  auto usedOf = [](int64_t extent, int64_t block, int64_t size) { return std::min(size, extent - block * size); };
+  const bool ifmap = op == kIfmap;
+  switch (config_.dataflow) {
+  case Dataflow::WeightStationary:
+    if (ifmap) {
+      blocks = rowFolds_, blockRows = M, width = R, total = K;
+      element = [=](int64_t b, int64_t r, int64_t c) { return A[r * K + b * R + c]; };
+    } else {
+      blocks = colFolds_, blockRows = K, width = C, total = N, diagonal = false;
+      element = [=](int64_t b, int64_t r, int64_t c) { return B[r * N + b * C + c]; };
+    }
+    break;
+  case Dataflow::OutputStationary:
+    if (ifmap) {
+      blocks = rowFolds_, blockRows = K, width = R, total = M;
+      element = [=](int64_t b, int64_t r, int64_t c) { return A[(b * R + c) * K + r]; };
+    } else {
+      blocks = colFolds_, blockRows = K, width = C, total = N;
+      element = [=](int64_t b, int64_t r, int64_t c) { return B[r * N + b * C + c]; };
+    }
+    break;
+  case Dataflow::InputStationary:
+    if (ifmap) {
+      blocks = colFolds_, blockRows = K, width = C, total = M, diagonal = false;
+      element = [=](int64_t b, int64_t r, int64_t c) { return A[(b * C + c) * K + r]; };
+    } else {
+      blocks = rowFolds_, blockRows = N, width = R, total = K;
+      element = [=](int64_t b, int64_t r, int64_t c) { return B[(b * R + c) * N + r]; };
+    }
+    break;
+  }
+  const int64_t rows = blocks * blockRows;
+  auto at = [&](int64_t row, int64_t c) {
+    const int64_t b = row / blockRows;
+    return c < usedOf(total, b, width) ? element(b, row % blockRows, c) : int64_t(-1);
+  };
+  std::vector<int64_t> order;
+  order.reserve(size_t(rows * width));
+  if (!diagonal) {
+    for (int64_t row = 0; row < rows; ++row)
+      for (int64_t c = 0; c < width; ++c) order.push_back(at(row, c));
+    return order;
+  }
+  // Anti-diagonals in turn, each from its bottom-left element up (SCALE-Sim's create_*_prefetch_mat).
+  for (int64_t d = 0; d < rows + width - 1; ++d)
+    for (int64_t row = std::min(d, rows - 1); row >= std::max<int64_t>(0, d - width + 1); --row)
+      order.push_back(at(row, d - row));
+  return order;
+}
+
+} // namespace tessera::systolic::scalesim

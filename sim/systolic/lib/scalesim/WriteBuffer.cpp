@@ -1,0 +1,55 @@
+#include "tessera/systolic/scalesim/WriteBuffer.h"
+
+#include <algorithm>
+
+namespace tessera::systolic::scalesim {
+
+namespace {
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+} // namespace
+
+WriteBuffer::WriteBuffer(int64_t sizeWords, int64_t bandwidth)
+    : bandwidth_(bandwidth), totalWords_(sizeWords), activeWords_(ceilDiv(sizeWords, 2)),
+      drainWords_(sizeWords - activeWords_), freeWords_(sizeWords) {}
+
+void WriteBuffer::closeLine() {
+  if (inLine_ == 0) return;
+  lineFill_.push_back(int32_t(inLine_));
+  inLine_ = 0;
+}
+
+int64_t WriteBuffer::serve(size_t n, int64_t cycle) {
+  int64_t now = cycle;
+  for (size_t i = 0; i < n; ++i) {
+    if (++inLine_ == bandwidth_) closeLine();
+    --freeWords_;
+    if (now < drainEnd_) {
+      if (freeWords_ <= 0) now = drainEnd_; // full: wait for the drain under way
+    } else if (freeWords_ < activeWords_) {
+      closeLine();
+      drainEnd_ = drain(now);
+    }
+  }
+  return now;
+}
+
+int64_t WriteBuffer::drain(int64_t cycle) {
+  const size_t end = std::min(lineFill_.size(), nextToDrain_ + size_t(ceilDiv(drainWords_, bandwidth_)));
+  const int64_t lines = int64_t(end - nextToDrain_);
+  // Every line counts in full but the chunk's last, which counts its words.
+  const int64_t words = lines == 0 ? 0 : (lines - 1) * bandwidth_ + lineFill_[end - 1];
+  dramWrites_ += words;
+  freeWords_ += words;
+  nextToDrain_ = end;
+  if (!drained_) dramStart_ = cycle, drained_ = true;
+  const int64_t last = cycle + std::max<int64_t>(lines, 1) - 1;
+  dramStop_ = std::max(dramStop_, last);
+  return last;
+}
+
+void WriteBuffer::drainAll(int64_t cycle) {
+  closeLine();
+  while (nextToDrain_ < lineFill_.size()) cycle = drain(cycle) + 1;
+}
+
+} // namespace tessera::systolic::scalesim
