@@ -10,23 +10,25 @@ namespace {
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 } // namespace
 
-EstimatingReadBuffer::EstimatingReadBuffer(int64_t sizeWords, int64_t first, int64_t end)
-    : perSet_(sizeWords / 100), first_(first), lastSet_(size_t(std::max<int64_t>(0, end - first)), -1) {
+EstimatingReadBuffer::EstimatingReadBuffer(int64_t sizeWords, int64_t first, int64_t end, int64_t distinct,
+                                           int64_t reads)
+    : perSet_(sizeWords / 100), first_(first), distinct_(distinct) {
   if (perSet_ < 1) throw Error("an SRAM of CALC mode needs at least 100 words (SCALE-Sim's sets are 1% of it)");
+  if (reads < kActiveSets * perSet_) {
+    // The window can never fill, so it never moves: each distinct address is added once, and the DRAM reads and
+    // their cycles (complete()) depend only on how many.
+    added_ = distinct_;
+    currentSet_ = distinct_ / perSet_, inCurrentSet_ = distinct_ % perSet_;
+    return;
+  }
+  lastSet_.assign(size_t(std::max<int64_t>(0, end - first)), -1);
 }
 
-void EstimatingReadBuffer::serve(const int64_t *addrs, size_t n, int64_t cycle) {
-  if (n == 0) return;
+void EstimatingReadBuffer::add(int32_t &last, int64_t cycle) {
+  // The operand's first read is a miss (nothing is in a set yet): the active buffer's prefetch ends before it.
   if (!seenRequest_) firstRequestCycle_ = cycle, seenRequest_ = true;
-  for (size_t i = 0; i < n; ++i) add(addrs[i], cycle);
-}
-
-void EstimatingReadBuffer::add(int64_t addr, int64_t cycle) {
-  int64_t &last = lastSet_[size_t(addr - first_)];
-  // A hit: the address is in a closed set of the active window. Or it is in the set being filled.
-  if (last >= windowStart_ && last < std::min(currentSet_, windowEnd_ + 1)) return;
-  if (last == currentSet_) return;
-  last = currentSet_;
+  added_ += last == -1;
+  last = int32_t(currentSet_);
   if (++inCurrentSet_ < perSet_) return;
   inCurrentSet_ = 0;
   if (++currentSet_ != windowEnd_ + 1) return;

@@ -5,32 +5,41 @@
 
 namespace tessera::systolic::scalesim {
 
-int64_t Stream::appendLine(int64_t line, std::vector<int64_t> &out) const {
-  const size_t before = out.size();
-  const int64_t *origin = matrix + base;
-  if (skewed) {
-    // Column c holds data row line - prefix - c.
-    const int64_t cLo = std::max<int64_t>(0, line - prefix - rows + 1);
-    const int64_t cHi = std::min(cols - 1, line - prefix - rowLo);
-    for (int64_t c = cLo; c <= cHi; ++c) {
-      const int64_t v = origin[(line - prefix - c) * rowStride + c * colStride];
-      if (v != -1) out.push_back(v);
-    }
-  } else {
-    const int64_t r = line - prefix;
-    if (r < rowLo || r >= rows) return 0;
-    for (int64_t c = 0; c < cols; ++c) {
-      const int64_t v = origin[r * rowStride + c * colStride];
-      if (v != -1) out.push_back(v);
-    }
-  }
-  return int64_t(out.size() - before);
-}
-
 int64_t Stream::at(int64_t line, int64_t c) const {
   const int64_t r = line - prefix - (skewed ? c : 0);
   if (c >= cols || r < rowLo || r >= rows) return -1;
-  return matrix[base + r * rowStride + c * colStride];
+  const int64_t i = base + r * rowStride + c * colStride;
+  return matrix ? matrix[i] : i + offset;
+}
+
+void Stream::columns(int64_t line, int64_t &lo, int64_t &hi) const {
+  if (skewed) {
+    // Column c holds data row line - prefix - c.
+    lo = std::max<int64_t>(0, line - prefix - rows + 1);
+    hi = std::min(cols, line - prefix - rowLo + 1);
+    return;
+  }
+  const int64_t r = line - prefix;
+  lo = 0, hi = r < rowLo || r >= rows ? 0 : cols;
+}
+
+int64_t Stream::count(int64_t line) const {
+  int64_t lo = 0, hi = 0;
+  columns(line, lo, hi);
+  return std::max<int64_t>(0, hi - lo);
+}
+
+int64_t Stream::line(int64_t line, int64_t *out) const {
+  return forEach(line, [&](int64_t a) { *out++ = a; });
+}
+
+bool Stream::any(int64_t line) const {
+  int64_t lo = 0, hi = 0;
+  columns(line, lo, hi);
+  if (!matrix) return hi > lo;
+  for (int64_t c = lo, i = indexOf(line, lo); c < hi; ++c, i += step())
+    if (matrix[i] != -1) return true;
+  return false;
 }
 
 FoldPlan::FoldPlan(const Config &config, const OperandMatrices &mats) : config_(config), mats_(mats) {
@@ -78,26 +87,28 @@ Fold FoldPlan::fold(int64_t index) const {
   Fold f;
   f.usedRows = std::min(R, sr_ - fr * R);
   f.usedCols = std::min(C, sc_ - fc * C);
-  const int64_t *A = mats_.ifmap.data(), *B = mats_.filter.data(), *Cm = mats_.ofmap.data();
+  // A's table (or its affine addresses), and B's and C's addresses: B[i][j] = j * K + i, C[i][j] = i * N + j.
+  const int64_t *A = mats_.ifmap.empty() ? nullptr : mats_.ifmap.data();
+  const int64_t aOff = A ? 0 : mats_.ifmapOffset, bOff = mats_.filterOffset, cOff = mats_.ofmapOffset;
   Stream &in = f.streams[kIfmap], &w = f.streams[kFilter], &out = f.streams[kOfmap];
   switch (config_.dataflow) {
   case Dataflow::WeightStationary:
     // A streams in skewed after R empty lines; B (flipped, last row first) is loaded from line 0; C leaves skewed.
-    in = {A, fr * R, K, 1, R, 0, T, f.usedRows, true};
-    w = {B, (fr * R + R - 1) * N + fc * C, -N, 1, 0, R - f.usedRows, R, f.usedCols, false};
-    out = {Cm, fc * C, N, 1, 2 * R - 1, 0, T, f.usedCols, true};
+    in = {A, fr * R, K, 1, aOff, R, 0, T, f.usedRows, true};
+    w = {nullptr, fc * C * K + fr * R + R - 1, -1, K, bOff, 0, R - f.usedRows, R, f.usedCols, false};
+    out = {nullptr, fc * C, N, 1, cOff, 2 * R - 1, 0, T, f.usedCols, true};
     break;
   case Dataflow::OutputStationary:
     // A^T and B stream in skewed from line 0; the C block (flipped) leaves skewed after T - 1 lines.
-    in = {A, fr * R * K, 1, K, 0, 0, T, f.usedRows, true};
-    w = {B, fc * C, N, 1, 0, 0, T, f.usedCols, true};
-    out = {Cm, (fr * R + R - 1) * N + fc * C, -N, 1, T - 1, R - f.usedRows, R, f.usedCols, true};
+    in = {A, fr * R * K, 1, K, aOff, 0, 0, T, f.usedRows, true};
+    w = {nullptr, fc * C * K, 1, K, bOff, 0, 0, T, f.usedCols, true};
+    out = {nullptr, (fr * R + R - 1) * N + fc * C, -N, 1, cOff, T - 1, R - f.usedRows, R, f.usedCols, true};
     break;
   case Dataflow::InputStationary:
     // The A^T block (flipped) is loaded from line 0; B^T streams in skewed after R lines; C^T leaves skewed.
-    in = {A, fc * C * K + fr * R + R - 1, -1, K, 0, R - f.usedRows, R, f.usedCols, false};
-    w = {B, fr * R * N, 1, N, R, 0, T, f.usedRows, true};
-    out = {Cm, fc * C * N, 1, N, 2 * R - 1, 0, T, f.usedCols, true};
+    in = {A, fc * C * K + fr * R + R - 1, -1, K, aOff, 0, R - f.usedRows, R, f.usedCols, false};
+    w = {nullptr, fr * R, K, 1, bOff, R, 0, T, f.usedRows, true};
+    out = {nullptr, fc * C * N, 1, N, cOff, 2 * R - 1, 0, T, f.usedCols, true};
     break;
   }
   const bool is = config_.dataflow == Dataflow::InputStationary;
@@ -108,7 +119,10 @@ Fold FoldPlan::fold(int64_t index) const {
 std::vector<int64_t> FoldPlan::prefetchOrder(Operand op) const {
   const int64_t R = config_.rows, C = config_.cols;
   const int64_t M = mats_.m, N = mats_.n, K = mats_.k;
-  const int64_t *A = mats_.ifmap.data(), *B = mats_.filter.data();
+  auto A = [&](int64_t i, int64_t j) {
+    return mats_.ifmap.empty() ? mats_.ifmapOffset + i * K + j : mats_.ifmap[size_t(i * K + j)];
+  };
+  auto B = [&](int64_t i, int64_t j) { return mats_.filterOffset + j * K + i; };
   // The prefetch matrix: `blocks` blocks of `blockRows` x `width`, stacked; element(block, row, c) with c below
   // the block's used width, -1 beyond it.
   int64_t blocks = 0, blockRows = 0, width = 0, total = 0;
@@ -120,28 +134,28 @@ std::vector<int64_t> FoldPlan::prefetchOrder(Operand op) const {
   case Dataflow::WeightStationary:
     if (ifmap) {
       blocks = rowFolds_, blockRows = M, width = R, total = K;
-      element = [=](int64_t b, int64_t r, int64_t c) { return A[r * K + b * R + c]; };
+      element = [&](int64_t b, int64_t r, int64_t c) { return A(r, b * R + c); };
     } else {
       blocks = colFolds_, blockRows = K, width = C, total = N, diagonal = false;
-      element = [=](int64_t b, int64_t r, int64_t c) { return B[r * N + b * C + c]; };
+      element = [&](int64_t b, int64_t r, int64_t c) { return B(r, b * C + c); };
     }
     break;
   case Dataflow::OutputStationary:
     if (ifmap) {
       blocks = rowFolds_, blockRows = K, width = R, total = M;
-      element = [=](int64_t b, int64_t r, int64_t c) { return A[(b * R + c) * K + r]; };
+      element = [&](int64_t b, int64_t r, int64_t c) { return A(b * R + c, r); };
     } else {
       blocks = colFolds_, blockRows = K, width = C, total = N;
-      element = [=](int64_t b, int64_t r, int64_t c) { return B[r * N + b * C + c]; };
+      element = [&](int64_t b, int64_t r, int64_t c) { return B(r, b * C + c); };
     }
     break;
   case Dataflow::InputStationary:
     if (ifmap) {
       blocks = colFolds_, blockRows = K, width = C, total = M, diagonal = false;
-      element = [=](int64_t b, int64_t r, int64_t c) { return A[(b * C + c) * K + r]; };
+      element = [&](int64_t b, int64_t r, int64_t c) { return A(b * C + c, r); };
     } else {
       blocks = rowFolds_, blockRows = N, width = R, total = K;
-      element = [=](int64_t b, int64_t r, int64_t c) { return B[(b * R + c) * N + r]; };
+      element = [&](int64_t b, int64_t r, int64_t c) { return B(b * R + c, r); };
     }
     break;
   }

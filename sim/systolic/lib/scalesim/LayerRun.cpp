@@ -33,51 +33,44 @@ void traceLine(std::string &out, int64_t cycle, const Stream &s, int64_t line) {
   out += '\n';
 }
 
-/// The ifmap and filter read buffers of one bandwidth mode.
-struct CalcReads {
-  EstimatingReadBuffer ifmap, filter;
-  int64_t serveIfmap(const std::vector<int64_t> &a, int64_t cycle) {
-    ifmap.serve(a.data(), a.size(), cycle);
-    return cycle + 1; // never stalls
-  }
-  int64_t serveFilter(const std::vector<int64_t> &a, int64_t cycle) {
-    filter.serve(a.data(), a.size(), cycle);
-    return cycle + 1;
-  }
-  void complete() {
-    ifmap.complete();
-    filter.complete();
-  }
-};
-struct UserReads {
-  PrefetchReadBuffer ifmap, filter;
-  int64_t serveIfmap(const std::vector<int64_t> &a, int64_t cycle) { return ifmap.serve(a.data(), a.size(), cycle); }
-  int64_t serveFilter(const std::vector<int64_t> &a, int64_t cycle) {
-    return filter.serve(a.data(), a.size(), cycle);
-  }
-  void complete() {}
-};
+/// The array's demand on one operand's read buffer in one fold line: how many addresses, and the cycle they are
+/// served. CALC mode's buffer never stalls and takes the addresses as they are made; once every read hits it is
+/// not asked at all (only whether there were any matters).
+int64_t demand(const Stream &s, int64_t line, EstimatingReadBuffer &buffer, int64_t cycle,
+               std::vector<int64_t> &, int64_t &served) {
+  served = cycle + 1;
+  if (buffer.settled()) return s.matrix ? int64_t(s.any(line)) : s.count(line);
+  return s.forEach(line, [&](int64_t a) { buffer.read(a, cycle); });
+}
+/// USER mode's buffer serves a line's addresses together, stalling while it prefetches.
+int64_t demand(const Stream &s, int64_t line, PrefetchReadBuffer &buffer, int64_t cycle, std::vector<int64_t> &scratch,
+               int64_t &served) {
+  const int64_t n = s.line(line, scratch.data());
+  served = buffer.serve(scratch.data(), size_t(n), cycle);
+  return n;
+}
 
-template <typename Reads>
-void run(const FoldPlan &plan, Reads &reads, WriteBuffer &writes, LayerReport &r,
-         SramTraces *traces) {
-  std::vector<int64_t> a, b, c;
+void complete(EstimatingReadBuffer &buffer) { buffer.complete(); }
+void complete(PrefetchReadBuffer &) {}
+
+template <typename ReadBuffer>
+void run(const FoldPlan &plan, ReadBuffer &ifmapBuffer, ReadBuffer &filterBuffer, WriteBuffer &writes,
+         LayerReport &r, SramTraces *traces) {
+  std::vector<int64_t> a(size_t(plan.fold(0).streams[kIfmap].width)), b(size_t(plan.fold(0).streams[kFilter].width));
   SpanTracker ifmapSpan, filterSpan, ofmapSpan;
   int64_t stalls = 0, line = 0, maxServed = 0, lastServed = 0;
   for (int64_t f = 0; f < plan.foldCount(); ++f) {
     const Fold fold = plan.fold(f);
     for (int64_t l = 0; l < plan.foldLines(); ++l, ++line) {
       const int64_t cycle = line + stalls;
-      a.clear(), b.clear(), c.clear();
-      fold.streams[kIfmap].appendLine(l, a);
-      fold.streams[kFilter].appendLine(l, b);
-      fold.streams[kOfmap].appendLine(l, c);
-      const int64_t ifmapServed = reads.serveIfmap(a, cycle);
-      const int64_t filterServed = reads.serveFilter(b, cycle);
-      const int64_t ofmapServed = writes.serve(c.size(), cycle);
-      ifmapSpan.note(!a.empty(), ifmapServed);
-      filterSpan.note(!b.empty(), filterServed);
-      ofmapSpan.note(!c.empty(), ofmapServed);
+      int64_t ifmapServed = 0, filterServed = 0;
+      const int64_t na = demand(fold.streams[kIfmap], l, ifmapBuffer, cycle, a, ifmapServed);
+      const int64_t nb = demand(fold.streams[kFilter], l, filterBuffer, cycle, b, filterServed);
+      const int64_t nc = fold.streams[kOfmap].count(l); // the write buffer needs no addresses
+      const int64_t ofmapServed = writes.serve(size_t(nc), cycle);
+      ifmapSpan.note(na > 0, ifmapServed);
+      filterSpan.note(nb > 0, filterServed);
+      ofmapSpan.note(nc > 0, ofmapServed);
       if (traces) {
         traceLine(traces->ifmap, ifmapServed, fold.streams[kIfmap], l);
         traceLine(traces->filter, filterServed, fold.streams[kFilter], l);
@@ -89,7 +82,8 @@ void run(const FoldPlan &plan, Reads &reads, WriteBuffer &writes, LayerReport &r
       lastServed = ofmapServed;
     }
   }
-  reads.complete();
+  complete(ifmapBuffer);
+  complete(filterBuffer);
   writes.drainAll(lastServed);
 
   r.totalCycles = maxServed;
@@ -97,8 +91,8 @@ void run(const FoldPlan &plan, Reads &reads, WriteBuffer &writes, LayerReport &r
   r.ifmapSram = {ifmapSpan.first.value_or(0), ifmapSpan.last, plan.sramRequests(kIfmap)};
   r.filterSram = {filterSpan.first.value_or(0), filterSpan.last, plan.sramRequests(kFilter)};
   r.ofmapSram = {ofmapSpan.first.value_or(0), ofmapSpan.last, plan.sramRequests(kOfmap)};
-  r.ifmapDram = {reads.ifmap.dramStartCycle(), reads.ifmap.dramStopCycle(), reads.ifmap.dramReads()};
-  r.filterDram = {reads.filter.dramStartCycle(), reads.filter.dramStopCycle(), reads.filter.dramReads()};
+  r.ifmapDram = {ifmapBuffer.dramStartCycle(), ifmapBuffer.dramStopCycle(), ifmapBuffer.dramReads()};
+  r.filterDram = {filterBuffer.dramStartCycle(), filterBuffer.dramStopCycle(), filterBuffer.dramReads()};
   r.ofmapDram = {writes.dramStartCycle(), writes.dramStopCycle(), writes.dramWrites()};
 }
 
@@ -120,15 +114,17 @@ LayerReport simulateLayer(const Config &config, const Layer &layer, SramTraces *
   const int64_t ofmapWords = config.ofmapKiB * 1024;
   if (config.bandwidthMode == BandwidthMode::Calc) {
     // SCALE-Sim's CALC mode drains the ofmap a row of the array's width per cycle.
-    CalcReads reads{EstimatingReadBuffer(ifmapWords, mats.ifmapFirst, mats.ifmapEnd),
-                    EstimatingReadBuffer(filterWords, mats.filterFirst, mats.filterEnd)};
+    EstimatingReadBuffer ifmap(ifmapWords, mats.ifmapFirst, mats.ifmapEnd, mats.ifmapDistinct,
+                               plan.sramRequests(kIfmap));
+    EstimatingReadBuffer filter(filterWords, mats.filterFirst, mats.filterEnd, mats.filterDistinct,
+                                plan.sramRequests(kFilter));
     WriteBuffer writes(ofmapWords, config.cols);
-    run(plan, reads, writes, r, traces);
+    run(plan, ifmap, filter, writes, r, traces);
   } else {
-    UserReads reads{PrefetchReadBuffer(ifmapWords, config.ifmapBandwidth, plan.prefetchOrder(kIfmap)),
-                    PrefetchReadBuffer(filterWords, config.filterBandwidth, plan.prefetchOrder(kFilter))};
+    PrefetchReadBuffer ifmap(ifmapWords, config.ifmapBandwidth, plan.prefetchOrder(kIfmap));
+    PrefetchReadBuffer filter(filterWords, config.filterBandwidth, plan.prefetchOrder(kFilter));
     WriteBuffer writes(ofmapWords, config.ofmapBandwidth);
-    run(plan, reads, writes, r, traces);
+    run(plan, ifmap, filter, writes, r, traces);
   }
   r.totalCyclesWithPrefetch = r.ofmapDram.stop - std::min(r.ifmapDram.start, r.filterDram.start);
   r.overallUtilPct = double(r.macs * 100) / double(r.totalCycles * config.rows * config.cols);

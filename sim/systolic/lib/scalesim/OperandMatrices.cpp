@@ -1,36 +1,43 @@
 #include "tessera/systolic/scalesim/OperandMatrices.h"
 
+#include <algorithm>
+
 namespace tessera::systolic::scalesim {
 
 OperandMatrices buildOperandMatrices(const Layer &layer, const Config &config) {
   OperandMatrices mats;
   mats.m = layer.gemmM(), mats.n = layer.gemmN(), mats.k = layer.gemmK();
-  const int64_t m = mats.m, n = mats.n, k = mats.k;
-  const int64_t ofmapWidth = layer.ofmapWidth(), channels = layer.channels;
-  const int64_t windowRow = layer.filterWidth * channels; // window elements per filter row
-
-  mats.ifmap.resize(size_t(m * k));
-  for (int64_t px = 0; px < m; ++px) {
-    const int64_t top = (px / ofmapWidth) * layer.strideHeight, left = (px % ofmapWidth) * layer.strideWidth;
-    const int64_t windowAddr = (top * layer.ifmapWidth + left) * channels;
-    int64_t *row = &mats.ifmap[size_t(px * k)];
-    for (int64_t j = 0; j < k; ++j) {
-      const int64_t dy = j / windowRow, rest = j % windowRow, dx = rest / channels, ch = rest % channels;
-      const bool inside = top + dy < layer.ifmapHeight && left + dx < layer.ifmapWidth;
-      row[j] = inside ? (dy * layer.ifmapWidth + dx) * channels + ch + windowAddr + config.ifmapOffset : -1;
-    }
-  }
-  mats.filter.resize(size_t(k * n));
-  for (int64_t i = 0; i < k; ++i)
-    for (int64_t j = 0; j < n; ++j) mats.filter[size_t(i * n + j)] = j * k + i + config.filterOffset;
-  mats.ofmap.resize(size_t(m * n));
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) mats.ofmap[size_t(i * n + j)] = n * i + j + config.ofmapOffset;
-
+  mats.ifmapOffset = config.ifmapOffset, mats.filterOffset = config.filterOffset;
+  mats.ofmapOffset = config.ofmapOffset;
   mats.ifmapFirst = config.ifmapOffset;
-  mats.ifmapEnd = config.ifmapOffset + layer.ifmapHeight * layer.ifmapWidth * channels;
+  mats.ifmapEnd = config.ifmapOffset + layer.ifmapHeight * layer.ifmapWidth * layer.channels;
   mats.filterFirst = config.filterOffset;
-  mats.filterEnd = config.filterOffset + k * n;
+  mats.filterEnd = config.filterOffset + mats.k * mats.n;
+  mats.filterDistinct = mats.k * mats.n;
+  mats.ifmapDistinct = mats.m * mats.k;
+  // A is affine when output pixel i reads the K words from i * K on: a window as wide as the ifmap and one row high
+  // moving a row at a time (a GEMM row), or a 1 x 1 window moving a pixel at a time.
+  const bool unitStride = layer.strideHeight == 1 && layer.strideWidth == 1;
+  const bool rowWindow = layer.filterHeight == 1 && layer.filterWidth == layer.ifmapWidth && layer.strideHeight == 1;
+  const bool pixelWindow = layer.filterHeight == 1 && layer.filterWidth == 1 && unitStride;
+  if (rowWindow || pixelWindow) return mats;
+
+  const int64_t k = mats.k, ofmapWidth = layer.ofmapWidth(), channels = layer.channels;
+  mats.ifmap.resize(size_t(mats.m * k));
+  int64_t *out = mats.ifmap.data();
+  // Windows overlap (and may run off the ifmap): count the ifmap elements some window reads.
+  std::vector<uint8_t> read(size_t(mats.ifmapEnd - mats.ifmapFirst), 0);
+  for (int64_t px = 0; px < mats.m; ++px) {
+    const int64_t top = (px / ofmapWidth) * layer.strideHeight, left = (px % ofmapWidth) * layer.strideWidth;
+    for (int64_t dy = 0; dy < layer.filterHeight; ++dy)
+      for (int64_t dx = 0; dx < layer.filterWidth; ++dx) {
+        const bool inside = top + dy < layer.ifmapHeight && left + dx < layer.ifmapWidth;
+        const int64_t pixel = ((top + dy) * layer.ifmapWidth + left + dx) * channels + config.ifmapOffset;
+        for (int64_t ch = 0; ch < channels; ++ch) *out++ = inside ? pixel + ch : -1;
+        if (inside) std::fill_n(&read[size_t(pixel - config.ifmapOffset)], channels, uint8_t(1));
+      }
+  }
+  mats.ifmapDistinct = std::count(read.begin(), read.end(), uint8_t(1));
   return mats;
 }
 

@@ -18,11 +18,24 @@ void WriteBuffer::closeLine() {
   inLine_ = 0;
 }
 
+void WriteBuffer::store(int64_t words) {
+  inLine_ += words;
+  for (; inLine_ >= bandwidth_; inLine_ -= bandwidth_) lineFill_.push_back(int32_t(bandwidth_));
+  freeWords_ -= words;
+}
+
 int64_t WriteBuffer::serve(size_t n, int64_t cycle) {
   int64_t now = cycle;
-  for (size_t i = 0; i < n; ++i) {
-    if (++inLine_ == bandwidth_) closeLine();
-    --freeWords_;
+  for (int64_t left = int64_t(n); left > 0;) {
+    // Writes that change nothing but the fill go in at once: while a drain is under way, those that leave a word
+    // free; otherwise those that keep the SRAM at or under its drain half.
+    const int64_t quiet = std::min(left, std::max<int64_t>(0, now < drainEnd_ ? freeWords_ - 1
+                                                                                 : freeWords_ - activeWords_));
+    store(quiet);
+    left -= quiet;
+    if (left == 0) break;
+    store(1);
+    --left;
     if (now < drainEnd_) {
       if (freeWords_ <= 0) now = drainEnd_; // full: wait for the drain under way
     } else if (freeWords_ < activeWords_) {

@@ -18,22 +18,53 @@ namespace tessera::systolic::scalesim {
 
 enum Operand { kIfmap = 0, kFilter = 1, kOfmap = 2 };
 
-/// One operand's demand in one fold: data row r of the block (r in [rowLo, rows)), column c (c < cols) is
-/// element `base + r * rowStride + c * colStride` of its matrix; it is wanted on line `prefix + r` of the fold,
-/// plus c when the block is skewed.
+/// One operand's demand in one fold: data row r of the block (r in [rowLo, rows)), column c (c < cols) is wanted
+/// on line `prefix + r` of the fold, plus c when the block is skewed. Its address is `matrix[i]` (-1: none) for
+/// i = base + r * rowStride + c * colStride, or `i + offset` itself when there is no table (the operand is affine).
 struct Stream {
   const int64_t *matrix = nullptr;
-  int64_t base = 0, rowStride = 0, colStride = 0;
+  int64_t base = 0, rowStride = 0, colStride = 0, offset = 0;
   int64_t prefix = 0, rowLo = 0, rows = 0, cols = 0;
   bool skewed = false;
   int64_t width = 0; ///< the array's rows or columns the operand enters along, empty slots included
 
   /// The address wanted on fold line `line` in column c, or -1.
   int64_t at(int64_t line, int64_t c) const;
-  /// Appends the addresses wanted on fold line `line`, in the order of the array's columns (SCALE-Sim's order),
-  /// leaving out the empty slots. Returns how many it appended.
-  int64_t appendLine(int64_t line, std::vector<int64_t> &out) const;
+  /// Writes the addresses wanted on fold line `line` to `out` (room for `width`), in the order of the array's
+  /// columns (SCALE-Sim's order), leaving out the empty slots; returns how many.
+  int64_t line(int64_t line, int64_t *out) const;
+  /// How many addresses line(`line`) gives, for an operand without a table.
+  int64_t count(int64_t line) const;
+  /// Whether line(`line`) gives any address.
+  bool any(int64_t line) const;
+  /// Calls visit(address) for each address line(`line`) gives, in order; returns how many.
+  template <typename Visit> int64_t forEach(int64_t line, Visit &&visit) const;
+
+private:
+  /// The columns [lo, hi) a skewed block fills on `line`, or all of them for a stationary block's data rows.
+  void columns(int64_t line, int64_t &lo, int64_t &hi) const;
+  /// The index of line `line`'s column `lo` and the step from one column to the next.
+  int64_t indexOf(int64_t line, int64_t lo) const {
+    return base + (line - prefix - (skewed ? lo : 0)) * rowStride + lo * colStride;
+  }
+  int64_t step() const { return colStride - (skewed ? rowStride : 0); } // a column right is a row up, skewed
 };
+
+template <typename Visit> int64_t Stream::forEach(int64_t line, Visit &&visit) const {
+  int64_t lo = 0, hi = 0;
+  columns(line, lo, hi);
+  if (hi <= lo) return 0;
+  int64_t i = indexOf(line, lo);
+  const int64_t d = step();
+  if (!matrix) {
+    for (int64_t c = lo; c < hi; ++c, i += d) visit(i + offset);
+    return hi - lo;
+  }
+  int64_t n = 0;
+  for (int64_t c = lo; c < hi; ++c, i += d)
+    if (const int64_t v = matrix[i]; v != -1) visit(v), ++n;
+  return n;
+}
 
 struct Fold {
   std::array<Stream, 3> streams; ///< indexed by Operand

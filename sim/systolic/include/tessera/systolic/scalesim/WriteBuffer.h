@@ -28,6 +28,8 @@ public:
 
 private:
   void closeLine();
+  /// Packs `words` writes into lines.
+  void store(int64_t words);
   /// Drains up to one drain buffer's lines from `cycle`; returns the cycle of the last.
   int64_t drain(int64_t cycle);
 
