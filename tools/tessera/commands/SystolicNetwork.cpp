@@ -37,8 +37,8 @@ void checkLimits(const Config &config, const Topology &topo, const std::string &
                                    operandWords(layer) * 8 >> 30),
                        where, "split the layer, or simulate it with --gemm M,N,K --model fold");
     if (!trace) continue;
-    const int64_t R = config.rows, C = config.cols;
-    const int64_t fields = (layer.gemmM() + layer.gemmN() + layer.gemmK() + 2 * (R + C)) * (R + 2 * C);
+    // A line per cycle in each of the three traces, a field per array row or column it enters along.
+    const int64_t fields = demandLines(config, layer) * (config.rows + 2 * config.cols);
     if (fields > kMaxTraceFields)
       throw LimitError(fmt::format("--trace: layer '{}' would write about {} million trace fields", layer.name,
                                    fields >> 20),

@@ -104,6 +104,17 @@ int64_t operandWords(const Layer &layer) {
   return layer.gemmM() * layer.gemmK() + layer.gemmK() * layer.gemmN() + layer.gemmM() * layer.gemmN();
 }
 
+int64_t demandLines(const Config &config, const Layer &layer) {
+  const int64_t m = layer.gemmM(), n = layer.gemmN(), k = layer.gemmK(), R = config.rows, C = config.cols;
+  auto folds = [&](int64_t sr, int64_t sc) { return ((sr + R - 1) / R) * ((sc + C - 1) / C); };
+  switch (config.dataflow) {
+  case Dataflow::WeightStationary: return folds(k, n) * (2 * R + C + m - 2);
+  case Dataflow::OutputStationary: return folds(m, n) * (R + C + k - 2);
+  case Dataflow::InputStationary: return folds(k, m) * (2 * R + C + n - 2);
+  }
+  return 0;
+}
+
 LayerReport simulateLayer(const Config &config, const Layer &layer, SramTraces *traces) {
   const OperandMatrices mats = buildOperandMatrices(layer, config);
   const FoldPlan plan(config, mats);

@@ -45,7 +45,10 @@ struct SramTraces {
 /// Simulates one layer; `traces`, when given, receives its SRAM traces.
 LayerReport simulateLayer(const Config &config, const Layer &layer, SramTraces *traces = nullptr);
 
-/// How many words the three operand matrices of a layer take (the memory a run needs is about 8 bytes each).
+/// How many words the three operand matrices of a layer take (the memory a run needs is at most 8 bytes each).
 int64_t operandWords(const Layer &layer);
+
+/// The lines of the layer's demand (its stall-free cycles): one line of each SRAM trace per cycle.
+int64_t demandLines(const Config &config, const Layer &layer);
 
 } // namespace tessera::systolic::scalesim
