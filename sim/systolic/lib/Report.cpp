@@ -1,10 +1,22 @@
 #include "tessera/systolic/Report.h"
 
+#include "tessera/systolic/scalesim/GemmRun.h"
+
 #include <fmt/format.h>
 
 namespace tessera::systolic {
 
-std::string toText(const ArrayConfig &config, const Gemm &gemm, const Result &result) {
+namespace {
+
+std::string skippedReason(const ArrayConfig &config, const Gemm &gemm) {
+  return fmt::format("not run: {} cycles to simulate one by one (the limit is 2^26)",
+                     scalesim::demandLines(scalesim::calcConfig(config), scalesim::gemmLayer(gemm)));
+}
+
+} // namespace
+
+std::string toText(const ArrayConfig &config, const Gemm &gemm, const Result &result,
+                   const std::optional<scalesim::LayerReport> &scalesim) {
   const Mapping &mp = result.mapping;
   std::string out;
   out += fmt::format("{}x{} systolic array, {} ({}); GEMM M={} N={} K={}; {} model\n", config.rows, config.cols,
@@ -16,9 +28,10 @@ std::string toText(const ArrayConfig &config, const Gemm &gemm, const Result &re
                      mp.cyclesPerFold, foldCycleFormula(config.dataflow));
   out += fmt::format("compute     {} cycles, {} MACs, utilization {:.2f}%, mapping efficiency {:.2f}%\n",
                      result.computeCycles, result.macs, 100 * result.utilization, 100 * result.mappingEfficiency);
-  out += fmt::format("accesses    {:>12} {:>12} {:>12} {:>12}   (elements; SRAM {}/{}/{} KiB)\n", "SRAM reads",
+  out += fmt::format("accesses    {:>12} {:>12} {:>12} {:>12}   (elements; SRAM {}/{}/{} KiB{})\n", "SRAM reads",
                      "SRAM writes", "DRAM reads", "DRAM writes", config.sramKiB[0], config.sramKiB[1],
-                     config.sramKiB[2]);
+                     config.sramKiB[2],
+                     config.sramKiB == kDefaultSramKiB ? ", SCALE-Sim's google.cfg: --sram-kib I,F,O for yours" : "");
   auto row = [&](std::string_view name, const OperandTraffic &t) {
     out += fmt::format("  {:<9} {:>12} {:>12} {:>12} {:>12}\n", name, t.sramReads, t.sramWrites, t.dramReads,
                        t.dramWrites);
@@ -26,17 +39,22 @@ std::string toText(const ArrayConfig &config, const Gemm &gemm, const Result &re
   row("ifmap A", result.ifmap);
   row("filter B", result.filter);
   row("ofmap C", result.ofmap);
-  ScaleSimReport s = toScaleSimReport(config, gemm, result);
-  out += fmt::format("SCALE-Sim   Total Cycles {}, Overall Util {:.2f}%, Compute Util {:.2f}%, SRAM OFMAP Writes {}"
-                     " (its conventions: docs/systolic.md)\n",
-                     s.totalCycles, s.overallUtilPct, s.computeUtilPct, s.ofmapSramWrites);
+  if (scalesim) {
+    const scalesim::LayerReport &s = *scalesim;
+    out += fmt::format("SCALE-Sim   v3 CALC: Total Cycles {} ({} incl. prefetch), Overall Util {:.2f}%, Compute Util "
+                       "{:.2f}%, SRAM OFMAP Writes {}, DRAM OFMAP Writes {} (its conventions: docs/systolic.md)\n",
+                       s.totalCycles, s.totalCyclesWithPrefetch, s.overallUtilPct, s.computeUtilPct,
+                       s.ofmapSram.count, s.ofmapDram.count);
+  } else {
+    out += fmt::format("SCALE-Sim   {}\n", skippedReason(config, gemm));
+  }
   if (result.valuesChecked) out += "values      every element of C equals the reference product\n";
   return out;
 }
 
-nlohmann::json toJson(const ArrayConfig &config, const Gemm &gemm, const Result &result) {
+nlohmann::json toJson(const ArrayConfig &config, const Gemm &gemm, const Result &result,
+                      const std::optional<scalesim::LayerReport> &scalesim) {
   const Mapping &mp = result.mapping;
-  ScaleSimReport s = toScaleSimReport(config, gemm, result);
   nlohmann::json j = {
       {"ok", true},
       {"array", {{"rows", config.rows}, {"cols", config.cols}}},
@@ -62,18 +80,15 @@ nlohmann::json toJson(const ArrayConfig &config, const Gemm &gemm, const Result 
       {"filter_dram_reads", result.filter.dramReads},
       {"ofmap_dram_writes", result.ofmap.dramWrites},
       {"sram_kib", {{"ifmap", config.sramKiB[0]}, {"filter", config.sramKiB[1]}, {"ofmap", config.sramKiB[2]}}},
-      {"scalesim",
-       {{"total_cycles", s.totalCycles},
-        {"overall_util_pct", s.overallUtilPct},
-        {"mapping_efficiency_pct", s.mappingEfficiencyPct},
-        {"compute_util_pct", s.computeUtilPct},
-        {"ifmap_sram_reads", s.ifmapSramReads},
-        {"filter_sram_reads", s.filterSramReads},
-        {"ofmap_sram_writes", s.ofmapSramWrites},
-        {"ifmap_dram_reads", s.ifmapDramReads},
-        {"filter_dram_reads", s.filterDramReads},
-        {"ofmap_dram_writes", s.ofmapDramWrites}}},
   };
+  if (scalesim) {
+    j["scalesim"] = scalesim::scaleSimColumns(*scalesim);
+    j["scalesim"]["version"] = "3.0.0";
+    j["scalesim"]["InterfaceBandwidth"] = "CALC";
+  } else {
+    j["scalesim"] = nullptr;
+    j["scalesim_skipped"] = skippedReason(config, gemm);
+  }
   if (result.model == "pe") j["values_checked"] = result.valuesChecked;
   return j;
 }

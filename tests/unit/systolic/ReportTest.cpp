@@ -3,6 +3,7 @@
 #include "tessera/systolic/Model.h"
 #include "tessera/systolic/Report.h"
 #include "tessera/systolic/Wavefront.h"
+#include "tessera/systolic/scalesim/GemmRun.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +19,7 @@ ArrayConfig array(int64_t rows, int64_t cols, Dataflow dataflow) {
 TEST(Report, JsonHasTheCountsScriptsRead) {
   ArrayConfig config = array(4, 4, Dataflow::OutputStationary);
   Gemm g{8, 8, 8};
-  nlohmann::json j = toJson(config, g, runPeModel(config, g));
+  nlohmann::json j = toJson(config, g, runPeModel(config, g), scalesim::scaleSimGemm(config, g));
   EXPECT_EQ(j["compute_cycles"], 56);
   EXPECT_EQ(j["model"], "pe");
   EXPECT_EQ(j["dataflow"], "os");
@@ -33,20 +34,31 @@ TEST(Report, JsonHasTheCountsScriptsRead) {
   EXPECT_EQ(j["mapping"]["time"], "K");
   EXPECT_EQ(j["folds"]["total"], 4);
   EXPECT_EQ(j["values_checked"], true);
-  // SCALE-Sim's conventions: last cycle's index; os adds rows + cols per fold to the ofmap writes.
-  EXPECT_EQ(j["scalesim"]["total_cycles"], 55);
-  EXPECT_EQ(j["scalesim"]["ofmap_sram_writes"], 64 + 4 * 8);
+  // SCALE-Sim v3 under its own names and conventions: last cycle's index; os adds rows + cols per fold to the
+  // ofmap writes (tests/unit/systolic/scalesim3/cases/calc-os-4x4-gemm-8x8x8 has the same numbers).
+  EXPECT_EQ(j["scalesim"]["Total Cycles"], 55);
+  EXPECT_EQ(j["scalesim"]["SRAM OFMAP Writes"], 64 + 4 * 8);
+  EXPECT_EQ(j["scalesim"]["version"], "3.0.0");
+}
+
+TEST(Report, ScaleSimIsSkippedNotGuessedWhenTooLongToRun) {
+  ArrayConfig config = array(4, 4, Dataflow::WeightStationary);
+  Gemm g{1 << 20, 1 << 12, 1 << 12}; // 2^16 folds of 2^20 cycles: the fold model's business alone
+  nlohmann::json j = toJson(config, g, runFoldModel(config, g), scalesim::scaleSimGemm(config, g));
+  EXPECT_TRUE(j["scalesim"].is_null());
+  EXPECT_NE(j["scalesim_skipped"].get<std::string>().find("cycles to simulate one by one"), std::string::npos);
 }
 
 TEST(Report, TextNamesTheMappingAndTheFolds) {
   ArrayConfig config = array(128, 128, Dataflow::WeightStationary);
   Gemm g{1024, 1024, 1024};
-  std::string text = toText(config, g, runFoldModel(config, g));
+  std::string text = toText(config, g, runFoldModel(config, g), scalesim::scaleSimGemm(config, g));
   EXPECT_NE(text.find("128x128 systolic array, weight stationary (ws)"), std::string::npos) << text;
   EXPECT_NE(text.find("rows <- K=1024, cols <- N=1024, time <- M=1024"), std::string::npos) << text;
   EXPECT_NE(text.find("8 row x 8 col = 64, 1406 cycles each (2R + C + T - 2)"), std::string::npos) << text;
   EXPECT_NE(text.find("89984 cycles"), std::string::npos) << text;
   EXPECT_NE(text.find("Total Cycles 89983"), std::string::npos) << text;
+  EXPECT_NE(text.find("SCALE-Sim's google.cfg: --sram-kib I,F,O for yours"), std::string::npos) << text;
 }
 
 TEST(Wavefront, FrameShowsOneCharacterPerPe) {

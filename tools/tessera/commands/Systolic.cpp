@@ -11,6 +11,7 @@
 #include "tessera/systolic/Model.h"
 #include "tessera/systolic/Report.h"
 #include "tessera/systolic/Wavefront.h"
+#include "tessera/systolic/scalesim/GemmRun.h"
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -148,12 +149,13 @@ int systolicCommand(const std::vector<std::string> &args) {
     svgFile << recorder.svg(config, gemm, result);
     if (!svgFile.flush()) throw InputError(fmt::format("--svg: cannot write '{}'", o.svg));
   }
+  const std::optional<systolic::scalesim::LayerReport> scalesim = systolic::scalesim::scaleSimGemm(config, gemm);
   if (o.json) {
-    nlohmann::json j = systolic::toJson(config, gemm, result);
+    nlohmann::json j = systolic::toJson(config, gemm, result, scalesim);
     if (!o.svg.empty()) j["svg"] = o.svg;
     fmt::print("{}\n", jsonText(j, 2));
   } else {
-    fmt::print("{}", systolic::toText(config, gemm, result));
+    fmt::print("{}", systolic::toText(config, gemm, result, scalesim));
     if (!o.svg.empty()) fmt::print("svg         {}\n", o.svg);
   }
   return kOk;

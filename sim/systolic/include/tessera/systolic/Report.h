@@ -3,17 +3,23 @@
 /// A Result as text (`tessera systolic`) and as JSON (`--json`).
 
 #include "tessera/systolic/Result.h"
+#include "tessera/systolic/scalesim/LayerRun.h"
 
 #include <nlohmann/json.hpp>
+
+#include <optional>
 #include <string>
 
 namespace tessera::systolic {
 
-std::string toText(const ArrayConfig &config, const Gemm &gemm, const Result &result);
+/// `scalesim`: what SCALE-Sim v3 reports for the same GEMM (scalesim/GemmRun.h), when it was run.
+std::string toText(const ArrayConfig &config, const Gemm &gemm, const Result &result,
+                   const std::optional<scalesim::LayerReport> &scalesim);
 
 /// Keys: array, dataflow, gemm, model, mapping, folds, compute_cycles, macs, utilization, mapping_efficiency,
-/// {ifmap,filter}_{sram,dram}_reads, ofmap_{sram,dram}_writes, sram_kib, scalesim (toScaleSimReport), and
-/// values_checked for the PE model.
-nlohmann::json toJson(const ArrayConfig &config, const Gemm &gemm, const Result &result);
+/// {ifmap,filter}_{sram,dram}_reads, ofmap_{sram,dram}_writes, sram_kib, scalesim (SCALE-Sim v3's report under its
+/// column names, or null with scalesim_skipped saying why), and values_checked for the PE model.
+nlohmann::json toJson(const ArrayConfig &config, const Gemm &gemm, const Result &result,
+                      const std::optional<scalesim::LayerReport> &scalesim);
 
 } // namespace tessera::systolic

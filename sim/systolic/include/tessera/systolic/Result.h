@@ -35,21 +35,4 @@ struct Result {
   bool valuesChecked = false;
 };
 
-/// The numbers SCALE-Sim 2.0.2 prints for the same array, GEMM and SRAM sizes (COMPUTE_REPORT.csv and
-/// DETAILED_ACCESS_REPORT.csv in CALC mode), derived from a Result. Three follow conventions of SCALE-Sim's own
-/// (docs/systolic.md, "Where the counts differ"):
-///  - Total Cycles is the index of the last cycle, computeCycles - 1;
-///  - Compute Util averages per-fold ratios whose ws/is fold length is counted cols - 1 cycles longer;
-///  - os SRAM OFMAP Writes adds rows + cols per fold to the M * N outputs.
-/// DRAM OFMAP Writes can also exceed ours when the ofmap SRAM drains while the array runs (padding of partly
-/// filled write lines is counted as data); that one depends on SCALE-Sim's buffer timing and is not derived here.
-struct ScaleSimReport {
-  int64_t totalCycles = 0;
-  double overallUtilPct = 0, mappingEfficiencyPct = 0, computeUtilPct = 0;
-  int64_t ifmapSramReads = 0, filterSramReads = 0, ofmapSramWrites = 0;
-  int64_t ifmapDramReads = 0, filterDramReads = 0, ofmapDramWrites = 0;
-};
-
-ScaleSimReport toScaleSimReport(const ArrayConfig &config, const Gemm &gemm, const Result &result);
-
 } // namespace tessera::systolic
