@@ -155,6 +155,14 @@ def cases():
     for array, sram, mnk in [((8, 8), (1, 1, 1), (100, 60, 70)), ((4, 4), (2, 3, 1), (40, 300, 20))]:
         for df in DATAFLOWS:
             out.append(gemm_case("CALC", df, array, mnk, sram))
+    # An operand read more often than its active window holds but small enough to fit it: every read after the
+    # first pass hits (Tessera stops consulting the buffer there; these check that it may).
+    for df in DATAFLOWS:
+        out.append(gemm_case("CALC", df, (8, 8), (64, 64, 64), sram=(16, 16, 8)))
+    # Conv layers of a 1 KiB ifmap SRAM (a table ifmap that is fetched again) and a 1 x 1 stride 2 layer.
+    for df in DATAFLOWS:
+        out.append(conv_case("CALC", df, (8, 8), (14, 14, 3, 3, 8, 16, 2), sram=(1, 4, 4)))
+        out.append(conv_case("CALC", df, (8, 8), (15, 15, 1, 1, 8, 16, 2)))
     # Convolutions: 3x3 stride 1 and 2, 1x1, 7x7 stride 2 on a 14x14x8 ifmap to 16 filters.
     for array, layer in [((8, 8), (14, 14, 3, 3, 8, 16, 1)), ((16, 16), (14, 14, 3, 3, 8, 16, 2)),
                          ((8, 8), (14, 14, 1, 1, 8, 16, 1)), ((16, 16), (14, 14, 7, 7, 8, 16, 2))]:
