@@ -133,7 +133,9 @@ private:
             if (in.valid) in.value = stationary(blockRow, j);
           }
           loadNext[at(i, j)] = in;
-          setActivity(i, j, in.token ? PeActivity::Load : PeActivity::Idle);
+          // What the register holds: a weight of this GEMM, a bubble (a column outside the slice, or a row of
+          // the block beyond the GEMM's K on its way to the bottom rows) or, below the first token, nothing.
+          setActivity(i, j, !in.token ? PeActivity::Idle : in.valid ? PeActivity::Load : PeActivity::Bubble);
         }
       std::swap(load, loadNext);
       endCycle();

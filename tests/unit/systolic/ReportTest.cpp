@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <regex>
+
 namespace tessera::systolic {
 namespace {
 
@@ -89,6 +92,129 @@ TEST(Wavefront, SvgDrawsTheArrayAndTheRun) {
   EXPECT_NE(svg.find("<title>PE (0, 0): cycle 4</title>"), std::string::npos); // R cycles of loading first
   EXPECT_NE(svg.find("<title>PE (3, 5): cycle 12</title>"), std::string::npos); // R + i + j
   EXPECT_NE(svg.find("<polyline"), std::string::npos);
+}
+
+/// A label of the SVG and its box, estimated as the layout estimates it (labelWidth, kLabel*Em).
+struct Label {
+  std::string body;
+  double left = 0, right = 0, top = 0, bottom = 0;
+};
+
+std::vector<Label> labels(const std::string &svg, double *width = nullptr, double *height = nullptr) {
+  std::smatch root;
+  static const std::regex rootRe(R"re(<svg [^>]*width="([0-9.]+)" height="([0-9.]+)"[^>]*font-size="([0-9.]+)")re");
+  EXPECT_TRUE(std::regex_search(svg, root, rootRe));
+  if (root.empty()) return {};
+  if (width) *width = std::stod(root[1]);
+  if (height) *height = std::stod(root[2]);
+  const double rootSize = std::stod(root[3]);
+  std::vector<Label> out;
+  std::regex textRe(R"re(<text ([^>]*)>([^<]*)</text>)re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), textRe); it != std::sregex_iterator(); ++it) {
+    const std::string attrs = (*it)[1], body = (*it)[2];
+    auto attr = [&](const char *name) {
+      std::smatch m;
+      return std::regex_search(attrs, m, std::regex(std::string("(^| )") + name + R"re(="([^"]*)")re")) ? m[2].str()
+                                                                                                     : std::string();
+    };
+    const double x = std::stod(attr("x")), y = std::stod(attr("y"));
+    const double size = attr("font-size").empty() ? rootSize : std::stod(attr("font-size"));
+    const double w = labelWidth(body, size, attr("font-weight") == "bold");
+    const std::string anchor = attr("text-anchor");
+    Label l;
+    l.body = body;
+    l.left = anchor == "end" ? x - w : anchor == "middle" ? x - w / 2 : x;
+    l.right = l.left + w;
+    l.top = y - kLabelAscentEm * size, l.bottom = y + kLabelDescentEm * size;
+    out.push_back(l);
+  }
+  return out;
+}
+
+std::string svgOf(const ArrayConfig &config, const Gemm &g) {
+  WavefrontRecorder recorder;
+  PeModelOptions options;
+  options.observer = std::ref(recorder);
+  Result r = runPeModel(config, g, options);
+  return recorder.svg(config, g, r);
+}
+
+// Reported on a 4x4 array: the two panels' headings overprinted each other.
+TEST(Wavefront, SvgLabelsNeverOverlap) {
+  struct Case {
+    int64_t rows, cols;
+    Dataflow dataflow;
+    Gemm gemm;
+  };
+  for (const Case &c : {Case{1, 1, Dataflow::WeightStationary, {1, 1, 1}},
+                        Case{1, 1, Dataflow::OutputStationary, {3, 2, 40}},
+                        Case{4, 4, Dataflow::WeightStationary, {8, 8, 8}},
+                        Case{4, 4, Dataflow::OutputStationary, {6, 4, 5}},
+                        Case{2, 16, Dataflow::InputStationary, {40, 9, 5}},
+                        Case{16, 2, Dataflow::WeightStationary, {7, 5, 33}},
+                        Case{32, 32, Dataflow::OutputStationary, {64, 64, 64}},
+                        Case{32, 32, Dataflow::WeightStationary, {1000, 100, 70}}}) {
+    ArrayConfig config = array(c.rows, c.cols, c.dataflow);
+    std::string svg = svgOf(config, c.gemm);
+    double width = 0, height = 0;
+    std::vector<Label> ls = labels(svg, &width, &height);
+    SCOPED_TRACE(::testing::Message() << c.rows << "x" << c.cols << " " << shortName(c.dataflow));
+    ASSERT_GE(ls.size(), 10u);
+    for (size_t a = 0; a < ls.size(); ++a) {
+      EXPECT_TRUE(ls[a].left >= 0 && ls[a].right <= width && ls[a].top >= 0 && ls[a].bottom <= height)
+          << "'" << ls[a].body << "' runs off the " << width << "x" << height << " picture";
+      for (size_t b = a + 1; b < ls.size(); ++b) {
+        bool overlap = ls[a].left < ls[b].right && ls[b].left < ls[a].right && ls[a].top < ls[b].bottom &&
+                       ls[b].top < ls[a].bottom;
+        EXPECT_FALSE(overlap) << "'" << ls[a].body << "' [" << ls[a].left << ", " << ls[a].right << "] x ["
+                              << ls[a].top << ", " << ls[a].bottom << "] overlaps '" << ls[b].body << "' ["
+                              << ls[b].left << ", " << ls[b].right << "] x [" << ls[b].top << ", " << ls[b].bottom
+                              << "]";
+      }
+    }
+  }
+}
+
+// A PE outside the fold's slice never holds a weight of the GEMM: during the load it passes bubbles ('o'), as it
+// does while the ifmap streams, and only PEs that end up holding a weight show 'w'. 4x4 ws, GEMM M=8 N=3 K=6:
+// two row folds (K = 4 + 2), the last column unused in both.
+TEST(Wavefront, OnlyWeightsOfTheGemmLoad) {
+  ArrayConfig config = array(4, 4, Dataflow::WeightStationary);
+  Gemm g{8, 3, 6};
+  std::vector<std::vector<std::string>> load(2); // the load cycles' frames of each fold
+  PeModelOptions options;
+  options.observer = [&](const CycleView &v) {
+    if (v.foldCycle < v.rows) load[size_t(v.fold)].push_back(renderFrame(v));
+  };
+  runPeModel(config, g, options);
+  auto grid = [](const std::string &frame) { return frame.substr(frame.find("+\n") + 2); };
+  auto count = [&](const std::vector<std::string> &frames, char c) { // in the PEs, not the header line
+    size_t n = 0;
+    for (const std::string &f : frames) {
+      std::string g = grid(f);
+      n += size_t(std::count(g.begin(), g.end(), c));
+    }
+    return n;
+  };
+  ASSERT_EQ(load[0].size(), 4u);
+  ASSERT_EQ(load[1].size(), 4u);
+  // Fold 1: the block's rows shift down from the top; column 3 passes bubbles.
+  EXPECT_EQ(count(load[0], 'w'), size_t(3 + 6 + 9 + 12));
+  EXPECT_EQ(grid(load[0][3]), "  |wwwo|\n  |wwwo|\n  |wwwo|\n  |wwwo|\n  +----+\n");
+  // Fold 2 (K rows 4, 5): the block's last row goes in first, so the two padding rows pass down ahead of the
+  // weights and stay in rows 2 and 3, which hold no weight of this fold.
+  EXPECT_EQ(grid(load[1][0]), "  |oooo|\n  |....|\n  |....|\n  |....|\n  +----+\n");
+  EXPECT_EQ(grid(load[1][1]), "  |oooo|\n  |oooo|\n  |....|\n  |....|\n  +----+\n");
+  EXPECT_EQ(grid(load[1][2]), "  |wwwo|\n  |oooo|\n  |oooo|\n  |....|\n  +----+\n");
+  EXPECT_EQ(grid(load[1][3]), "  |wwwo|\n  |wwwo|\n  |oooo|\n  |oooo|\n  +----+\n");
+  EXPECT_EQ(count(load[1], 'w'), 9u);
+
+  // The SVG's snapshots of fold 1 (cycles 0, 3, 6, 10, 13, 17 of 18) colour the same PEs as loading.
+  std::string svg = svgOf(config, g);
+  size_t blue = 0;
+  for (size_t at = svg.find("fill=\"#74add1\""); at != std::string::npos; at = svg.find("fill=\"#74add1\"", at + 1))
+    ++blue;
+  EXPECT_EQ(blue, size_t(3 + 12));
 }
 
 } // namespace

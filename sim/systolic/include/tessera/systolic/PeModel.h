@@ -11,7 +11,10 @@
 /// still pass bubbles, so every fold takes the full array's fill and drain, as in SCALE-Sim. Outputs leave the
 /// bottom edge (ws, is; partial sums of K folds accumulate where they are written, as SCALE-Sim counts them: one
 /// write per element per fold, no read) or are written by each PE as its last MAC completes (os; the drain of
-/// results out of the array is not counted, as in SCALE-Sim).
+/// results out of the array is not counted, as in SCALE-Sim). So os writes C[m0+i][n0+j] in fold cycle
+/// T-1 + i + j, the first cycle it exists. SCALE-Sim's OFMAP demand writes it in T-1 + (R-1-i) + j: bottom row
+/// first, as a drain from the bottom edge would, but in a full fold before the lower rows' last MACs; the totals
+/// agree, and so do the per-cycle counts of full row folds, not those of partial ones.
 ///
 /// Cost: rows * cols * computeCycles PE updates at 100-200 million a second; a 32x32 array with a 64^3 GEMM
 /// takes about 4 ms (bench/SystolicBench.cpp).
@@ -28,9 +31,10 @@ namespace tessera::systolic {
 /// What one PE does in one cycle.
 enum class PeActivity : uint8_t {
   Idle,   ///< no token here
-  Load,   ///< a stationary value is shifting into place (ws, is)
+  Load,   ///< a stationary value of the GEMM is shifting into place (ws, is)
   Mac,    ///< a useful multiply-accumulate
-  Bubble, ///< a token passes, but this PE is outside the fold's slice of the GEMM
+  Bubble, ///< a bubble passes: the PE is outside the fold's slice of the GEMM, or (ws, is load) a padding row of
+          ///< a partial row fold is on its way to the bottom rows
 };
 
 /// One cycle of the array, for an observer (the animation, the SVG).

@@ -7,13 +7,21 @@
 #include "tessera/systolic/PeModel.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tessera::systolic {
 
 /// One cycle as text: a header line and one line per array row, a character per PE:
-/// '.' idle, 'w' loading a stationary value, '#' multiply-accumulate, 'o' bubble.
+/// '.' idle, 'w' loading a stationary value of the GEMM, '#' multiply-accumulate, 'o' bubble.
 std::string renderFrame(const CycleView &view);
+
+/// How the SVG's layout sizes a label without font metrics: each character kLabelCharEm of the font size wide
+/// (kLabelBoldCharEm bold; DejaVu Sans's digits, the widest characters of common sans-serif labels), the box from
+/// kLabelAscentEm above the baseline to kLabelDescentEm below. The layout keeps these boxes apart at every size.
+inline constexpr double kLabelCharEm = 0.64, kLabelBoldCharEm = 0.7, kLabelAscentEm = 0.8, kLabelDescentEm = 0.25;
+/// The estimated width of a label of `text` (UTF-8; characters, not bytes, count).
+double labelWidth(std::string_view text, double fontSize, bool bold = false);
 
 /// Records what the SVG needs; pass it (by reference, through std::ref) as the PE model's observer.
 class WavefrontRecorder {
