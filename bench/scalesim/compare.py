@@ -1,186 +1,174 @@
 #!/usr/bin/env python3
-"""Tessera's systolic-array model against SCALE-Sim on the same GEMMs, measured in one run (issue 9).
+"""`tessera systolic` against SCALE-Sim v3 on the same files, measured side by side in one run (issue 23).
 
     python3 bench/scalesim/compare.py [--tessera build/tools/tessera] [--quick]
 
-For every GEMM (1024^3 and the GEMMs of a BERT-base encoder layer at sequence length 128), array (128x128 and
-32x32) and dataflow (ws, os) it runs SCALE-Sim 2.0.2 (PyPI, in a virtual environment with pinned versions that
-this script creates, the same pins as tests/unit/systolic/gen_scalesim_table.py) in its stall-free mode
-(InterfaceBandwidth: CALC), and `tessera systolic ... --json`, and prints one table: compute cycles, utilisation,
-whether every per-operand SRAM and DRAM access count is identical, and the wall time and peak memory of each.
+Each workload is a SCALE-Sim configuration and topology file. SCALE-Sim 3.0.0 (PyPI, in the virtual environment
+with the pins of tests/unit/systolic/scalesim3/generate.py, made on first use) runs it in a fresh process, as its
+own `scalesim(...).run_scale()` with traces off, timed without the imports; then `tessera systolic -c CONFIG -t
+TOPOLOGY -p DIR` runs it, timed as a whole process (start-up included; best of three). The three report files
+each writes (COMPUTE_REPORT, BANDWIDTH_REPORT, DETAILED_ACCESS_REPORT) must be identical byte for byte.
 
-Tessera runs its default model (the PE-by-PE one for small enough GEMMs) and, where that is not already it, the
-fold model (closed form per fold, the same counts). "model x" is the fold model's speedup without Tessera's process start-up (the best `tessera --help` time of the run, mostly
-the dynamic loader mapping the LLVM library the CLI links for its compiler): what the model itself costs.
-
-Counts are compared as docs/systolic.md relates them: Tessera's "scalesim" section reproduces SCALE-Sim's report
-(Total Cycles is the index of the last cycle, Compute Util's ws/is fold length, os SRAM OFMAP Writes' rows + cols
-per fold); DRAM OFMAP Writes must equal SCALE-Sim's less the padding slots its write buffer drains as data, which
-the run counts the way the test generator does. Wall time: SCALE-Sim's run inside its own process (imports
-excluded); Tessera's whole process (start-up included). Peak memory: each process's maximum resident set.
+Workloads:
+  resnet50   bench/topologies/resnet50.csv (54 conv layers, 4.1 GMACs) on bench/topologies/google_calc.cfg
+             (128x128, ws, 6144/6144/2048 KiB, CALC): SCALE-Sim takes about 3 minutes. Not with --quick.
+  bert       the six GEMMs of a BERT-base encoder layer at sequence length 128 and a 1024^3 one (a gemm
+             topology), on 128x128 ws CALC and 32x32 os CALC (--quick: 128x128 without the 1024^3).
+  bert-user  the same GEMMs on 32x32 ws, 64/64/64 KiB, USER mode at 10 words/cycle: the stalls of a bandwidth-
+             limited interface (--quick: the two smallest).
+Prints the wall time and peak resident memory of each, the ratio, and whether the reports are identical; exits 1
+if any differ. The goal the issue sets: ResNet-50 at least 1000x faster than SCALE-Sim.
 """
 
 import argparse
-import json
+import filecmp
 import multiprocessing
 import os
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "tests", "unit", "systolic"))
-import gen_scalesim_table as gen  # noqa: E402  (the pins, the venv and one SCALE-Sim run)
+sys.path.insert(0, os.path.join(ROOT, "tests", "unit", "systolic", "scalesim3"))
+import generate as gen  # noqa: E402  (the pins, the venv, SCALE-Sim's file formats)
 
-ARRAYS = [(128, 128), (32, 32)]
-DATAFLOWS = ["ws", "os"]
+TOPOLOGIES = os.path.join(ROOT, "bench", "topologies")
 # BERT-base encoder layer (hidden 768, 12 heads of 64, FFN 3072), one sequence of 128 tokens: M x N x K.
-TRANSFORMER = [
-    ("qkv proj", 128, 2304, 768),
-    ("scores/head", 128, 128, 64),
-    ("context/head", 128, 64, 128),
-    ("out proj", 128, 768, 768),
-    ("ffn up", 128, 3072, 768),
-    ("ffn down", 128, 768, 3072),
-]
-GEMMS = [("1024^3", 1024, 1024, 1024)] + TRANSFORMER
+BERT = [("qkv_proj", 128, 2304, 768), ("scores_head", 128, 128, 64), ("context_head", 128, 64, 128),
+        ("out_proj", 128, 768, 768), ("ffn_up", 128, 3072, 768), ("ffn_down", 128, 768, 3072)]
+BIG = [("cube1024", 1024, 1024, 1024)]
 
 
-def scalesim_child(case, queue):
-    """One SCALE-Sim run in a fresh process: its numbers, wall time and peak resident memory."""
-    import scalesim  # noqa: F401  (imported before the clock starts)
+def workloads(quick, work):
+    """(name, config path, topology path, input type) for each run, writing the files it needs into `work`."""
+    out = []
+    if not quick:
+        out.append(("resnet50 128x128 ws CALC", os.path.join(TOPOLOGIES, "google_calc.cfg"),
+                    os.path.join(TOPOLOGIES, "resnet50.csv"), "conv"))
+
+    def gemm_workload(label, mode, df, array, sram, bw, layers):
+        case = gen.make_case(mode, df, array, sram, bw, "gemm", label, layers, False)
+        cfg = os.path.join(work, case["name"] + ".cfg")
+        topo = os.path.join(work, case["name"] + ".csv")
+        with open(cfg, "w") as f:
+            f.write(gen.config_text(case))
+        with open(topo, "w") as f:
+            f.write(gen.topology_text(case))
+        return (f"{label} {array[0]}x{array[1]} {df} {mode}", cfg, topo, "gemm")
+
+    out.append(gemm_workload("bert", "CALC", "ws", (128, 128), gen.GOOGLE_SRAM, None, BERT + ([] if quick else BIG)))
+    if not quick:
+        out.append(gemm_workload("bert", "CALC", "os", (32, 32), gen.GOOGLE_SRAM, None, BERT))
+    user = sorted(BERT, key=lambda g: g[1] * g[2] * g[3])[:2] if quick else BERT
+    out.append(gemm_workload("bert-user", "USER", "ws", (32, 32), (64, 64, 64), 10, user))
+    return out
+
+
+def scalesim_child(config, topology, input_type, out_dir, queue):
+    """One SCALE-Sim run in a fresh process: wall time (imports excluded) and peak resident memory."""
+    import contextlib
+    import io
+    from scalesim.scale_sim import scalesim as ScaleSim
+    layout = os.path.join(out_dir, "layout.csv")
+    with open(layout, "w") as f:
+        f.write("Layer name, IFMAP Height Intraline Factor,\n")  # header only: no custom layouts (generate.py)
     start = time.perf_counter()
-    numbers = gen.run_case(case)
-    seconds = time.perf_counter() - start
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    queue.put((numbers, seconds, peak_kib))
+    with contextlib.redirect_stdout(io.StringIO()):
+        sim = ScaleSim(save_disk_space=True, verbose=False, config=config, topology=topology, layout=layout,
+                       input_type_gemm=input_type == "gemm")
+        sim.run_scale(top_path=out_dir)
+    queue.put((time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
 
 
-def run_scalesim(case):
+def run_scalesim(config, topology, input_type, out_dir):
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.Queue()
-    proc = ctx.Process(target=scalesim_child, args=(case, queue))
+    proc = ctx.Process(target=scalesim_child, args=(config, topology, input_type, out_dir, queue))
     proc.start()
     result = queue.get()
     proc.join()
     return result
 
 
-def tessera_peak_kib(tessera, rows, cols, df, m, n, k, model=None):
-    """One `tessera systolic` process (its default model, or `model`): its JSON, wall time and peak resident memory
-    (from wait4)."""
-    cmd = [tessera, "systolic", "--rows", str(rows), "--cols", str(cols), "--dataflow", df,
-           "--gemm", f"{m},{n},{k}", "--json"] + (["--model", model] if model else [])
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"compare.py: {' '.join(cmd)} failed")
-    return json.loads(out), seconds, usage.ru_maxrss
-
-
-def startup_seconds(tessera):
-    """The best of five `tessera --help` runs: the process start-up every tessera command pays (loading the
-    shared libraries, LLVM's among them, that the CLI links for its compiler)."""
+def run_tessera(tessera, config, topology, input_type, out_dir):
+    """The whole `tessera systolic` process, best of three: wall time and peak resident memory (wait4)."""
     best = None
-    for _ in range(5):
+    for _ in range(3):
+        cmd = [tessera, "systolic", "-c", config, "-t", topology, "-i", input_type, "-p", out_dir]
         start = time.perf_counter()
-        subprocess.run([tessera, "--help"], stdout=subprocess.DEVNULL, check=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
-        best = seconds if best is None else min(best, seconds)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"compare.py: {' '.join(cmd)} failed: {err.decode(errors='replace')}")
+        best = (seconds, usage.ru_maxrss) if best is None or seconds < best[0] else best
     return best
 
 
-def compare_counts(ss, ours):
-    """Every count SCALE-Sim reports against Tessera's scalesim section; returns (all equal, [differences])."""
-    fields = [
-        ("total_cycles", "total_cycles"),
-        ("ifmap_sram_reads", "ifmap_sram_reads"),
-        ("filter_sram_reads", "filter_sram_reads"),
-        ("ofmap_sram_writes", "ofmap_sram_writes"),
-        ("ifmap_dram_reads", "ifmap_dram_reads"),
-        ("filter_dram_reads", "filter_dram_reads"),
-    ]
-    diffs = []
-    for theirs, mine in fields:
-        if int(ss[theirs]) != int(ours[mine]):
-            diffs.append(f"{theirs} {ss[theirs]} vs {ours[mine]}")
-    if int(ss["ofmap_dram_writes"]) - int(ss["ofmap_dram_padding"]) != int(ours["ofmap_dram_writes"]):
-        diffs.append(f"ofmap_dram_writes {ss['ofmap_dram_writes']} - padding {ss['ofmap_dram_padding']} vs "
-                     f"{ours['ofmap_dram_writes']}")
-    for theirs, mine in [("overall_util", "overall_util_pct"), ("compute_util", "compute_util_pct"),
-                         ("mapping_eff", "mapping_efficiency_pct")]:
-        if abs(float(ss[theirs]) - float(ours[mine])) > 1e-9 * max(1.0, abs(float(ss[theirs]))):
-            diffs.append(f"{theirs} {ss[theirs]} vs {ours[mine]}")
-    return not diffs, diffs
+def run_name(config):
+    with open(config) as f:
+        for line in f:
+            if line.strip().startswith("run_name"):
+                return line.split("=", 1)[1].strip()
+    raise SystemExit(f"compare.py: {config} has no run_name")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tessera", default=os.path.join(ROOT, "build", "tools", "tessera"))
-    parser.add_argument("--venv", default="/tmp/tessera-scalesim-venv", help="the pinned SCALE-Sim environment")
-    parser.add_argument("--quick", action="store_true", help="the 128x128 array and the small GEMMs only")
+    parser.add_argument("--venv", default=os.path.join(ROOT, "build", "scalesim3-venv"),
+                        help="the pinned SCALE-Sim environment")
+    parser.add_argument("--quick", action="store_true", help="small workloads only (no ResNet-50)")
     parser.add_argument("--in-venv", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not args.in_venv:
-        python = gen.ensure_venv(args.venv)
+        python = gen.ensure_venv(os.path.abspath(args.venv))
         forwarded = ["--tessera", os.path.abspath(args.tessera)] + (["--quick"] if args.quick else [])
         sys.exit(subprocess.call([python, os.path.abspath(__file__), "--in-venv", *forwarded]))
 
-    cases = []
-    for rows, cols in ARRAYS:
-        for name, m, n, k in GEMMS:
-            if args.quick and (rows, cols) != (128, 128) and m * n * k > 128 * 768 * 768:
-                continue
-            for df in DATAFLOWS:
-                cases.append((name, rows, cols, df, m, n, k))
-
-    print(f"SCALE-Sim {gen.SCALESIM_VERSION} (InterfaceBandwidth CALC) vs tessera systolic, the same GEMMs "
-          f"(M x N x K), one-byte words, SRAM {gen.DEFAULT_SRAM} KiB")
-    startup = startup_seconds(args.tessera)
-    header = (f"  {'gemm':<13} {'MxNxK':<15} {'array':<7} {'df':<3} {'cycles':>9} {'util%':>6} "
-              f"{'counts':<14} {'scalesim s':>10} {'tessera s':>12} {'speedup':>8} {'fold s':>7} {'speedup':>8} "
-              f"{'model x':>8} {'ss MiB':>7} {'ts MiB':>6}")
-    print(header)
-    worst_speedup = worst_model = worst_fold = None
+    print(f"SCALE-Sim {gen.SCALESIM_VERSION} vs tessera systolic -c -t, the same configuration and topology files")
+    print(f"  {'workload':<28} {'layers':>6} {'reports':<10} {'scalesim s':>10} {'tessera s':>9} {'speedup':>8} "
+          f"{'ss MiB':>7} {'ts MiB':>6}")
     all_identical = True
-    for name, rows, cols, df, m, n, k in cases:
-        ss, ss_seconds, ss_kib = run_scalesim((rows, cols, df, m, n, k, gen.DEFAULT_SRAM))
-        report, ts_seconds, ts_kib = tessera_peak_kib(args.tessera, rows, cols, df, m, n, k)
-        ours = report["scalesim"]
-        identical, diffs = compare_counts(ss, ours)
-        if report["model"] != "fold":  # the closed-form model gives the same counts (ModelAgreementTest): time it too
-            fold, fold_seconds, _ = tessera_peak_kib(args.tessera, rows, cols, df, m, n, k, "fold")
-            fold_identical, fold_diffs = compare_counts(ss, fold["scalesim"])
-            identical, diffs = identical and fold_identical, diffs + [f"fold: {d}" for d in fold_diffs]
-        else:
-            fold_seconds = ts_seconds
-        all_identical = all_identical and identical
-        speedup = ss_seconds / ts_seconds
-        worst_speedup = speedup if worst_speedup is None else min(worst_speedup, speedup)
-        fold_speedup = ss_seconds / fold_seconds
-        worst_fold = fold_speedup if worst_fold is None else min(worst_fold, fold_speedup)
-        model = ss_seconds / max(fold_seconds - startup, 1e-4)
-        worst_model = model if worst_model is None else min(worst_model, model)
-        padding = f"+{ss['ofmap_dram_padding']}p" if ss["ofmap_dram_padding"] else ""
-        print(f"  {name:<13} {f'{m}x{n}x{k}':<15} {f'{rows}x{cols}':<7} {df:<3} {report['compute_cycles']:>9} "
-              f"{100 * report['utilization']:>6.2f} {('identical' if identical else 'DIFFER') + padding:<14} "
-              f"{ss_seconds:>10.3f} {f'{ts_seconds:.4f} ' + report['model']:>12} {speedup:>7.0f}x "
-              f"{fold_seconds:>7.4f} {fold_speedup:>7.0f}x {model:>7.0f}x {ss_kib / 1024:>7.0f} {ts_kib / 1024:>6.1f}",
-              flush=True)
-        for d in diffs:
-            print(f"      {d}")
-    print(f"  every count identical: {'yes' if all_identical else 'NO'}; slowest speedup {worst_speedup:.0f}x with "
-          f"tessera's default model, {worst_fold:.0f}x with --model fold (goal >= 1000x: "
-          f"{'met' if worst_fold >= 1000 else 'NOT met'}); without tessera's {startup * 1000:.0f} ms process start-up "
-          f"(model x) at least {worst_model:.0f}x")
-    print("  tessera s: its default model (pe: PE by PE, cycle by cycle, for GEMMs small enough; fold: closed form "
-          "per fold); fold s: --model fold, the same counts")
-    print("  cycles: Tessera's compute cycles (SCALE-Sim's Total Cycles + 1); util%: MACs / (cycles x PEs); "
-          "+Np: SCALE-Sim's DRAM OFMAP Writes include N padding slots (docs/systolic.md)")
+    speedups = {}
+    work = tempfile.mkdtemp(prefix="tessera-scalesim-bench-")
+    try:
+        for name, config, topology, input_type in workloads(args.quick, work):
+            ss_dir, ts_dir = os.path.join(work, "ss"), os.path.join(work, "ts")
+            for d in (ss_dir, ts_dir):
+                shutil.rmtree(d, ignore_errors=True)
+                os.makedirs(d)
+            ss_seconds, ss_kib = run_scalesim(config, topology, input_type, ss_dir)
+            ts_seconds, ts_kib = run_tessera(args.tessera, config, topology, input_type, ts_dir)
+            run = run_name(config)
+            same = [filecmp.cmp(os.path.join(ss_dir, run, r), os.path.join(ts_dir, run, r), shallow=False)
+                    for r in gen.REPORTS]
+            with open(os.path.join(ss_dir, run, "COMPUTE_REPORT.csv")) as f:
+                layers = sum(1 for line in f if line.strip()) - 1
+            identical = all(same)
+            all_identical = all_identical and identical
+            speedups[name] = ss_seconds / ts_seconds
+            print(f"  {name:<28} {layers:>6} {'identical' if identical else 'DIFFER':<10} {ss_seconds:>10.2f} "
+                  f"{ts_seconds:>9.3f} {speedups[name]:>7.0f}x {ss_kib / 1024:>7.0f} {ts_kib / 1024:>6.1f}",
+                  flush=True)
+            for report, ok in zip(gen.REPORTS, same):
+                if not ok:
+                    print(f"      {report} differs: diff {os.path.join(ss_dir, run, report)} "
+                          f"{os.path.join(ts_dir, run, report)}")
+    finally:
+        if all_identical:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"  every report identical: {'yes' if all_identical else 'NO'}")
+    resnet = [v for k, v in speedups.items() if k.startswith("resnet50")]
+    if resnet:
+        print(f"  ResNet-50 in one process: {resnet[0]:.0f}x SCALE-Sim's speed "
+              f"(goal >= 1000x: {'met' if resnet[0] >= 1000 else 'NOT met'})")
+    print("  scalesim s: its run_scale() in a fresh process, imports excluded; tessera s: the whole process, "
+          "start-up included, best of 3; MiB: peak resident memory")
     return 0 if all_identical else 1
 
 
