@@ -13,7 +13,8 @@
 // notes after (a TPU's padded tiles). Peak use is recorded on the function per memory (tile.sbuf_peak,
 // tile.psum_peak, tile.vmem_peak). A `fixed` tile (placed by the kernel, tsr::isa::sbuf_tile_at) keeps its offset
 // and one copy, and takes no room from the stack.
-// Test: compiler/test/Transforms/allocate-memory.mlir, allocate-memory-tpu.mlir
+// When a tile does not fit, the error lists what is live in that memory there, by kernel line and shape.
+// Test: compiler/test/Transforms/allocate-memory.mlir, allocate-memory-tpu.mlir; tests/unit/e2e/RunKernelTest.cpp
 //
 //===------------------------------------------------------------------------------------------------------===//
 
@@ -21,6 +22,7 @@
 #include "tessera/compiler/Dialect/Settings.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 #include "tessera/compiler/Passes.h"
+#include "tessera/compiler/ToProgram.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -28,13 +30,22 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <map>
 
 using namespace mlir;
 
 namespace tessera::compiler {
 namespace {
+
+/// A tile that holds bytes of a memory: what a failure lists as live.
+struct LiveTile {
+  tile::AllocOp alloc;
+  int64_t bytes = 0; ///< all its copies
+  int64_t copies = 1;
+};
 
 struct Stack {
   isa::MemSpace space = isa::MemSpace::Sbuf;
@@ -44,6 +55,7 @@ struct Stack {
   int64_t top = 0;
   int64_t peak = 0;
   int64_t bufs = 1; ///< the copies a loop-local tile gets in this memory
+  std::vector<LiveTile> live = {}; ///< the tiles holding its bytes, in allocation order
 };
 
 /// One attempt at allocating a function with a given number of copies for loop-local tiles, per memory.
@@ -72,13 +84,16 @@ public:
       // A nested region's tiles are dead after it. Their bytes are reused only outside every loop: inside a
       // loop, iteration i+1 overlaps iteration i, and tiles rotating by different loop counters must never
       // share bytes, or the overlap would make them wait for each other.
-      std::vector<int64_t> marks;
-      for (const Stack &s : stacks_) marks.push_back(s.top);
+      std::vector<std::pair<int64_t, size_t>> marks;
+      for (const Stack &s : stacks_) marks.push_back({s.top, s.live.size()});
       for (Region &region : op.getRegions())
         for (Block &inner : region)
           if (tile::AllocOp failed = run(inner, inLoop || llvm::isa<scf::ForOp>(op))) return failed;
       if (!inLoop)
-        for (size_t k = 0; k < stacks_.size(); ++k) stacks_[k].top = marks[k];
+        for (size_t k = 0; k < stacks_.size(); ++k) {
+          stacks_[k].top = marks[k].first;
+          stacks_[k].live.resize(marks[k].second);
+        }
     }
     return nullptr;
   }
@@ -103,6 +118,7 @@ private:
     alloc.setBufsAttr(b.getI64IntegerAttr(bufs));
     s.top += size;
     s.peak = std::max(s.peak, s.top);
+    s.live.push_back({alloc, size, bufs});
     return true;
   }
 
@@ -149,12 +165,12 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
         continue;
       }
       return failed.emitError() << fmt::format(
-                 "tile{} {} needs {} bytes{} of {} but only {} of {} are free here on {}{}. Use smaller tiles, fewer "
-                 "tiles live at once, or fewer rotating copies of loop tiles (--loop-buffers)",
+                 "tile{} {} needs {} bytes{} of {} but only {} of {} are free here on {}{}. {}. Use smaller tiles, "
+                 "fewer tiles live at once, or fewer rotating copies of loop tiles (--loop-buffers)",
                  tile::quotedName(failed), tile::shapeAndDtype(failed.getType()),
                  family.tileCopyBytes(failed.getType(), target), s.partitions > 1 ? " per partition" : "",
                  upperName(s.space), s.capacity - s.top, s.capacity,
-                 target.name, s.limitedBy.empty() ? "" : "; " + s.limitedBy);
+                 target.name, s.limitedBy.empty() ? "" : "; " + s.limitedBy, liveTiles(s));
     }
     return success();
   }
@@ -166,6 +182,48 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
       fn->setAttr(fmt::format("tile.{}_peak", isa::name(s.space)), b.getI64IntegerAttr(s.peak));
     family.noteAllocation(fn, target);
     return success();
+  }
+
+  /// "Live in PSUM here (8 tiles): 8 x [128, 512] f32 at kernel.cpp:23 (2048 bytes per partition each), ...": what
+  /// holds the memory where one more tile does not fit, in the kernel's terms (the line that made each tile, its
+  /// shape), tiles of one line and shape together, most bytes first.
+  static std::string liveTiles(const Stack &s) {
+    if (s.live.empty()) return "Nothing else is live in it here";
+    struct Group {
+      std::string where, shape, name; ///< name: of a group of one
+      int64_t bytes = 0, count = 0, copies = 1;
+    };
+    std::vector<Group> groups;
+    for (const LiveTile &t : s.live) {
+      tile::AllocOp alloc = t.alloc;
+      const SourceLoc at = sourceOf(alloc.getLoc());
+      Group g{at.known() ? std::filesystem::path(at.file).filename().string() + ":" + std::to_string(at.line) : "",
+              tile::shapeAndDtype(alloc.getType()), tile::quotedName(alloc), t.bytes, 1, t.copies};
+      auto same = std::find_if(groups.begin(), groups.end(), [&](const Group &o) {
+        return !g.where.empty() && o.where == g.where && o.shape == g.shape && o.bytes / o.count == g.bytes;
+      });
+      if (same == groups.end()) groups.push_back(g);
+      else same->bytes += g.bytes, ++same->count;
+    }
+    std::stable_sort(groups.begin(), groups.end(), [](const Group &a, const Group &b) { return a.bytes > b.bytes; });
+    constexpr size_t kListed = 6;
+    const std::string perPartition = s.partitions > 1 ? " per partition" : "";
+    std::string out = fmt::format("Live in {} here ({} tile{}):", upperName(s.space), s.live.size(),
+                                  s.live.size() == 1 ? "" : "s");
+    for (size_t i = 0; i < std::min(groups.size(), kListed); ++i) {
+      const Group &g = groups[i];
+      const std::string at = g.where.empty() ? "" : " at " + g.where;
+      const std::string copies = g.copies > 1 ? fmt::format(", {} rotating copies", g.copies) : "";
+      out += i ? ", " : " ";
+      if (g.count == 1)
+        out += fmt::format("{} {}{} ({} bytes{}{})", g.name.empty() ? "a tile" : g.name.substr(1), g.shape, at,
+                           g.bytes, perPartition, copies);
+      else
+        out += fmt::format("{} x {}{} ({} bytes{} each{})", g.count, g.shape, at, g.bytes / g.count, perPartition,
+                           copies);
+    }
+    if (groups.size() > kListed) out += fmt::format(", and {} more", groups.size() - kListed);
+    return out;
   }
 
   /// "SBUF", "PSUM", "VMEM".

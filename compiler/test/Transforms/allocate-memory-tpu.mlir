@@ -121,7 +121,7 @@ module attributes {tessera.target = "tpu-v5p"} {
 
 module attributes {tessera.target = "tpu-v5p"} {
   func.func @over_libtpus_limit() {
-    // expected-error@+1 {{tile 'a' [8192, 2048] f32 needs 67108864 bytes of VMEM but only 67043328 of 67043328 are free here on tpu-v5p; libtpu gives one Pallas kernel at most 67043328 of the 67108864 bytes ([libtpu] kernel_vmem_max_bytes in the target file). Use smaller tiles}}
+    // expected-error@+1 {{tile 'a' [8192, 2048] f32 needs 67108864 bytes of VMEM but only 67043328 of 67043328 are free here on tpu-v5p; libtpu gives one Pallas kernel at most 67043328 of the 67108864 bytes ([libtpu] kernel_vmem_max_bytes in the target file). Nothing else is live in it here. Use smaller tiles}}
     %a = tile.alloc {name = "a"} : memref<8192x2048xf32, #tile.space<sbuf>>
     return
   }

@@ -233,7 +233,8 @@ module attributes {tessera.target = "trn2"} {
       %b = tile.alloc {name = "b"} : memref<128x512xf32, #tile.space<psum>>
       %c = tile.alloc {name = "c"} : memref<128x512xf32, #tile.space<psum>>
       %d = tile.alloc {name = "d"} : memref<128x512xf32, #tile.space<psum>>
-      // expected-error@+1 {{tile 'e' [128, 512] f32 needs 2048 bytes per partition of PSUM but only 0 of 16384 are free here on trn2}}
+      // The error lists what holds PSUM there, most bytes first (all 2 KiB here), six of them by name and line.
+      // expected-error@+1 {{tile 'e' [128, 512] f32 needs 2048 bytes per partition of PSUM but only 0 of 16384 are free here on trn2. Live in PSUM here (8 tiles): 'k0' [128, 512] f32 at}}
       %e = tile.alloc {name = "e"} : memref<128x512xf32, #tile.space<psum>>
     }
     return

@@ -8,6 +8,7 @@
 #include "tessera/dsl/tsr.h"
 #include "tessera/isa/DmaCost.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -320,6 +321,41 @@ TEST(Allocation, TooMuchSbufNamesTheTile) {
   RunReport small = runKernel({.kernel = "test_big_tiles", .target = "trn2", .shape = {{"F", 512}}});
   EXPECT_TRUE(small.ok);
   EXPECT_EQ(small.sbufPeakBytes, 3 * 4 * 512 * 4);
+}
+
+// Nine [128, 512] f32 accumulators live at once: PSUM (8 banks of 2 KiB per partition on trn2) holds eight.
+constexpr int kAccumulatorLine = __LINE__ + 11;
+const tsr::Registration psumFull{{
+    .name = "test_psum_full",
+    .summary = "nine matmul accumulators live at once",
+    .signature = [](const tsr::Params &) {
+      return std::vector<tsr::TensorSpec>{tsr::input("a", {128, 128}, tsr::bf16),
+                                          tsr::input("b", {128, 512}, tsr::bf16),
+                                          tsr::output("c", {128, 512}, tsr::f32)};
+    },
+    .body = tsr::body([](tsr::Hbm a, tsr::Hbm b, tsr::Hbm c) {
+      std::vector<tsr::Tile> acc;
+      for (int i = 0; i < 9; ++i) acc.push_back(tsr::psum<tsr::f32>({128, 512}));
+      for (tsr::Tile &t : acc)
+        t += tsr::matmul(tsr::load(a.tile(0, 0, {128, 128})), tsr::load(b.tile(0, 0, {128, 512})));
+      tsr::Tile sum = acc[0] + acc[1];
+      tsr::store(c.tile(0, 0, {128, 512}), sum);
+    }),
+}};
+
+TEST(Allocation, PsumExhaustionListsTheLiveTilesByLine) {
+  try {
+    runKernel({.kernel = "test_psum_full", .target = "trn2"});
+    FAIL() << "expected an allocation error";
+  } catch (const tessera::Error &e) {
+    EXPECT_EQ(e.message(),
+              "tile 't8' [128, 512] f32 needs 2048 bytes per partition of PSUM but only 0 of 16384 are free here on "
+              "trn2. Live in PSUM here (8 tiles): 8 x [128, 512] f32 at RunKernelTest.cpp:" +
+                  std::to_string(kAccumulatorLine) +
+                  " (2048 bytes per partition each). Use smaller tiles, fewer tiles live at once, or fewer rotating "
+                  "copies of loop tiles (--loop-buffers)");
+    EXPECT_EQ(e.where().line, uint32_t(kAccumulatorLine)) << e.what();
+  }
 }
 
 } // namespace
