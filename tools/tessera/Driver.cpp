@@ -193,6 +193,26 @@ tsr::graph::KernelGraph traceKernel(const tsr::KernelInfo &kernel, const std::ma
   }
 }
 
+namespace {
+
+/// Waits for the references until the request's deadline, telling request.waiting how long it has been (every
+/// 100 ms, so a bar can show that a long golden model is still computing). False when the deadline came first.
+bool waitForReferences(ReferenceRun &references, const RunRequest &request) {
+  using Clock = std::chrono::steady_clock;
+  if (!request.waiting) return references.waitUntil(request.deadline);
+  const Clock::time_point start = Clock::now();
+  while (true) {
+    Clock::time_point until = Clock::now() + std::chrono::milliseconds(100);
+    if (request.deadline) until = std::min(until, *request.deadline);
+    if (references.waitUntil(until)) return true;
+    if (request.deadline && Clock::now() >= *request.deadline) return false;
+    request.waiting("golden model and reference",
+                    std::chrono::duration<double>(Clock::now() - start).count());
+  }
+}
+
+} // namespace
+
 RunReport runKernel(const RunRequest &request) {
   // 1. The kernel and the machine.
   const tsr::KernelInfo &kernel = requestedKernel(request);
@@ -270,7 +290,7 @@ RunReport runKernel(const RunRequest &request) {
     references.abandon(); // the deadline has passed: do not wait for them either
     throw;
   }
-  if (!references.waitUntil(request.deadline))
+  if (!waitForReferences(references, request))
     throw TimeoutError(request.timeoutSeconds, report.sim.timeNs, report.instructions, report.instructions,
                        "while the golden model and the reference computed the outputs to check");
   ReferenceResults checked = references.results();

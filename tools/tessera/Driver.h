@@ -95,6 +95,9 @@ struct RunRequest {
   bool keepTensors = false;
   /// Told how the simulation advances (a progress bar); see sim::SimOptions::progress.
   std::function<void(double, uint64_t, uint64_t)> progress;
+  /// Told, about every 100 ms, what the run is waiting for once the simulation is done (the golden model and the
+  /// reference still computing) and for how long so far (a progress bar: ProgressBar::waitingCallback).
+  std::function<void(const std::string &what, double seconds)> waiting;
   compiler::CompileOptions compile;
   /// The most instructions the simulated program may have (`--max-instructions`): the unroller stops at it (or
   /// earlier, at maxMemoryBytes / kCompileBytesPerInstruction), and a compiled or loaded program above it is not

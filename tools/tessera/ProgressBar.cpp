@@ -29,6 +29,20 @@ std::function<void(double, uint64_t, uint64_t)> ProgressBar::callback() {
   return [this](double ns, uint64_t retired, uint64_t total) { update(ns, retired, total); };
 }
 
+std::function<void(const std::string &, double)> ProgressBar::waitingCallback() {
+  if (!enabled_) return {};
+  return [this](const std::string &what, double seconds) { wait(what, seconds); };
+}
+
+void ProgressBar::wait(const std::string &what, double seconds) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - start_ < delay_ || (drawn_ && now - lastDraw_ < kRedrawInterval)) return;
+  lastDraw_ = now;
+  drawn_ = true;
+  fmt::print(out_, "\r  simulation done; waiting for the {} to check the outputs: {:.1f} s\033[K", what, seconds);
+  std::fflush(out_);
+}
+
 void ProgressBar::update(double simulatedNs, uint64_t retired, uint64_t total) {
   const auto now = std::chrono::steady_clock::now();
   if (now - start_ < delay_ || (drawn_ && now - lastDraw_ < kRedrawInterval)) return;

@@ -1,12 +1,14 @@
 #pragma once
 /// \file
-/// The progress bar a long simulation shows on a terminal: simulated time and instructions retired. Nothing is
-/// drawn when the output is not a terminal, with --json, or for runs shorter than the delay.
+/// The progress bar a long simulation shows on a terminal: simulated time and instructions retired, then, if the
+/// golden model and the reference are still computing, how long the run has waited for them. Nothing is drawn when
+/// the output is not a terminal, with --json, or for runs shorter than the delay.
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <string>
 
 namespace tessera::driver {
 
@@ -21,12 +23,15 @@ public:
 
   /// For SimOptions::progress; empty when the bar is disabled (so the simulator pays nothing).
   std::function<void(double, uint64_t, uint64_t)> callback();
+  /// For RunRequest::waiting; empty when the bar is disabled.
+  std::function<void(const std::string &, double)> waitingCallback();
 
   /// Whether `stream` is a terminal.
   static bool isTerminal(std::FILE *stream);
 
 private:
   void update(double simulatedNs, uint64_t retired, uint64_t total);
+  void wait(const std::string &what, double seconds);
 
   std::FILE *out_;
   bool enabled_;

@@ -3,11 +3,13 @@
 
 #include "tessera/Driver.h"
 #include "tessera/ProgressBar.h"
+#include "tessera/dsl/tsr.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -81,6 +83,55 @@ TEST(Progress, NothingIsDrawnWhenDisabledOrBeforeTheDelay) {
     runKernel(request);
   }
   EXPECT_EQ(contentsOf(out), "");
+  std::fclose(out);
+}
+
+// A kernel whose own reference takes 400 ms: longer than its simulation, so the run waits for it.
+const tsr::Registration slowReference{{
+    .name = "test_slow_reference",
+    .summary = "copies a [128, 64] tile; its reference sleeps first",
+    .signature = [](const tsr::Params &) {
+      return std::vector<tsr::TensorSpec>{tsr::input("a", {128, 64}, tsr::f32),
+                                          tsr::output("b", {128, 64}, tsr::f32)};
+    },
+    .body = tsr::body([](tsr::Hbm a, tsr::Hbm b) {
+      tsr::store(b.tile(0, 0, {128, 64}), tsr::load(a.tile(0, 0, {128, 64})));
+    }),
+    .reference = [](const tsr::Params &, const std::vector<tsr::HostTensor> &in, std::vector<tsr::HostTensor> &out) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(400));
+      out[0] = in[0];
+    },
+}};
+
+TEST(Progress, AWaitForTheReferencesIsReportedAsItGoes) {
+  RunRequest request{.kernel = "test_slow_reference", .target = "trn2"};
+  std::vector<double> waits;
+  std::string what;
+  request.waiting = [&](const std::string &w, double seconds) {
+    what = w;
+    waits.push_back(seconds);
+  };
+  RunReport r = runKernel(request);
+  EXPECT_TRUE(r.ok);
+  ASSERT_GE(waits.size(), 2u) << "every 100 ms of a 400 ms wait";
+  EXPECT_EQ(what, "golden model and reference");
+  for (size_t i = 1; i < waits.size(); ++i) EXPECT_GT(waits[i], waits[i - 1]);
+}
+
+TEST(Progress, TheBarSaysWhatTheRunWaitsFor) {
+  std::FILE *out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  {
+    ProgressBar bar(out, /*enabled=*/true, std::chrono::milliseconds(0));
+    bar.waitingCallback()("golden model and reference", 2.25);
+    ProgressBar off(out, /*enabled=*/false, std::chrono::milliseconds(0));
+    EXPECT_FALSE(off.waitingCallback());
+  }
+  const std::string text = contentsOf(out);
+  EXPECT_NE(text.find("simulation done; waiting for the golden model and reference to check the outputs: 2.2 s"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.substr(text.size() - 4), "\r\033[K");
   std::fclose(out);
 }
 

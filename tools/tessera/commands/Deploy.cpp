@@ -89,6 +89,7 @@ int deployCommand(const std::vector<std::string> &args) {
   {
     ProgressBar bar(stderr, !opts.json && ProgressBar::isTerminal(stderr));
     request.progress = bar.callback();
+    request.waiting = bar.waitingCallback();
     bundle = deployKernel(request, output, commandLine("deploy", args), style, force);
   }
   const RunReport &r = bundle.report;

@@ -39,6 +39,7 @@ RunReport simulateAndReport(RunRequest request, RunOutputs &outputs, bool json,
   {
     ProgressBar bar(stderr, !json && ProgressBar::isTerminal(stderr));
     request.progress = bar.callback();
+    request.waiting = bar.waitingCallback();
     report = simulate(request);
   }
   outputs.write(report);
