@@ -2,7 +2,8 @@
 # The side-by-side benchmarks of docs/performance.md, measured in one run, each printing its table of ratios:
 #   1. the simulator against the host's OpenBLAS sgemm (functional speed) and its timing-only speed
 #      (build/bench/bench-sim-speed);
-#   2. `tessera systolic` against SCALE-Sim 2.0.2 on the same GEMMs (bench/scalesim/compare.py: a pinned venv);
+#   2. `tessera systolic -c -t` against SCALE-Sim 3.0.0 on the same files, ResNet-50 among them
+#      (bench/scalesim/compare.py: a pinned venv);
 #   3. Tessera against JAX's Pallas interpret mode on the Pallas kernels Tessera emits (bench/pallas/compare.py:
 #      the pinned backend venv of scripts/backend-venv.sh);
 #   4. the edit-run loop: a whole `tessera run` against its compile and simulation, and the start-up of the
