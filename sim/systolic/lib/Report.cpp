@@ -9,8 +9,7 @@ namespace tessera::systolic {
 namespace {
 
 std::string skippedReason(const ArrayConfig &config, const Gemm &gemm) {
-  return fmt::format("not run: {} cycles to simulate one by one (the limit is 2^26)",
-                     scalesim::demandLines(scalesim::calcConfig(config), scalesim::gemmLayer(gemm)));
+  return scalesim::scaleSimGemmDeclined(config, gemm);
 }
 
 } // namespace

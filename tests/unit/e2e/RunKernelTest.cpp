@@ -323,19 +323,20 @@ TEST(Allocation, TooMuchSbufNamesTheTile) {
   EXPECT_EQ(small.sbufPeakBytes, 3 * 4 * 512 * 4);
 }
 
-// Nine [128, 512] f32 accumulators live at once: PSUM (8 banks of 2 KiB per partition on trn2) holds eight.
-constexpr int kAccumulatorLine = __LINE__ + 11;
+// `n` [128, 512] f32 accumulators live at once: PSUM (8 banks of 2 KiB per partition on trn2) holds eight.
+constexpr int kAccumulatorLine = __LINE__ + 12;
 const tsr::Registration psumFull{{
     .name = "test_psum_full",
-    .summary = "nine matmul accumulators live at once",
+    .summary = "n matmul accumulators live at once (n = 9 is one too many for PSUM)",
+    .kernelParams = {{"n", 8}},
     .signature = [](const tsr::Params &) {
       return std::vector<tsr::TensorSpec>{tsr::input("a", {128, 128}, tsr::bf16),
                                           tsr::input("b", {128, 512}, tsr::bf16),
                                           tsr::output("c", {128, 512}, tsr::f32)};
     },
-    .body = tsr::body([](tsr::Hbm a, tsr::Hbm b, tsr::Hbm c) {
+    .body = tsr::body([](const tsr::Params &p, tsr::Hbm a, tsr::Hbm b, tsr::Hbm c) {
       std::vector<tsr::Tile> acc;
-      for (int i = 0; i < 9; ++i) acc.push_back(tsr::psum<tsr::f32>({128, 512}));
+      for (int64_t i = 0; i < p["n"]; ++i) acc.push_back(tsr::psum<tsr::f32>({128, 512}));
       for (tsr::Tile &t : acc)
         t += tsr::matmul(tsr::load(a.tile(0, 0, {128, 128})), tsr::load(b.tile(0, 0, {128, 512})));
       tsr::Tile sum = acc[0] + acc[1];
@@ -345,7 +346,7 @@ const tsr::Registration psumFull{{
 
 TEST(Allocation, PsumExhaustionListsTheLiveTilesByLine) {
   try {
-    runKernel({.kernel = "test_psum_full", .target = "trn2"});
+    runKernel({.kernel = "test_psum_full", .target = "trn2", .kernelParams = {{"n", 9}}});
     FAIL() << "expected an allocation error";
   } catch (const tessera::Error &e) {
     EXPECT_EQ(e.message(),
@@ -356,6 +357,7 @@ TEST(Allocation, PsumExhaustionListsTheLiveTilesByLine) {
                   "copies of loop tiles (--loop-buffers)");
     EXPECT_EQ(e.where().line, uint32_t(kAccumulatorLine)) << e.what();
   }
+  EXPECT_TRUE(runKernel({.kernel = "test_psum_full", .target = "trn2"}).ok) << "eight fit";
 }
 
 } // namespace

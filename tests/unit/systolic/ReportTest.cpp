@@ -50,6 +50,12 @@ TEST(Report, ScaleSimIsSkippedNotGuessedWhenTooLongToRun) {
   nlohmann::json j = toJson(config, g, runFoldModel(config, g), scalesim::scaleSimGemm(config, g));
   EXPECT_TRUE(j["scalesim"].is_null());
   EXPECT_NE(j["scalesim_skipped"].get<std::string>().find("cycles to simulate one by one"), std::string::npos);
+  // 3.4e7 cycles on 128x128, but a 2^32-word ifmap (a set number for each address): too much memory.
+  ArrayConfig big = array(128, 128, Dataflow::WeightStationary);
+  Gemm tall{1 << 22, 5, 1 << 10};
+  nlohmann::json k = toJson(big, tall, runFoldModel(big, tall), scalesim::scaleSimGemm(big, tall));
+  EXPECT_TRUE(k["scalesim"].is_null());
+  EXPECT_NE(k["scalesim_skipped"].get<std::string>().find("MiB of memory"), std::string::npos) << k.dump();
 }
 
 TEST(Report, TextNamesTheMappingAndTheFolds) {

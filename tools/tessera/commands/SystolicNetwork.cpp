@@ -23,18 +23,19 @@ namespace {
 
 using namespace systolic::scalesim;
 
-/// A layer's operand matrices take 8 bytes a word; above this the run would not fit a workstation's memory.
-constexpr int64_t kMaxOperandWords = int64_t(1) << 31;
+/// The most memory one layer's simulation may take (about 16 GiB): above it the run would not fit a workstation.
+constexpr int64_t kMaxLayerBytes = int64_t(1) << 34;
 /// --trace writes a line per cycle with a field per array row or column; above this it is no longer "small".
 constexpr int64_t kMaxTraceFields = int64_t(1) << 26;
 
 void checkLimits(const Config &config, const Topology &topo, const std::string &topologyPath, bool trace) {
   for (const Layer &layer : topo.layers) {
     const SourceLoc where{topologyPath, layer.line};
-    if (operandWords(layer) > kMaxOperandWords)
-      throw LimitError(fmt::format("layer '{}': its im2col GEMM {}x{}x{} needs {} GiB of address matrices", layer.name,
-                                   layer.gemmM(), layer.gemmN(), layer.gemmK(),
-                                   operandWords(layer) * 8 >> 30),
+    if (memoryBytes(config, layer) > kMaxLayerBytes)
+      throw LimitError(fmt::format("layer '{}': its im2col GEMM {}x{}x{} would take about {} GiB to simulate (the "
+                                   "limit is 16)",
+                                   layer.name, layer.gemmM(), layer.gemmN(), layer.gemmK(),
+                                   memoryBytes(config, layer) >> 30),
                        where, "split the layer, or simulate it with --gemm M,N,K --model fold");
     if (!trace) continue;
     // A line per cycle in each of the three traces, a field per array row or column it enters along.

@@ -21,11 +21,19 @@ Layer gemmLayer(const Gemm &gemm) {
   return layer;
 }
 
-std::optional<LayerReport> scaleSimGemm(const ArrayConfig &config, const Gemm &gemm) {
+std::string scaleSimGemmDeclined(const ArrayConfig &config, const Gemm &gemm) {
   const Config c = calcConfig(config);
   const Layer layer = gemmLayer(gemm);
-  if (demandLines(c, layer) > kMaxGemmDemandLines) return std::nullopt;
-  return simulateLayer(c, layer);
+  if (const int64_t lines = demandLines(c, layer); lines > kMaxGemmDemandLines)
+    return fmt::format("not run: {} cycles to simulate one by one (the limit is 2^26)", lines);
+  if (const int64_t bytes = memoryBytes(c, layer); bytes > kMaxGemmBytes)
+    return fmt::format("not run: it would take {} MiB of memory (the limit is 2 GiB)", bytes >> 20);
+  return "";
+}
+
+std::optional<LayerReport> scaleSimGemm(const ArrayConfig &config, const Gemm &gemm) {
+  if (!scaleSimGemmDeclined(config, gemm).empty()) return std::nullopt;
+  return simulateLayer(calcConfig(config), gemmLayer(gemm));
 }
 
 nlohmann::json scaleSimColumns(const LayerReport &r) {

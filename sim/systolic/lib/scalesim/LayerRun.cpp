@@ -100,8 +100,21 @@ double perCycle(int64_t count, int64_t cycles) { return double(count) / double(c
 
 } // namespace
 
-int64_t operandWords(const Layer &layer) {
-  return layer.gemmM() * layer.gemmK() + layer.gemmK() * layer.gemmN() + layer.gemmM() * layer.gemmN();
+int64_t memoryBytes(const Config &config, const Layer &layer) {
+  const int64_t m = layer.gemmM(), n = layer.gemmN(), k = layer.gemmK(), R = config.rows, C = config.cols;
+  const int64_t ifmapWords = layer.ifmapHeight * layer.ifmapWidth * layer.channels;
+  int64_t bytes = ifmapNeedsTable(layer) ? 8 * m * k + ifmapWords : 0;
+  if (config.bandwidthMode == BandwidthMode::Calc) return bytes + 4 * (ifmapWords + k * n);
+  // USER: each prefetch order (8 bytes an entry, the folds' blocks padded to the array) and its sets (4 bytes an
+  // entry, 8 an address).
+  auto blocks = [](int64_t extent, int64_t size) { return (extent + size - 1) / size * size; };
+  int64_t ifmapOrder = 0, filterOrder = 0;
+  switch (config.dataflow) {
+  case Dataflow::WeightStationary: ifmapOrder = m * blocks(k, R), filterOrder = k * blocks(n, C); break;
+  case Dataflow::OutputStationary: ifmapOrder = k * blocks(m, R), filterOrder = k * blocks(n, C); break;
+  case Dataflow::InputStationary: ifmapOrder = k * blocks(m, C), filterOrder = n * blocks(k, R); break;
+  }
+  return bytes + 12 * (ifmapOrder + filterOrder) + 8 * (ifmapWords + k * n);
 }
 
 int64_t demandLines(const Config &config, const Layer &layer) {

@@ -4,6 +4,15 @@
 
 namespace tessera::systolic::scalesim {
 
+bool ifmapNeedsTable(const Layer &layer) {
+  // A is affine when output pixel i reads the K words from i * K on: a window as wide as the ifmap and one row high
+  // moving a row at a time (a GEMM row), or a 1 x 1 window moving a pixel at a time.
+  const bool unitStride = layer.strideHeight == 1 && layer.strideWidth == 1;
+  const bool rowWindow = layer.filterHeight == 1 && layer.filterWidth == layer.ifmapWidth && layer.strideHeight == 1;
+  const bool pixelWindow = layer.filterHeight == 1 && layer.filterWidth == 1 && unitStride;
+  return !rowWindow && !pixelWindow;
+}
+
 OperandMatrices buildOperandMatrices(const Layer &layer, const Config &config) {
   OperandMatrices mats;
   mats.m = layer.gemmM(), mats.n = layer.gemmN(), mats.k = layer.gemmK();
@@ -15,12 +24,7 @@ OperandMatrices buildOperandMatrices(const Layer &layer, const Config &config) {
   mats.filterEnd = config.filterOffset + mats.k * mats.n;
   mats.filterDistinct = mats.k * mats.n;
   mats.ifmapDistinct = mats.m * mats.k;
-  // A is affine when output pixel i reads the K words from i * K on: a window as wide as the ifmap and one row high
-  // moving a row at a time (a GEMM row), or a 1 x 1 window moving a pixel at a time.
-  const bool unitStride = layer.strideHeight == 1 && layer.strideWidth == 1;
-  const bool rowWindow = layer.filterHeight == 1 && layer.filterWidth == layer.ifmapWidth && layer.strideHeight == 1;
-  const bool pixelWindow = layer.filterHeight == 1 && layer.filterWidth == 1 && unitStride;
-  if (rowWindow || pixelWindow) return mats;
+  if (!ifmapNeedsTable(layer)) return mats;
 
   const int64_t k = mats.k, ofmapWidth = layer.ofmapWidth(), channels = layer.channels;
   mats.ifmap.resize(size_t(mats.m * k));

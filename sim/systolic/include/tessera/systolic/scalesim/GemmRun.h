@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
+#include <string>
 
 namespace tessera::systolic::scalesim {
 
@@ -19,10 +20,14 @@ Config calcConfig(const ArrayConfig &config);
 /// SCALE-Sim's layer for a gemm topology row.
 Layer gemmLayer(const Gemm &gemm);
 
-/// The demand lines above which scaleSimGemm() declines (about a second of simulation).
+/// The demand lines (about a second of simulation) and the memory above which scaleSimGemm() declines.
 inline constexpr int64_t kMaxGemmDemandLines = int64_t(1) << 26;
+inline constexpr int64_t kMaxGemmBytes = int64_t(1) << 31;
 
-/// The GEMM's SCALE-Sim v3 report, or nothing when it has more than kMaxGemmDemandLines cycles to simulate.
+/// Why scaleSimGemm() declines the GEMM ("" when it does not).
+std::string scaleSimGemmDeclined(const ArrayConfig &config, const Gemm &gemm);
+
+/// The GEMM's SCALE-Sim v3 report, or nothing when scaleSimGemmDeclined() says why not.
 std::optional<LayerReport> scaleSimGemm(const ArrayConfig &config, const Gemm &gemm);
 
 /// The report as JSON under SCALE-Sim's column names ("Total Cycles", "DRAM OFMAP Writes", ...).

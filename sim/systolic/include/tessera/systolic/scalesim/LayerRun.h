@@ -45,8 +45,9 @@ struct SramTraces {
 /// Simulates one layer; `traces`, when given, receives its SRAM traces.
 LayerReport simulateLayer(const Config &config, const Layer &layer, SramTraces *traces = nullptr);
 
-/// How many words the three operand matrices of a layer take (the memory a run needs is at most 8 bytes each).
-int64_t operandWords(const Layer &layer);
+/// About how many bytes simulateLayer() allocates for the layer: the ifmap's address table, and the read buffers'
+/// bookkeeping (CALC: a set number per address; USER: the prefetch orders and their sets).
+int64_t memoryBytes(const Config &config, const Layer &layer);
 
 /// The lines of the layer's demand (its stall-free cycles): one line of each SRAM trace per cycle.
 int64_t demandLines(const Config &config, const Layer &layer);

@@ -27,4 +27,7 @@ struct OperandMatrices {
 
 OperandMatrices buildOperandMatrices(const Layer &layer, const Config &config);
 
+/// Whether the layer's A needs a table (it is not a GEMM row or a 1 x 1 unit-stride layer).
+bool ifmapNeedsTable(const Layer &layer);
+
 } // namespace tessera::systolic::scalesim
