@@ -70,15 +70,14 @@ std::string detailedAccessReportCsv(const std::vector<LayerReport> &layers) {
 }
 
 std::string layerTable(const Config &config, const std::vector<LayerReport> &layers) {
-  std::string out = fmt::format("{}x{} systolic array, {} ({}); SRAM {}/{}/{} KiB; {} mode{}\n", config.rows,
-                                config.cols, longName(config.dataflow), shortName(config.dataflow), config.ifmapKiB,
+  std::string out = fmt::format("{}x{} systolic array, {} ({}); SRAM {}/{}/{} KiB; {}\n", config.rows, config.cols,
+                                longName(config.dataflow), shortName(config.dataflow), config.ifmapKiB,
                                 config.filterKiB, config.ofmapKiB,
-                                config.bandwidthMode == BandwidthMode::Calc ? "CALC (no bandwidth limit)" : "USER",
-                                config.bandwidthMode == BandwidthMode::User
-                                    ? fmt::format(" (DRAM words/cycle: ifmap {}, filter {}, ofmap {})",
+                                config.bandwidthMode == BandwidthMode::Calc
+                                    ? std::string("CALC mode (no bandwidth limit)")
+                                    : fmt::format("USER mode (DRAM words/cycle: ifmap {}, filter {}, ofmap {})",
                                                   config.ifmapBandwidth, config.filterBandwidth,
-                                                  config.ofmapBandwidth)
-                                    : "");
+                                                  config.ofmapBandwidth));
   out += fmt::format("{:>3} {:<18} {:>17} {:>6} {:>11} {:>10} {:>10} {:>6} {:>12} {:>12} {:>12}\n", "id", "layer",
                      "GEMM M x N x K", "folds", "cycles", "stalls", "+prefetch", "util%", "DRAM ifmap", "DRAM filter",
                      "DRAM ofmap");
