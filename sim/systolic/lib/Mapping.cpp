@@ -2,9 +2,6 @@
 
 namespace tessera::systolic {
 
-namespace {
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-} // namespace
 
 Mapping mapGemm(const ArrayConfig &config, const Gemm &gemm) {
   Mapping m;

@@ -1,5 +1,7 @@
 #include "tessera/systolic/scalesim/Config.h"
 
+#include "TextFile.h"
+
 #include "tessera/isa/Error.h"
 
 #include <fmt/format.h>
@@ -14,12 +16,6 @@
 namespace tessera::systolic::scalesim {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -183,11 +179,7 @@ Config parseConfig(std::string_view text, const std::string &path) {
 }
 
 Config readConfig(const std::filesystem::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot read the configuration file '{}'", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseConfig(text.str(), path.string());
+  return parseConfig(readText(path, "configuration file"), path.string());
 }
 
 } // namespace tessera::systolic::scalesim

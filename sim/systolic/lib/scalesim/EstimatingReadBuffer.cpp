@@ -1,14 +1,12 @@
 #include "tessera/systolic/scalesim/EstimatingReadBuffer.h"
 
+#include "tessera/systolic/Mapping.h"
+
 #include "tessera/isa/Error.h"
 
 #include <algorithm>
 
 namespace tessera::systolic::scalesim {
-
-namespace {
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-} // namespace
 
 EstimatingReadBuffer::EstimatingReadBuffer(int64_t sizeWords, int64_t first, int64_t end, int64_t distinct,
                                            int64_t reads)

@@ -1,5 +1,7 @@
 #include "tessera/systolic/scalesim/FoldPlan.h"
 
+#include "tessera/systolic/Mapping.h"
+
 #include <algorithm>
 #include <functional>
 
@@ -49,8 +51,8 @@ FoldPlan::FoldPlan(const Config &config, const OperandMatrices &mats) : config_(
   case Dataflow::OutputStationary: sr_ = mats.m, sc_ = mats.n, t_ = mats.k; break;
   case Dataflow::InputStationary: sr_ = mats.k, sc_ = mats.m, t_ = mats.n; break;
   }
-  rowFolds_ = (sr_ + R - 1) / R;
-  colFolds_ = (sc_ + C - 1) / C;
+  rowFolds_ = ceilDiv(sr_, R);
+  colFolds_ = ceilDiv(sc_, C);
   const bool os = config.dataflow == Dataflow::OutputStationary;
   foldLines_ = os ? R + C + t_ - 2 : 2 * R + C + t_ - 2;
   // SCALE-Sim's compute utilisation divides by the length of one fold's unskewed demand block (os: its ofmap,

@@ -1,5 +1,7 @@
 #include "tessera/systolic/scalesim/LayerRun.h"
 
+#include "tessera/systolic/Mapping.h"
+
 #include "tessera/systolic/scalesim/EstimatingReadBuffer.h"
 #include "tessera/systolic/scalesim/FoldPlan.h"
 #include "tessera/systolic/scalesim/OperandMatrices.h"
@@ -107,7 +109,7 @@ int64_t memoryBytes(const Config &config, const Layer &layer) {
   if (config.bandwidthMode == BandwidthMode::Calc) return bytes + 4 * (ifmapWords + k * n);
   // USER: each prefetch order (8 bytes an entry, the folds' blocks padded to the array) and its sets (4 bytes an
   // entry, 8 an address).
-  auto blocks = [](int64_t extent, int64_t size) { return (extent + size - 1) / size * size; };
+  auto blocks = [](int64_t extent, int64_t size) { return ceilDiv(extent, size) * size; };
   int64_t ifmapOrder = 0, filterOrder = 0;
   switch (config.dataflow) {
   case Dataflow::WeightStationary: ifmapOrder = m * blocks(k, R), filterOrder = k * blocks(n, C); break;
@@ -119,7 +121,7 @@ int64_t memoryBytes(const Config &config, const Layer &layer) {
 
 int64_t demandLines(const Config &config, const Layer &layer) {
   const int64_t m = layer.gemmM(), n = layer.gemmN(), k = layer.gemmK(), R = config.rows, C = config.cols;
-  auto folds = [&](int64_t sr, int64_t sc) { return ((sr + R - 1) / R) * ((sc + C - 1) / C); };
+  auto folds = [&](int64_t sr, int64_t sc) { return ceilDiv(sr, R) * ceilDiv(sc, C); };
   switch (config.dataflow) {
   case Dataflow::WeightStationary: return folds(k, n) * (2 * R + C + m - 2);
   case Dataflow::OutputStationary: return folds(m, n) * (R + C + k - 2);

@@ -1,14 +1,12 @@
 #include "tessera/systolic/scalesim/PrefetchReadBuffer.h"
 
+#include "tessera/systolic/Mapping.h"
+
 #include "tessera/isa/Error.h"
 
 #include <algorithm>
 
 namespace tessera::systolic::scalesim {
-
-namespace {
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-} // namespace
 
 PrefetchReadBuffer::PrefetchReadBuffer(int64_t sizeWords, int64_t bandwidth, const std::vector<int64_t> &order)
     : bandwidth_(bandwidth), activeWords_(ceilDiv(sizeWords, 2)), prefetchWords_(sizeWords - activeWords_) {

@@ -1,5 +1,7 @@
 #include "tessera/systolic/scalesim/Topology.h"
 
+#include "TextFile.h"
+
 #include "tessera/isa/Error.h"
 
 #include <fmt/format.h>
@@ -12,12 +14,6 @@
 namespace tessera::systolic::scalesim {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 /// The row's fields, trimmed, less the empty one after a trailing comma.
 std::vector<std::string_view> fields(std::string_view row) {
@@ -131,11 +127,7 @@ Topology parseTopology(std::string_view text, const std::string &path, std::stri
 }
 
 Topology readTopology(const std::filesystem::path &path, std::string_view kind) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot read the topology file '{}'", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseTopology(text.str(), path.string(), kind);
+  return parseTopology(readText(path, "topology file"), path.string(), kind);
 }
 
 } // namespace tessera::systolic::scalesim

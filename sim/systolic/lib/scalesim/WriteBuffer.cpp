@@ -1,12 +1,10 @@
 #include "tessera/systolic/scalesim/WriteBuffer.h"
 
+#include "tessera/systolic/Mapping.h"
+
 #include <algorithm>
 
 namespace tessera::systolic::scalesim {
-
-namespace {
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-} // namespace
 
 WriteBuffer::WriteBuffer(int64_t sizeWords, int64_t bandwidth)
     : bandwidth_(bandwidth), totalWords_(sizeWords), activeWords_(ceilDiv(sizeWords, 2)),

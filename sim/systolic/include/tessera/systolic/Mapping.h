@@ -19,6 +19,9 @@
 
 namespace tessera::systolic {
 
+/// ceil(a / b) for a >= 0, b > 0: folds of a dimension, lines of a buffer.
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 struct Mapping {
   int64_t spatialRows = 0;   ///< Sr: the GEMM dimension along the array's rows
   int64_t spatialCols = 0;   ///< Sc: along the columns
