@@ -8,7 +8,6 @@
 
 #include <cctype>
 #include <charconv>
-#include <fstream>
 #include <sstream>
 
 namespace tessera::systolic::scalesim {
