@@ -135,6 +135,16 @@ add_test(NAME docs/claims-check-catches
                  ${PROJECT_SOURCE_DIR}/scripts/check-docs.py ${CMAKE_CURRENT_BINARY_DIR}/check-docs-root)
 set_tests_properties(docs/claims docs/claims-check-catches PROPERTIES LABELS e2e)
 
+# docs/dsl.md documents every public name of the DSL's headers and names nothing they do not declare, in its text
+# and its cpp examples (scripts/check-dsl-docs.py); tests/docs/dsl-api-check-catches.sh shows it fails.
+add_test(NAME docs/dsl-api COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/check-dsl-docs.py
+                                   --root ${PROJECT_SOURCE_DIR})
+add_test(NAME docs/dsl-api-check-catches
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/docs/dsl-api-check-catches.sh ${Python3_EXECUTABLE}
+                 ${PROJECT_SOURCE_DIR}/scripts/check-dsl-docs.py ${PROJECT_SOURCE_DIR}
+                 ${CMAKE_CURRENT_BINARY_DIR}/dsl-api-check-root)
+set_tests_properties(docs/dsl-api docs/dsl-api-check-catches PROPERTIES LABELS e2e)
+
 # tessera isa: the reference in docs/isa/README.md is exactly what the definitions print (regenerate it with
 # `build/tools/tessera isa --markdown > docs/isa/README.md`); every target lists; an unknown instruction is bad input.
 add_test(NAME isa/docs-up-to-date COMMAND sh -c "$0 isa --markdown | diff -u \"$1\" - && echo up to date"
