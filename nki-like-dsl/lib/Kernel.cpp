@@ -3,6 +3,7 @@
 #include "Tracer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -195,8 +196,21 @@ graph::KernelGraph trace(const KernelInfo &kernel, const Params &params) {
   graph::KernelGraph g;
   g.name = kernel.name;
   g.scheduleInstructions = kernel.scheduleInstructions;
-  for (TensorSpec &t : kernel.signature(params))
+  for (TensorSpec &t : kernel.signature(params)) {
+    // Checked here, before the body runs, so the message is about the signature and not a later window.
+    if (t.shape.size() != 2)
+      throw Error(fmt::format("kernel '{}': tensor '{}' is [{}]; HBM tensors are 2-D [rows, columns] in this version",
+                              kernel.name, t.name, fmt::join(t.shape, ", ")),
+                  kernel.loc,
+                  "give it as 2-D, its outer dimensions flattened into the rows ([A, B, C] as [A * B, C]), and index "
+                  "rows accordingly");
+    for (int64_t d : t.shape)
+      if (d < 1)
+        throw Error(fmt::format("kernel '{}': tensor '{}' is [{}]; each dimension must be at least 1", kernel.name,
+                                t.name, fmt::join(t.shape, ", ")),
+                    kernel.loc);
     g.tensors.push_back({std::move(t.name), std::move(t.shape), t.dtype, t.isOutput});
+  }
   detail::Tracer tracer(g);
   std::vector<Hbm> args;
   for (size_t i = 0; i < g.tensors.size(); ++i) args.emplace_back(static_cast<int>(i));

@@ -51,6 +51,21 @@ TEST(DslErrors, ExactlyPmaxPartitionsIsAllowed) {
   EXPECT_NO_THROW((void)trace(k, {}));
 }
 
+TEST(DslErrors, TensorsOfTheSignatureAreTwoDimensional) {
+  // Refused before the body runs, naming the kernel and the tensor, at the kernel's definition.
+  KernelInfo k3d = kernelOf({input("x", {4, 32, 64}, f32), output("y", {128, 64}, f32)}, [](Hbm, Hbm) {});
+  k3d.loc = {"mykernel.cpp", 12};
+  tessera::Error e = traceError(k3d);
+  EXPECT_EQ(e.message(),
+            "kernel 'test': tensor 'x' is [4, 32, 64]; HBM tensors are 2-D [rows, columns] in this version");
+  EXPECT_EQ(e.hint(), "give it as 2-D, its outer dimensions flattened into the rows ([A, B, C] as [A * B, C]), and "
+                      "index rows accordingly");
+  EXPECT_EQ(e.where().file, "mykernel.cpp");
+  EXPECT_EQ(e.where().line, 12u);
+  KernelInfo empty = kernelOf({input("x", {128, 0}, f32)}, [](Hbm) {});
+  EXPECT_EQ(traceError(empty).message(), "kernel 'test': tensor 'x' is [128, 0]; each dimension must be at least 1");
+}
+
 TEST(DslErrors, TilesAreTwoDimensionalWithPositiveSizes) {
   int line3d = 0, lineZero = 0;
   auto k3d = kernelOf({input("a", {128, 64}, f32)}, [&](Hbm) {
