@@ -284,6 +284,24 @@ void transposeNki(const Instruction &, NkiCall &c) {
   c.operand("dst", Slot::Dst).operand("data", Slot::Src0).engine();
 }
 
+/// NKI ISA reference, nki.isa.nc_matmul: "currently supports float8_e4m3/float8_e5m2/bfloat16/float16/tfloat32/
+/// float32 input data types"; the integer types (u8 masks, i32 indices) are not among them.
+std::string matmulInputDtypes(const Instruction &inst, Engine, const Target *) {
+  for (const auto &[slot, ap] : {std::pair{"stationary", &inst.src0}, std::pair{"moving", &inst.src1}})
+    if (isInteger(ap->dtype))
+      return fmt::format("nc_matmul takes float8_e4m3, float8_e5m2, bfloat16, float16 or float32 inputs, not {} "
+                         "{}: convert it to bf16 first (tensor_copy)",
+                         name(ap->dtype), slot);
+  return {};
+}
+
+constexpr Rule kMatmulRules[] = {
+    {"matmul.input-dtypes",
+     "NKI ISA reference, nki.isa.nc_matmul: \"supports float8_e4m3/float8_e5m2/bfloat16/float16/tfloat32/float32 "
+     "input data types\"",
+     matmulInputDtypes},
+};
+
 constexpr SettingDef kTransposeSettings[] = {{Setting::Mode, "engine"}};
 
 const InstructionDef kDefinitions[] = {
@@ -310,7 +328,8 @@ const InstructionDef kDefinitions[] = {
      .settings = kMatmulSettings,
      .category = Category::Matmul,
      .flops = matmulFlops,
-     .nkiCall = matmulNki},
+     .nkiCall = matmulNki,
+     .rules = kMatmulRules},
     {.op = Opcode::Transpose,
      .name = "transpose",
      .nki = "nki.isa.nc_transpose",

@@ -12,6 +12,7 @@
 #include "tessera/isa/InstructionSet.h"
 #include "tessera/isa/Modes.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -389,6 +390,19 @@ Instruction matmulOf(uint32_t k, int64_t m, int64_t n, uint8_t mode = 0, DType d
 
 uint8_t rowTiled(uint8_t tilesLog2, uint8_t tileIndex) {
   return MatmulMode{.rowTilesLog2 = tilesLog2, .rowTile = tileIndex}.encode();
+}
+
+TEST(Matmul, IntegerInputsAreRefusedNamingTheRule) {
+  for (DType dtype : {DType::BF16, DType::F16, DType::F32, DType::F8E4M3, DType::F8E5M2})
+    EXPECT_TRUE(mentions(verifyInstruction(matmulOf(128, 128, 512, 0, dtype), Engine::Tensor, &trn2()), ""))
+        << name(dtype);
+  for (DType dtype : {DType::U8, DType::I32, DType::U32})
+    EXPECT_TRUE(mentions(verifyInstruction(matmulOf(128, 128, 512, 0, dtype), Engine::Tensor, &trn2()),
+                         fmt::format("nc_matmul takes float8_e4m3, float8_e5m2, bfloat16, float16 or float32 inputs, "
+                                     "not {} stationary: convert it to bf16 first (tensor_copy) [rule "
+                                     "matmul.input-dtypes",
+                                     name(dtype))))
+        << name(dtype);
 }
 
 TEST(MatmulRowTiling, ModeByteRoundTrips) {
