@@ -133,6 +133,26 @@ def main():
         blocker = write(tmp, "blocker", "keep me\n")
         refused(tessera, tmp, ["-c", cfg, "-t", good_topo, "-p", blocker], 2, "blocker")
         check(read(blocker) == "keep me\n", "-p FILE: the file is left as it was")
+        # Products of dimensions past 2^40 (each dimension is fine): refused, not a wrapped size.
+        topo = write(tmp, "wrap.csv", "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, "
+                     "Num Filter, Strides,\nx, 4194304, 4194304, 1, 1, 4194304, 1, 1,\n")
+        refused(tessera, tmp, ["-c", cfg, "-t", topo, "-p", tmp], 2, "wrap.csv:2", "too large")
+        refused(tessera, tmp, ["-c", cfg, "-t", good_topo, "-p", tmp, "-j", "-1"], 2, "-j: expected 1 to 1024")
+        # A corner where SCALE-Sim's own CALC prefetcher fails: the layer named, bad input, no report folder left.
+        corner = write(tmp, "corner.cfg", good_cfg.replace("ArrayHeight: 32", "ArrayHeight: 1")
+                       .replace("ArrayWidth: 128", "ArrayWidth: 2048").replace("InterfaceBandwidth: USER",
+                                                                               "InterfaceBandwidth: CALC")
+                       .replace("SramSzkB: 64", "SramSzkB: 1"))
+        topo = write(tmp, "corner.csv", "Layer, M, N, K,\nthin, 4, 2048, 1,\n")
+        out_dir = os.path.join(tmp, "corner-out")
+        refused(tessera, tmp, ["-c", corner, "-t", topo, "-p", out_dir], 2, "corner.csv:2", "layer 'thin'",
+                "prefetcher has no cycles")
+        check(not os.path.exists(out_dir), "a failed run leaves no report folder")
+        # The same GEMM through --gemm: the models' numbers, SCALE-Sim's block not run (exit 0).
+        status, out, _ = run(tessera, "--rows", "1", "--cols", "2048", "--dataflow", "ws", "--gemm", "4,2048,1",
+                             "--sram-kib", "1,1,1", "--model", "fold", "--json")
+        ok = status == 0 and json.loads(out)["scalesim"] is None
+        check(ok, "--gemm on SCALE-Sim's failing corner: exit 0, scalesim null")
         # A layer far too big to trace is a limit, refused before any work.
         topo = write(tmp, "huge.csv", "Layer, M, N, K,\nhuge, 100000, 4096, 4096,\n")
         refused(tessera, tmp, ["-c", cfg, "-t", topo, "-p", tmp, "--trace"], 3, "huge.csv:2", "--trace")

@@ -6,16 +6,14 @@
 
 namespace tessera::systolic {
 
-namespace {
-
-std::string skippedReason(const ArrayConfig &config, const Gemm &gemm) {
-  return scalesim::scaleSimGemmDeclined(config, gemm);
+ScaleSimOutcome scaleSimOutcome(const ArrayConfig &config, const Gemm &gemm) {
+  ScaleSimOutcome o;
+  o.report = scalesim::scaleSimGemm(config, gemm, &o.notRun);
+  return o;
 }
 
-} // namespace
-
 std::string toText(const ArrayConfig &config, const Gemm &gemm, const Result &result,
-                   const std::optional<scalesim::LayerReport> &scalesim) {
+                   const ScaleSimOutcome &scalesim) {
   const Mapping &mp = result.mapping;
   std::string out;
   out += fmt::format("{}x{} systolic array, {} ({}); GEMM M={} N={} K={}; {} model\n", config.rows, config.cols,
@@ -38,21 +36,21 @@ std::string toText(const ArrayConfig &config, const Gemm &gemm, const Result &re
   row("ifmap A", result.ifmap);
   row("filter B", result.filter);
   row("ofmap C", result.ofmap);
-  if (scalesim) {
-    const scalesim::LayerReport &s = *scalesim;
+  if (scalesim.report) {
+    const scalesim::LayerReport &s = *scalesim.report;
     out += fmt::format("SCALE-Sim   v3 CALC: Total Cycles {} ({} incl. prefetch), Overall Util {:.2f}%, Compute Util "
                        "{:.2f}%, SRAM OFMAP Writes {}, DRAM OFMAP Writes {} (its conventions: docs/systolic.md)\n",
                        s.totalCycles, s.totalCyclesWithPrefetch, s.overallUtilPct, s.computeUtilPct,
                        s.ofmapSram.count, s.ofmapDram.count);
   } else {
-    out += fmt::format("SCALE-Sim   {}\n", skippedReason(config, gemm));
+    out += fmt::format("SCALE-Sim   {}\n", scalesim.notRun);
   }
   if (result.valuesChecked) out += "values      every element of C equals the reference product\n";
   return out;
 }
 
 nlohmann::json toJson(const ArrayConfig &config, const Gemm &gemm, const Result &result,
-                      const std::optional<scalesim::LayerReport> &scalesim) {
+                      const ScaleSimOutcome &scalesim) {
   const Mapping &mp = result.mapping;
   nlohmann::json j = {
       {"ok", true},
@@ -80,13 +78,13 @@ nlohmann::json toJson(const ArrayConfig &config, const Gemm &gemm, const Result 
       {"ofmap_dram_writes", result.ofmap.dramWrites},
       {"sram_kib", {{"ifmap", config.sramKiB[0]}, {"filter", config.sramKiB[1]}, {"ofmap", config.sramKiB[2]}}},
   };
-  if (scalesim) {
-    j["scalesim"] = scalesim::scaleSimColumns(*scalesim);
+  if (scalesim.report) {
+    j["scalesim"] = scalesim::scaleSimColumns(*scalesim.report);
     j["scalesim"]["version"] = "3.0.0";
     j["scalesim"]["InterfaceBandwidth"] = "CALC";
   } else {
     j["scalesim"] = nullptr;
-    j["scalesim_skipped"] = skippedReason(config, gemm);
+    j["scalesim_skipped"] = scalesim.notRun;
   }
   if (result.model == "pe") j["values_checked"] = result.valuesChecked;
   return j;

@@ -79,7 +79,8 @@ int systolicCommand(const std::vector<std::string> &args) {
   if (vm.count("config") || vm.count("topology")) {
     if (!vm.count("config") || !vm.count("topology"))
       throw InputError("a network run needs both -c CONFIG.cfg and -t TOPOLOGY.csv", {}, "usage:\n" + usageText(desc));
-    for (const char *single : {"rows", "cols", "target", "dataflow", "gemm", "model", "sram-kib", "animate", "svg"})
+    for (const char *single : {"rows", "cols", "target", "dataflow", "gemm", "model", "sram-kib", "animate", "svg",
+                               "frame-ms", "max-frames"})
       if (vm.count(single) && !vm[single].defaulted())
         throw InputError(fmt::format("--{} is for one GEMM; with -c the configuration file says it", single));
     net.json = o.json;
@@ -149,7 +150,7 @@ int systolicCommand(const std::vector<std::string> &args) {
     svgFile << recorder.svg(config, gemm, result);
     if (!svgFile.flush()) throw InputError(fmt::format("--svg: cannot write '{}'", o.svg));
   }
-  const std::optional<systolic::scalesim::LayerReport> scalesim = systolic::scalesim::scaleSimGemm(config, gemm);
+  const systolic::ScaleSimOutcome scalesim = systolic::scaleSimOutcome(config, gemm);
   if (o.json) {
     nlohmann::json j = systolic::toJson(config, gemm, result, scalesim);
     if (!o.svg.empty()) j["svg"] = o.svg;

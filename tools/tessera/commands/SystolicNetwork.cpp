@@ -49,21 +49,31 @@ void checkLimits(const Config &config, const Topology &topo, const std::string &
 
 /// Simulates every layer, `jobs` at a time (each layer's memory system starts empty, as in SCALE-Sim, so they are
 /// independent), showing progress on a terminal.
-std::vector<LayerReport> simulateLayers(const Config &config, const Topology &topo, unsigned jobs, bool progress,
-                                        std::vector<SramTraces> *traces) {
+std::vector<LayerReport> simulateLayers(const Config &config, const Topology &topo, const std::string &topologyPath,
+                                        unsigned jobs, bool progress, std::vector<SramTraces> *traces) {
   const size_t n = topo.layers.size();
   std::vector<LayerReport> reports(n);
   if (traces) traces->resize(n);
   std::atomic<size_t> next{0}, done{0};
+  std::atomic<bool> failed{false};
   std::mutex failure;
   std::exception_ptr error;
   auto worker = [&] {
-    for (size_t i = next++; i < n; i = next++) {
+    for (size_t i = next++; i < n && !failed; i = next++) {
+      const Layer &layer = topo.layers[i];
       try {
-        reports[i] = simulateLayer(config, topo.layers[i], traces ? &(*traces)[i] : nullptr);
+        reports[i] = simulateLayer(config, layer, traces ? &(*traces)[i] : nullptr);
+      } catch (const Error &e) {
+        // A corner SCALE-Sim itself fails on, or a limit of the model: the layer's input, named.
+        std::lock_guard lock(failure);
+        if (!error)
+          error = std::make_exception_ptr(InputError(fmt::format("layer '{}': {}", layer.name, e.message()),
+                                                     SourceLoc{topologyPath, layer.line}, e.hint()));
+        failed = true;
       } catch (...) {
         std::lock_guard lock(failure);
         if (!error) error = std::current_exception();
+        failed = true;
       }
       if (progress) fmt::print(stderr, "\r\x1b[2Klayer {}/{}", ++done, n);
     }
@@ -101,15 +111,23 @@ int systolicNetworkCommand(const SystolicNetworkOptions &o) {
     throw InputError(fmt::format("-l: cannot read the layout file '{}'", o.layout));
   checkLimits(config, topo, o.topology, o.trace);
 
+  if (o.jobs > 1024) throw InputError(fmt::format("-j: expected 1 to 1024 layers at once, got {}", o.jobs));
+  // The folder is made once the layers have run (a failed run leaves nothing); what is in its way fails now.
   const fs::path dir = fs::path(o.logDir) / config.runName;
+  for (const fs::path &p : {fs::path(o.logDir), dir})
+    if (fs::exists(p) && !fs::is_directory(p))
+      throw InputError(fmt::format("-p: '{}' is in the way of the report folder '{}': it is not a folder", p.string(),
+                                   dir.string()));
+
+  const bool progress = !o.json && topo.layers.size() > 1 && ProgressBar::isTerminal(stderr);
+  std::vector<SramTraces> traces;
+  const std::vector<LayerReport> layers =
+      simulateLayers(config, topo, o.topology, o.jobs, progress, o.trace ? &traces : nullptr);
+
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir))
     throw InputError(fmt::format("-p: cannot make the report folder '{}': {}", dir.string(), ec.message()));
-
-  const bool progress = !o.json && topo.layers.size() > 1 && ProgressBar::isTerminal(stderr);
-  std::vector<SramTraces> traces;
-  const std::vector<LayerReport> layers = simulateLayers(config, topo, o.jobs, progress, o.trace ? &traces : nullptr);
 
   write(dir / "COMPUTE_REPORT.csv", computeReportCsv(layers));
   write(dir / "BANDWIDTH_REPORT.csv", bandwidthReportCsv(layers));

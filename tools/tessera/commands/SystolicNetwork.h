@@ -13,7 +13,7 @@ struct SystolicNetworkOptions {
   std::string logDir = "results"; ///< the reports go to <logDir>/<run_name>/, as SCALE-Sim's -p
   bool json = false;
   bool trace = false; ///< also write each layer's SRAM traces (layer<N>/IFMAP_SRAM_TRACE.csv, ...)
-  unsigned jobs = 0;  ///< layers simulated at once; 0: one per core
+  unsigned jobs = 0;  ///< layers simulated at once (at most 1024); 0: one per core
 };
 
 /// Returns the exit status (kOk); throws InputError for bad files, LimitError when a layer is too large.

@@ -99,8 +99,9 @@ private:
   std::map<std::string, std::map<std::string, Entry>> sections_;
 };
 
-/// Sizes and counts stay below 2^40 so that every cycle and access count fits 63 bits.
-constexpr int64_t kMaxCount = int64_t(1) << 40;
+/// Sizes and counts stay below 2^40 so that every cycle and access count fits 63 bits; a bandwidth (words in one
+/// line of a buffer) below 2^30.
+constexpr int64_t kMaxCount = int64_t(1) << 40, kMaxBandwidth = int64_t(1) << 30;
 
 [[noreturn]] void notModelled(const IniFile &ini, const Entry &e, std::string_view what) {
   throw Error(fmt::format("{} is not modelled by tessera systolic", what), ini.where(e.line),
@@ -142,8 +143,9 @@ Config parseConfig(std::string_view text, const std::string &path) {
   if (const Entry *ram = ini.find(run, "UseRamulatorTrace"); ram && ram->value == "True")
     notModelled(ini, *ram, "UseRamulatorTrace (DRAM latencies from Ramulator)");
 
-  if (ini.hasSection("sparsity") && ini.boolean("sparsity", "SparsitySupport", false))
-    notModelled(ini, ini.get("sparsity", "SparsitySupport"), "SparsitySupport (sparse filters)");
+  // SCALE-Sim turns sparsity on only for "true" (any case), unlike configparser's other true words.
+  if (const Entry *sparse = ini.find("sparsity", "SparsitySupport"); sparse && lower(sparse->value) == "true")
+    notModelled(ini, *sparse, "SparsitySupport (sparse filters)");
   if (ini.boolean("layout", "IfmapCustomLayout", false))
     notModelled(ini, ini.get("layout", "IfmapCustomLayout"), "IfmapCustomLayout (SRAM bank layouts)");
   if (ini.boolean("layout", "FilterCustomLayout", false))
@@ -154,14 +156,16 @@ Config parseConfig(std::string_view text, const std::string &path) {
     std::string first(trim(std::string_view(bw.value).substr(0, bw.value.find(','))));
     int64_t v = 0;
     auto [end, ec] = std::from_chars(first.data(), first.data() + first.size(), v);
-    if (ec != std::errc() || end != first.data() + first.size() || v < 1 || v > kMaxCount)
+    if (ec != std::errc() || end != first.data() + first.size() || v < 1 || v > kMaxBandwidth)
       throw Error(fmt::format("Bandwidth: expected words per cycle (a positive integer), got '{}'", bw.value),
                   ini.where(bw.line));
     c.ofmapBandwidth = v;
     // SCALE-Sim v3 reads the ifmap and filter interfaces' bandwidths from [layout]; a v2 file has one Bandwidth.
-    const bool v3 = ini.find("layout", "IfmapSRAMBankBandwidth") != nullptr;
-    c.ifmapBandwidth = v3 ? ini.integer("layout", "IfmapSRAMBankBandwidth", 1, kMaxCount) : v;
-    c.filterBandwidth = v3 ? ini.integer("layout", "FilterSRAMBankBandwidth", 1, kMaxCount) : v;
+    auto bankBandwidth = [&](std::string_view key) {
+      return ini.find("layout", key) ? ini.integer("layout", key, 1, kMaxBandwidth) : v;
+    };
+    c.ifmapBandwidth = bankBandwidth("IfmapSRAMBankBandwidth");
+    c.filterBandwidth = bankBandwidth("FilterSRAMBankBandwidth");
     if (ini.find("layout", "IfmapSRAMBankNum")) c.ifmapBanks = ini.integer("layout", "IfmapSRAMBankNum", 1, 65536);
     if (ini.find("layout", "FilterSRAMBankNum"))
       c.filterBanks = ini.integer("layout", "FilterSRAMBankNum", 1, 65536);

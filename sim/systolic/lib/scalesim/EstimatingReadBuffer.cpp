@@ -5,6 +5,7 @@
 #include "tessera/isa/Error.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace tessera::systolic::scalesim {
 
@@ -29,7 +30,9 @@ void EstimatingReadBuffer::add(int32_t &last, int64_t cycle) {
   last = int32_t(currentSet_);
   if (++inCurrentSet_ < perSet_) return;
   inCurrentSet_ = 0;
-  if (++currentSet_ != windowEnd_ + 1) return;
+  if (++currentSet_ == std::numeric_limits<int32_t>::max())
+    throw Error("the CALC read buffer filled 2^31 address sets", {}, "a larger SRAM, or a smaller layer");
+  if (currentSet_ != windowEnd_ + 1) return;
   // The active window is full: the prefetch of what it holds happened over the cycles since the last one.
   if (!activePrefetched_) {
     prefetchEnd_ = firstRequestCycle_ - 2; // a cycle before the first read, less the DRAM port's latency

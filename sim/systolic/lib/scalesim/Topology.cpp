@@ -39,6 +39,20 @@ int64_t dimension(std::string_view text, std::string_view what, const SourceLoc 
   return v;
 }
 
+/// Each dimension is below 2^24, but their products are not: the ifmap, the window (K), the output pixels (M) and
+/// the MACs must stay where every count the simulation keeps fits 63 bits.
+void checkSize(const Layer &layer, const SourceLoc &where) {
+  constexpr __int128 kMaxWords = __int128(1) << 40, kMaxMacs = __int128(1) << 62;
+  const __int128 ifmap = __int128(layer.ifmapHeight) * layer.ifmapWidth * layer.channels;
+  const __int128 k = __int128(layer.filterHeight) * layer.filterWidth * layer.channels;
+  const __int128 m = __int128(layer.ofmapHeight()) * layer.ofmapWidth();
+  if (ifmap > kMaxWords || k > kMaxWords || m > kMaxWords || m * k * layer.filters > kMaxMacs)
+    throw Error(fmt::format("layer '{}' is too large: its ifmap, window or output must stay under 2^40 elements and "
+                            "its MACs under 2^62",
+                            layer.name),
+                where);
+}
+
 } // namespace
 
 TopologyKind parseTopologyKind(std::string_view text) {
@@ -83,6 +97,7 @@ Topology parseTopology(std::string_view text, const std::string &path, std::stri
       int64_t m = dimension(f[1], "M", where), n = dimension(f[2], "N", where), k = dimension(f[3], "K", where);
       layer.ifmapHeight = m, layer.ifmapWidth = k, layer.filterHeight = 1, layer.filterWidth = k;
       layer.channels = 1, layer.filters = n;
+      checkSize(layer, where);
       topo.layers.push_back(layer);
       continue;
     }
@@ -106,6 +121,7 @@ Topology parseTopology(std::string_view text, const std::string &path, std::stri
       throw Error(fmt::format("layer '{}': the filter is {} wide, the ifmap only {}", layer.name, layer.filterWidth,
                               layer.ifmapWidth),
                   where);
+    checkSize(layer, where);
     if (layer.name.find("DP") == std::string::npos) {
       topo.layers.push_back(layer);
       continue;

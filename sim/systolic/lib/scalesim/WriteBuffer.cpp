@@ -52,6 +52,11 @@ int64_t WriteBuffer::drain(int64_t cycle) {
   dramWrites_ += words;
   freeWords_ += words;
   nextToDrain_ = end;
+  // Drained lines are never looked at again: drop them now and then, so the buffer holds what is pending only.
+  if (nextToDrain_ > 4096 && 2 * nextToDrain_ > lineFill_.size()) {
+    lineFill_.erase(lineFill_.begin(), lineFill_.begin() + std::ptrdiff_t(nextToDrain_));
+    nextToDrain_ = 0;
+  }
   if (!drained_) dramStart_ = cycle, drained_ = true;
   const int64_t last = cycle + std::max<int64_t>(lines, 1) - 1;
   dramStop_ = std::max(dramStop_, last);

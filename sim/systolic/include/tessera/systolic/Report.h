@@ -12,14 +12,22 @@
 
 namespace tessera::systolic {
 
-/// `scalesim`: what SCALE-Sim v3 reports for the same GEMM (scalesim/GemmRun.h), when it was run.
+/// What SCALE-Sim v3 reported for the same GEMM (scalesim/GemmRun.h), or why it was not run.
+struct ScaleSimOutcome {
+  std::optional<scalesim::LayerReport> report;
+  std::string notRun;
+};
+
+/// Runs scalesim::scaleSimGemm.
+ScaleSimOutcome scaleSimOutcome(const ArrayConfig &config, const Gemm &gemm);
+
 std::string toText(const ArrayConfig &config, const Gemm &gemm, const Result &result,
-                   const std::optional<scalesim::LayerReport> &scalesim);
+                   const ScaleSimOutcome &scalesim);
 
 /// Keys: array, dataflow, gemm, model, mapping, folds, compute_cycles, macs, utilization, mapping_efficiency,
 /// {ifmap,filter}_{sram,dram}_reads, ofmap_{sram,dram}_writes, sram_kib, scalesim (SCALE-Sim v3's report under its
 /// column names, or null with scalesim_skipped saying why), and values_checked for the PE model.
 nlohmann::json toJson(const ArrayConfig &config, const Gemm &gemm, const Result &result,
-                      const std::optional<scalesim::LayerReport> &scalesim);
+                      const ScaleSimOutcome &scalesim);
 
 } // namespace tessera::systolic

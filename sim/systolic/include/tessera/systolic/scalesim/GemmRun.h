@@ -27,8 +27,9 @@ inline constexpr int64_t kMaxGemmBytes = int64_t(1) << 31;
 /// Why scaleSimGemm() declines the GEMM ("" when it does not).
 std::string scaleSimGemmDeclined(const ArrayConfig &config, const Gemm &gemm);
 
-/// The GEMM's SCALE-Sim v3 report, or nothing when scaleSimGemmDeclined() says why not.
-std::optional<LayerReport> scaleSimGemm(const ArrayConfig &config, const Gemm &gemm);
+/// The GEMM's SCALE-Sim v3 report, or nothing (and in `why`, why not) when it is declined or hits a corner where
+/// SCALE-Sim itself fails.
+std::optional<LayerReport> scaleSimGemm(const ArrayConfig &config, const Gemm &gemm, std::string *why = nullptr);
 
 /// The report as JSON under SCALE-Sim's column names ("Total Cycles", "DRAM OFMAP Writes", ...).
 nlohmann::json scaleSimColumns(const LayerReport &report);
