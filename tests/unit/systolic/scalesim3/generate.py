@@ -303,7 +303,8 @@ def main():
     if sys.version_info[:2] != (3, 11):
         # SCALE-Sim averages per-fold ratios with sum(), which Python 3.12 made compensated: the last digits of its
         # Mapping Efficiency and Compute Util would change, and the stored cases were made on 3.11.
-        raise SystemExit(f"generate.py: run it with Python 3.11 (this is {sys.version.split()[0]}); Debian 12's python3")
+        version = sys.version.split()[0]
+        raise SystemExit(f"generate.py: run it with Python 3.11, Debian 12's python3 (this is {version})")
     if not args.in_venv:
         python = ensure_venv(os.path.abspath(args.venv))
         sys.exit(subprocess.call([python, os.path.abspath(__file__), "--in-venv", "--jobs", str(args.jobs)]))
