@@ -336,6 +336,18 @@ def join(a, b):
     return b if not a else a + "::" + b if b else a
 
 
+def past_angles(words, k):
+    """The index just past the `<...>` (nested ones included) that starts at words[k]."""
+    depth = 0
+    while k < len(words):
+        depth += words[k] == "<"
+        depth -= words[k] == ">"
+        k += 1
+        if depth == 0:
+            break
+    return k
+
+
 def strip_prefix(words):
     """`words` without a leading template header, requires clause, attributes and specifiers."""
     words = list(words)
@@ -343,14 +355,7 @@ def strip_prefix(words):
     while changed and words:
         changed = False
         if words[0] == "template" and len(words) > 1 and words[1] == "<":
-            depth, k = 0, 1
-            while k < len(words):
-                depth += words[k] == "<"
-                depth -= words[k] == ">"
-                k += 1
-                if depth == 0:
-                    break
-            words, changed = words[k:], True
+            words, changed = words[past_angles(words, 1):], True
         elif words[0] == "requires":  # a qualified name with template arguments, joined by && or ||
             k = 1
             while k < len(words):
@@ -358,13 +363,7 @@ def strip_prefix(words):
                     k += 2
                 k += 1
                 if k < len(words) and words[k] == "<":
-                    depth = 0
-                    while k < len(words):
-                        depth += words[k] == "<"
-                        depth -= words[k] == ">"
-                        k += 1
-                        if depth == 0:
-                            break
+                    k = past_angles(words, k)
                 if k < len(words) and words[k] in ("&&", "||"):
                     k += 1
                     continue
