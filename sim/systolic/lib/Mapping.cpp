@@ -2,7 +2,6 @@
 
 namespace tessera::systolic {
 
-
 Mapping mapGemm(const ArrayConfig &config, const Gemm &gemm) {
   Mapping m;
   switch (config.dataflow) {

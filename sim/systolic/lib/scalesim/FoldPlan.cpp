@@ -1,7 +1,5 @@
 #include "tessera/systolic/scalesim/FoldPlan.h"
 
-#include "tessera/systolic/Mapping.h"
-
 #include <algorithm>
 #include <functional>
 
@@ -44,20 +42,14 @@ bool Stream::any(int64_t line) const {
   return false;
 }
 
-FoldPlan::FoldPlan(const Config &config, const OperandMatrices &mats) : config_(config), mats_(mats) {
+FoldPlan::FoldPlan(const Config &config, const OperandMatrices &mats)
+    : config_(config), mats_(mats), mapping_(mapGemm(config.array(), {mats.m, mats.n, mats.k})) {
   const int64_t R = config.rows, C = config.cols;
-  switch (config.dataflow) {
-  case Dataflow::WeightStationary: sr_ = mats.k, sc_ = mats.n, t_ = mats.m; break;
-  case Dataflow::OutputStationary: sr_ = mats.m, sc_ = mats.n, t_ = mats.k; break;
-  case Dataflow::InputStationary: sr_ = mats.k, sc_ = mats.m, t_ = mats.n; break;
-  }
-  rowFolds_ = ceilDiv(sr_, R);
-  colFolds_ = ceilDiv(sc_, C);
   const bool os = config.dataflow == Dataflow::OutputStationary;
-  foldLines_ = os ? R + C + t_ - 2 : 2 * R + C + t_ - 2;
+  const int64_t T = mapping_.temporal;
   // SCALE-Sim's compute utilisation divides by the length of one fold's unskewed demand block (os: its ofmap,
   // ws/is: the stationary operand's, which is cols - 1 longer than the fold): docs/systolic.md.
-  const int64_t utilCycles = os ? R + C + t_ - 2 : 2 * R + 2 * C + t_ - 3;
+  const int64_t utilCycles = os ? R + C + T - 2 : 2 * R + 2 * C + T - 3;
 
   double mapping = 0, util = 0;
   for (int64_t f = 0; f < foldCount(); ++f) {
@@ -65,18 +57,18 @@ FoldPlan::FoldPlan(const Config &config, const OperandMatrices &mats) : config_(
     const int64_t used = fd.usedRows * fd.usedCols;
     switch (config.dataflow) {
     case Dataflow::WeightStationary:
-      requests_[kIfmap] += t_ * fd.usedRows, requests_[kFilter] += used, requests_[kOfmap] += t_ * fd.usedCols;
+      requests_[kIfmap] += T * fd.usedRows, requests_[kFilter] += used, requests_[kOfmap] += T * fd.usedCols;
       break;
     case Dataflow::OutputStationary:
-      requests_[kIfmap] += t_ * fd.usedRows, requests_[kFilter] += t_ * fd.usedCols;
+      requests_[kIfmap] += T * fd.usedRows, requests_[kFilter] += T * fd.usedCols;
       requests_[kOfmap] += used + R + C;
       break;
     case Dataflow::InputStationary:
-      requests_[kIfmap] += used, requests_[kFilter] += t_ * fd.usedRows, requests_[kOfmap] += t_ * fd.usedCols;
+      requests_[kIfmap] += used, requests_[kFilter] += T * fd.usedRows, requests_[kOfmap] += T * fd.usedCols;
       break;
     }
     mapping += double(used) / double(R * C);
-    util += double(used * t_) / double(R * C * utilCycles);
+    util += double(used * T) / double(R * C * utilCycles);
   }
   mappingEfficiency_ = mapping / double(foldCount());
   computeUtilization_ = util / double(foldCount());
@@ -84,11 +76,11 @@ FoldPlan::FoldPlan(const Config &config, const OperandMatrices &mats) : config_(
 
 Fold FoldPlan::fold(int64_t index) const {
   const int64_t R = config_.rows, C = config_.cols;
-  const int64_t fc = index / rowFolds_, fr = index % rowFolds_;
-  const int64_t K = mats_.k, N = mats_.n, T = t_;
+  const int64_t fc = index / mapping_.rowFolds, fr = index % mapping_.rowFolds;
+  const int64_t K = mats_.k, N = mats_.n, T = mapping_.temporal;
   Fold f;
-  f.usedRows = std::min(R, sr_ - fr * R);
-  f.usedCols = std::min(C, sc_ - fc * C);
+  f.usedRows = std::min(R, mapping_.spatialRows - fr * R);
+  f.usedCols = std::min(C, mapping_.spatialCols - fc * C);
   // A's table (or its affine addresses), and B's and C's addresses: B[i][j] = j * K + i, C[i][j] = i * N + j.
   const int64_t *A = mats_.ifmap.empty() ? nullptr : mats_.ifmap.data();
   const int64_t aOff = A ? 0 : mats_.ifmapOffset, bOff = mats_.filterOffset, cOff = mats_.ofmapOffset;
@@ -135,28 +127,28 @@ std::vector<int64_t> FoldPlan::prefetchOrder(Operand op) const {
   switch (config_.dataflow) {
   case Dataflow::WeightStationary:
     if (ifmap) {
-      blocks = rowFolds_, blockRows = M, width = R, total = K;
+      blocks = mapping_.rowFolds, blockRows = M, width = R, total = K;
       element = [&](int64_t b, int64_t r, int64_t c) { return A(r, b * R + c); };
     } else {
-      blocks = colFolds_, blockRows = K, width = C, total = N, diagonal = false;
+      blocks = mapping_.colFolds, blockRows = K, width = C, total = N, diagonal = false;
       element = [&](int64_t b, int64_t r, int64_t c) { return B(r, b * C + c); };
     }
     break;
   case Dataflow::OutputStationary:
     if (ifmap) {
-      blocks = rowFolds_, blockRows = K, width = R, total = M;
+      blocks = mapping_.rowFolds, blockRows = K, width = R, total = M;
       element = [&](int64_t b, int64_t r, int64_t c) { return A(b * R + c, r); };
     } else {
-      blocks = colFolds_, blockRows = K, width = C, total = N;
+      blocks = mapping_.colFolds, blockRows = K, width = C, total = N;
       element = [&](int64_t b, int64_t r, int64_t c) { return B(r, b * C + c); };
     }
     break;
   case Dataflow::InputStationary:
     if (ifmap) {
-      blocks = colFolds_, blockRows = K, width = C, total = M, diagonal = false;
+      blocks = mapping_.colFolds, blockRows = K, width = C, total = M, diagonal = false;
       element = [&](int64_t b, int64_t r, int64_t c) { return A(b * C + c, r); };
     } else {
-      blocks = rowFolds_, blockRows = N, width = R, total = K;
+      blocks = mapping_.rowFolds, blockRows = N, width = R, total = K;
       element = [&](int64_t b, int64_t r, int64_t c) { return B(b * R + c, r); };
     }
     break;

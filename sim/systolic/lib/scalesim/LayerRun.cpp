@@ -120,14 +120,7 @@ int64_t memoryBytes(const Config &config, const Layer &layer) {
 }
 
 int64_t demandLines(const Config &config, const Layer &layer) {
-  const int64_t m = layer.gemmM(), n = layer.gemmN(), k = layer.gemmK(), R = config.rows, C = config.cols;
-  auto folds = [&](int64_t sr, int64_t sc) { return ceilDiv(sr, R) * ceilDiv(sc, C); };
-  switch (config.dataflow) {
-  case Dataflow::WeightStationary: return folds(k, n) * (2 * R + C + m - 2);
-  case Dataflow::OutputStationary: return folds(m, n) * (R + C + k - 2);
-  case Dataflow::InputStationary: return folds(k, m) * (2 * R + C + n - 2);
-  }
-  return 0;
+  return mapGemm(config.array(), {layer.gemmM(), layer.gemmN(), layer.gemmK()}).computeCycles();
 }
 
 LayerReport simulateLayer(const Config &config, const Layer &layer, SramTraces *traces) {

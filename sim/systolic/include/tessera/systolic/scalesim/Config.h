@@ -31,6 +31,9 @@ struct Config {
   int64_t ifmapBandwidth = 10, filterBandwidth = 10, ofmapBandwidth = 10;
   /// SRAM banks of the ifmap and filter buffers (section [layout]); USER mode needs the bandwidth to divide.
   int64_t ifmapBanks = 1, filterBanks = 1;
+
+  /// The array and its SRAMs, as the teaching models take them (its mapping of a GEMM is SCALE-Sim's: Mapping.h).
+  ArrayConfig array() const { return {rows, cols, dataflow, {ifmapKiB, filterKiB, ofmapKiB}}; }
 };
 
 /// Reads a SCALE-Sim configuration file. Throws tessera::Error naming the file, the line and the key for a

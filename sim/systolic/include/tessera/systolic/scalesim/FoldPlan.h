@@ -7,6 +7,7 @@
 /// 2R + C + T - 2 cycles (ws, is) or R + C + T - 2 (os). Nothing is materialised: line l of a fold is computed
 /// when it is asked for.
 
+#include "tessera/systolic/Mapping.h"
 #include "tessera/systolic/scalesim/Config.h"
 #include "tessera/systolic/scalesim/OperandMatrices.h"
 
@@ -75,8 +76,8 @@ class FoldPlan {
 public:
   FoldPlan(const Config &config, const OperandMatrices &mats);
 
-  int64_t foldCount() const { return rowFolds_ * colFolds_; }
-  int64_t foldLines() const { return foldLines_; }
+  int64_t foldCount() const { return mapping_.folds(); }
+  int64_t foldLines() const { return mapping_.cyclesPerFold; }
   /// Fold `index` (column folds outer, row folds inner).
   Fold fold(int64_t index) const;
 
@@ -94,8 +95,7 @@ public:
 private:
   const Config &config_;
   const OperandMatrices &mats_;
-  int64_t sr_ = 0, sc_ = 0, t_ = 0; ///< the GEMM dimensions along the array's rows, its columns and time
-  int64_t rowFolds_ = 0, colFolds_ = 0, foldLines_ = 0;
+  Mapping mapping_; ///< the GEMM dimensions along the array's rows (Sr), its columns (Sc) and time (T); the folds
   std::array<int64_t, 3> requests_{};
   double mappingEfficiency_ = 0, computeUtilization_ = 0;
 };
