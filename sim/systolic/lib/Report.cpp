@@ -1,19 +1,11 @@
 #include "tessera/systolic/Report.h"
 
-#include "tessera/systolic/scalesim/GemmRun.h"
-
 #include <fmt/format.h>
 
 namespace tessera::systolic {
 
-ScaleSimOutcome scaleSimOutcome(const ArrayConfig &config, const Gemm &gemm) {
-  ScaleSimOutcome o;
-  o.report = scalesim::scaleSimGemm(config, gemm, &o.notRun);
-  return o;
-}
-
 std::string toText(const ArrayConfig &config, const Gemm &gemm, const Result &result,
-                   const ScaleSimOutcome &scalesim) {
+                   const scalesim::GemmOutcome &scalesim) {
   const Mapping &mp = result.mapping;
   std::string out;
   out += fmt::format("{}x{} systolic array, {} ({}); GEMM M={} N={} K={}; {} model\n", config.rows, config.cols,
@@ -50,7 +42,7 @@ std::string toText(const ArrayConfig &config, const Gemm &gemm, const Result &re
 }
 
 nlohmann::json toJson(const ArrayConfig &config, const Gemm &gemm, const Result &result,
-                      const ScaleSimOutcome &scalesim) {
+                      const scalesim::GemmOutcome &scalesim) {
   const Mapping &mp = result.mapping;
   nlohmann::json j = {
       {"ok", true},

@@ -22,7 +22,7 @@ ArrayConfig array(int64_t rows, int64_t cols, Dataflow dataflow) {
 TEST(Report, JsonHasTheCountsScriptsRead) {
   ArrayConfig config = array(4, 4, Dataflow::OutputStationary);
   Gemm g{8, 8, 8};
-  nlohmann::json j = toJson(config, g, runPeModel(config, g), scaleSimOutcome(config, g));
+  nlohmann::json j = toJson(config, g, runPeModel(config, g), scalesim::scaleSimGemm(config, g));
   EXPECT_EQ(j["compute_cycles"], 56);
   EXPECT_EQ(j["model"], "pe");
   EXPECT_EQ(j["dataflow"], "os");
@@ -47,20 +47,20 @@ TEST(Report, JsonHasTheCountsScriptsRead) {
 TEST(Report, ScaleSimIsSkippedNotGuessedWhenTooLongToRun) {
   ArrayConfig config = array(4, 4, Dataflow::WeightStationary);
   Gemm g{1 << 20, 1 << 12, 1 << 12}; // 2^16 folds of 2^20 cycles: the fold model's business alone
-  nlohmann::json j = toJson(config, g, runFoldModel(config, g), scaleSimOutcome(config, g));
+  nlohmann::json j = toJson(config, g, runFoldModel(config, g), scalesim::scaleSimGemm(config, g));
   EXPECT_TRUE(j["scalesim"].is_null());
   EXPECT_NE(j["scalesim_skipped"].get<std::string>().find("cycles to simulate one by one"), std::string::npos);
   // 3.4e7 cycles on 128x128, but a 2^32-word ifmap (a set number for each address): too much memory.
   ArrayConfig big = array(128, 128, Dataflow::WeightStationary);
   Gemm tall{1 << 22, 5, 1 << 10};
-  nlohmann::json k = toJson(big, tall, runFoldModel(big, tall), scaleSimOutcome(big, tall));
+  nlohmann::json k = toJson(big, tall, runFoldModel(big, tall), scalesim::scaleSimGemm(big, tall));
   EXPECT_TRUE(k["scalesim"].is_null());
   EXPECT_NE(k["scalesim_skipped"].get<std::string>().find("MiB of memory"), std::string::npos) << k.dump();
   // A corner where SCALE-Sim's own prefetcher fails (no cycles for a prefetch): not run, the models stand alone.
   ArrayConfig wide = array(1, 2048, Dataflow::WeightStationary);
   wide.sramKiB = {1, 1, 1};
   Gemm thin{4, 2048, 1};
-  nlohmann::json w = toJson(wide, thin, runFoldModel(wide, thin), scaleSimOutcome(wide, thin));
+  nlohmann::json w = toJson(wide, thin, runFoldModel(wide, thin), scalesim::scaleSimGemm(wide, thin));
   EXPECT_TRUE(w["scalesim"].is_null());
   EXPECT_NE(w["scalesim_skipped"].get<std::string>().find("prefetcher has no cycles"), std::string::npos) << w.dump();
 }
@@ -68,7 +68,7 @@ TEST(Report, ScaleSimIsSkippedNotGuessedWhenTooLongToRun) {
 TEST(Report, TextNamesTheMappingAndTheFolds) {
   ArrayConfig config = array(128, 128, Dataflow::WeightStationary);
   Gemm g{1024, 1024, 1024};
-  std::string text = toText(config, g, runFoldModel(config, g), scaleSimOutcome(config, g));
+  std::string text = toText(config, g, runFoldModel(config, g), scalesim::scaleSimGemm(config, g));
   EXPECT_NE(text.find("128x128 systolic array, weight stationary (ws)"), std::string::npos) << text;
   EXPECT_NE(text.find("rows <- K=1024, cols <- N=1024, time <- M=1024"), std::string::npos) << text;
   EXPECT_NE(text.find("8 row x 8 col = 64, 1406 cycles each (2R + C + T - 2)"), std::string::npos) << text;

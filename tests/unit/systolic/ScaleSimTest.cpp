@@ -79,7 +79,7 @@ TEST_P(ScaleSim, ScaleSimV3ModelPrintsTheSame) {
   ArrayConfig config;
   config.rows = row.rows, config.cols = row.cols, config.dataflow = parseDataflow(row.dataflow);
   config.sramKiB = row.sramKiB;
-  std::optional<scalesim::LayerReport> s = scalesim::scaleSimGemm(config, {row.m, row.n, row.k});
+  std::optional<scalesim::LayerReport> s = scalesim::scaleSimGemm(config, {row.m, row.n, row.k}).report;
   ASSERT_TRUE(s);
   EXPECT_EQ(s->totalCycles, row.totalCycles);
   EXPECT_EQ(s->stallCycles, 0);

@@ -150,7 +150,7 @@ int systolicCommand(const std::vector<std::string> &args) {
     svgFile << recorder.svg(config, gemm, result);
     if (!svgFile.flush()) throw InputError(fmt::format("--svg: cannot write '{}'", o.svg));
   }
-  const systolic::ScaleSimOutcome scalesim = systolic::scaleSimOutcome(config, gemm);
+  const systolic::scalesim::GemmOutcome scalesim = systolic::scalesim::scaleSimGemm(config, gemm);
   if (o.json) {
     nlohmann::json j = systolic::toJson(config, gemm, result, scalesim);
     if (!o.svg.empty()) j["svg"] = o.svg;

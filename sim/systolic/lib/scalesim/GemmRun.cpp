@@ -23,27 +23,18 @@ Layer gemmLayer(const Gemm &gemm) {
   return layer;
 }
 
-std::string scaleSimGemmDeclined(const ArrayConfig &config, const Gemm &gemm) {
+GemmOutcome scaleSimGemm(const ArrayConfig &config, const Gemm &gemm) {
   const Config c = calcConfig(config);
   const Layer layer = gemmLayer(gemm);
   if (const int64_t lines = demandLines(c, layer); lines > kMaxGemmDemandLines)
-    return fmt::format("not run: {} cycles to simulate one by one (the limit is 2^26)", lines);
+    return {std::nullopt, fmt::format("not run: {} cycles to simulate one by one (the limit is 2^26)", lines)};
   if (const int64_t bytes = memoryBytes(c, layer); bytes > kMaxGemmBytes)
-    return fmt::format("not run: it would take {} MiB of memory (the limit is 2 GiB)", bytes >> 20);
-  return "";
-}
-
-std::optional<LayerReport> scaleSimGemm(const ArrayConfig &config, const Gemm &gemm, std::string *why) {
-  std::string declined = scaleSimGemmDeclined(config, gemm);
-  if (declined.empty()) {
-    try {
-      return simulateLayer(calcConfig(config), gemmLayer(gemm));
-    } catch (const Error &e) {
-      declined = "not run: " + e.message(); // a corner SCALE-Sim fails on too: the models' numbers stand alone
-    }
+    return {std::nullopt, fmt::format("not run: it would take {} MiB of memory (the limit is 2 GiB)", bytes >> 20)};
+  try {
+    return {simulateLayer(c, layer), ""};
+  } catch (const Error &e) {
+    return {std::nullopt, "not run: " + e.message()}; // a corner SCALE-Sim fails on too: the models stand alone
   }
-  if (why) *why = declined;
-  return std::nullopt;
 }
 
 nlohmann::json scaleSimColumns(const LayerReport &r) {

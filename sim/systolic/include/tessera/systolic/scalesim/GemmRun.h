@@ -24,12 +24,14 @@ Layer gemmLayer(const Gemm &gemm);
 inline constexpr int64_t kMaxGemmDemandLines = int64_t(1) << 26;
 inline constexpr int64_t kMaxGemmBytes = int64_t(1) << 31;
 
-/// Why scaleSimGemm() declines the GEMM ("" when it does not).
-std::string scaleSimGemmDeclined(const ArrayConfig &config, const Gemm &gemm);
-
-/// The GEMM's SCALE-Sim v3 report, or nothing (and in `why`, why not) when it is declined or hits a corner where
+/// SCALE-Sim v3's report of the GEMM, or why it was not run: declined (the limits above), or a corner where
 /// SCALE-Sim itself fails.
-std::optional<LayerReport> scaleSimGemm(const ArrayConfig &config, const Gemm &gemm, std::string *why = nullptr);
+struct GemmOutcome {
+  std::optional<LayerReport> report;
+  std::string notRun; ///< "not run: ..." when there is no report
+};
+
+GemmOutcome scaleSimGemm(const ArrayConfig &config, const Gemm &gemm);
 
 /// The report as JSON under SCALE-Sim's column names ("Total Cycles", "DRAM OFMAP Writes", ...).
 nlohmann::json scaleSimColumns(const LayerReport &report);
