@@ -1,18 +1,18 @@
 #include "tessera/Sweep.h"
+
 #include "tessera/JsonText.h"
+#include "tessera/ParallelFor.h"
 
 #include "tessera/sim/KernelBug.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <chrono>
 #include <mutex>
 #include <set>
-#include <thread>
 
 namespace tessera::driver {
 namespace {
@@ -190,25 +190,15 @@ const char *statusName(SweepRow::Status s) {
 std::vector<SweepRow> runSweep(const RunRequest &base, const std::vector<SweepPoint> &points, unsigned jobs,
                                const std::function<void(size_t, size_t)> &done) {
   std::vector<SweepRow> rows(points.size());
-  std::atomic<size_t> next{0};
   std::mutex doneMutex;
   size_t finished = 0;
-  auto worker = [&] {
-    for (size_t i = next++; i < points.size(); i = next++) {
-      rows[i] = runPoint(base, points[i]);
-      std::lock_guard lock(doneMutex);
-      ++finished;
-      if (done)
-        done(finished, points.size());
-    }
-  };
-  const unsigned threads = std::clamp<unsigned>(jobs, 1, std::max<size_t>(points.size(), 1));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (std::thread &t : pool)
-    t.join();
+  parallelFor(points.size(), jobs, [&](size_t i) {
+    rows[i] = runPoint(base, points[i]);
+    std::lock_guard lock(doneMutex);
+    ++finished;
+    if (done)
+      done(finished, points.size());
+  });
   return rows;
 }
 

@@ -4,6 +4,7 @@
 #include "tessera/CommandLine.h"
 #include "tessera/Driver.h"
 #include "tessera/JsonText.h"
+#include "tessera/ParallelFor.h"
 #include "tessera/ProgressBar.h"
 #include "tessera/systolic/scalesim/LayerRun.h"
 #include "tessera/systolic/scalesim/Reports.h"
@@ -54,35 +55,29 @@ std::vector<LayerReport> simulateLayers(const Config &config, const Topology &to
   const size_t n = topo.layers.size();
   std::vector<LayerReport> reports(n);
   if (traces) traces->resize(n);
-  std::atomic<size_t> next{0}, done{0};
+  std::atomic<size_t> done{0};
   std::atomic<bool> failed{false};
   std::mutex failure;
   std::exception_ptr error;
-  auto worker = [&] {
-    for (size_t i = next++; i < n && !failed; i = next++) {
-      const Layer &layer = topo.layers[i];
-      try {
-        reports[i] = simulateLayer(config, layer, traces ? &(*traces)[i] : nullptr);
-      } catch (const Error &e) {
-        // A corner SCALE-Sim itself fails on, or a limit of the model: the layer's input, named.
-        std::lock_guard lock(failure);
-        if (!error)
-          error = std::make_exception_ptr(InputError(fmt::format("layer '{}': {}", layer.name, e.message()),
-                                                     SourceLoc{topologyPath, layer.line}, e.hint()));
-        failed = true;
-      } catch (...) {
-        std::lock_guard lock(failure);
-        if (!error) error = std::current_exception();
-        failed = true;
-      }
-      if (progress) fmt::print(stderr, "\r\x1b[2Klayer {}/{}", ++done, n);
+  parallelFor(n, jobs ? jobs : std::thread::hardware_concurrency(), [&](size_t i) {
+    if (failed) return; // the run has failed: the layers left are not simulated
+    const Layer &layer = topo.layers[i];
+    try {
+      reports[i] = simulateLayer(config, layer, traces ? &(*traces)[i] : nullptr);
+    } catch (const Error &e) {
+      // A corner SCALE-Sim itself fails on, or a limit of the model: the layer's input, named.
+      std::lock_guard lock(failure);
+      if (!error)
+        error = std::make_exception_ptr(InputError(fmt::format("layer '{}': {}", layer.name, e.message()),
+                                                   SourceLoc{topologyPath, layer.line}, e.hint()));
+      failed = true;
+    } catch (...) {
+      std::lock_guard lock(failure);
+      if (!error) error = std::current_exception();
+      failed = true;
     }
-  };
-  jobs = std::max(1u, std::min<unsigned>(jobs ? jobs : std::thread::hardware_concurrency(), unsigned(n)));
-  std::vector<std::thread> pool;
-  for (unsigned j = 1; j < jobs; ++j) pool.emplace_back(worker);
-  worker();
-  for (std::thread &t : pool) t.join();
+    if (progress) fmt::print(stderr, "\r\x1b[2Klayer {}/{}", ++done, n);
+  });
   if (progress) fmt::print(stderr, "\r\x1b[2K");
   if (error) std::rethrow_exception(error);
   return reports;
