@@ -226,6 +226,8 @@ void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<st
     llvm::orc::SymbolMap symbols;
     symbols[mangle(llvm::StringRef(golden::kGoldenMatmulSymbol.data(), golden::kGoldenMatmulSymbol.size()))] = {
         llvm::orc::ExecutorAddr::fromPtr(golden::goldenMatmulAddress()), llvm::JITSymbolFlags::Exported};
+    symbols[mangle(llvm::StringRef(golden::kTruncSfBf2Symbol.data(), golden::kTruncSfBf2Symbol.size()))] = {
+        llvm::orc::ExecutorAddr::fromPtr(&golden::tessera_truncsfbf2), llvm::JITSymbolFlags::Exported};
     return symbols;
   });
 

@@ -8,6 +8,8 @@
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 
+#include <bit>
+
 namespace tessera::compiler::golden {
 namespace {
 
@@ -42,5 +44,15 @@ extern "C" void _mlir_ciface_tessera_golden_matmul(Matrix *acc, Matrix *a, Matri
 }
 
 void *goldenMatmulAddress() { return reinterpret_cast<void *>(&_mlir_ciface_tessera_golden_matmul); }
+
+extern "C" float tessera_truncsfbf2(float x) {
+  const auto bits = std::bit_cast<uint32_t>(x);
+  uint32_t bf16 = 0;
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    bf16 = (bits >> 16) | 0x40u; // NaN: quiet, sign and payload's top kept
+  else
+    bf16 = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16; // to nearest even (overflow rounds to infinity)
+  return std::bit_cast<float>(bf16 & 0xffffu);
+}
 
 } // namespace tessera::compiler::golden

@@ -22,4 +22,11 @@ inline constexpr std::string_view kGoldenMatmul = "tessera_golden_matmul";
 inline constexpr std::string_view kGoldenMatmulSymbol = "_mlir_ciface_tessera_golden_matmul";
 void *goldenMatmulAddress();
 
+/// compiler-rt's float -> bfloat16 conversion, which LLVM calls where the host has no bf16 instructions (AVX2: a
+/// select or a phi of bf16 values is computed in f32 and truncated back) and which neither libgcc 12 nor the JIT
+/// provides. The psABI passes and returns __bf16 in an SSE register, as it does float, so this takes a float and
+/// returns a float whose low 16 bits are the bf16's: round to nearest even, a NaN kept a (quiet) NaN.
+inline constexpr std::string_view kTruncSfBf2Symbol = "__truncsfbf2";
+extern "C" float tessera_truncsfbf2(float x);
+
 } // namespace tessera::compiler::golden

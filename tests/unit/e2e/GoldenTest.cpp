@@ -8,6 +8,8 @@
 #include "tessera/dsl/tsr.h"
 #include "tessera/isa/NumberFormats.h"
 
+#include "Golden/GoldenRuntime.h"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -407,6 +409,48 @@ TEST(GoldenModel, OpsThatUseTheirOperandsDifferentlyStayApart) {
     ASSERT_EQ(y[i], a[i] - b[i]) << i;
     ASSERT_EQ(z[i], b[i] - a[i]) << i;
   }
+}
+
+// LLVM computes a select or a phi of bf16 values in f32 on a host without bf16 instructions (AVX2) and truncates with
+// compiler-rt's __truncsfbf2, which the JIT resolves to tessera_truncsfbf2 (GoldenRuntime.h): round to nearest even
+// as isa's conversion (ml_dtypes'), a NaN kept a NaN. Before it, a fill by position of a bf16 tile (avgpool2d,
+// conv2d, mlp, mamba_scan) stopped the golden model on such hosts with "Symbols not found: [ __truncsfbf2 ]".
+TEST(GoldenModel, Bf16TruncationTheJitCallsRoundsAsIsaDoes) {
+  auto bitsOf = [](float x) {
+    return static_cast<uint16_t>(std::bit_cast<uint32_t>(tessera::compiler::golden::tessera_truncsfbf2(x)) & 0xffff);
+  };
+  for (float x : {0.0f, -0.0f, 1.0f, 1.00390625f, 1.01171875f, 1.0078125f, -3.14159f, 1e-40f, 3.4e38f,
+                  std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                  std::numeric_limits<float>::max(), std::numeric_limits<float>::denorm_min()})
+    EXPECT_EQ(bitsOf(x), tessera::isa::floatToBf16(x)) << x;
+  for (uint32_t bits = 0; bits < 0x7f800000u; bits += 0x10001u) { // ties (0x8000 below) among them
+    const float x = std::bit_cast<float>(bits | 0x8000u);
+    ASSERT_EQ(bitsOf(x), tessera::isa::floatToBf16(x)) << std::hex << bits;
+  }
+  EXPECT_TRUE(std::isnan(tessera::isa::bf16ToFloat(bitsOf(std::numeric_limits<float>::quiet_NaN()))));
+  EXPECT_TRUE(std::isnan(tessera::isa::bf16ToFloat(bitsOf(std::bit_cast<float>(0x7f800001u))))); // signalling
+}
+
+// avgpool2d's pooling matrix: a bf16 tile of ones and two fills by position (a band), which share one outlined
+// function with the offset a parameter: its select of bf16 values needs __truncsfbf2 on an AVX2 host.
+TEST(GoldenModel, FillsByPositionOfABf16TileRun) {
+  tsr::KernelInfo k = kernelOf({tsr::input("x", {128, 64}, tsr::bf16), tsr::output("y", {128, 64}, tsr::bf16)},
+                               [](tsr::Hbm x, tsr::Hbm y) {
+                                 tsr::Tile t = tsr::full(tsr::bf16, {128, 64}, 1.0f);
+                                 tsr::fill(t, 0.0f, {.partition = 1, .free = -2, .offset = 0, .cmp = tsr::op::less});
+                                 tsr::fill(t, 0.0f, {.partition = 1, .free = -2, .offset = -1, .cmp = tsr::op::greater});
+                                 tsr::store(y.tile(0, 0, {128, 64}), t * tsr::load(x.tile(0, 0, {128, 64})));
+                               });
+  std::vector<float> x(128 * 64);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i % 251) - 100.0f;
+  std::vector<std::vector<std::byte>> tensors{bytesOf(DType::BF16, x), std::vector<std::byte>(x.size() * 2)};
+  runGolden(tsr::trace(k, {}), tensors);
+  const std::vector<float> y = valuesOf(DType::BF16, tensors[1]);
+  for (int64_t p = 0; p < 128; ++p)
+    for (int64_t f = 0; f < 64; ++f) { // ones where 2 f <= p <= 2 f + 1
+      const bool one = p - 2 * f >= 0 && p - 2 * f <= 1;
+      ASSERT_EQ(y[p * 64 + f], one ? x[p * 64 + f] : 0.0f) << p << ", " << f;
+    }
 }
 
 TEST(GoldenModel, StagesPrintAsMlir) {
