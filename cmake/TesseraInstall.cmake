@@ -18,6 +18,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/isa/include/ ${PROJECT_SOURCE_DIR}/nki-l
 install(FILES ${PROJECT_SOURCE_DIR}/compiler/include/tessera/compiler/Compiler.h
               ${PROJECT_SOURCE_DIR}/compiler/include/tessera/compiler/Golden.h
               ${PROJECT_SOURCE_DIR}/compiler/include/tessera/compiler/Provenance.h
+              ${PROJECT_SOURCE_DIR}/compiler/include/tessera/compiler/TileProgram.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera/compiler)
 install(FILES ${PROJECT_SOURCE_DIR}/tools/tessera/Tessera.h ${PROJECT_SOURCE_DIR}/tools/tessera/Driver.h
               ${PROJECT_SOURCE_DIR}/tools/tessera/HostData.h ${PROJECT_SOURCE_DIR}/tools/tessera/InputDistribution.h

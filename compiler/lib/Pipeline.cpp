@@ -10,6 +10,7 @@
 //===------------------------------------------------------------------------------------------------------===//
 
 #include "ErrorCollector.h"
+#include "Export/ToTileProgram.h"
 #include "tessera/compiler/Dialect/Settings.h"
 #include "Import/ForwardReferences.h"
 #include "Import/Nesting.h"
@@ -246,8 +247,16 @@ static CompileResult runStages(MLIRContext &ctx, ErrorCollector &errors, ModuleO
     if (failed(tilePm.run(module))) errors.raise("tile");
     if (options.keepTileIr) result.tileIr = print(module, options.printLocations);
     if (provenance) describeTiles(module, *target, result.provenance);
+    PassManager planPm(&ctx);
+    OwningOpRef<ModuleOp> planned; // the placed module, for the device backend's plan once lowering succeeded
+    if (provenance && family.addDeviceCodePlanning(planPm, options.launchGrid)) planned = module.clone();
     if (failed(targetPm.run(module)) || failed(mlir::verify(module)))
       errors.raise(std::string(family.family().stage()).c_str());
+    if (planned) {
+      if (failed(planPm.run(*planned))) errors.raise("plan");
+      for (auto fn : planned->getOps<func::FuncOp>()) result.tileProgram = toTileProgram(fn);
+      result.tileProgram.launchGrid = options.launchGrid;
+    }
   } else if (failed(checkPm.run(module))) {
     errors.raise(std::string(family.family().stage()).c_str());
   }

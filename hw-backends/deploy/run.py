@@ -156,8 +156,11 @@ def compile_pallas(manifest, module, args, record):
         result["mosaic_vmem_bytes"] = measure_mosaic_vmem(path, kernel, specs, topology)
         need = result["mosaic_vmem_bytes"]
         peak = tpu.get("vmem_peak_bytes")
+        buffers = getattr(module, "VMEM_BUFFER_BYTES", None)
+        result["vmem_buffer_bytes"] = buffers
         print(f"  VMEM: Mosaic allocates {need / 2**20:.2f} MiB" if need is not None else
               "  VMEM: libtpu did not say how much Mosaic allocates", end="")
+        print(f"; the module's buffers {buffers / 2**20:.2f} MiB" if buffers is not None else "", end="")
         print(f"; Tessera's simulated peak {peak / 2**20:.2f} MiB" if peak and peak >= 0 else "", end="")
         print(f" (libtpu's default limit {tpu['scoped_vmem_default_bytes'] / 2**20:.0f} MiB)"
               if tpu.get("scoped_vmem_default_bytes") else "")

@@ -590,6 +590,9 @@ void readTpu(const toml::table &root, const fs::path &file, TableReader &header,
     tpu.scopedVmemDefaultBytes =
         libtpu.integer("scoped_vmem_default_bytes", 1, std::numeric_limits<int64_t>::max());
     tpu.kernelVmemMaxBytes = libtpu.integer("kernel_vmem_max_bytes", 1, std::numeric_limits<int64_t>::max());
+    if (libtpu.has("mosaic_internal_vmem_bytes"))
+      tpu.mosaicInternalVmemBytes =
+          libtpu.integer("mosaic_internal_vmem_bytes", 0, static_cast<int64_t>(tpu.kernelVmemMaxBytes));
     if (tpu.kernelVmemMaxBytes > tpu.vmemBytes)
       throw libtpu.fieldError("kernel_vmem_max_bytes",
                               fmt::format("{} is more than the core's VMEM (tensor_core.vmem_bytes = {})",

@@ -77,6 +77,19 @@ std::string readme(const RunReport &report, const std::string &module, const std
       fmt::arg("mld", " and ml_dtypes for bfloat16/fp8"));
 }
 
+/// The plan of `report`'s kernel for `style`: the run's own, or (when the run planned for the other kind of style)
+/// the kernel compiled again with the other plan; the program and its tiles are the same.
+std::shared_ptr<const compiler::TileProgram> planFor(const RunRequest &request, const RunReport &report,
+                                                     backends::PallasStyle style) {
+  if (!report.tileProgram || report.tileProgram->launchGrid == backends::launchGridFor(style))
+    return report.tileProgram;
+  RunRequest again = request;
+  again.compile.recordProvenance = true;
+  again.compile.launchGrid = backends::launchGridFor(style);
+  CompiledKernel k = compileKernel(again);
+  return std::make_shared<const compiler::TileProgram>(std::move(k.compiled.tileProgram));
+}
+
 } // namespace
 
 bool isDeployBundle(const fs::path &dir) {
@@ -109,6 +122,7 @@ DeployBundle deployKernel(RunRequest request, const fs::path &dir, const std::st
   checkBundleFolder(dir, force);
   DeployBundle bundle;
   bundle.dir = dir;
+  request.compile.launchGrid = backends::launchGridFor(driver::pallasStyle(pallasStyle));
   bundle.report = runForDeploy(request);
   bundle.backend = deviceBackendOf(bundle.report.target);
   bundle.files = writeDeployBundle(request, bundle.report, dir, command, pallasStyle, force);
@@ -130,8 +144,9 @@ std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunR
   // The module names the command that writes it again: `tessera compile`, which finds only registered kernels;
   // for another (request.kernelInfo), the command that made the bundle.
   const std::string again = request.kernelInfo ? command : emitCommand(request, report.params, backend, pallasStyle);
+  const std::shared_ptr<const compiler::TileProgram> plan = planFor(request, report, style);
   const std::string code = emitDeviceCode(kernelSource(kernel, report.params, report.target, *report.program,
-                                                       *report.provenance, report.graph.get(), again),
+                                                       *report.provenance, plan.get(), again),
                                           backend, style);
 
   AtomicFolder folder(bundleDir, "bundle folder", replaceable(force), kForceNote);

@@ -38,10 +38,10 @@ void checkBundleFolder(const std::filesystem::path &dir, bool force);
 /// in that style is an InputError and writes nothing; a `dir` that cannot be written is an InputError.
 std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunReport &report,
                                            const std::filesystem::path &dir, const std::string &command,
-                                           const std::string &pallasStyle = "manual", bool force = false);
+                                           const std::string &pallasStyle = "auto", bool force = false);
 
 /// checkBundleFolder, runForDeploy, then writeDeployBundle: `tessera deploy`.
 DeployBundle deployKernel(RunRequest request, const std::filesystem::path &dir, const std::string &command,
-                          const std::string &pallasStyle = "manual", bool force = false);
+                          const std::string &pallasStyle = "auto", bool force = false);
 
 } // namespace tessera::driver

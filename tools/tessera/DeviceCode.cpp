@@ -18,13 +18,13 @@ std::string emitCommand(const RunRequest &request, const tsr::Params &params, co
   if (request.compile.loopBuffers != compiler::CompileOptions{}.loopBuffers)
     command += fmt::format(" --loop-buffers {}", request.compile.loopBuffers);
   command += " --emit " + backend;
-  if (backend == "pallas" && pallasStyle != "manual") command += " --pallas-style " + pallasStyle;
+  if (backend == "pallas" && pallasStyle != "auto") command += " --pallas-style " + pallasStyle;
   return command;
 }
 
 backends::KernelSource kernelSource(const tsr::KernelInfo &kernel, const tsr::Params &params, const isa::Target &target,
                                     const isa::Program &program, const compiler::Provenance &provenance,
-                                    const tsr::graph::KernelGraph *graph, std::string command) {
+                                    const compiler::TileProgram *tileProgram, std::string command) {
   backends::KernelSource source;
   source.kernel = kernel.name;
   source.summary = kernel.summary;
@@ -33,7 +33,7 @@ backends::KernelSource kernelSource(const tsr::KernelInfo &kernel, const tsr::Pa
   source.target = &target;
   source.program = &program;
   source.provenance = &provenance;
-  source.graph = graph;
+  source.tileProgram = tileProgram;
   return source;
 }
 
@@ -52,8 +52,8 @@ backends::PallasStyle pallasStyle(const std::string &name) {
   if (std::optional<backends::PallasStyle> style = backends::parsePallasStyle(name)) return *style;
   throw InputError(
       fmt::format("--pallas-style: unknown style '{}'", name), {},
-      "styles: manual (one statement per simulated instruction), grid (BlockSpecs over the kernel's loops), "
-      "auto (grid where the loops allow, else manual)");
+      "styles: auto (a grid where the kernel's loops allow one, else one invocation), grid (a grid, or an error), "
+      "manual (one invocation, every load and store an async copy)");
 }
 
 } // namespace tessera::driver

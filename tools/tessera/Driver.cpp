@@ -248,6 +248,7 @@ RunReport runKernel(const RunRequest &request) {
   if (!compiled.provenance.empty()) {
     report.provenance = std::make_shared<const compiler::Provenance>(std::move(compiled.provenance));
     report.graph = std::make_shared<const tsr::graph::KernelGraph>(graph);
+    report.tileProgram = std::make_shared<const compiler::TileProgram>(std::move(compiled.tileProgram));
   }
   const isa::Program &program = *report.program;
   report.instructions = program.instructionCount();

@@ -133,8 +133,11 @@ struct RunReport {
   /// Where the program's instructions came from, when the request's compile options recorded it (for the hardware
   /// backends: tessera deploy); null otherwise.
   std::shared_ptr<const compiler::Provenance> provenance;
-  /// The kernel as traced (loops kept), kept with the provenance (the Pallas backend's grid style reads it).
+  /// The kernel as traced (loops kept), kept with the provenance (the golden model runs it).
   std::shared_ptr<const tsr::graph::KernelGraph> graph;
+  /// With the provenance, on a family whose device backend keeps the kernel's loops (TPU): the placed tile function
+  /// and its plan (compiler::CompileResult::tileProgram), which the Pallas backend writes from.
+  std::shared_ptr<const compiler::TileProgram> tileProgram;
   /// Every tensor's bytes after the run, in program.tensors order, when RunRequest::keepTensors asked for them.
   std::shared_ptr<const sim::HbmImage> hbm;
   /// The inputs as the kernel read them (rounded to their dtypes) and the outputs it wrote, as FP32 host arrays

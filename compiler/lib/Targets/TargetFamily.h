@@ -53,6 +53,10 @@ public:
   virtual void addLegalization(mlir::OpPassManager &pm) const = 0;
   /// From placed tiles to its dialect's instructions (and their checks), before insert-semaphores.
   virtual void addLowering(mlir::OpPassManager &pm, const LoweringOptions &options) const = 0;
+  /// The passes that plan its device backend's code from the placed tile module (tile::kPlan* attributes, exported
+  /// as CompileResult::tileProgram), `launchGrid` asking for a launch grid where the loops allow; false when its
+  /// backend emits from the unrolled program instead (NeuronCore: NKI's loops are folded back from it).
+  virtual bool addDeviceCodePlanning(mlir::OpPassManager &pm, bool launchGrid) const { return false; }
   /// The tessera-opt name of its lowering pass ("lower-tile-to-nc"), for errors that send a user to it.
   virtual llvm::StringRef loweringPass() const = 0;
   /// What a module of its dialect read from a file is checked with.

@@ -44,9 +44,10 @@ void returnOutputs(PythonWriter &out, const std::vector<isa::DType> &dtypes);
 
 /// What every Pallas module starts with after its docstring: the imports, and KERNEL, TARGET, TOPOLOGY (libtpu's
 /// name of the target's generation, None when the target file has no [libtpu] table), INPUTS and OUTPUTS (name,
-/// shape, NumPy dtype of each tensor), which the deploy runner and the checks read; and _round_to_f16 when the
-/// program has a float16 operand.
-void pallasPreamble(PythonWriter &out, const KernelSource &kernel);
+/// shape, NumPy dtype of each tensor), VMEM_BUFFER_BYTES (what the kernel's VMEM buffers take as mosaicVmemBytes
+/// counts them), which the deploy runner and the checks read; and _round_to_f16 when the program has a float16
+/// operand.
+void pallasPreamble(PythonWriter &out, const KernelSource &kernel, uint64_t vmemBufferBytes);
 
 /// The bytes Mosaic gives a VMEM buffer of `shape` (leading dimensions, then rows and columns): the last two
 /// dimensions padded to the (8, 128) tile. Observed with libtpu 0.0.50.1 on every generation, for every dtype (16-
@@ -56,11 +57,12 @@ void pallasPreamble(PythonWriter &out, const KernelSource &kernel);
 uint64_t mosaicVmemBytes(const std::vector<int64_t> &shape, isa::DType dtype);
 
 /// The argument `vmem_limit_bytes=N` of pltpu.CompilerParams for a kernel whose buffers (scratch, and Pallas' two
-/// copies of each block) take `needBytes` of VMEM as mosaicVmemBytes counts them, or "" when that fits libtpu's
-/// default scoped limit (the target's [libtpu] scoped_vmem_default_bytes; "" too for a target without [libtpu]).
-/// Over it, N is the most VMEM libtpu gives one kernel ([libtpu] kernel_vmem_max_bytes): Mosaic's register
-/// allocator adds spill slots to the buffers, which only it knows (8 to 18 MiB for matmul_blocked at 2048^3), so
-/// the need sets when to raise the limit, not how far. Throws when the need alone is more than that most.
+/// copies of each block) take `needBytes` of VMEM as mosaicVmemBytes counts them, or "" when that and what Mosaic
+/// takes beyond a kernel's buffers ([libtpu] mosaic_internal_vmem_bytes, observed) fit libtpu's default scoped
+/// limit ([libtpu] scoped_vmem_default_bytes; "" too for a target without [libtpu]). Over it, N is the most VMEM
+/// libtpu gives one kernel ([libtpu] kernel_vmem_max_bytes): what Mosaic adds (internal scratch, spill slots) only
+/// it knows, so the need sets when to raise the limit, not how far. Throws when the need alone is more than that
+/// most.
 std::string vmemLimitArgument(const KernelSource &kernel, uint64_t needBytes);
 /// The comment line that says why: "# VMEM: the buffers take 21.0 MiB ...", or "" with no limit.
 std::string vmemLimitComment(const KernelSource &kernel, uint64_t needBytes);

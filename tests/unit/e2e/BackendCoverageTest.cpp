@@ -38,7 +38,8 @@ TEST(BackendCoverage, EveryRegisteredKernelEmitsNkiThatPassesTheManifestCheck) {
         continue;
       }
       const std::string code = driver::emitDeviceCode(
-          driver::kernelSource(*k->kernel, k->params, k->target, k->compiled.program, k->compiled.provenance, &k->graph,
+          driver::kernelSource(*k->kernel, k->params, k->target, k->compiled.program, k->compiled.provenance,
+                               &k->compiled.tileProgram,
                                "test"),
           "nki");
       std::ofstream(dir / (kernel->name + "_" + target + ".py")) << code;

@@ -144,7 +144,9 @@ TEST(ToyInstruction, RunsThroughEveryLayerFromItsDefinitionAlone) {
   // NKI: the call its definition writes.
   const CompiledKernel k = compileKernel(request);
   const std::string nki = emitDeviceCode(
-      kernelSource(*k.kernel, k.params, k.target, k.compiled.program, k.compiled.provenance, &k.graph, "test"), "nki");
+      kernelSource(*k.kernel, k.params, k.target, k.compiled.program, k.compiled.provenance, &k.compiled.tileProgram,
+                   "test"),
+      "nki");
   EXPECT_NE(nki.find("nisa.toy_scale(dst="), std::string::npos) << nki;
   EXPECT_NE(nki.find(", scale=0.5)"), std::string::npos) << nki;
 }

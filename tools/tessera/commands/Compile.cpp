@@ -24,11 +24,13 @@ namespace {
 int emitForDevice(RunRequest r, const std::string &backend, const std::string &output, const std::string &style) {
   r.compile.recordProvenance = true;
   const backends::PallasStyle pallas = pallasStyle(style);
+  r.compile.launchGrid = backends::launchGridFor(pallas);
   std::optional<AtomicFile> file;
   if (!output.empty()) file.emplace(output, backend + " module");
   CompiledKernel k = compileKernel(r);
   const std::string text =
-      emitDeviceCode(kernelSource(*k.kernel, k.params, k.target, k.compiled.program, k.compiled.provenance, &k.graph,
+      emitDeviceCode(kernelSource(*k.kernel, k.params, k.target, k.compiled.program, k.compiled.provenance,
+                                  &k.compiled.tileProgram,
                                   emitCommand(r, k.params, backend, style)),
                      backend, pallas);
   if (file)
@@ -42,7 +44,7 @@ int emitForDevice(RunRequest r, const std::string &backend, const std::string &o
 
 int compileCommand(const std::vector<std::string> &args) {
   KernelOptions opts;
-  std::string emit, output, style = "manual";
+  std::string emit, output, style = "auto";
   bool printAfterAll = false, locations = false;
   po::options_description desc("tessera compile KERNEL");
   opts.add(desc);
@@ -53,8 +55,8 @@ int compileCommand(const std::vector<std::string> &args) {
                      "for the device: nki (Trainium) or pallas (TPU)")(
       "output,o", po::value(&output)->value_name("FILE"), "write to FILE instead of stdout (nki, pallas)")(
       "pallas-style", po::value(&style)->default_value(style),
-      "--emit pallas: manual (one statement per simulated instruction), grid (BlockSpecs over the kernel's loops) "
-      "or auto (grid where the loops allow)")(
+      "--emit pallas: auto (the kernel's outer loops as a grid where they allow, else one invocation), grid (a "
+      "grid, or an error) or manual (one invocation, every load and store an async copy); loops stay loops")(
       "print-ir-after-all", po::bool_switch(&printAfterAll), "print the module after every pass (stderr)")(
       "locations", po::bool_switch(&locations), "print each op's kernel source line (keep them for tessera sim)");
   parse(args, desc, "kernel");

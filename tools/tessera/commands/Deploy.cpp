@@ -42,7 +42,7 @@ bool runChecks(const std::vector<BundleCheck> &checks, const std::filesystem::pa
 
 int deployCommand(const std::vector<std::string> &args) {
   KernelOptions opts;
-  std::string output, style = "manual";
+  std::string output, style = "auto";
   bool force = false;
   std::vector<std::string> inputFiles, checkNames;
   std::string python;
@@ -56,7 +56,8 @@ int deployCommand(const std::vector<std::string> &args) {
       "the folder to write: new, empty or an earlier bundle, which it replaces")(
       "force", po::bool_switch(&force), "replace the -o folder even if it holds other files (they are deleted)")(
       "pallas-style", po::value(&style)->default_value(style),
-      "TPU targets: manual (one statement per simulated instruction), grid (BlockSpecs) or auto")(
+      "TPU targets: auto (a grid where the kernel's loops allow), grid or manual (one invocation, every copy by "
+      "hand)")(
       "input,i", po::value(&inputFiles)->composing()->value_name("NAME=FILE.npy"),
       "an input from a .npy file instead of random values (repeatable)")(
       "check", po::value(&checkNames)->composing()->value_name("compile|interpret"),

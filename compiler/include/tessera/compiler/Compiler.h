@@ -4,6 +4,7 @@
 /// MLIR text of each stage on request. No MLIR type appears here, so callers need no MLIR header.
 
 #include "tessera/compiler/Provenance.h"
+#include "tessera/compiler/TileProgram.h"
 #include "tessera/dsl/Graph.h"
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Target.h"
@@ -34,6 +35,9 @@ struct CompileOptions {
   bool scheduleInstructions = false;
   /// Record where each instruction came from (CompileResult::provenance), for the hardware backends.
   bool recordProvenance = false;
+  /// With recordProvenance, on a family whose device backend keeps the kernel's loops (TPU: Pallas): plan the loops
+  /// as a launch grid where they allow (false: one launch, every loop inside the kernel). CompileResult::tileProgram.
+  bool launchGrid = true;
   static constexpr uint64_t kDefaultMaxInstructions = 50'000'000;
 };
 
@@ -61,6 +65,9 @@ struct CompileResult {
   /// Each instruction's tile op, the kernel's tiles and the program order, when CompileOptions::recordProvenance
   /// asked for them (empty otherwise, and for a module read from a target-level file).
   Provenance provenance;
+  /// With recordProvenance, on a family whose device backend keeps the kernel's loops: the placed tile function,
+  /// loops kept, with the family's plan for that backend (empty otherwise).
+  TileProgram tileProgram;
 };
 
 /// Compiles `kernel` for `target`: import -> verify-target -> allocate-memory -> lower-tile-to-nc (or -tpu on a

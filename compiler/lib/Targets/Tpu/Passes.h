@@ -25,6 +25,12 @@ std::unique_ptr<mlir::Pass> createLegalizeForTpuPass();
 std::unique_ptr<mlir::Pass> createLowerTileToTpuPass(uint64_t maxInstructions = 0, ///< 0: no instruction limit
                                                      bool recordOrigins = false);
 
+/// tile, TPU targets, after allocate-memory: how the kernel becomes a Pallas kernel with its loops kept (the launch
+/// grid when `grid`, BlockSpec blocks, pl.loop or unrolled loops, prefetched copies, values), written as tile::kPlan*
+/// attributes for the export to compiler::TileProgram. Changes nothing else.
+/// Test: compiler/test/Transforms/plan-pallas.mlir
+std::unique_ptr<mlir::Pass> createPlanPallasPass(bool grid = true);
+
 /// How one copy of a [rows, free] tile of type `t` lies in a TPU's VMEM (Mosaic's native tiling): rows padded to
 /// the dtype's sublane tiling (tpu.sublanes 32-bit rows, so 8 for 32-bit, 16 for 16-bit, 32 for 8-bit dtypes),
 /// each row `pitch` elements, the free size rounded up to tpu.lanes; a copy starts at a multiple of

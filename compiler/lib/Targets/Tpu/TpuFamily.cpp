@@ -60,9 +60,14 @@ public:
   void registerPasses() const override {
     PassRegistration<Pass>([] { return createLegalizeForTpuPass(); });
     PassRegistration<Pass>([] { return createLowerTileToTpuPass(); });
+    PassRegistration<Pass>([] { return createPlanPallasPass(); });
   }
 
   void addLegalization(OpPassManager &pm) const override { pm.addPass(createLegalizeForTpuPass()); }
+  bool addDeviceCodePlanning(OpPassManager &pm, bool launchGrid) const override {
+    pm.addPass(createPlanPallasPass(launchGrid));
+    return true;
+  }
   llvm::StringRef loweringPass() const override { return "lower-tile-to-tpu"; }
   void addLowering(OpPassManager &pm, const LoweringOptions &o) const override {
     pm.addPass(createLowerTileToTpuPass(o.maxInstructions, o.recordOrigins));

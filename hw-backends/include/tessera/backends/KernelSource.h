@@ -4,7 +4,7 @@
 /// names its buffers (compiler::CompileOptions::recordProvenance).
 
 #include "tessera/compiler/Provenance.h"
-#include "tessera/dsl/Graph.h"
+#include "tessera/compiler/TileProgram.h"
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Target.h"
 
@@ -20,8 +20,9 @@ struct KernelSource {
   const isa::Target *target = nullptr;
   const isa::Program *program = nullptr;             ///< what the simulator ran: instructions, tensors, semaphores
   const compiler::Provenance *provenance = nullptr;  ///< the program's order, tiles and tile ops
-  /// The kernel as traced (its loops kept), for the Pallas grid style; null when the program came from a file.
-  const tsr::graph::KernelGraph *graph = nullptr;
+  /// The placed tile function, its loops kept, with the family's plan for a loop-keeping backend (Pallas); null or
+  /// empty when the program came from a target-level file or the family has no such plan.
+  const compiler::TileProgram *tileProgram = nullptr;
 };
 
 } // namespace tessera::backends

@@ -130,6 +130,7 @@ struct TpuSpec {
   std::string libtpuTopology;          ///< jax.experimental.topologies.get_topology_desc's name, "v5e=1x1"
   uint64_t scopedVmemDefaultBytes = 0; ///< VMEM a kernel may use without pltpu.CompilerParams(vmem_limit_bytes=)
   uint64_t kernelVmemMaxBytes = 0;     ///< the most VMEM one kernel may have with vmem_limit_bytes raised
+  uint64_t mosaicInternalVmemBytes = 0; ///< VMEM Mosaic takes beyond a kernel's own buffers, at most (observed)
 };
 
 /// TPU cost coefficients (cycles of the TensorCore clock). Each one's source is in the target file.

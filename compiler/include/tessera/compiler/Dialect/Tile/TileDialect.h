@@ -63,4 +63,21 @@ inline constexpr llvm::StringLiteral kOriginAttr = "tile.origin";
 /// With kOriginAttr: the iteration (0, 1, ...) of each loop around that tile op, outermost first.
 inline constexpr llvm::StringLiteral kIterationsAttr = "tile.iterations";
 
+/// The device-code plan a family's planning pass writes on a placed tile module (tpu-plan-pallas), which the
+/// export of its loops (compiler::TileProgram) reads:
+///   on scf.for:     kPlanLoopAttr "grid" | "loop" | "unrolled"; with "grid", kPlanGridDimAttr (i64) and, when no
+///                   step depends on another along it, kPlanParallelAttr (unit);
+///   on load/store:  kPlanBlockAttr (i64), the index of its block in the function's kPlanBlocksAttr; on a load of
+///                   its own, kPlanPrefetchAttr (unit) when it starts one iteration of its loop ahead;
+///   on tile.alloc:  kPlanStorageAttr "scratch" | "value" | "block";
+///   on the func:    kPlanBlocksAttr, an array of {tensor = i64, output (unit), shape = array<i64>, index =
+///                   affine_map over the grid dimensions giving the block's index}.
+inline constexpr llvm::StringLiteral kPlanLoopAttr = "plan.loop";
+inline constexpr llvm::StringLiteral kPlanGridDimAttr = "plan.grid_dim";
+inline constexpr llvm::StringLiteral kPlanParallelAttr = "plan.parallel";
+inline constexpr llvm::StringLiteral kPlanBlockAttr = "plan.block";
+inline constexpr llvm::StringLiteral kPlanPrefetchAttr = "plan.prefetch";
+inline constexpr llvm::StringLiteral kPlanStorageAttr = "plan.storage";
+inline constexpr llvm::StringLiteral kPlanBlocksAttr = "plan.blocks";
+
 } // namespace tessera::tile
