@@ -24,7 +24,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pallas_differential  # noqa: E402
 
 SEEDS = "1..40"
-TILE = r"\w+\[[^\]]*\](?:\.astype\(jnp\.\w+\))?"  # t4[0, 0:96, 0:256] or t4[...].astype(jnp.float32)
+# An operand: a ref's window, t4[0, 0:96, 0:256] or t4[...].astype(jnp.float32), or a value, t4.
+TILE = r"(?:\w+\[[^\]]*\](?:\.astype\(jnp\.\w+\))?|\b[A-Za-z_]\w*\b(?![\[(.]))"
 
 
 def wrong_constant(line):
@@ -47,13 +48,17 @@ MISTAKES = (("wrong constant", wrong_constant, "full"), ("dropped op", dropped_o
 
 def live_ops(kernel_text):
     """The ops (by name) of a KernelSpec's text that a stored output depends on: "  v5 = Subtract(v2, v3)" lines,
-    walked back from "  store(out[i, j], v7)"."""
-    defs, live = {}, set()
+    walked back from "  store(out[i, j], v7)". A copy counts as its source: Subtract(v1, copy(v1)) is 0 (or
+    a rounding residue) either way round, so it is no operand order a mistake could be seen in."""
+    defs, live, source = {}, set(), {}
     for line in kernel_text.splitlines():
         d = re.match(r"\s+v(\d+) = (\w+)[^(;]*\(?([^;]*)", line)
         if d:
             operands = [int(v) for v in re.findall(r"v(\d+)", d.group(3))]
-            distinct = len(set(operands)) == len(operands)  # Subtract(v1, v1) is 0 either way round
+            if d.group(2) == "copy" and len(operands) == 1:
+                source[int(d.group(1))] = source.get(operands[0], operands[0])
+            roots = [source.get(v, v) for v in operands]
+            distinct = len(set(roots)) == len(roots)  # Subtract(v1, v1) is 0 either way round
             defs[int(d.group(1))] = (d.group(2), operands, distinct)
         st = re.match(r"\s+store\(\w+\[i, j\], v(\d+)\)", line)
         if st:
@@ -76,7 +81,7 @@ def live_ops(kernel_text):
 def mutate(source, change):
     """`source` with `change` applied to each statement of the kernel body; None when no statement changes."""
     lines = source.splitlines(keepends=True)
-    changed = [change(l) if "[...] =" in l or re.match(r"\s+t\d+\[", l) else l for l in lines]
+    changed = [change(l) if "[...] =" in l or re.match(r"\s+t\d+(\[| = )", l) else l for l in lines]
     return "".join(changed) if changed != lines else None
 
 

@@ -2,8 +2,8 @@
 # The TPU checks must be able to fail. Each one is fed an input with one mistake and must reject it:
 #   1. libtpu_vmem_limits.py: a target file whose [libtpu] scoped_vmem_default_bytes is 32 MiB on v5e (libtpu's is 16);
 #   2. run.py --compile: a module whose vmem_limit_bytes is smaller than its buffers: a VMEM error, exit 1;
-#   3. a manual-style kernel with one .wait() deleted (its first: a load whose tile the next matmul reads), and one
-#      with the last .wait() deleted (the store of the output): check_dma_waits.py rejects both at the line. And
+#   3. a manual-style kernel with one .wait() deleted (its first load's: a tile the next matmul reads), and one with
+#      the last .wait() deleted (the store of the output): check_dma_waits.py rejects both at the line. And
 #      what Pallas' interpret mode with detect_races=True does with them (jax 0.12.0.1), asserted as
 #      docs/backends.md says, so that a jax that does otherwise shows here: with its default
 #      dma_execution_mode="on_wait" the copy is never done, no race is reported and only the outputs show it; with
@@ -51,10 +51,10 @@ cat "$dir/race-intact.log"
 [ "$(grep -c '"races_found": false, "outputs_match": true, "semaphore_left_signalled": false, "error": null' "$dir/race-intact.log")" = 2 ] ||
   { echo "the intact kernel does not pass interpret mode in both DMA modes"; exit 1; }
 cp -r "$dir/race" "$dir/race-load"
-first=$(grep -n -m1 -E '^    dma[0-9]+\.wait\(\)$' "$dir/race-load/matmul_tiled.py" | cut -d: -f1)
+first=$(grep -n -m1 -E 'load_[a-z_0-9]+\(.*\)\.wait\(\)$' "$dir/race-load/matmul_tiled.py" | cut -d: -f1)
 sed -i "${first}d" "$dir/race-load/matmul_tiled.py"
 cp -r "$dir/race" "$dir/race-store"
-last=$(grep -n -E '^    dma[0-9]+\.wait\(\)$' "$dir/race-store/matmul_tiled.py" | tail -1 | cut -d: -f1)
+last=$(grep -n -E 'store_[a-z_0-9]+\(.*\)\.wait\(\)$' "$dir/race-store/matmul_tiled.py" | tail -1 | cut -d: -f1)
 sed -i "${last}d" "$dir/race-store/matmul_tiled.py"
 for which in load store; do
   module="$dir/race-$which/matmul_tiled.py"
@@ -62,7 +62,7 @@ for which in load store; do
     cat "$dir/race-$which-check.log"; echo "check_dma_waits.py accepted a deleted wait ($which)"; exit 1
   fi
   cat "$dir/race-$which-check.log"
-  grep -E "matmul_tiled.py:[0-9]+: error: .*(no dma[0-9]+\.wait\(\) before|never waited on).*\(kernel matmul_tiled.cpp:[0-9]+\)" \
+  grep -E "matmul_tiled.py:[0-9]+: error: .*(no \.wait\(\) before|never waited on).*\(kernel matmul_tiled.cpp:[0-9]+\)" \
     "$dir/race-$which-check.log" > /dev/null || { echo "not reported at a module and kernel line"; exit 1; }
   "$python" "$here/interpret_modes.py" "$dir/race-$which" > "$dir/race-$which-interpret.log"
   cat "$dir/race-$which-interpret.log"

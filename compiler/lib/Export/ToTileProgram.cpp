@@ -54,14 +54,15 @@ public:
       program_.planned = true;
       for (Attribute a : blocks) program_.blocks.push_back(block(llvm::cast<DictionaryAttr>(a)));
     }
-    for (size_t i = 0; i < program_.ops.size(); ++i) { // a Block tile's load or store
-      const TileOpNode &op = program_.ops[i];
-      const std::optional<TileOperand> &tile = op.kind == TileOpKind::Load    ? op.dst
-                                               : op.kind == TileOpKind::Store ? std::optional(op.srcs[0])
-                                                                              : std::nullopt;
-      if (tile && op.block >= 0 && program_.tiles[tile->tile].storage == TileStorage::Block)
-        program_.tiles[tile->tile].blockOp = static_cast<int32_t>(i);
-    }
+    // A Block tile's load, or else its store: a tile loaded from one block and stored to another lives in the
+    // block it was loaded from, and its store copies it.
+    for (TileOpKind kind : {TileOpKind::Load, TileOpKind::Store})
+      for (size_t i = 0; i < program_.ops.size(); ++i) {
+        const TileOpNode &op = program_.ops[i];
+        if (op.kind != kind || op.block < 0) continue;
+        TileBuffer &tile = program_.tiles[kind == TileOpKind::Load ? op.dst->tile : op.srcs[0].tile];
+        if (tile.storage == TileStorage::Block && tile.blockOp < 0) tile.blockOp = static_cast<int32_t>(i);
+      }
     return std::move(program_);
   }
 
@@ -119,7 +120,7 @@ private:
   std::optional<LoopIndex> affine(Value v) {
     std::optional<AffineIndex> a = affineIndexOf(v);
     if (!a) return std::nullopt;
-    LoopIndex r{{}, a->constant};
+    LoopIndex r{{}, a->constant, {}};
     for (auto [loop, c] : a->terms) r.terms.push_back({loopOf_.at(loop.getOperation()), c});
     return r;
   }

@@ -283,7 +283,7 @@ private:
       add(c, s != subst.end() ? s->second : loopNames_.at(loop));
     }
     for (const LoopIndex::Floor &f : r.floors) // Python's // floors, as the compiler's floordivsi does
-      add(f.coefficient, fmt::format("(({}) // {})", index(LoopIndex{f.terms, f.constant}, subst), f.divisor));
+      add(f.coefficient, fmt::format("(({}) // {})", index(LoopIndex{f.terms, f.constant, {}}, subst), f.divisor));
     if (text.empty()) return std::to_string(r.constant);
     if (r.constant > 0) text += fmt::format(" + {}", r.constant);
     if (r.constant < 0) text += fmt::format(" - {}", -r.constant);
@@ -401,9 +401,13 @@ private:
   std::vector<int32_t> copyLoops(const TileOpNode &op) const {
     std::set<int32_t> loops;
     const TileOperand &tile = op.kind == TileOpKind::Load ? *op.dst : op.srcs[0];
-    for (const LoopIndex *e : {&op.window.row, &op.window.col, &tile.col})
+    for (const LoopIndex *e : {&op.window.row, &op.window.col, &tile.col}) {
       for (const auto &[loop, c] : e->terms)
         if (!inlined(loop)) loops.insert(loop);
+      for (const LoopIndex::Floor &f : e->floors)
+        for (const auto &[loop, c] : f.terms)
+          if (!inlined(loop)) loops.insert(loop);
+    }
     return {loops.begin(), loops.end()};
   }
 
@@ -611,7 +615,7 @@ private:
         out_.dedent();
       }
       for (int32_t op : prefetched)
-        inner.pending.push_back({false, tp_.ops[op].dst->tile, tp_.ops[op].window.tensor, copyCall(op) + ".wait()"});
+        inner.pending.push_back({false, tp_.ops[op].dst->tile, tp_.ops[op].window.tensor, copyCall(op) + ".wait()", ""});
       statements(l.body, inner);
       if (!late.empty()) { // the stores of the iteration before, whose tiles the next iteration writes
         out_.line(fmt::format("@pl.when({} > 0)", var));
@@ -631,9 +635,11 @@ private:
       return std::all_of(tp_.loops[s.index].body.begin(), tp_.loops[s.index].body.end(),
                          [&](const TileStatement &inner) { return silent(inner); });
     const TileOpNode &o = tp_.ops[s.index];
-    if (o.kind == TileOpKind::Store) return o.block >= 0 && tp_.tiles[o.srcs[0].tile].storage == TileStorage::Block;
-    return o.kind == TileOpKind::Load &&
-           ((o.block >= 0 && tp_.tiles[o.dst->tile].storage == TileStorage::Block) || (o.prefetch && o.block < 0));
+    auto livesInItsBlock = [&](int32_t tile) {
+      return tp_.tiles[tile].storage == TileStorage::Block && tp_.tiles[tile].blockOp == s.index;
+    };
+    if (o.kind == TileOpKind::Store) return o.block >= 0 && livesInItsBlock(o.srcs[0].tile);
+    return o.kind == TileOpKind::Load && ((o.block >= 0 && livesInItsBlock(o.dst->tile)) || (o.prefetch && o.block < 0));
   }
 
   void op(int32_t at, Body &body) {
@@ -664,7 +670,7 @@ private:
       }
       out_.line(copyCall(at) + ".start()");
       if (!lateStores_.count(at))
-        body.pending.push_back({true, o.srcs[0].tile, o.window.tensor, copyCall(at) + ".wait()"});
+        body.pending.push_back({true, o.srcs[0].tile, o.window.tensor, copyCall(at) + ".wait()", ""});
       return;
     case TileOpKind::Matmul: {
       const std::string product =

@@ -97,6 +97,45 @@ TEST(PallasPlan, AnAlignedHullsStartIsAFloorOfTheWindowsStart) {
   EXPECT_EQ(floored->window.col.floors[0].coefficient, 128);
 }
 
+// A tile loaded from one block and stored whole to another lives in the block it was loaded from; its store copies
+// it. (Differential seed 171: both were taken as where the tile lives, so neither was written and the output block
+// was read uninitialised.)
+TEST(PallasPlan, ATileLoadedAndStoredUnchangedIsCopiedToTheOutputBlock) {
+  const tsr::KernelInfo k = kernelOf({tsr::input("x", {256, 128}, tsr::f32), tsr::output("y", {256, 128}, tsr::f32),
+                                      tsr::output("z", {256, 128}, tsr::f32)},
+                                     [](tsr::Hbm x, tsr::Hbm y, tsr::Hbm z) {
+                                       for (auto i : tsr::affine_range(2)) {
+                                         tsr::Tile t = tsr::load(x.tile(i, 0, {128, 128}));
+                                         tsr::store(y.tile(i, 0, {128, 128}), t);
+                                         tsr::store(z.tile(i, 0, {128, 128}), tsr::exp(t));
+                                       }
+                                     });
+  const std::string module = emit(k, backends::PallasStyle::Grid).module;
+  EXPECT_NE(module.find("y_block[...] = x_block[...]"), std::string::npos) << module;
+  EXPECT_NE(module.find("jnp.exp(x_block[...])"), std::string::npos) << module;
+}
+
+// Pallas takes parallel dimensions only as a prefix of the grid ("Dimensions with parallel semantics must form a
+// prefix of the grid" in interpret mode). conv2d at k=1 has an arbitrary outer dimension and an inner one that
+// alone could be parallel.
+TEST(PallasPlan, ParallelGridDimensionsAreAPrefix) {
+  std::vector<driver::RunRequest> requests;
+  for (const std::string &name : {"conv2d", "matmul", "rmsnorm", "attention_fwd", "mamba_scan"})
+    requests.push_back({.kernel = name, .target = "tpu-v5e"});
+  requests.push_back({.kernel = "conv2d", .target = "tpu-v5e"});
+  requests.back().kernelParams = {{"k", 1}};
+  for (driver::RunRequest &request : requests) {
+    request.compile.recordProvenance = true;
+    const compiler::TileProgram &tp = driver::compileKernel(request).compiled.tileProgram;
+    bool arbitrarySeen = false;
+    for (int32_t loop : tp.gridLoops()) {
+      EXPECT_FALSE(arbitrarySeen && tp.loops[loop].parallel) << request.kernel << ": a parallel grid dimension after "
+                                                                  "an arbitrary one";
+      arbitrarySeen = arbitrarySeen || !tp.loops[loop].parallel;
+    }
+  }
+}
+
 TEST(PallasStyle, GridStyleNeedsALoopThatMovesTiles) {
   const tsr::KernelInfo k = loopless();
   try {

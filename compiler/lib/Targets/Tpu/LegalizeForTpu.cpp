@@ -44,6 +44,7 @@
 #include "tessera/compiler/Passes.h"
 #include "Targets/TargetFamily.h"
 #include "Tpu/Passes.h"
+#include "Transforms/AffineIndex.h"
 #include "tessera/isa/TpuDtypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -333,85 +334,38 @@ private:
 
   // --- DMA windows Mosaic addresses ------------------------------------------------------------------------
 
-  /// `v` modulo `m` (m > 0), where the index arithmetic that makes it says: constants, sums, differences and
-  /// products, and a loop's induction variable whose lower bound's residue is known and whose step is a multiple
-  /// of m; nullopt otherwise.
-  static std::optional<int64_t> residue(Value v, int64_t m) {
-    auto mod = [m](int64_t x) { return ((x % m) + m) % m; };
-    if (auto c = v.getDefiningOp<arith::ConstantIndexOp>()) return mod(c.value());
-    if (auto loop = scf::getForInductionVarOwner(v)) {
-      if (residue(loop.getStep(), m) != 0) return std::nullopt;
-      return residue(loop.getLowerBound(), m);
+  /// A column of a buffer: the sum of `terms` (a window's start, or a view's offsets in its allocation).
+  using Column = llvm::SmallVector<Value, 2>;
+
+  /// The column as an affine function of the loops' iterations (AffineIndex), when its arithmetic is one.
+  static std::optional<AffineIndex> affineOf(const Column &c) {
+    AffineIndex sum;
+    for (Value v : c) {
+      std::optional<AffineIndex> a = affineIndexOf(v);
+      if (!a) return std::nullopt;
+      sum += *a;
     }
-    Operation *def = v.getDefiningOp();
-    if (!def || def->getNumOperands() != 2) return std::nullopt;
-    const std::optional<int64_t> a = residue(def->getOperand(0), m), b = residue(def->getOperand(1), m);
-    if (llvm::isa<arith::MulIOp>(def)) {
-      if (a == 0 || b == 0) return 0;
-      if (a && b) return mod(*a * *b);
-    }
-    if (!a || !b) return std::nullopt;
-    if (llvm::isa<arith::AddIOp>(def)) return mod(*a + *b);
-    if (llvm::isa<arith::SubIOp>(def)) return mod(*a - *b);
-    return std::nullopt;
+    return sum;
+  }
+
+  /// The column modulo `m` at every iteration, when the index arithmetic says.
+  static std::optional<int64_t> residue(const Column &c, int64_t m) {
+    std::optional<AffineIndex> a = affineOf(c);
+    return a ? a->residue(m) : std::nullopt;
   }
 
   /// The most that `v` can lie past a multiple of `lanes` (a power of two): for the largest power of two g up to
   /// `lanes` whose residue r it knows, r + lanes - g (the exact residue when g = lanes).
   static int64_t greatestLead(Value v, int64_t lanes) {
     for (int64_t g = lanes; g > 1; g /= 2)
-      if (std::optional<int64_t> r = residue(v, g)) return *r + lanes - g;
+      if (std::optional<int64_t> r = residue({v}, g)) return *r + lanes - g;
     return lanes - 1;
   }
 
-  /// The least and the greatest value `v` takes, where the index arithmetic says: constants, a loop's induction
-  /// variable with constant bounds, and sums, differences and products of values with known ranges.
-  struct Range {
-    int64_t lo, hi;
-  };
-  static std::optional<Range> rangeOf(Value v) {
-    if (auto c = v.getDefiningOp<arith::ConstantIndexOp>()) return Range{c.value(), c.value()};
-    if (auto loop = scf::getForInductionVarOwner(v)) {
-      auto lb = rangeOf(loop.getLowerBound()), ub = rangeOf(loop.getUpperBound()), step = rangeOf(loop.getStep());
-      if (!lb || !ub || !step || lb->lo != lb->hi || ub->lo != ub->hi || step->lo != step->hi || step->lo <= 0 ||
-          ub->lo <= lb->lo)
-        return std::nullopt;
-      return Range{lb->lo, lb->lo + (ub->lo - lb->lo - 1) / step->lo * step->lo};
-    }
-    Operation *def = v.getDefiningOp();
-    if (!def || def->getNumOperands() != 2) return std::nullopt;
-    const std::optional<Range> a = rangeOf(def->getOperand(0)), b = rangeOf(def->getOperand(1));
-    if (!a || !b) return std::nullopt;
-    if (llvm::isa<arith::AddIOp>(def)) return Range{a->lo + b->lo, a->hi + b->hi};
-    if (llvm::isa<arith::SubIOp>(def)) return Range{a->lo - b->hi, a->hi - b->lo};
-    if (llvm::isa<arith::MulIOp>(def)) {
-      const int64_t p[] = {a->lo * b->lo, a->lo * b->hi, a->hi * b->lo, a->hi * b->hi};
-      return Range{*std::min_element(std::begin(p), std::end(p)), *std::max_element(std::begin(p), std::end(p))};
-    }
-    return std::nullopt;
-  }
-
-  /// A column of a buffer: the sum of `terms` (a window's start, or a view's offsets in its allocation).
-  using Column = llvm::SmallVector<Value, 2>;
-
-  static std::optional<int64_t> residue(const Column &c, int64_t m) {
-    int64_t sum = 0;
-    for (Value v : c) {
-      std::optional<int64_t> r = residue(v, m);
-      if (!r) return std::nullopt;
-      sum += *r;
-    }
-    return sum % m;
-  }
-
   static std::optional<int64_t> constant(const Column &c) {
-    int64_t sum = 0;
-    for (Value v : c) {
-      auto k = v.getDefiningOp<arith::ConstantIndexOp>();
-      if (!k) return std::nullopt;
-      sum += k.value();
-    }
-    return sum;
+    std::optional<AffineIndex> a = affineOf(c);
+    if (!a || !a->isConstant()) return std::nullopt;
+    return a->constant;
   }
 
   /// Whether one DMA can address columns [start, start + count) of a buffer `width` wide: the start a multiple of
@@ -479,8 +433,9 @@ private:
   /// Whether a hull `w` wide from `col` rounded down to the lanes stays inside a tensor `width` wide, for every
   /// value the start's range allows.
   static bool fitsFromAlignedStart(Value col, int64_t w, int64_t width, int64_t lanes) {
-    std::optional<Range> r = rangeOf(col);
-    return r && r->lo >= 0 && r->hi / lanes * lanes + w <= width;
+    std::optional<AffineIndex> a = affineIndexOf(col);
+    std::optional<std::pair<int64_t, int64_t>> r = a ? a->range() : std::nullopt;
+    return r && r->first >= 0 && r->second / lanes * lanes + w <= width;
   }
 
   /// The part of `hull`'s staging tile that holds columns [col, col + count).

@@ -29,7 +29,7 @@
 //     value; the others are VMEM scratch.
 //  6. Parallel dimensions: a grid dimension is parallel (megacore may split it) unless a tile from outside its loop
 //     (other than a block's, which Pallas fetches for every step) carries a value into it or out of it, or an output
-//     window does not move with it.
+//     window does not move with it; and only a prefix of the grid may be parallel (Pallas' rule).
 // Test: compiler/test/Transforms/plan-pallas.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
@@ -494,6 +494,20 @@ private:
     return llvm::all_of(a.col->terms, [&](const auto &t) { return formOf(t.first) == Form::Unrolled; });
   }
 
+  /// Whether every loop inside the grid step that moves `load`'s window also holds every access in `all`: the tile is
+  /// read from the block where the load's indices are those it was loaded with.
+  bool loopsEncloseAll(Operation *load, llvm::ArrayRef<const Access *> all) const {
+    std::optional<Dma> d = dmaOf(load);
+    for (Value index : d->indices) {
+      std::optional<AffineIndex> a = affineIndexOf(index);
+      if (!a) return false;
+      for (auto [loop, c] : a->terms)
+        if (!isGrid(loop) && !llvm::all_of(all, [&](const Access *x) { return loop->isAncestor(x->op); }))
+          return false;
+    }
+    return true;
+  }
+
   Storage storageOf(tile::AllocOp alloc) const {
     auto it = accessesOf_.find(alloc.getOperation());
     if (it == accessesOf_.end()) return Storage::Scratch;
@@ -504,7 +518,7 @@ private:
     for (const Access *a : all)
       if (a->write) writes.push_back(a);
     if (writes.size() == 1 && writes[0]->whole && blockOf_.count(writes[0]->op) &&
-        llvm::isa<tile::LoadOp>(writes[0]->op))
+        llvm::isa<tile::LoadOp>(writes[0]->op) && loopsEncloseAll(writes[0]->op, all))
       return Storage::Block;
     // Block (an output's): one block store in the body that allocates it copies it whole, and every access is in
     // that store's phase (its block stays put).
@@ -544,6 +558,12 @@ private:
 
   void chooseParallel() {
     parallel_.assign(chain_.size(), true);
+    computeParallel();
+    // Pallas takes parallel dimensions only as a prefix of the grid: after an arbitrary one, every one is.
+    for (size_t level = 1; level < parallel_.size(); ++level) parallel_[level] = parallel_[level] && parallel_[level - 1];
+  }
+
+  void computeParallel() {
     for (size_t level = 0; level < chain_.size(); ++level) {
       scf::ForOp loop = chain_[level];
       for (const auto &[allocOp, indices] : accessesOf_) {
