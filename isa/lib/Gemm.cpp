@@ -4,9 +4,11 @@
 ///
 /// Blocking: c is walked in blocks of MR rows x NR columns held in vector registers; for each k the block's NR
 /// columns of b are loaded once and each of its MR weights a[k, m] is broadcast against them. k is cut into
-/// chunks of kKChunk so the chunk's columns of b stay in L1; the block of c goes back to memory between chunks,
-/// which rounds nothing (it is FP32 in registers and in memory). Every element still sees its products k
-/// ascending, one rounding after each (or one fused rounding where the product is exact).
+/// chunks of kKChunk; each chunk's a and b are first packed into panels (a block's NR columns of b, k row after k
+/// row; a block's MR rows of a likewise), so the kernel streams both from contiguous memory that stays in L1. The
+/// block of c goes back to memory between chunks, which rounds nothing (it is FP32 in registers and in memory).
+/// Every element still sees its products k ascending, one rounding after each (or one fused rounding where the
+/// product is exact).
 
 #include "tessera/isa/Gemm.h"
 
@@ -14,6 +16,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -23,8 +26,45 @@
 namespace tessera::isa {
 namespace {
 
-/// Rows of k per chunk: a chunk of NR columns of b (kKChunk * NR floats) stays in L1.
+/// Rows of k per chunk: a chunk's panel of NR columns of b (kKChunk * NR floats) and of MR rows of a stay in L1.
 constexpr int64_t kKChunk = 256;
+
+/// One chunk's operands, packed (packPanels); reused from call to call.
+struct PackedPanels {
+  std::vector<float> a, b;
+};
+
+PackedPanels &packedPanels() {
+  thread_local PackedPanels packed;
+  return packed;
+}
+
+/// Packs rows [0, kc) of a[kc, m] (rows m floats apart) into panels of `rows` columns of a, zero-padded at the
+/// last (`packed.a`: the panel of a's columns m0.. at m0 * kc), and of b[kc, n] (rows n floats apart) into panels of
+/// `columns` columns (`packed.b`: the panel of b's columns n0.. at (n0 / columns) * kc * columns), each k row after
+/// k row.
+void packPanels(PackedPanels &packed, const float *a, const float *b, int64_t kc, int64_t m, int64_t n,
+                int64_t rows, int64_t columns) {
+  const int64_t aPanels = (m + rows - 1) / rows, bPanels = (n + columns - 1) / columns;
+  packed.a.resize(size_t(aPanels * rows * kc));
+  packed.b.resize(size_t(bPanels * columns * kc));
+  for (int64_t p = 0; p < aPanels; ++p) {
+    const int64_t m0 = p * rows, width = std::min(rows, m - m0);
+    float *panel = packed.a.data() + m0 * kc;
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      std::copy_n(a + kk * m + m0, width, panel + kk * rows);
+      std::fill_n(panel + kk * rows + width, rows - width, 0.0f);
+    }
+  }
+  for (int64_t p = 0; p < bPanels; ++p) {
+    const int64_t n0 = p * columns, width = std::min(columns, n - n0);
+    float *panel = packed.b.data() + p * kc * columns;
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      std::copy_n(b + kk * n + n0, width, panel + kk * columns);
+      std::fill_n(panel + kk * columns + width, columns - width, 0.0f);
+    }
+  }
+}
 
 /// Significant bits of a value decoded from `t` (24 for FP32 and the 32-bit integers, whose decoded floats may use
 /// them all).
@@ -76,6 +116,8 @@ struct V {
   }
   static Vec load(const float *p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
   static void store(float *p, Vec v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
+  static Vec loadFull(const float *p) { return _mm512_loadu_ps(p); }
+  static void storeFull(float *p, Vec v) { _mm512_storeu_ps(p, v); }
   static Vec broadcast(const float *p) { return _mm512_set1_ps(*p); }
   static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
   static Vec mulAdd(Vec a, Vec b, Vec c) { return _mm512_add_ps(c, _mm512_mul_ps(a, b)); }
@@ -98,6 +140,8 @@ struct V {
   }
   static Vec load(const float *p, Mask m) { return _mm256_maskload_ps(p, m); }
   static void store(float *p, Vec v, Mask m) { _mm256_maskstore_ps(p, m, v); }
+  static Vec loadFull(const float *p) { return _mm256_loadu_ps(p); }
+  static void storeFull(float *p, Vec v) { _mm256_storeu_ps(p, v); }
   static Vec broadcast(const float *p) { return _mm256_broadcast_ss(p); }
   static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
   static Vec mulAdd(Vec a, Vec b, Vec c) { return _mm256_add_ps(c, _mm256_mul_ps(a, b)); }
