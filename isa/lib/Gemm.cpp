@@ -29,41 +29,26 @@ namespace {
 /// Rows of k per chunk: a chunk's panel of NR columns of b (kKChunk * NR floats) and of MR rows of a stay in L1.
 constexpr int64_t kKChunk = 256;
 
-/// One chunk's operands, packed (packPanels); reused from call to call.
-struct PackedPanels {
-  std::vector<float> a, b;
-};
-
-PackedPanels &packedPanels() {
-  thread_local PackedPanels packed;
-  return packed;
+/// Panels of `columns` columns of x[kc, width] (rows `width` floats apart): panel p (columns p * columns..) at
+/// out + p * kc * columns, k row after k row, zero-padded past the last column.
+void packPanels(float *out, const float *x, int64_t kc, int64_t width, int64_t columns) {
+  for (int64_t p = 0; p * columns < width; ++p) {
+    const int64_t first = p * columns, used = std::min(columns, width - first);
+    float *panel = out + p * kc * columns;
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      std::copy_n(x + kk * width + first, used, panel + kk * columns);
+      std::fill_n(panel + kk * columns + used, columns - used, 0.0f);
+    }
+  }
 }
 
-/// Packs rows [0, kc) of a[kc, m] (rows m floats apart) into panels of `rows` columns of a, zero-padded at the
-/// last (`packed.a`: the panel of a's columns m0.. at m0 * kc), and of b[kc, n] (rows n floats apart) into panels of
-/// `columns` columns (`packed.b`: the panel of b's columns n0.. at (n0 / columns) * kc * columns), each k row after
-/// k row.
-void packPanels(PackedPanels &packed, const float *a, const float *b, int64_t kc, int64_t m, int64_t n,
-                int64_t rows, int64_t columns) {
-  const int64_t aPanels = (m + rows - 1) / rows, bPanels = (n + columns - 1) / columns;
-  packed.a.resize(size_t(aPanels * rows * kc));
-  packed.b.resize(size_t(bPanels * columns * kc));
-  for (int64_t p = 0; p < aPanels; ++p) {
-    const int64_t m0 = p * rows, width = std::min(rows, m - m0);
-    float *panel = packed.a.data() + m0 * kc;
-    for (int64_t kk = 0; kk < kc; ++kk) {
-      std::copy_n(a + kk * m + m0, width, panel + kk * rows);
-      std::fill_n(panel + kk * rows + width, rows - width, 0.0f);
-    }
-  }
-  for (int64_t p = 0; p < bPanels; ++p) {
-    const int64_t n0 = p * columns, width = std::min(columns, n - n0);
-    float *panel = packed.b.data() + p * kc * columns;
-    for (int64_t kk = 0; kk < kc; ++kk) {
-      std::copy_n(b + kk * n + n0, width, panel + kk * columns);
-      std::fill_n(panel + kk * columns + width, columns - width, 0.0f);
-    }
-  }
+/// Floats of `width` columns packed in panels of `columns`: the padded width times kc.
+int64_t paddedWidth(int64_t width, int64_t columns) { return (width + columns - 1) / columns * columns; }
+
+/// The stationary operand's panels of the chunk being multiplied; reused from call to call.
+std::vector<float> &stationaryPanels() {
+  thread_local std::vector<float> panels;
+  return panels;
 }
 
 /// Significant bits of a value decoded from `t` (24 for FP32 and the 32-bit integers, whose decoded floats may use
@@ -217,17 +202,55 @@ bool productsExact(DType ta, const OperandRange &a, DType tb, const OperandRange
          double(a.minNonZeroAbs) * double(b.minNonZeroAbs) >= double(FLT_MIN);
 }
 
-void accumulateProducts(float *c, int64_t ldc, const float *a, const float *b, int64_t k, int64_t m, int64_t n,
+namespace {
+
+/// The columns of b's panels for the host's kernel: two vectors; the portable kernel reads b row-major, one panel
+/// of all its columns.
+int64_t panelColumns(int64_t n) {
+  switch (hostKernel()) {
+#ifdef TESSERA_GEMM_X86
+  case Kernel::Avx512: return avx512::kBlockColumns;
+  case Kernel::Avx2: return avx2::kBlockColumns;
+#endif
+  default: return std::max<int64_t>(n, 1);
+  }
+}
+
+} // namespace
+
+void pack(PackedOperand &packed, const float *b, int64_t k, int64_t n) {
+  const int64_t columns = panelColumns(n), width = paddedWidth(n, columns);
+  packed.k = k;
+  packed.n = n;
+  packed.panels.resize(size_t(width * k));
+  for (int64_t k0 = 0; k0 < k; k0 += kKChunk) {
+    const int64_t kc = std::min(k, k0 + kKChunk) - k0;
+    packPanels(packed.panels.data() + k0 * width, b + k0 * n, kc, n, columns);
+  }
+}
+
+void accumulateProducts(float *c, int64_t ldc, const float *a, const PackedOperand &b, int64_t m,
                         bool exactProducts) {
+  const int64_t k = b.k, n = b.n;
+  const float *packed = b.panels.data();
   switch (hostKernel()) {
 #ifdef TESSERA_GEMM_X86
   case Kernel::Avx512:
-    return exactProducts ? avx512::kernel<true>(c, ldc, a, b, k, m, n) : avx512::kernel<false>(c, ldc, a, b, k, m, n);
+    return exactProducts ? avx512::kernel<true>(c, ldc, a, packed, k, m, n)
+                         : avx512::kernel<false>(c, ldc, a, packed, k, m, n);
   case Kernel::Avx2:
-    return exactProducts ? avx2::kernel<true>(c, ldc, a, b, k, m, n) : avx2::kernel<false>(c, ldc, a, b, k, m, n);
+    return exactProducts ? avx2::kernel<true>(c, ldc, a, packed, k, m, n)
+                         : avx2::kernel<false>(c, ldc, a, packed, k, m, n);
 #endif
-  default: return portableKernel(c, ldc, a, b, k, m, n);
+  default: return portableKernel(c, ldc, a, packed, k, m, n);
   }
+}
+
+void accumulateProducts(float *c, int64_t ldc, const float *a, const float *b, int64_t k, int64_t m, int64_t n,
+                        bool exactProducts) {
+  thread_local PackedOperand packed;
+  pack(packed, b, k, n);
+  accumulateProducts(c, ldc, a, packed, m, exactProducts);
 }
 
 const char *gemmKernelName() {
