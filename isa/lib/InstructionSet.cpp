@@ -60,7 +60,7 @@ struct Table {
   }
 };
 
-Table &table() {
+[[gnu::always_inline]] inline Table &table() {
   static Table t;
   return t;
 }

@@ -408,17 +408,17 @@ namespace {
 /// differ only make two equal instructions look different).
 constexpr size_t kWorkBytes = offsetof(Instruction, waitBegin);
 
+/// A hash of the fields in which the instructions of one stream usually differ (opcode, the first settings, where
+/// each operand lies); equal works hash alike, and CheckedWork compares all of their bytes.
 uint64_t hashOfWork(const Instruction &inst) {
-  const auto *bytes = reinterpret_cast<const unsigned char *>(&inst);
-  uint64_t h = 0x9e3779b97f4a7c15ull;
-  size_t at = 0;
-  for (; at + 8 <= kWorkBytes; at += 8) {
-    uint64_t word;
-    std::memcpy(&word, bytes + at, 8);
-    h = (h ^ word) * 0xff51afd7ed558ccdull;
-  }
-  for (; at < kWorkBytes; ++at)
-    h = (h ^ bytes[at]) * 0x100000001b3ull;
+  static_assert(offsetof(Instruction, negate) == 7, "the first eight bytes are one-byte fields");
+  uint64_t head;
+  std::memcpy(&head, &inst, sizeof head); // op, alu, alu1, func, accumulate, reverse0, reverse1, negate
+  uint64_t h = (head ^ 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+  for (const AccessPattern *ap : {&inst.dst, &inst.dst2, &inst.src0, &inst.src1, &inst.src2})
+    h = (h ^ static_cast<uint64_t>(ap->offset) ^ (uint64_t{ap->partitionStart} << 40) ^
+         (static_cast<uint64_t>(ap->sizes[0]) << 20)) *
+        0xff51afd7ed558ccdull;
   return h ^ (h >> 32);
 }
 
