@@ -8,6 +8,8 @@
 #      the pinned backend venv of scripts/backend-venv.sh);
 #   4. the edit-run loop: a whole `tessera run` against its compile and simulation, and the start-up of the
 #      commands that compile nothing (bench/run_loop.py).
+# At the end it prints issue 22's "done when" goals again, each with its measured ratio and verdict (the lines the
+# four print that start with "done-when:"), beside the CPU's vector extensions.
 #   ./bench/run.sh            the whole set (about 17 minutes on a quiet 2-core machine, most of it SCALE-Sim)
 #   ./bench/run.sh --quick    a few cases of each (a few minutes)
 # It installs what is missing and builds first, like scripts/test.sh. Nothing here is a test: no wall time gates CI.
@@ -34,13 +36,19 @@ echo "== machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, $(fre
      "load average $(cut -d' ' -f1-3 /proc/loadavg); tessera $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "   vector extensions: ${vector:-none of those listed}"
 echo
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 echo "== 1. the simulator against the host (OpenBLAS $(pkg-config --modversion openblas 2>/dev/null || echo '?'))"
-"$build/bench/bench-sim-speed" "${quick[@]}"
+"$build/bench/bench-sim-speed" "${quick[@]}" | tee -a "$log"
 echo "== 2. tessera systolic against SCALE-Sim"
-python3 "$root/bench/scalesim/compare.py" --tessera "$build/tools/tessera" "${quick[@]}"
+python3 "$root/bench/scalesim/compare.py" --tessera "$build/tools/tessera" "${quick[@]}" | tee -a "$log"
 echo
 echo "== 3. Tessera against Pallas interpret mode"
-python3 "$root/bench/pallas/compare.py" --tessera "$build/tools/tessera" --venv "$build/backend-venv" "${quick[@]}"
+python3 "$root/bench/pallas/compare.py" --tessera "$build/tools/tessera" --venv "$build/backend-venv" "${quick[@]}" \
+  | tee -a "$log"
 echo
 echo "== 4. the edit-run loop"
-python3 "$root/bench/run_loop.py" --tessera "$build/tools/tessera" "${quick[@]}"
+python3 "$root/bench/run_loop.py" --tessera "$build/tools/tessera" "${quick[@]}" | tee -a "$log"
+echo
+echo "== issue 22, done when: every goal of this run (vector extensions: ${vector:-none of those listed})"
+grep '^done-when:' "$log" | sed 's/^done-when: /  /'

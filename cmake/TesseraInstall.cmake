@@ -1,12 +1,14 @@
 # cmake --install BUILD [--prefix DIR]: what a kernel author outside this repository needs (docs/user-kernels.md).
 #   bin/                      tessera, tessera-opt
-#   lib/                      libtessera.so (every layer; MLIR inside it, hidden)
+#   lib/                      libtessera.so (every layer but the compiler), libtessera-compiler.so (the compiler,
+#                             MLIR inside it, hidden; libtessera.so loads it from beside itself when it compiles)
 #   include/tessera/          the DSL, the C++ API (Tessera.h: Driver.h, Plugin.h, Compare.h) and KernelTest.h
 #   share/tessera/targets/    the target files, which the installed tessera finds relative to itself
 #   lib/cmake/Tessera/        the package: find_package(Tessera), tessera_add_kernels
 include(CMakePackageConfigHelpers)
 
 install(TARGETS Tessera EXPORT TesseraTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS TesseraCompilerLibrary LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS tessera tessera-opt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/isa/targets/ DESTINATION ${TESSERA_INSTALL_TARGETS_DIR}
         FILES_MATCHING PATTERN "*.toml")

@@ -1,6 +1,6 @@
 #include "DenseReference.h"
 
-#include <cblas.h>
+#include "Blas.h"
 
 #include <algorithm>
 
@@ -16,7 +16,7 @@ DenseMatrix denseRows(const tsr::HostTensor &t, int64_t cols, int64_t row0, int6
 void gemm(const DenseMatrix &a, bool transposeA, const DenseMatrix &b, bool transposeB, DenseMatrix &c, double alpha,
           double beta) {
   const int64_t k = transposeA ? a.rows : a.cols;
-  cblas_dgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+  blas::dgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
               static_cast<blasint>(c.rows), static_cast<blasint>(c.cols), static_cast<blasint>(k), alpha,
               a.values.data(), static_cast<blasint>(a.cols), b.values.data(), static_cast<blasint>(b.cols), beta,
               c.values.data(), static_cast<blasint>(c.cols));

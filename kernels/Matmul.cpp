@@ -1,6 +1,7 @@
 #include "Matmul.h"
 
-#include <cblas.h>
+#include "Blas.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -33,7 +34,7 @@ void matmulReference(const Params &p, const std::vector<HostTensor> &in, std::ve
   // kernel: each product of two bf16 values is exact in FP32, and the K-term sums (in OpenBLAS's order) err by at
   // most about K * 2^-24 of the sum of |products|, 1.2e-4 of it at K = 2048, against the 2^-9 = 2e-3 of the bf16
   // output's own rounding and the kernels' tolerance of 2^-6 (dgemm took twice as long for no visible gain).
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(M), static_cast<blasint>(N),
+  blas::sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(M), static_cast<blasint>(N),
               static_cast<blasint>(K), 1.0f, in[0].data(), static_cast<blasint>(M), in[1].data(),
               static_cast<blasint>(N), 0.0f, out[0].data(), static_cast<blasint>(N));
 }

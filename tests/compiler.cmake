@@ -22,7 +22,7 @@ add_dependencies(compiler-tests tessera-test-plugin tessera-test-plugin-duplicat
                  tessera-test-plugin-misuse)
 # HtmlReportTest decodes headless Chromium's screenshot of a report.
 find_package(PNG REQUIRED)
-target_link_libraries(compiler-tests PRIVATE PNG::PNG)
+target_link_libraries(compiler-tests PRIVATE PNG::PNG TesseraCompilerLibrary) # the compiler's internals too
 
 # lit + FileCheck: one test file per pass in compiler/test/.
 set(LIT_PY /usr/lib/llvm-19/build/utils/lit/lit.py)

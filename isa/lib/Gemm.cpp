@@ -4,9 +4,11 @@
 ///
 /// Blocking: c is walked in blocks of MR rows x NR columns held in vector registers; for each k the block's NR
 /// columns of b are loaded once and each of its MR weights a[k, m] is broadcast against them. k is cut into
-/// chunks of kKChunk so the chunk's columns of b stay in L1; the block of c goes back to memory between chunks,
-/// which rounds nothing (it is FP32 in registers and in memory). Every element still sees its products k
-/// ascending, one rounding after each (or one fused rounding where the product is exact).
+/// chunks of kKChunk; each chunk's a and b are first packed into panels (a block's NR columns of b, k row after k
+/// row; a block's MR rows of a likewise), so the kernel streams both from contiguous memory that stays in L1. The
+/// block of c goes back to memory between chunks, which rounds nothing (it is FP32 in registers and in memory).
+/// Every element still sees its products k ascending, one rounding after each (or one fused rounding where the
+/// product is exact).
 
 #include "tessera/isa/Gemm.h"
 
@@ -14,6 +16,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -23,8 +26,30 @@
 namespace tessera::isa {
 namespace {
 
-/// Rows of k per chunk: a chunk of NR columns of b (kKChunk * NR floats) stays in L1.
+/// Rows of k per chunk: a chunk's panel of NR columns of b (kKChunk * NR floats) and of MR rows of a stay in L1.
 constexpr int64_t kKChunk = 256;
+
+/// Panels of `columns` columns of x[kc, width] (rows `width` floats apart): panel p (columns p * columns..) at
+/// out + p * kc * columns, k row after k row, zero-padded past the last column.
+void packPanels(float *out, const float *x, int64_t kc, int64_t width, int64_t columns) {
+  for (int64_t p = 0; p * columns < width; ++p) {
+    const int64_t first = p * columns, used = std::min(columns, width - first);
+    float *panel = out + p * kc * columns;
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      std::copy_n(x + kk * width + first, used, panel + kk * columns);
+      std::fill_n(panel + kk * columns + used, columns - used, 0.0f);
+    }
+  }
+}
+
+/// Floats of `width` columns packed in panels of `columns`: the padded width times kc.
+int64_t paddedWidth(int64_t width, int64_t columns) { return (width + columns - 1) / columns * columns; }
+
+/// The stationary operand's panels of the chunk being multiplied; reused from call to call.
+std::vector<float> &stationaryPanels() {
+  thread_local std::vector<float> panels;
+  return panels;
+}
 
 /// Significant bits of a value decoded from `t` (24 for FP32 and the 32-bit integers, whose decoded floats may use
 /// them all).
@@ -76,6 +101,8 @@ struct V {
   }
   static Vec load(const float *p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
   static void store(float *p, Vec v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
+  static Vec loadFull(const float *p) { return _mm512_loadu_ps(p); }
+  static void storeFull(float *p, Vec v) { _mm512_storeu_ps(p, v); }
   static Vec broadcast(const float *p) { return _mm512_set1_ps(*p); }
   static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
   static Vec mulAdd(Vec a, Vec b, Vec c) { return _mm512_add_ps(c, _mm512_mul_ps(a, b)); }
@@ -98,6 +125,8 @@ struct V {
   }
   static Vec load(const float *p, Mask m) { return _mm256_maskload_ps(p, m); }
   static void store(float *p, Vec v, Mask m) { _mm256_maskstore_ps(p, m, v); }
+  static Vec loadFull(const float *p) { return _mm256_loadu_ps(p); }
+  static void storeFull(float *p, Vec v) { _mm256_storeu_ps(p, v); }
   static Vec broadcast(const float *p) { return _mm256_broadcast_ss(p); }
   static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
   static Vec mulAdd(Vec a, Vec b, Vec c) { return _mm256_add_ps(c, _mm256_mul_ps(a, b)); }
@@ -173,17 +202,55 @@ bool productsExact(DType ta, const OperandRange &a, DType tb, const OperandRange
          double(a.minNonZeroAbs) * double(b.minNonZeroAbs) >= double(FLT_MIN);
 }
 
-void accumulateProducts(float *c, int64_t ldc, const float *a, const float *b, int64_t k, int64_t m, int64_t n,
+namespace {
+
+/// The columns of b's panels for the host's kernel: two vectors; the portable kernel reads b row-major, one panel
+/// of all its columns.
+int64_t panelColumns(int64_t n) {
+  switch (hostKernel()) {
+#ifdef TESSERA_GEMM_X86
+  case Kernel::Avx512: return avx512::kBlockColumns;
+  case Kernel::Avx2: return avx2::kBlockColumns;
+#endif
+  default: return std::max<int64_t>(n, 1);
+  }
+}
+
+} // namespace
+
+void pack(PackedOperand &packed, const float *b, int64_t k, int64_t n) {
+  const int64_t columns = panelColumns(n), width = paddedWidth(n, columns);
+  packed.k = k;
+  packed.n = n;
+  packed.panels.resize(size_t(width * k));
+  for (int64_t k0 = 0; k0 < k; k0 += kKChunk) {
+    const int64_t kc = std::min(k, k0 + kKChunk) - k0;
+    packPanels(packed.panels.data() + k0 * width, b + k0 * n, kc, n, columns);
+  }
+}
+
+void accumulateProducts(float *c, int64_t ldc, const float *a, const PackedOperand &b, int64_t m,
                         bool exactProducts) {
+  const int64_t k = b.k, n = b.n;
+  const float *packed = b.panels.data();
   switch (hostKernel()) {
 #ifdef TESSERA_GEMM_X86
   case Kernel::Avx512:
-    return exactProducts ? avx512::kernel<true>(c, ldc, a, b, k, m, n) : avx512::kernel<false>(c, ldc, a, b, k, m, n);
+    return exactProducts ? avx512::kernel<true>(c, ldc, a, packed, k, m, n)
+                         : avx512::kernel<false>(c, ldc, a, packed, k, m, n);
   case Kernel::Avx2:
-    return exactProducts ? avx2::kernel<true>(c, ldc, a, b, k, m, n) : avx2::kernel<false>(c, ldc, a, b, k, m, n);
+    return exactProducts ? avx2::kernel<true>(c, ldc, a, packed, k, m, n)
+                         : avx2::kernel<false>(c, ldc, a, packed, k, m, n);
 #endif
-  default: return portableKernel(c, ldc, a, b, k, m, n);
+  default: return portableKernel(c, ldc, a, packed, k, m, n);
   }
+}
+
+void accumulateProducts(float *c, int64_t ldc, const float *a, const float *b, int64_t k, int64_t m, int64_t n,
+                        bool exactProducts) {
+  thread_local PackedOperand packed;
+  pack(packed, b, k, n);
+  accumulateProducts(c, ldc, a, packed, m, exactProducts);
 }
 
 const char *gemmKernelName() {

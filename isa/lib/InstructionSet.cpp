@@ -24,7 +24,7 @@ namespace {
 /// opcode has a definition.
 struct Table {
   std::vector<InstructionDef> defs = std::vector<InstructionDef>(kOpcodeCount);
-  std::vector<bool> seen = std::vector<bool>(kOpcodeCount);
+  std::vector<uint8_t> seen = std::vector<uint8_t>(kOpcodeCount); ///< bytes, not bits: definition() is hot
   std::vector<uint32_t> settingMasks = std::vector<uint32_t>(kOpcodeCount); ///< settings each opcode reads, a bit each
   std::vector<InstructionDef> defined; ///< every definition, in opcode order (instructionSet())
 
@@ -60,7 +60,7 @@ struct Table {
   }
 };
 
-Table &table() {
+[[gnu::always_inline]] inline Table &table() {
   static Table t;
   return t;
 }
@@ -81,12 +81,12 @@ int generationNumber(std::string_view generation) {
 bool isDma(Opcode op) { return op == Opcode::DmaCopy || op == Opcode::DmaTranspose || op == Opcode::TpuDma; }
 
 /// The family whose memories the operands of `def` must be in: its own; for an instruction of any family, the
-/// target's, else the engine's; null when nothing says.
-const Family *memoryFamily(const InstructionDef &def, std::optional<Engine> engine, const Target *target) {
+/// target's (`targetFamily`), else the engine's; null when nothing says.
+const Family *memoryFamily(const InstructionDef &def, std::optional<Engine> engine, const Family *targetFamily) {
   if (def.family != kAnyFamily)
     return findFamily(def.family);
-  if (target)
-    return &familyOf(*target);
+  if (targetFamily)
+    return targetFamily;
   if (!engine)
     return nullptr;
   for (const Family *family : families())
@@ -104,6 +104,16 @@ std::string_view upperName(MemSpace space) {
   case MemSpace::Smem: return "SMEM";
   }
   return "?";
+}
+
+/// The first operand slot `use` needs that `inst` lacks (no partitions), or null.
+const char *missingOperand(const Instruction &inst, const OperandUse &use) {
+  if (use.src0 && inst.src0.partitions == 0) return "src0";
+  if (use.src1 && inst.src1.partitions == 0) return "src1";
+  if (use.src2 && inst.src2.partitions == 0) return "src2";
+  if ((use.writesDst || use.readsDst) && inst.dst.partitions == 0) return "dst";
+  if (use.writesDst2 && inst.dst2.partitions == 0) return "dst2";
+  return nullptr;
 }
 
 /// "" when every operand of compute instruction `inst` is in a memory `family`'s compute units reach.
@@ -182,9 +192,10 @@ bool runsOnFamily(const InstructionDef &def, std::string_view family) {
 
 const InstructionDef &definition(Opcode op) {
   const auto index = static_cast<unsigned>(op);
-  if (index >= table().seen.size() || !table().seen[index])
+  const Table &t = table();
+  if (index >= t.seen.size() || !t.seen[index]) [[unlikely]]
     Table::die(fmt::format("opcode {} has no definition", index));
-  return table().defs[index];
+  return t.defs[index];
 }
 
 std::span<const InstructionDef> instructionSet() { return table().defined; }
@@ -229,23 +240,14 @@ std::string verifyInstruction(const Instruction &inst, std::optional<Engine> eng
     return fmt::format("exists from {} on; target {} is {}{}", generationLabel(target->family, def.since),
                        target->name, generationLabel(target->family, target->generation),
                        def.sinceSource.empty() ? "" : fmt::format(" [rule {}.generation: {}]", def.name, def.sinceSource));
-  const OperandUse use = def.use(inst);
-  auto requirePresent = [&](bool used, const char *slot, const AccessPattern &ap) -> std::string {
-    if (used && ap.partitions == 0)
-      return fmt::format("needs operand {}", slot);
-    return {};
-  };
-  for (const std::string &problem :
-       {requirePresent(use.src0, "src0", inst.src0), requirePresent(use.src1, "src1", inst.src1),
-        requirePresent(use.src2, "src2", inst.src2), requirePresent(use.writesDst || use.readsDst, "dst", inst.dst),
-        requirePresent(use.writesDst2, "dst2", inst.dst2)})
-    if (!problem.empty())
-      return problem;
-  if (const Family *family = memoryFamily(def, engine, target); family && !isDma(def.op))
+  if (const char *missing = missingOperand(inst, def.use(inst))) [[unlikely]]
+    return fmt::format("needs operand {}", missing);
+  const Family *targetFamily = target ? &familyOf(*target) : nullptr;
+  if (const Family *family = memoryFamily(def, engine, targetFamily); family && !isDma(def.op))
     if (std::string problem = requireReachable(inst, *family); !problem.empty())
       return problem;
-  if (target)
-    if (std::string problem = familyOf(*target).checkOperands(inst, *target); !problem.empty())
+  if (targetFamily)
+    if (std::string problem = targetFamily->checkOperands(inst, *target); !problem.empty())
       return problem;
   if (engine == Engine::GpSimd) {
     std::string psum;

@@ -277,6 +277,42 @@ float largestFinite(DType t) {
   }
 }
 
+namespace {
+
+/// bf16 -> bf16 through FP32: a NaN becomes the canonical NaN of its sign, anything else keeps its bits.
+constexpr uint16_t recodeBf16(uint16_t bits) {
+  const uint16_t nan = uint16_t((bits & 0x8000u) | kBf16Format.canonicalNanBits());
+  return (bits & 0x7fffu) > 0x7f80u ? nan : bits;
+}
+static_assert(recodeBf16(0x7f81) == encodeBf16(decodeBf16(0x7f81)) && recodeBf16(0xffc1) == 0xffc0 &&
+              recodeBf16(0x3f80) == 0x3f80 && recodeBf16(0x7f80) == 0x7f80);
+
+} // namespace
+
+[[gnu::target_clones("avx512f", "avx2", "default")]] void recode(DType t, const std::byte *src, std::byte *dst,
+                                                                size_t count) {
+  switch (t) {
+  case DType::F32:
+  case DType::U8: std::memcpy(dst, src, count * byteSize(t)); return;
+  case DType::BF16:
+    for (size_t i = 0; i < count; ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, src + 2 * i, 2);
+      bits = recodeBf16(bits);
+      std::memcpy(dst + 2 * i, &bits, 2);
+    }
+    return;
+  default: {
+    float values[256]; // the round trip, a block at a time
+    for (size_t done = 0; done < count; done += std::size(values)) {
+      const size_t n = std::min(count - done, std::size(values));
+      decode(t, src + done * byteSize(t), values, n);
+      encode(t, values, dst + done * byteSize(t), n);
+    }
+  }
+  }
+}
+
 [[gnu::target_clones("avx512f", "avx2", "default")]] void encode(DType t, const float *src, std::byte *dst,
                                                                 size_t count) {
   if (count == 0)

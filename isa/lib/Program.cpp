@@ -35,13 +35,6 @@ std::string_view name(Engine e) {
 }
 
 /// The product of the free sizes; 1 when there are no free dimensions (one element per partition).
-int64_t AccessPattern::freeElements() const {
-  int64_t elements = 1;
-  for (unsigned d = 0; d < freeRank; ++d)
-    elements *= sizes[d];
-  return elements;
-}
-
 /// Element offsets, relative to `offset`, of the first and last element the walk touches. Strides may be
 /// negative; `rowStride` and `rows` add the partition dimension (HBM).
 static std::pair<int64_t, int64_t> elementSpan(const AccessPattern &ap, int64_t rowStride, int64_t rows) {

@@ -4,10 +4,18 @@
 #include "tessera/isa/Semantics.h"
 
 #include "instructions/Common.h"
+#include "tessera/isa/PackedOperands.h"
 
 namespace tessera::isa {
 
-void execute(const Instruction &inst, const Memories &mem) { definition(inst.op).execute(inst, mem); }
+void execute(const Instruction &inst, const Memories &mem) {
+  definition(inst.op).execute(inst, mem);
+  if (mem.packedOperands)
+    forEachOperand(inst, [&](const char *, const AccessPattern &ap, bool write) {
+      if (write)
+        mem.packedOperands->written(ap);
+    });
+}
 
 std::vector<float> readValues(const AccessPattern &ap, const Memories &mem) {
   const instructions::ResolvedPattern r = instructions::resolve(ap, mem);

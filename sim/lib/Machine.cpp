@@ -73,6 +73,7 @@ Machine::Machine(sc_core::sc_module_name name, const isa::Program &program, cons
            .checks = checks_.get(),
            .failure = nullptr} {
   if (options.progress) env_.progress = &options.progress;
+  if (options.computeValues) env_.memories.packedOperands = &packedOperands_;
   if (options.recordTimeline) {
     timeline_.reserve(program.instructionCount()); // no allocation while it runs
     env_.timeline = &timeline_;

@@ -15,6 +15,7 @@
 #include "memory/MemoryPorts.h"
 #include "memory/OnChipMemory.h"
 
+#include "tessera/isa/PackedOperands.h"
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Target.h"
 #include "tessera/sim/Simulator.h"
@@ -58,6 +59,7 @@ private:
   Semaphores semaphores_;
   StepBarrier stepBarrier_;
   std::unique_ptr<KernelBugChecks> checks_;
+  isa::PackedOperands packedOperands_; ///< matmuls' moving operands, decoded once while unwritten
   std::vector<InstructionEvent> timeline_;
   RunEnvironment env_;
   std::vector<std::unique_ptr<StreamEngine>> engines_;

@@ -11,6 +11,8 @@
 #include <systemc>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <optional>
 #include <set>
 #include <utility>
@@ -34,17 +36,10 @@ public:
 
   void check() const {
     checkSemaphores();
-    isa::forEachOperand(inst_, [&](const char *slot, const AccessPattern &ap, bool) { checkOperand(slot, ap); });
-    // The instruction's own rules (engine, generation, shapes), from its definition.
-    if (std::string problem = isa::verifyInstruction(inst_, stream_.engine, &target_); !problem.empty()) [[unlikely]]
-      fail(problem);
+    checkWork();
   }
 
-private:
-  [[noreturn, gnu::cold, gnu::noinline]] void fail(const std::string &what, const std::string &hint = {}) const {
-    throw Error(fmt::format("{}: {}", describeInstruction(stream_, index_), what), locationOf(program_, inst_), hint);
-  }
-
+  /// Its waits' and signals' ranges and semaphore ids.
   void checkSemaphores() const {
     if (uint64_t{inst_.waitBegin} + inst_.waitCount > program_.waits.size()) [[unlikely]]
       reportRange("waits", inst_.waitBegin, inst_.waitCount, program_.waits.size());
@@ -56,6 +51,19 @@ private:
     for (uint32_t sem : program_.signalsOf(inst_))
       if (sem >= program_.semaphores) [[unlikely]]
         reportSemaphore("signals", sem);
+  }
+
+  /// Everything else, which depends on its work alone (WorkBytes): its operands inside their memories, and its
+  /// own rules (engine, generation, shapes), from its definition.
+  void checkWork() const {
+    isa::forEachOperand(inst_, [&](const char *slot, const AccessPattern &ap, bool) { checkOperand(slot, ap); });
+    if (std::string problem = isa::verifyInstruction(inst_, stream_.engine, &target_); !problem.empty()) [[unlikely]]
+      fail(problem);
+  }
+
+private:
+  [[noreturn, gnu::cold, gnu::noinline]] void fail(const std::string &what, const std::string &hint = {}) const {
+    throw Error(fmt::format("{}: {}", describeInstruction(stream_, index_), what), locationOf(program_, inst_), hint);
   }
 
   /// An operand outside its memory: a KernelBugError naming the instruction, the operand's range and the time.
@@ -391,6 +399,91 @@ void checkStreams(const isa::Program &program) {
 void checkInstruction(const isa::Program &program, const isa::Target &target, const isa::Stream &stream,
                       size_t index) {
   InstructionChecker(program, target, stream, index).check();
+}
+
+namespace {
+
+/// What a check's verdict on an instruction depends on, besides the program, the target and its semaphores: its
+/// bytes before Instruction::waitBegin (opcode, settings, operands). Equal bytes, equal verdict (padding bytes that
+/// differ only make two equal instructions look different).
+constexpr size_t kWorkBytes = offsetof(Instruction, waitBegin);
+
+/// A hash of the fields in which the instructions of one stream usually differ (opcode, the first settings, where
+/// each operand lies); equal works hash alike, and CheckedWork compares all of their bytes.
+uint64_t hashOfWork(const Instruction &inst) {
+  static_assert(offsetof(Instruction, negate) == 7, "the first eight bytes are one-byte fields");
+  uint64_t head;
+  std::memcpy(&head, &inst, sizeof head); // op, alu, alu1, func, accumulate, reverse0, reverse1, negate
+  uint64_t h = (head ^ 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+  for (const AccessPattern *ap : {&inst.dst, &inst.dst2, &inst.src0, &inst.src1, &inst.src2})
+    h = (h ^ static_cast<uint64_t>(ap->offset) ^ (uint64_t{ap->partitionStart} << 40) ^
+         (static_cast<uint64_t>(ap->sizes[0]) << 20)) *
+        0xff51afd7ed558ccdull;
+  return h ^ (h >> 32);
+}
+
+/// The different works of one stream that passed their checks: an open-addressing set of instructions, compared
+/// byte for byte.
+class CheckedWork {
+public:
+  bool contains(const Instruction &inst, uint64_t hash) const {
+    for (size_t slot = hash & (slots_.size() - 1);; slot = (slot + 1) & (slots_.size() - 1)) {
+      if (!slots_[slot])
+        return false;
+      if (std::memcmp(slots_[slot], &inst, kWorkBytes) == 0)
+        return true;
+    }
+  }
+  void insert(const Instruction &inst, uint64_t hash) {
+    if (2 * (count_ + 1) > slots_.size())
+      grow();
+    place(&inst, hash);
+    ++count_;
+  }
+
+private:
+  void place(const Instruction *inst, uint64_t hash) {
+    size_t slot = hash & (slots_.size() - 1);
+    while (slots_[slot])
+      slot = (slot + 1) & (slots_.size() - 1);
+    slots_[slot] = inst;
+  }
+  void grow() {
+    std::vector<const Instruction *> old(slots_.size() * 2, nullptr);
+    std::swap(old, slots_);
+    for (const Instruction *inst : old)
+      if (inst)
+        place(inst, hashOfWork(*inst));
+  }
+
+  std::vector<const Instruction *> slots_ = std::vector<const Instruction *>(64, nullptr);
+  size_t count_ = 0;
+};
+
+} // namespace
+
+size_t firstInvalidInstruction(const isa::Program &program, const isa::Target &target, const isa::Stream &stream) {
+  const bool repeats = stream.engine != Engine::Dma;
+  CheckedWork checked;
+  for (size_t i = 0; i < stream.instructions.size(); ++i) {
+    const InstructionChecker checker(program, target, stream, i);
+    try {
+      checker.checkSemaphores();
+      if (!repeats) {
+        checker.checkWork();
+        continue;
+      }
+      const Instruction &inst = stream.instructions[i];
+      const uint64_t hash = hashOfWork(inst);
+      if (checked.contains(inst, hash))
+        continue;
+      checker.checkWork();
+      checked.insert(inst, hash);
+    } catch (const std::exception &) {
+      return i;
+    }
+  }
+  return stream.instructions.size();
 }
 
 } // namespace tessera::sim

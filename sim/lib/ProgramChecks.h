@@ -39,6 +39,13 @@ void checkStreams(const isa::Program &program);
 void checkInstruction(const isa::Program &program, const isa::Target &target, const isa::Stream &stream,
                       size_t index);
 
+/// The index of the first instruction of `stream` that checkInstruction() rejects, or the stream's size: what each
+/// engine finds before the run, in one tight loop. A compute engine's stream repeats itself (a loop's body over
+/// rotating buffers: matmul 8192^3 on trn2 has 65,536 matmuls and about 2,000 different ones), so an instruction
+/// whose work (opcode, settings, operands) equals one that passed has only its semaphores checked; a DMA queue's
+/// transfers each move another tile, and are checked in full.
+size_t firstInvalidInstruction(const isa::Program &program, const isa::Target &target, const isa::Stream &stream);
+
 /// "stream 'vector', instruction 3 (tensor_copy)": how errors name an instruction.
 std::string describeInstruction(const isa::Stream &stream, size_t index);
 

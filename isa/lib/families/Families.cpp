@@ -22,8 +22,14 @@ const std::array<const Family *, 2> &all() {
 std::span<const Family *const> families() { return all(); }
 
 const Family *findFamily(std::string_view name) {
-  for (const Family *family : all())
-    if (family->name() == name) return family;
+  // Asked for every instruction the simulator checks: the names are read once, not with a virtual call each time.
+  static const auto names = [] {
+    std::array<std::string_view, std::tuple_size_v<std::remove_cvref_t<decltype(all())>>> n;
+    for (size_t i = 0; i < n.size(); ++i) n[i] = all()[i]->name();
+    return n;
+  }();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return all()[i];
   return nullptr;
 }
 

@@ -16,9 +16,39 @@ namespace {
 
 } // namespace
 
+namespace {
+
+/// The bytes [first, last) a pattern whose rows are each contiguous spans, all rows.
+std::pair<const std::byte *, const std::byte *> span(const ResolvedPattern &r) {
+  const int64_t rowBytes = r.rowElements * byteSize(r.dtype);
+  const std::byte *lastRow = r.origin + static_cast<int64_t>(r.rows - 1) * r.rowStride;
+  const std::byte *first = r.origin;
+  return {std::min(first, lastRow), std::max(first, lastRow) + rowBytes};
+}
+
+/// Whether a copy from `src` to `dst` can move each row's elements directly (recode): one dtype, the same rows of
+/// contiguous elements, and no byte of one in the other (the general path reads all of src before it writes).
+bool rowForRow(const ResolvedPattern &src, const ResolvedPattern &dst) {
+  if (src.dtype != dst.dtype || src.rows != dst.rows || src.rowElements != dst.rowElements || src.rows == 0)
+    return false;
+  if (src.outerRank != 0 || dst.outerRank != 0 || !src.runIsContiguous() || !dst.runIsContiguous())
+    return false;
+  const auto [srcFirst, srcLast] = span(src);
+  const auto [dstFirst, dstLast] = span(dst);
+  return srcLast <= dstFirst || dstLast <= srcFirst;
+}
+
+} // namespace
+
 void convertingCopy(const Instruction &inst, const Memories &mem) {
   const ResolvedPattern src = resolve(inst.src0, mem), dst = resolve(inst.dst, mem);
   assert(static_cast<int64_t>(src.rows) * src.rowElements == static_cast<int64_t>(dst.rows) * dst.rowElements);
+  if (rowForRow(src, dst)) { // a copy of one dtype: the bits the FP32 round trip gives, without it
+    for (uint32_t row = 0; row < src.rows; ++row)
+      recode(src.dtype, src.origin + static_cast<int64_t>(row) * src.rowStride,
+             dst.origin + static_cast<int64_t>(row) * dst.rowStride, static_cast<size_t>(src.rowElements));
+    return;
+  }
   float *values = rowsOf(scratch().a, src, /*load=*/true);
   scatter(dst, values);
 }

@@ -7,6 +7,7 @@
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/Gemm.h"
 #include "tessera/isa/Modes.h"
+#include "tessera/isa/PackedOperands.h"
 
 #include <fmt/format.h>
 
@@ -34,19 +35,32 @@ MatmulShape matmulShape(const Instruction &inst) {
           .n = inst.src1.freeElements() / rowsPerPartition};
 }
 
+/// The moving operand `inst.src1` as [k, n], decoded, packed and with its range: kept in `mem.packedOperands` when
+/// there is one (and found there when an earlier matmul read the same bytes, unwritten since), else in `own`.
+const PackedOperands::Entry &movingOperand(const Instruction &inst, const Memories &mem, int64_t k, int64_t n,
+                                           PackedOperands::Entry &own) {
+  if (mem.packedOperands)
+    if (const PackedOperands::Entry *kept = mem.packedOperands->find(inst.src1, k, n))
+      return *kept;
+  PackedOperands::Entry &entry = mem.packedOperands ? mem.packedOperands->insert(inst.src1) : own;
+  const float *b = rowsOf(scratch().b, resolve(inst.src1, mem), true);
+  pack(entry.packed, b, k, n);
+  entry.range = rangeOf(b, size_t(k * n));
+  return entry;
+}
+
 } // namespace
 
 void matmul(const Instruction &inst, const Memories &mem) {
-  const ResolvedPattern stationary = resolve(inst.src0, mem), moving = resolve(inst.src1, mem),
-                        dst = resolve(inst.dst, mem);
+  const ResolvedPattern stationary = resolve(inst.src0, mem), dst = resolve(inst.dst, mem);
   const auto [k, m, n] = matmulShape(inst);
   assert(dst.rows == m && dst.rowElements == n);
   Scratch &s = scratch();
   const float *a = rowsOf(s.a, stationary, true);
-  const float *b = rowsOf(s.b, moving, true);
+  thread_local PackedOperands::Entry own;
+  const PackedOperands::Entry &moving = movingOperand(inst, mem, k, n, own);
   // FMA gives the same bits as a multiply and an add wherever every product is exact (Gemm.h).
-  const bool exact = productsExact(inst.src0.dtype, rangeOf(a, size_t(k * m)), inst.src1.dtype,
-                                   rangeOf(b, size_t(k * n)));
+  const bool exact = productsExact(inst.src0.dtype, rangeOf(a, size_t(k * m)), inst.src1.dtype, moving.range);
   // An FP32 dst whose rows are each contiguous (a PSUM tile, a VMEM buffer) is accumulated where it lies: no copy
   // in and out.
   const bool inPlace = dst.dtype == DType::F32 && dst.outerRank == 0 && dst.runIsContiguous() &&
@@ -58,13 +72,13 @@ void matmul(const Instruction &inst, const Memories &mem) {
     if (!inst.accumulate)
       for (int64_t row = 0; row < m; ++row)
         std::fill_n(c + row * ldc, n, 0.0f);
-    accumulateProducts(c, ldc, a, b, k, m, n, exact);
+    accumulateProducts(c, ldc, a, moving.packed, m, exact);
     return;
   }
   float *c = rowsOf(s.c, dst, inst.accumulate);
   if (!inst.accumulate)
     std::fill_n(c, m * n, 0.0f);
-  accumulateProducts(c, n, a, b, k, m, n, exact);
+  accumulateProducts(c, n, a, moving.packed, m, exact);
   scatter(dst, c);
 }
 

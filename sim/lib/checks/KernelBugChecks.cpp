@@ -34,7 +34,17 @@ KernelBugChecks::KernelBugChecks(const isa::Program &program, const isa::Target 
     : program_(program), target_(target), order_(program), history_(program), written_(program, target),
       nonMatmulPsum_(!hasPsum(target) || target.tensor.accumulateOntoNonMatmulDefined
                          ? nullptr
-                         : std::make_unique<NonMatmulPsum>()) {}
+                         : std::make_unique<NonMatmulPsum>()),
+      tensorWritten_(program.tensors.size(), 0) {
+  for (const isa::Stream &stream : program.streams)
+    if (stream.engine == isa::Engine::Dma) // only DMA transfers reach HBM (checkInstruction)
+      for (const Instruction &inst : stream.instructions)
+        isa::forEachOperand(inst, [&](const char *, const AccessPattern &ap, bool write) {
+          if (write && ap.space == isa::MemSpace::Hbm && ap.tensor >= 0 &&
+              static_cast<size_t>(ap.tensor) < tensorWritten_.size())
+            tensorWritten_[static_cast<size_t>(ap.tensor)] = 1;
+        });
+}
 
 void KernelBugChecks::start(uint32_t s, size_t index) {
   const Instruction &inst = program_.streams[s].instructions[index];
@@ -49,6 +59,8 @@ void KernelBugChecks::start(uint32_t s, size_t index) {
   std::array<Use, 6> uses;
   size_t count = 0;
   isa::forEachOperand(inst, [&](const char *slot, const AccessPattern &ap, bool write) {
+    if (!write && readsUnwrittenTensor(ap))
+      return;
     uses[count++] = {slot, &ap, write, history_.entryOf(ap)};
   });
   for (const Use &u : std::span(uses.data(), count)) {

@@ -41,6 +41,11 @@ private:
   void checkRead(uint32_t s, size_t index, const char *operand, const isa::AccessPattern &ap, uint32_t id,
                  bool preserves);
   void checkWrite(uint32_t s, size_t index, const char *operand, const isa::AccessPattern &ap, uint32_t id);
+  /// Whether `ap` reads an HBM tensor that no instruction of the program writes: nothing can race with such a read
+  /// or find it uninitialised (inputs count as written), so it is not tracked at all.
+  bool readsUnwrittenTensor(const isa::AccessPattern &ap) const {
+    return ap.space == isa::MemSpace::Hbm && !tensorWritten_[static_cast<size_t>(ap.tensor)];
+  }
   /// Checks the access against the last writer (and, for a write, the readers) of entry `other`.
   void checkAgainst(uint32_t s, size_t index, const char *operand, bool writes, uint32_t id, uint32_t other);
 
@@ -58,6 +63,7 @@ private:
   HappensBefore order_;
   AccessHistory history_;
   WrittenBytes written_;
+  std::vector<uint8_t> tensorWritten_; ///< per HBM tensor: whether some instruction of the program writes it
   /// Null when the target defines accumulation onto non-matmul PSUM (nothing to check).
   std::unique_ptr<NonMatmulPsum> nonMatmulPsum_;
 };

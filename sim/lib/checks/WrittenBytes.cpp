@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <new>
 
 namespace tessera::sim {
 namespace {
@@ -106,9 +105,8 @@ WrittenBytes::WrittenBytes(const isa::Program &program, const isa::Target &targe
   auto allocate = [](Bitmap &bitmap, uint64_t rows, uint64_t bytesPerRow) {
     bitmap.wordsPerRow = (bytesPerRow + 63) / 64;
     const size_t words = std::max<size_t>(rows * bitmap.wordsPerRow, 1);
-    bitmap.words.reset(static_cast<uint64_t *>(std::calloc(words, sizeof(uint64_t))));
-    if (!bitmap.words)
-      throw std::bad_alloc();
+    bitmap.pages = ZeroedPages(words * sizeof(uint64_t));
+    bitmap.words = reinterpret_cast<uint64_t *>(bitmap.pages.data());
   };
   allocate(bitmaps_[kSbufMemory], target.partitions, target.sbufBytesPerPartition);
   allocate(bitmaps_[kPsumMemory], target.partitions, target.psumBytesPerPartition);

@@ -6,13 +6,12 @@
 /// is clear reads never-written memory.
 
 #include "checks/AccessHistory.h"
+#include "memory/ZeroedPages.h"
 
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Target.h"
 
 #include <cstdint>
-#include <cstdlib>
-#include <memory>
 #include <vector>
 
 namespace tessera::sim {
@@ -33,13 +32,11 @@ public:
   bool allWritten(const isa::AccessPattern &ap, Hole &hole) const;
 
 private:
-  struct FreeWords {
-    void operator()(uint64_t *words) const { std::free(words); }
-  };
   struct Bitmap {
     uint64_t wordsPerRow = 0;
-    /// Null: always written. From calloc, so the pages of a large bitmap cost nothing until written.
-    std::unique_ptr<uint64_t[], FreeWords> words;
+    ZeroedPages pages; ///< the pages of a large bitmap cost nothing until written
+    /// Null: always written.
+    uint64_t *words = nullptr;
   };
   std::vector<Bitmap> bitmaps_;  ///< by MemoryId
 };

@@ -23,22 +23,7 @@ StreamEngine::StreamEngine(sc_core::sc_module_name name, const isa::Stream &stre
   SC_HAS_PROCESS(StreamEngine);
   SC_THREAD(run);
   set_stack_size(kEngineStackBytes);
-  firstInvalid_ = firstInvalidInstruction();
-}
-
-size_t StreamEngine::firstInvalidInstruction() const {
-  // checkInstruction() depends on the program and the target alone, so its verdict can be had before the run, in
-  // one tight loop (far cheaper per instruction than between two thread switches); the engine then checks again,
-  // at run time, only the instruction that fails, and so stops where and when it always did, with the same message.
-  const size_t count = stream_.instructions.size();
-  for (size_t i = 0; i < count; ++i) {
-    try {
-      checkInstruction(env_.program, env_.target, stream_, i);
-    } catch (const std::exception &) {
-      return i;
-    }
-  }
-  return count;
+  firstInvalid_ = firstInvalidInstruction(env.program, env.target, stream);
 }
 
 void StreamEngine::run() {

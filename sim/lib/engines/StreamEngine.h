@@ -70,8 +70,6 @@ private:
   void run();
   /// Records the run's first failure (a later one in the same delta cycle is dropped) and stops the simulation.
   void stopRun(std::exception_ptr failure);
-  /// The index of the stream's first instruction that checkInstruction() rejects (the stream's size if none).
-  size_t firstInvalidInstruction() const;
   void awaitStep(const isa::Instruction &inst);
   void awaitSemaphores(const isa::Instruction &inst);
   /// Appends the instruction at position_, just performed, to the timeline: it waited `waitedPs` (semaphores and
@@ -81,7 +79,7 @@ private:
   const isa::Stream &stream_;
   uint32_t streamIndex_ = 0;  ///< in Program::streams
   size_t position_ = 0;
-  size_t firstInvalid_ = 0; ///< firstInvalidInstruction(), found before the run
+  size_t firstInvalid_ = 0; ///< firstInvalidInstruction() of the stream, found before the run
   bool finished_ = false;
   const isa::SemWait *blockedOn_ = nullptr;
   bool awaitingStep_ = false;

@@ -1,7 +1,5 @@
 #include "memory/OnChipMemory.h"
 
-#include <new>
-
 namespace tessera::sim {
 
 OnChipMemory::OnChipMemory(std::string name, uint32_t partitions, uint64_t bytesPerPartition, bool withStorage)
@@ -9,9 +7,7 @@ OnChipMemory::OnChipMemory(std::string name, uint32_t partitions, uint64_t bytes
   const size_t bytes = static_cast<size_t>(partitions) * bytesPerPartition;
   if (!withStorage || bytes == 0)
     return;
-  bytes_.reset(static_cast<std::byte *>(std::calloc(bytes, 1)));
-  if (!bytes_)
-    throw std::bad_alloc();
+  bytes_ = ZeroedPages(bytes);
 }
 
 } // namespace tessera::sim

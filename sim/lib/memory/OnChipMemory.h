@@ -4,15 +4,15 @@
 /// SMEM (TPU) are flat, one row of all their bytes. Element addresses are computed by isa::execute from the base
 /// pointer and the row size.
 
+#include "memory/ZeroedPages.h"
+
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <memory>
 #include <string>
 
 namespace tessera::sim {
 
-/// One on-chip memory. Contents start at zero: the storage comes from calloc, so the pages of a large memory
+/// One on-chip memory. Contents start at zero: the storage is ZeroedPages, so the pages of a large memory
 /// (128 MiB of VMEM) cost nothing until a kernel touches them. Timing-only runs never touch values, so they build
 /// it without storage.
 class OnChipMemory {
@@ -23,16 +23,13 @@ public:
   uint32_t partitions() const { return partitions_; }
   uint64_t bytesPerPartition() const { return bytesPerPartition_; }
   /// Partition 0, byte 0; null when built without storage.
-  std::byte *data() const { return bytes_.get(); }
+  std::byte *data() const { return bytes_.data(); }
 
 private:
   std::string name_;
   uint32_t partitions_ = 0;
   uint64_t bytesPerPartition_ = 0;
-  struct Free {
-    void operator()(std::byte *bytes) const { std::free(bytes); }
-  };
-  std::unique_ptr<std::byte[], Free> bytes_;
+  ZeroedPages bytes_;
 };
 
 } // namespace tessera::sim

@@ -288,6 +288,31 @@ TEST(Simulator, RunsNormallyAfterAnOutOfBoundsStop) {
   EXPECT_EQ(simulate(fine.program, testing::trn2(), hbm).instructions, 2u);
 }
 
+// A compute stream's instructions are checked in full once per different work (ProgramChecks.h): one that repeats an
+// earlier one's work still has its semaphores checked, and one that differs from it in an operand alone is
+// checked in full.
+TEST(Simulator, RepeatedWorkStillHasItsSemaphoresAndNewOperandsChecked) {
+  isa::Instruction fill;
+  fill.op = Opcode::Memset;
+  fill.dst = testing::onChip(MemSpace::Sbuf, DType::F32, 0, 128, 0, 512);
+  ProgramBuilder badSemaphore("repeat");
+  badSemaphore.add(Engine::Vector, fill);
+  badSemaphore.add(Engine::Vector, fill, {{7, 1}}); // the same work, a semaphore the program does not have
+  std::string message = simulationError(badSemaphore.program).what();
+  EXPECT_NE(message.find("stream 'vector', instruction 1 (memset): it waits on semaphore 7 but the program has 0"),
+            std::string::npos)
+      << message;
+
+  ProgramBuilder badOperand("repeat");
+  for (int i = 0; i < 3; ++i) // three of one work, then its offset moved past the end
+    badOperand.add(Engine::Vector, fill);
+  fill.dst.offset = static_cast<int64_t>(testing::trn2().sbufBytesPerPartition);
+  badOperand.add(Engine::Vector, fill);
+  message = simulationError(badOperand.program).what();
+  EXPECT_NE(message.find("stream 'vector', instruction 3 (memset)"), std::string::npos) << message;
+  EXPECT_NE(message.find("out of bounds"), std::string::npos) << message;
+}
+
 TEST(Simulator, ZeroClockIsAnErrorNamingTheEngine) {
   isa::Target target = testing::trn2();
   target.scalar.clockGhz = 0;

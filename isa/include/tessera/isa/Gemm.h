@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace tessera::isa {
 
@@ -38,6 +39,20 @@ bool productsExact(DType ta, const OperandRange &a, DType tb, const OperandRange
 /// be updated in place), each c element updated k ascending as round(c + round(a * b)). `exactProducts` (from
 /// productsExact()) lets the kernel use FMA, which then gives the same bits.
 void accumulateProducts(float *c, int64_t ldc, const float *a, const float *b, int64_t k, int64_t m, int64_t n,
+                        bool exactProducts);
+
+/// b[K, N] laid out for this host's kernel (its column panels, k chunk by k chunk): what accumulateProducts makes
+/// of b on every call, kept to be reused by every product against the same b.
+struct PackedOperand {
+  int64_t k = 0, n = 0;
+  std::vector<float> panels;
+};
+
+/// Packs b[K, N] (row-major) into `packed`, reusing its storage.
+void pack(PackedOperand &packed, const float *b, int64_t k, int64_t n);
+
+/// accumulateProducts with b already packed: c[M, N] += a[K, M]^T @ b, the same bits.
+void accumulateProducts(float *c, int64_t ldc, const float *a, const PackedOperand &b, int64_t m,
                         bool exactProducts);
 
 /// Which kernel accumulateProducts() runs on this host: "avx512", "avx2" or "portable".

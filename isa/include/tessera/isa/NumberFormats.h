@@ -32,5 +32,9 @@ float largestFinite(DType t);
 void decode(DType t, const std::byte *src, float *dst, size_t count);
 /// Encodes `count` floats into elements of type `t` at `dst`, rounding to nearest even.
 void encode(DType t, const float *src, std::byte *dst, size_t count);
+/// Copies `count` elements of type `t` as a decode to FP32 and an encode back would (the path every copy's
+/// semantics takes): the same bits for f32, bf16 (its NaNs made canonical, sign kept) and u8 without the round
+/// trip; the round trip itself for the other types (f16 and fp8 NaNs, integers past 2^24).
+void recode(DType t, const std::byte *src, std::byte *dst, size_t count);
 
 } // namespace tessera::isa

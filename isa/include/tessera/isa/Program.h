@@ -48,7 +48,12 @@ struct AccessPattern {
   std::array<int64_t, kMaxFreeDims> strides{}; ///< free dimension strides, in elements
 
   /// Elements per partition (the product of the free sizes).
-  int64_t freeElements() const;
+  int64_t freeElements() const {
+    int64_t elements = 1;
+    for (unsigned d = 0; d < freeRank; ++d)
+      elements *= sizes[d];
+    return elements;
+  }
   /// Total bytes touched.
   int64_t bytes() const { return freeElements() * partitions * byteSize(dtype); }
   /// Byte range [first, last) touched inside one partition (SBUF/PSUM), inside the tensor (HBM, all rows) or

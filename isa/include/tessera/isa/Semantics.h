@@ -12,6 +12,8 @@
 
 namespace tessera::isa {
 
+class PackedOperands;
+
 /// The memories an instruction can touch.
 struct Memories {
   std::byte *sbuf = nullptr;
@@ -26,6 +28,9 @@ struct Memories {
   /// How many contiguous SBUF partitions each GpSimd core reaches (the target's gpsimd_engine.partitions_per_core):
   /// local_gather gathers within such groups.
   uint32_t gpsimdPartitionsPerCore = 0;
+  /// When set, matmuls reuse the moving operands kept there, and execute() drops those an instruction writes
+  /// (PackedOperands.h); the same bits either way.
+  PackedOperands *packedOperands = nullptr;
 };
 
 /// Performs `inst` on `mem`. Operands are assumed in bounds (the simulator checks before calling). A Print
