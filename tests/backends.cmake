@@ -156,6 +156,25 @@ add_test(NAME ${name}
                  ${BACKEND_WORK} manual --param stride=2)
 set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends
                      ENVIRONMENT "EXPECT_COMPILE_ERROR=Stride on last dim is not 1")
+# run.py --estimate: libtpu's static cycle estimate beside Tessera's. The grid module of add gets one (exit 0); on
+# the manual module (a DMA semaphore waited on in a pl.loop) libtpu 0.0.50.1's profiler aborts the whole process
+# ("No DMA issue node found for sync flag"): the runner, which estimates in a child process, says so, still compiles,
+# and exits 1 (a libtpu that fixes it fails this test, so that the fix shows); on v4 it refuses (exit 2).
+add_test(NAME backends/tpu-estimate
+         COMMAND sh -c "set -eu; T=$0 PY=$1 D=$2
+           $T deploy add --target tpu-v5e --pallas-style grid -o $D/estimate-grid > /dev/null
+           $PY $D/estimate-grid/run.py --estimate > $D/estimate-grid.log 2>&1
+           grep -q 'libtpu static estimate  [0-9]* cycles' $D/estimate-grid.log
+           $T deploy add --target tpu-v5e --pallas-style manual -o $D/estimate-manual > /dev/null
+           st=0; $PY $D/estimate-manual/run.py --estimate > $D/estimate-manual.log 2>&1 || st=$?
+           [ $st = 1 ] || { echo manual: exit $st, expected 1; cat $D/estimate-manual.log; exit 1; }
+           grep -q \"static profile failed, and libtpu aborted the process: INTERNAL: No DMA issue node\" $D/estimate-manual.log
+           grep -q 'compile for v5e=1x1 (TPU v5 lite): ok' $D/estimate-manual.log
+           $T deploy add --target tpu-v4 -o $D/estimate-v4 > /dev/null
+           st=0; $PY $D/estimate-v4/run.py --estimate > $D/estimate-v4.log 2>&1 || st=$?
+           [ $st = 2 ] || { echo v4: exit $st, expected 2; exit 1; }"
+         $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python ${BACKEND_WORK})
+set_tests_properties(backends/tpu-estimate PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 # tessera deploy --check: the bundle's own checks from the CLI. conv2d compiles and matches under interpret mode
 # (exit 0); at stride 2 the compile fails (exit 1) with the kernel line; --json keeps stdout to the JSON; --timeout
 # covers the check (exit 3, the runner killed: add's run takes 0.1 s here, its two checks 2.6 s; a sanitizer build

@@ -6,7 +6,7 @@ it, measured in one run (issue 9).
 
 For each kernel and shape on tpu-v5e it writes a bundle with `tessera deploy` (the emitted Pallas kernel, its
 inputs and the simulator's outputs), times the kernel under interpret=pltpu.InterpretParams() (and with
-detect_races=True) in the pinned backend environment (scripts/backend-venv.sh, jax 0.10.2), and times
+detect_races=True) in the pinned backend environment (scripts/backend-venv.sh), and times
 `tessera run ... --json`: the whole process (trace, compile, simulate with the race checks, golden model and
 reference) and its sim_seconds. Interpret mode gives outputs only; Tessera gives outputs, simulated time and race
 checks. Interpret-mode times are its second call (the first also traces); Tessera's are a cold process.
@@ -57,6 +57,8 @@ def main():
     parser.add_argument("--quick", action="store_true", help="two small cases")
     parser.add_argument("--kernels", default="", help="only these kernels (comma-separated)")
     args = parser.parse_args()
+    # Interpret mode runs on the CPU: without this, the pinned libtpu looks for a TPU host and prints its warnings.
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
     subprocess.check_call([os.path.join(ROOT, "scripts", "backend-venv.sh"), args.venv], stdout=sys.stderr)
     python = os.path.join(args.venv, "bin", "python")
     timer = os.path.join(ROOT, "bench", "pallas", "time_interpret.py")

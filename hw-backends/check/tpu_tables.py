@@ -81,7 +81,8 @@ def run_case(tessera, work, kernel, style, target, extra, estimate, cache):
     found = {"ok": bool(compiled.get("ok")), "seconds": compiled.get("seconds"), "error": compiled.get("error"),
              "kernel_line": compiled.get("kernel_line"), "mosaic_vmem": compiled.get("mosaic_vmem_bytes"),
              "vmem_need": compiled.get("vmem_need_bytes"), "versions": compiled.get("versions"),
-             "device_kind": compiled.get("device_kind"), "estimate": result.get("estimate"), "style": style}
+             "device_kind": compiled.get("device_kind"), "estimate": result.get("estimate"),
+             "estimate_error": result.get("estimate_error"), "style": style}
     cache[key] = found
     row.update(found)
     return row
@@ -132,6 +133,13 @@ def estimate_table(rows):
         kernel = r["kernel"] + (f" `{r['args']}`" if r["args"] else "")
         out.append(f"| {kernel} | {style} | {r['target']} | {e['estimated_cycles']} | {e['estimated_us']:.3f} | "
                    f"{r['tessera_cycles']:.0f} | {r['tessera_us']:.3f} | {ratio:.2f} |")
+    failed = [r for r in rows if r.get("estimate_error") and not r.get("same_as")]
+    if failed:
+        out.append("")
+        out.append("No estimate (libtpu's static profiler aborted: "
+                   + "; ".join(sorted({sentences(r["estimate_error"]) for r in failed})) + "): "
+                   + ", ".join(f"{r['kernel']}{' `' + r['args'] + '`' if r['args'] else ''} {r['style']} on "
+                               f"{r['target']}" for r in failed) + ".")
     ratios = sorted(r["estimate"]["estimated_us"] / r["tessera_us"] for r in rows
                     if r.get("estimate") and r["tessera_us"] and not r.get("same_as"))
     if ratios:

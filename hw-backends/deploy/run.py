@@ -245,6 +245,26 @@ def run_pallas(manifest, module, inputs, args, record):
 # compiling for it runs Mosaic and XLA:TPU for real. Topology names: v4=1x1x1, v5e=1x1, v5p=1x1x1, v6e=1x1,
 # tpu7x=1x1x1 (the target files' [libtpu] topology).
 
+ESTIMATE_CHILD = "TESSERA_RUN_ESTIMATE_CHILD"
+
+
+def estimate_in_child():
+    """--estimate runs in a child process: libtpu's static profiler aborts the whole process on some kernels
+    (libtpu 0.0.50.1: "Static LLO profiling of ... failed: INTERNAL: No DMA issue node found for sync flag" on a
+    manual-style kernel's DMAs in a pl.loop). The child's exit status when it ends, else libtpu's reason."""
+    env = dict(os.environ, **{ESTIMATE_CHILD: "1"})
+    with tempfile.TemporaryFile(mode="w+") as errors:
+        done = subprocess.run([sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env=env, stderr=errors)
+        errors.seek(0)
+        text = errors.read()
+    if done.returncode >= 0:
+        sys.stderr.write(text)
+        return done.returncode
+    reason = re.search(r"Static LLO profiling of \S+ failed: ([^\n]*)", text)
+    lines = [l for l in text.splitlines() if l.strip()]
+    return reason.group(1) if reason else f"signal {-done.returncode}" + (f": {lines[-1]}" if lines else "")
+
+
 def prepare_tpu_compiler(profile_dir=None):
     """Sets the environment before jax loads libtpu: JAX_PLATFORMS=cpu (no TPU runtime to find), and for
     --estimate the static profile flag (LIBTPU_INIT_ARGS is read once, when libtpu starts)."""
@@ -1023,7 +1043,15 @@ def main():
         if args.topology and args.topology != (manifest.get("tpu") or {}).get("topology"):
             parser.error(f"--estimate converts cycles with the clock of the bundle's target ({manifest['target']}): "
                          f"use its topology, or deploy the kernel for the other target")
-        args.profile_dir = tempfile.mkdtemp(prefix="tessera-llo-profile-")
+        if not os.environ.get(ESTIMATE_CHILD):
+            aborted = estimate_in_child()
+            if isinstance(aborted, int):
+                return aborted  # the child ran to its end and printed its report
+            print(f"  libtpu's static profile failed, and libtpu aborted the process: {aborted}\n"
+                  f"  (a libtpu limitation, not the kernel's); compiling without the profile")
+            args.estimate, args.compile, args.estimate_error = False, True, aborted
+        else:
+            args.profile_dir = tempfile.mkdtemp(prefix="tessera-llo-profile-")
     if backend == "pallas" and (args.interpret or args.export or args.compile or args.estimate):
         prepare_tpu_compiler(args.profile_dir)  # before the module imports jax
     if backend == "pallas" and args.interpret:
@@ -1076,6 +1104,8 @@ def main():
             print(f"  races: {'FOUND (see the report above)' if record['races'] else 'none'}")
     if args.profile_dir:
         shutil.rmtree(args.profile_dir, ignore_errors=True)
+    if getattr(args, "estimate_error", None):  # compiled (or not), but no estimate: the check failed
+        record.update(mode="estimate", estimate=None, estimate_error=args.estimate_error, ok=False)
     if record["mode"] not in ("compile", "estimate"):
         print(f"  predicted {record['predicted_us']:.3f} us (Tessera, {manifest['target']})")
     if record["measured_us"] is not None:
