@@ -109,10 +109,8 @@ add_test(NAME backends/round-to-f16
 set_tests_properties(backends/round-to-f16 PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 # The real TPU compiler: PyPI's libtpu (the version jax[tpu] pins) compiles deviceless on this CPU-only machine.
 # Every library kernel's Pallas module, both styles, for tpu-v5e and tpu-v6e; the other generations at one shape
-# each (mlp in the manual style, rmsnorm as a grid). Shapes are the kernels' defaults, except where Mosaic takes too
-# long for CI: mamba_scan's straight-line module compiles in 60-70 s at its default shape and in about 7 s at
-# D=128,L=128 (docs/backends.md, "Real TPU compilation", has every compile time).
-set(tpu_compile_args_mamba_scan --shape D=128,L=128)
+# each (mlp in the manual style, rmsnorm as a grid). Shapes are the kernels' defaults (docs/backends.md, "Real TPU
+# compilation", has every compile time: mamba_scan's is the longest, about 20 s).
 # Known failures, asserted as such: the compile must fail with this error at a kernel line, so that a fix shows
 # (tpu_compile_error_KERNEL; conv2d's unaligned DMA windows were one until tile-legalize-for-tpu aligned them).
 function(add_tpu_compile_test kernel style target) # further arguments go to tessera deploy
@@ -141,13 +139,16 @@ foreach(target tpu-v4 tpu-v5p tpu-7x)
   add_tpu_compile_test(mlp manual ${target})
   add_tpu_compile_test(rmsnorm auto ${target})
 endforeach()
-# matmul_blocked at 2048^3 with its default blocks: its buffers (21 MiB) pass v5e's 16 MiB default scoped VMEM, so
-# the module raises vmem_limit_bytes; Mosaic then allocates 39.5 MiB (about 30 s of Mosaic here).
-set(name backends/tpu-compile-manual/matmul_blocked-2048/tpu-v5e)
-add_test(NAME ${name}
-         COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python tpu-compile matmul_blocked tpu-v5e
-                 ${BACKEND_WORK} manual --shape M=2048,N=2048,K=2048)
-set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+# matmul_blocked at 2048^3 with its default blocks, both styles: its buffers pass v5e's 16 MiB default scoped VMEM,
+# so the module raises vmem_limit_bytes (the unrolled module of before took 39.5 MiB and 30 s of Mosaic; the loops
+# take about a second).
+foreach(style manual auto)
+  set(name backends/tpu-compile-${style}/matmul_blocked-2048/tpu-v5e)
+  add_test(NAME ${name}
+           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python tpu-compile matmul_blocked tpu-v5e
+                   ${BACKEND_WORK} ${style} --shape M=2048,N=2048,K=2048)
+  set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+endforeach()
 # conv2d at stride 2 reads each phase of its input with a lane-strided vector load after a staging DMA, which Mosaic
 # does not implement: a known failure, asserted as such (its own folder: check_kernel.sh names it by the variant).
 set(name backends/tpu-compile-manual/conv2d-stride2/tpu-v5e)

@@ -133,13 +133,16 @@ def estimate_table(rows):
         kernel = r["kernel"] + (f" `{r['args']}`" if r["args"] else "")
         out.append(f"| {kernel} | {style} | {r['target']} | {e['estimated_cycles']} | {e['estimated_us']:.3f} | "
                    f"{r['tessera_cycles']:.0f} | {r['tessera_us']:.3f} | {ratio:.2f} |")
-    failed = [r for r in rows if r.get("estimate_error") and not r.get("same_as")]
-    if failed:
+    failed = {}  # libtpu's reason (without its numbers and the instruction it names) -> the modules
+    for r in rows:
+        if r.get("estimate_error") and not r.get("same_as"):
+            reason = re.sub(r"(:\s*\d+|\s*%.*)$", "", r["estimate_error"].strip())
+            failed.setdefault(reason, []).append(
+                f"{r['kernel']}{' `' + r['args'] + '`' if r['args'] else ''} {r['style']} on {r['target']}")
+    for reason, modules in failed.items():
         out.append("")
-        out.append("No estimate (libtpu's static profiler aborted: "
-                   + "; ".join(sorted({sentences(r["estimate_error"]) for r in failed})) + "): "
-                   + ", ".join(f"{r['kernel']}{' `' + r['args'] + '`' if r['args'] else ''} {r['style']} on "
-                               f"{r['target']}" for r in failed) + ".")
+        out.append(f"No estimate: libtpu's static profiler aborted (`{reason}`) on {len(modules)} modules: "
+                   + ", ".join(modules) + ".")
     ratios = sorted(r["estimate"]["estimated_us"] / r["tessera_us"] for r in rows
                     if r.get("estimate") and r["tessera_us"] and not r.get("same_as"))
     if ratios:
