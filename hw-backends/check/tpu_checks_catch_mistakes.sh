@@ -46,6 +46,13 @@ grep -E "at .*matmul_tiled.py:[0-9]+" "$dir/vmem.log" || { echo "no line named";
 echo "== 3. a deleted .wait()"
 "$tessera" deploy matmul_tiled --target tpu-v5e --shape M=256,N=512,K=256 --pallas-style manual -o "$dir/race"
 "$python" "$here/check_dma_waits.py" "$dir/race/matmul_tiled.py"   # the module as emitted passes
+# A module the checker cannot run is never passed: exit 2, at the module's line.
+cp -r "$dir/race" "$dir/race-unrunnable"
+sed -i '/^def _matmul_tiled_kernel(/a\    no_such_name' "$dir/race-unrunnable/matmul_tiled.py"
+st=0; "$python" "$here/check_dma_waits.py" "$dir/race-unrunnable/matmul_tiled.py" 2> "$dir/race-unrunnable.log" || st=$?
+[ $st = 2 ] || { cat "$dir/race-unrunnable.log"; echo "check_dma_waits.py: exit $st on a module it cannot run, expected 2"; exit 1; }
+grep -q "matmul_tiled.py:[0-9]*: cannot run the module's function under the checker (NameError" "$dir/race-unrunnable.log" ||
+  { cat "$dir/race-unrunnable.log"; echo "the unrunnable module's line is not named"; exit 1; }
 "$python" "$here/interpret_modes.py" "$dir/race" > "$dir/race-intact.log"
 cat "$dir/race-intact.log"
 [ "$(grep -c '"races_found": false, "outputs_match": true, "semaphore_left_signalled": false, "error": null' "$dir/race-intact.log")" = 2 ] ||

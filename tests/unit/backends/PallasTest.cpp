@@ -9,6 +9,8 @@
 #include "tessera/compiler/Compiler.h"
 #include "tessera/dsl/tsr.h"
 
+#include "../dsl/DslTesting.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,14 +19,7 @@ namespace {
 
 using namespace tessera;
 
-/// An unregistered kernel of the given tensors and body.
-template <class F> tsr::KernelInfo kernelOf(std::vector<tsr::TensorSpec> tensors, F f) {
-  tsr::KernelInfo k;
-  k.name = "pallas_test";
-  k.signature = [tensors](const tsr::Params &) { return tensors; };
-  k.body = tsr::body(std::move(f));
-  return k;
-}
+using tsr::dsltest::kernelOf;
 
 /// `kernel` compiled for `target` with its loops and the plan for `style`, and the Pallas module of it.
 struct Emitted {

@@ -10,6 +10,8 @@
 
 #include "Golden/GoldenRuntime.h"
 
+#include "../dsl/DslTesting.h"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -218,14 +220,7 @@ TEST(GoldenVerdict, BothChecksMustPass) {
 
 // ---- The golden model's numerics, against isa/'s conversions ----------------------------------------------
 
-/// An unregistered kernel of the given tensors and body.
-template <class F> tsr::KernelInfo kernelOf(std::vector<tsr::TensorSpec> tensors, F f) {
-  tsr::KernelInfo k;
-  k.name = "golden_test";
-  k.signature = [tensors](const tsr::Params &) { return tensors; };
-  k.body = tsr::body(std::move(f));
-  return k;
-}
+using tsr::dsltest::kernelOf;
 
 std::vector<std::byte> bytesOf(DType t, const std::vector<float> &values) {
   std::vector<std::byte> bytes(values.size() * tessera::isa::byteSize(t));
