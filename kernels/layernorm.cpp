@@ -6,7 +6,7 @@
 //
 // Kernel parameter form picks how the statistics are taken:
 //  - form=1 (the default; the tutorial's first version): language ops only, so it runs on every target. The
-//    chunks' row sums, added and scaled by 1/C, are the mean; the centred chunks' squares, summed and scaled, the
+//    chunks' row sums, added and divided by C, are the mean; the centred chunks' squares, summed and divided, the
 //    variance (two passes: no cancellation); rsqrt(var + eps); then each centred chunk is multiplied by it
 //    (broadcast along the row) and by its columns of gamma, and beta added.
 //  - form=2 (the tutorial's second version, NeuronCore only): tsr::isa::bn_stats on each chunk of at most 512
@@ -37,9 +37,9 @@ constexpr int64_t kLanguageForm = 1, kBatchNormStatsForm = 2;
 /// bn_stats' (count, mean, M2) triples per chunk: one for the even elements, one for the odd (isa/Reductions).
 constexpr int64_t kStatsPerChunk = 6;
 
-/// What every block of `rows` rows reads, made once per block height: gamma and beta on every row, 1/C, eps.
+/// What every block of `rows` rows reads, made once per block height: gamma and beta on every row.
 struct RowConstants {
-  Tile gamma, beta, invCols, eps;
+  Tile gamma, beta;
 };
 
 const Registration registration{{
@@ -66,8 +66,7 @@ const Registration registration{{
       forEachBlock(
           x.dim(0), tile_size::pmax,
           [&](int64_t rows) {
-            return RowConstants{broadcastRows(gammaRow, rows), broadcastRows(betaRow, rows),
-                                full(f32, {rows, 1}, 1.0f / float(cols)), full(f32, {rows, 1}, eps)};
+            return RowConstants{broadcastRows(gammaRow, rows), broadcastRows(betaRow, rows)};
           },
           [&](const Index &row, int64_t rows, const RowConstants &k) {
             const std::vector<Tile> chunks = loadChunks(x, row, 0, rows, cols);
@@ -80,20 +79,20 @@ const Registration registration{{
               Tile meanVar = ndarray<f32>({rows, 2});
               isa::bn_aggr(meanVar, stats);
               const Tile mean = meanVar.slice(0, 1);
-              const Tile scale = rsqrt(meanVar.slice(1, 1) + k.eps);
+              const Tile scale = rsqrt(meanVar.slice(1, 1) + eps);
               for (const Tile &chunk : chunks) {
                 Tile n = ndarray<f32>(chunk.shape());
                 isa::tensor_scalar(n, chunk, op::subtract, mean, false, op::multiply, scale);
                 normalised.push_back(n);
               }
             } else {
-              Tile mean = rowSum(chunks) * k.invCols;
+              Tile mean = rowSum(chunks) / float(cols);
               std::vector<Tile> centred, squares;
               for (const Tile &chunk : chunks) {
                 centred.push_back(chunk - mean);
                 squares.push_back(square(centred.back()));
               }
-              Tile scale = rsqrt(rowSum(squares) * k.invCols + k.eps);
+              Tile scale = rsqrt(rowSum(squares) / float(cols) + eps);
               for (const Tile &c : centred) normalised.push_back(c * scale);
             }
             std::vector<Tile> out;

@@ -1,9 +1,9 @@
 // rmsnorm: Y[r, :] = X[r, :] / sqrt(mean(X[r, :]^2) + eps) * gamma, FP32, rows on partitions (NKI's RMSNorm
 // tutorial, plus the eps it leaves out). Per block of up to 128 rows, moved in column chunks of 512 (Rows.h): the
-// chunks' squares and row sums, added, scaled by 1/C, plus eps, rsqrt; then each chunk multiplied by that
-// [rows, 1] reciprocal (broadcast along the row) and by its columns of gamma. gamma[1, C] is broadcast to every
-// partition once, before the loop, on the tensor engine (Rows.h). R need not be a multiple of 128 (the last
-// R % 128 rows are one smaller block after the loop), nor C of 512 (the last chunk is narrower).
+// chunks' squares and row sums, added, divided by C, plus eps (numbers, as NKI writes them), rsqrt; then each
+// chunk multiplied by that [rows, 1] reciprocal (broadcast along the row) and by its columns of gamma. gamma[1, C]
+// is broadcast to every partition once, before the loop, on the tensor engine (Rows.h). R need not be a multiple
+// of 128 (the last R % 128 rows are one smaller block after the loop), nor C of 512 (the last chunk is narrower).
 // The chunks pay on a NeuronCore, where one DMA runs on one of 16 engines: at R=2048, C=4096 trn2 takes 756 us
 // instead of 982 with one DMA per row block; tpu-v5e, whose DMAs each stream at HBM's full rate, 95 us instead of
 // 84 (it issues more VPU instructions).
@@ -26,11 +26,6 @@ using tessera::kernels::loadChunks;
 using tessera::kernels::rowSum;
 using tessera::kernels::storeChunks;
 
-/// What every block of `rows` rows reads, made once per block height: gamma on every row, 1/C and eps.
-struct RowConstants {
-  Tile gamma, invCols, eps;
-};
-
 const Registration registration{{
     .name = "rmsnorm",
     .summary = "row-wise RMSNorm of X[R, C] scaled by gamma[1, C], FP32",
@@ -48,18 +43,15 @@ const Registration registration{{
       Tile gammaRow = load(gamma.tile(0, 0, {1, cols}));
       forEachBlock(
           x.dim(0), tile_size::pmax,
-          [&](int64_t rows) {
-            return RowConstants{broadcastRows(gammaRow, rows), full(f32, {rows, 1}, 1.0f / float(cols)),
-                                full(f32, {rows, 1}, eps)};
-          },
-          [&](const Index &row, int64_t rows, const RowConstants &k) {
+          [&](int64_t rows) { return broadcastRows(gammaRow, rows); }, // gamma on every row, once per block height
+          [&](const Index &row, int64_t rows, const Tile &gammaRows) {
             const std::vector<Tile> chunks = loadChunks(x, row, 0, rows, cols);
             std::vector<Tile> squares;
             for (const Tile &chunk : chunks) squares.push_back(square(chunk));
-            Tile scale = rsqrt(rowSum(squares) * k.invCols + k.eps);
+            Tile scale = rsqrt(rowSum(squares) / float(cols) + eps);
             std::vector<Tile> out;
             for (size_t j = 0; j < chunks.size(); ++j)
-              out.push_back(chunks[j] * scale * k.gamma.slice(int64_t(j) * kChunkColumns, chunks[j].shape()[1]));
+              out.push_back(chunks[j] * scale * gammaRows.slice(int64_t(j) * kChunkColumns, chunks[j].shape()[1]));
             storeChunks(y, row, 0, out);
           });
     }),

@@ -92,6 +92,30 @@ Tile binary(const char *op, tessera::isa::AluOp alu, const Operand &a, const Ope
   return dst;
 }
 
+/// An elementwise op between a tile and a number: x <alu> c, or c <alu> x when `reverse`.
+Tile binaryScalar(const char *op, tessera::isa::AluOp alu, const Operand &x, Number c, bool reverse, const Loc &loc) {
+  Tile src = x.tile(op, reverse ? "second" : "first");
+  DType dtype = src.space() == MemSpace::Psum ? DType::F32 : src.dtype();
+  Tile dst = newTile(op, src.shape(), dtype, MemSpace::Sbuf, loc);
+  graph::Op o = makeOp(graph::OpKind::BinaryScalar, dst.buffer(), {src.buffer()});
+  o.alu = alu;
+  o.value = c.value();
+  o.reverse = reverse;
+  record(std::move(o), loc);
+  return dst;
+}
+
+/// acc <alu>= c in place, in acc's dtype.
+const Tile &inPlaceScalar(tessera::isa::AluOp alu, const Tile &acc, Number c) {
+  const Loc &loc = c.loc();
+  Tracer::current(loc).checkAlive(acc.buffer(), loc);
+  graph::Op o = makeOp(graph::OpKind::BinaryScalar, acc.buffer(), {acc.buffer()});
+  o.alu = alu;
+  o.value = c.value();
+  record(std::move(o), loc);
+  return acc;
+}
+
 Tile reduce(const char *op, tessera::isa::AluOp alu, const Operand &x, const Loc &loc) {
   Tile src = x.tile(op, "input");
   Tile dst = newTile(op, {src.shape()[0], 1}, DType::F32, MemSpace::Sbuf, loc);
@@ -264,6 +288,7 @@ Tile subtract(const Operand &a, const Operand &b, Loc loc) { return binary("subt
 Tile multiply(const Operand &a, const Operand &b, Loc loc) { return binary("multiply", tessera::isa::AluOp::Multiply, a, b, loc); }
 Tile divide(const Operand &a, const Operand &b, Loc loc) { return binary("divide", tessera::isa::AluOp::Divide, a, b, loc); }
 Tile maximum(const Operand &a, const Operand &b, Loc loc) { return binary("maximum", tessera::isa::AluOp::Max, a, b, loc); }
+Tile minimum(const Operand &a, const Operand &b, Loc loc) { return binary("minimum", tessera::isa::AluOp::Min, a, b, loc); }
 Tile operator+(const Operand &a, const Operand &b) { return add(a, b, a.loc()); }
 
 const Tile &operator+=(const Tile &acc, const Operand &x) {
@@ -295,6 +320,29 @@ const Tile &operator*=(const Tile &acc, const Operand &x) {
 Tile operator-(const Operand &a, const Operand &b) { return subtract(a, b, a.loc()); }
 Tile operator*(const Operand &a, const Operand &b) { return multiply(a, b, a.loc()); }
 Tile operator/(const Operand &a, const Operand &b) { return divide(a, b, a.loc()); }
+
+Tile add(const Operand &x, Number c, Loc loc) { return binaryScalar("add", tessera::isa::AluOp::Add, x, c, false, loc); }
+Tile add(Number c, const Operand &x, Loc loc) { return binaryScalar("add", tessera::isa::AluOp::Add, x, c, true, loc); }
+Tile subtract(const Operand &x, Number c, Loc loc) { return binaryScalar("subtract", tessera::isa::AluOp::Subtract, x, c, false, loc); }
+Tile subtract(Number c, const Operand &x, Loc loc) { return binaryScalar("subtract", tessera::isa::AluOp::Subtract, x, c, true, loc); }
+Tile multiply(const Operand &x, Number c, Loc loc) { return binaryScalar("multiply", tessera::isa::AluOp::Multiply, x, c, false, loc); }
+Tile multiply(Number c, const Operand &x, Loc loc) { return binaryScalar("multiply", tessera::isa::AluOp::Multiply, x, c, true, loc); }
+Tile divide(const Operand &x, Number c, Loc loc) { return binaryScalar("divide", tessera::isa::AluOp::Divide, x, c, false, loc); }
+Tile divide(Number c, const Operand &x, Loc loc) { return binaryScalar("divide", tessera::isa::AluOp::Divide, x, c, true, loc); }
+Tile maximum(const Operand &x, Number c, Loc loc) { return binaryScalar("maximum", tessera::isa::AluOp::Max, x, c, false, loc); }
+Tile maximum(Number c, const Operand &x, Loc loc) { return binaryScalar("maximum", tessera::isa::AluOp::Max, x, c, true, loc); }
+Tile minimum(const Operand &x, Number c, Loc loc) { return binaryScalar("minimum", tessera::isa::AluOp::Min, x, c, false, loc); }
+Tile minimum(Number c, const Operand &x, Loc loc) { return binaryScalar("minimum", tessera::isa::AluOp::Min, x, c, true, loc); }
+Tile operator+(const Operand &x, Number c) { return add(x, c, x.loc()); }
+Tile operator+(Number c, const Operand &x) { return add(c, x, x.loc()); }
+Tile operator-(const Operand &x, Number c) { return subtract(x, c, x.loc()); }
+Tile operator-(Number c, const Operand &x) { return subtract(c, x, x.loc()); }
+Tile operator*(const Operand &x, Number c) { return multiply(x, c, x.loc()); }
+Tile operator*(Number c, const Operand &x) { return multiply(c, x, x.loc()); }
+Tile operator/(const Operand &x, Number c) { return divide(x, c, x.loc()); }
+Tile operator/(Number c, const Operand &x) { return divide(c, x, x.loc()); }
+const Tile &operator+=(const Tile &acc, Number c) { return inPlaceScalar(tessera::isa::AluOp::Add, acc, c); }
+const Tile &operator*=(const Tile &acc, Number c) { return inPlaceScalar(tessera::isa::AluOp::Multiply, acc, c); }
 
 namespace {
 

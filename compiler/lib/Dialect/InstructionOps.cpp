@@ -14,7 +14,7 @@ namespace tessera::compiler {
 namespace {
 
 /// The instruction fields an op's attributes hold.
-enum class Field { Dst, Src0, Src1, Alu, Func, Scale, Value, Accumulate, Preserve, Label };
+enum class Field { Dst, Src0, Src1, Alu, Func, Scale, Value, Operand0, Reverse0, Accumulate, Preserve, Label };
 
 std::optional<Field> fieldOf(StringRef attribute) {
   return llvm::StringSwitch<std::optional<Field>>(attribute)
@@ -25,6 +25,8 @@ std::optional<Field> fieldOf(StringRef attribute) {
       .Case("func", Field::Func)
       .Case("scale", Field::Scale)
       .Case("value", Field::Value)
+      .Case("operand0", Field::Operand0)
+      .Case("reverse0", Field::Reverse0)
       .Case("accumulate", Field::Accumulate)
       .Case("preserve", Field::Preserve)
       .Case("label", Field::Label)
@@ -55,6 +57,8 @@ void readInstructionFields(Operation *op, isa::Instruction &inst,
     case Field::Func: inst.func = isa::parseActFunc(text.getValue()).value_or(isa::ActFunc::Identity); break;
     case Field::Scale: inst.scale = llvm::cast<FloatAttr>(value).getValue().convertToFloat(); break;
     case Field::Value: inst.value = llvm::cast<FloatAttr>(value).getValue().convertToFloat(); break;
+    case Field::Operand0: inst.operand0 = llvm::cast<FloatAttr>(value).getValue().convertToFloat(); break;
+    case Field::Reverse0: inst.reverse0 = true; break;
     case Field::Accumulate: inst.accumulate = true; break;
     case Field::Preserve: inst.preserve = true; break;
     case Field::Label: break; // a Print's label is the op's, not the instruction's
@@ -73,7 +77,10 @@ Operation *buildInstructionOp(OpBuilder &b, Location loc, StringRef name, const 
     switch (*field) {
     case Field::Dst: value = toAttr(inst.dst); break;
     case Field::Src0: value = toAttr(inst.src0); break;
-    case Field::Src1: value = toAttr(inst.src1); break;
+    // An optional second source is absent when the instruction takes a number (operand0) instead.
+    case Field::Src1: value = inst.src1.partitions != 0 ? toAttr(inst.src1) : Attribute(); break;
+    case Field::Operand0: value = inst.src1.partitions == 0 ? b.getF32FloatAttr(inst.operand0) : Attribute(); break;
+    case Field::Reverse0: value = inst.reverse0 ? b.getUnitAttr() : Attribute(); break;
     case Field::Alu: value = b.getStringAttr(isa::name(inst.alu)); break;
     case Field::Func: value = b.getStringAttr(isa::name(inst.func)); break;
     case Field::Scale: value = b.getF32FloatAttr(inst.scale); break;

@@ -216,6 +216,14 @@ private:
           n.srcs = {operand(b.getLhs(), o), operand(b.getRhs(), o)};
           n.dst = operand(b.getDst(), o);
         })
+        .Case([&](tile::BinaryScalarOp b) {
+          n.kind = TileOpKind::BinaryScalar;
+          n.alu = toIsa(b.getOp());
+          n.value = b.getScalar().convertToFloat();
+          n.reverse = b.getReverse();
+          n.srcs = {operand(b.getSrc(), o)};
+          n.dst = operand(b.getDst(), o);
+        })
         .Case([&](tile::ActivationOp a) {
           n.kind = TileOpKind::Activation;
           n.func = toIsa(a.getFunc());

@@ -392,6 +392,7 @@ private:
       return dma(o, o.getDst(), o.getIndices(), o.getSteps(), o.getSrc(), false);
     if (auto o = dyn_cast<tile::MatmulOp>(op)) return matmul(o);
     if (auto o = dyn_cast<tile::BinaryOp>(op)) return binary(o);
+    if (auto o = dyn_cast<tile::BinaryScalarOp>(op)) return binaryScalar(o);
     if (auto o = dyn_cast<tile::ActivationOp>(op)) return activation(o);
     if (auto o = dyn_cast<tile::TransposeOp>(op)) return transpose(o);
     if (auto o = dyn_cast<tile::FillWhereOp>(op)) return fillWhere(o);
@@ -501,6 +502,20 @@ private:
             {kParallel, kParallel}, [&](Scalars &s, ValueRange a) {
               Value x = s.toF32(a[0], tl), y = s.toF32(a[1], tr);
               return s.fromF32(s.alu(alu, x, y), td);
+            });
+    return success();
+  }
+
+  LogicalResult binaryScalar(tile::BinaryScalarOp op) {
+    Value src = op.getSrc(), dst = op.getDst();
+    Type ts = logical(src), td = logical(dst);
+    tile::Alu alu = op.getOp();
+    const float c = op.getScalar().convertToFloat();
+    const bool reverse = op.getReverse();
+    generic(op.getLoc(), {src}, {dst}, {identity2d(), identity2d()}, {kParallel, kParallel},
+            [&](Scalars &s, ValueRange a) {
+              Value x = s.toF32(a[0], ts), y = s.f32(c);
+              return s.fromF32(reverse ? s.alu(alu, y, x) : s.alu(alu, x, y), td);
             });
     return success();
   }

@@ -116,6 +116,8 @@ private:
       return b_.create<tile::MatmulOp>(l, src(0), src(1), dst, op.accumulate);
     case graph::OpKind::Binary:
       return b_.create<tile::BinaryOp>(l, toTile(op.alu), src(0), src(1), dst);
+    case graph::OpKind::BinaryScalar:
+      return b_.create<tile::BinaryScalarOp>(l, toTile(op.alu), src(0), llvm::APFloat(op.value), dst, op.reverse);
     case graph::OpKind::Activation:
       return b_.create<tile::ActivationOp>(l, tile::FuncAttr::get(b_.getContext(), toTile(op.func)), src(0),
                                            op.srcs.size() > 1 ? src(1) : Value(), dst,

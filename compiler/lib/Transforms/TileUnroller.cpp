@@ -199,6 +199,15 @@ isa::Instruction TileUnroller::computeInstruction(Operation *op, isa::Opcode opc
         i.src0 = read(o.getDst()).pattern(); // the elements that are not filled keep their values
         i.dst = written(o.getDst()).pattern();
       })
+      .Case([&](tile::BinaryScalarOp o) {
+        // tensor_scalar's settings: operand0 the number, reverse0 when it is the left operand, no second stage.
+        i.alu = toIsa(o.getOp());
+        i.alu1 = isa::AluOp::Bypass;
+        i.operand0 = o.getScalar().convertToFloat();
+        i.reverse0 = o.getReverse();
+        i.src0 = read(o.getSrc()).pattern();
+        i.dst = written(o.getDst()).pattern();
+      })
       .Case([&](tile::ReduceOp o) {
         i.alu = toIsa(o.getOp());
         i.src0 = read(o.getSrc()).pattern();

@@ -24,6 +24,29 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
+// A division by a number is a multiply by its reciprocal, rounded to FP32 here (1 / 3 = 0.333333343); a number
+// divided by a tile is the tile's reciprocal times the number. Other numbers are left as they are.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @divide_by_number
+  // CHECK: %[[X:.*]] = tile.alloc {name = "x"}
+  // CHECK-NOT: tile.binary_scalar divide
+  // CHECK: tile.binary_scalar multiply %[[X]], 0.333333343, %[[X]] : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: %[[R:.*]] = tile.alloc {name = "x_reciprocal"} : memref<128x512xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.inst "reciprocal" dst(%[[R]] : memref<128x512xf32, #tile.space<sbuf>>) src0(%[[X]] : memref<128x512xf32, #tile.space<sbuf>>)
+  // CHECK-NEXT: tile.binary_scalar multiply %[[R]], 2.000000e+00, %[[X]] : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.binary_scalar subtract %[[X]], 1.000000e+00, %[[X]] {reverse}
+  func.func @divide_by_number() {
+    %x = tile.alloc {name = "x"} : memref<128x512xf32, #tile.space<sbuf>>
+    tile.memset %x, 3.0 : memref<128x512xf32, #tile.space<sbuf>>
+    tile.binary_scalar divide %x, 3.0, %x : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    tile.binary_scalar divide %x, 2.0, %x {reverse} : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    tile.binary_scalar subtract %x, 1.0, %x {reverse} : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
 // A PSUM tile goes to HBM through an SBUF copy of it (NKI's DMA cannot read PSUM), and a load into PSUM lands in
 // SBUF first.
 module attributes {tessera.target = "trn1"} {

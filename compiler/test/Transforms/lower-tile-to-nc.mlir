@@ -159,6 +159,23 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
+// A number of the kernel (tile.binary_scalar) is one tensor_scalar with the number as operand0 and no second
+// stage; `reverse` is reverse0. The scalar engine takes only unreversed multiply and add before NeuronCore-v4.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @numbers
+  // CHECK: nc.inst "tensor_scalar" {dst = #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>, engine = "{{vector|scalar|gpsimd}}", params = {alu = "multiply", operand0 = 1.250000e-01 : f32}, src0 = #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>}
+  // CHECK: nc.inst "tensor_scalar" {{.*}} engine = "{{vector|gpsimd}}", params = {alu = "subtract", operand0 = 1.000000e+00 : f32, reverse0}
+  func.func @numbers() {
+    %t = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<sbuf>>
+    tile.memset %t, 1.0 : memref<128x512xf32, #tile.space<sbuf>>
+    tile.binary_scalar multiply %t, 0.125, %t : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    tile.binary_scalar subtract %t, 1.0, %t {reverse} : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
 // A division that tile-legalize-for-neuroncore did not rewrite: no engine divides, and the error says why each
 // could not.
 module attributes {tessera.target = "trn2"} {

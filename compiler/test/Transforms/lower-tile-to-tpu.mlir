@@ -191,6 +191,25 @@ module attributes {tessera.target = "tpu-v5e"} {
 
 // -----
 
+// A number of the kernel (tile.binary_scalar) is a vpu_binary without rhs: the number is operand0, splatted, and
+// `reverse0` puts it on the left.
+module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @vpu_numbers
+  // CHECK: tpu.vpu_binary "multiply" #tpu.ref<"vmem", f32, tensor = -1, rows = 8, pitch = 256, offset = 0, dims = [256], strides = [1]>, #tpu.ref<"vmem", f32, tensor = -1, rows = 8, pitch = 256, offset = 0, dims = [256], strides = [1]> {engine = "vpu", operand0 = 1.250000e-01 : f32}
+  // CHECK-NEXT: tpu.vpu_binary "subtract" {{.*}} {engine = "vpu", operand0 = 1.000000e+00 : f32, reverse0}
+  // CHECK-NEXT: tpu.vpu_binary "divide" {{.*}} {engine = "vpu", operand0 = 3.000000e+00 : f32}
+  func.func @vpu_numbers() {
+    %x = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<8x256xf32, #tile.space<sbuf>>
+    tile.memset %x, 2.0 : memref<8x256xf32, #tile.space<sbuf>>
+    tile.binary_scalar multiply %x, 0.125, %x : memref<8x256xf32, #tile.space<sbuf>>, memref<8x256xf32, #tile.space<sbuf>>
+    tile.binary_scalar subtract %x, 1.0, %x {reverse} : memref<8x256xf32, #tile.space<sbuf>>, memref<8x256xf32, #tile.space<sbuf>>
+    tile.binary_scalar divide %x, 3.0, %x : memref<8x256xf32, #tile.space<sbuf>>, memref<8x256xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
 // The instruction definitions' rules hold at the kernel's line: the VPU computes on f32, bf16, i32 and u32 only.
 module attributes {tessera.target = "tpu-v5e"} {
   func.func @fp8_on_the_vpu() {

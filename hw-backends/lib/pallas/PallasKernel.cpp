@@ -687,6 +687,11 @@ private:
       assign(*o.dst, value);
       return;
     }
+    case TileOpKind::BinaryScalar: { // a number in the kernel: a Python float, as a Pallas author writes it
+      const std::string x = read(o.srcs[0]), c = pythonFloat(o.value);
+      assign(*o.dst, o.reverse ? binary(o.alu, c, x) : binary(o.alu, x, c));
+      return;
+    }
     case TileOpKind::Activation: { // func(x * scale + bias), and the row sums of those FP32 values
       std::string x = read(o.srcs[0]);
       if (o.value != 1.0f) x = fmt::format("{} * {}", x, pythonFloat(o.value));

@@ -260,6 +260,10 @@ void matmul(const Instruction &inst, const Memories &mem);
 /// dst = src0 <alu> src1 elementwise in FP32; a source with one element per row ([R, 1]) is broadcast along the
 /// row (tensor_tensor, vpu_binary).
 void tensorTensor(const Instruction &inst, const Memories &mem);
+/// dst = (src0 <alu> operand0) <alu1> operand1, each stage reversible (reverse0, reverse1), an operand from a [R, 1]
+/// tile (src1, src2) or the immediate; alu1 = bypass skips the second stage (tensor_scalar, vpu_binary with a
+/// number).
+void tensorScalar(const Instruction &inst, const Memories &mem);
 /// x[row, :] = func(x[row, :] * scale + bias), the bias per row from `biasOfRow` when it is not null, in FP32, in
 /// place (activation, vpu_unary).
 void activateRows(ActFunc func, float *x, uint32_t rows, int64_t rowElements, float scale, const float *biasOfRow,

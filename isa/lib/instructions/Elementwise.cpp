@@ -161,7 +161,8 @@ constexpr OperandDef kTensorScalarOperands[] = {
     {"src2", "operand1", "optional [P, 1] tile (else the operand1 setting); only with op1"},
 };
 
-/// dst = (data <op0> operand0) <op1> operand1, each stage reversible; op1 = bypass skips the second stage.
+} // namespace
+
 void tensorScalar(const Instruction &inst, const Memories &mem) {
   const ResolvedPattern src = resolve(inst.src0, mem), dst = resolve(inst.dst, mem);
   Scratch &s = scratch();
@@ -176,6 +177,8 @@ void tensorScalar(const Instruction &inst, const Memories &mem) {
   }
   scatter(dst, x);
 }
+
+namespace {
 
 std::string verifyTensorScalar(const Instruction &inst, const Target *) {
   const uint32_t rows = inst.src0.partitions;

@@ -83,7 +83,7 @@ uint64_t loadsOf(const AccessPattern &src, const AccessPattern &dst) {
 constexpr OperandDef kBinaryOperands[] = {
     {"dst", "out", "VMEM, [R, F], f32, bf16, i32 or u32"},
     {"src0", "lhs", "VMEM, [R, F] or [R, 1] (broadcast along the row)"},
-    {"src1", "rhs", "VMEM, [R, F] or [R, 1] (broadcast along the row)"},
+    {"src1", "rhs", "VMEM, [R, F] or [R, 1] (broadcast along the row); absent: the number operand0"},
 };
 
 /// VALU ops and EUP pushes per vreg of each ALU operation (assumptions): add, subtract, multiply, max, min one op;
@@ -121,17 +121,26 @@ std::string requireSameOrRowShape(const char *slot, const AccessPattern &src, co
                      dst.freeElements(), dst.partitions);
 }
 
-OperandUse twoSources(const Instruction &) { return {.src0 = true, .src1 = true}; }
-
 std::string verifyBinary(const Instruction &inst, const Target *) {
+  if (!present(inst.src1) && inst.alu1 != AluOp::Bypass)
+    return "a second stage (op1) needs tensor_scalar; vpu_binary with a number has one operation";
   return firstProblem({requireSameOrRowShape("lhs", inst.src0, inst.dst),
-                       requireSameOrRowShape("rhs", inst.src1, inst.dst), requireVpuType("out", inst.dst),
-                       requireVpuType("lhs", inst.src0), requireVpuType("rhs", inst.src1)});
+                       present(inst.src1) ? requireSameOrRowShape("rhs", inst.src1, inst.dst) : "",
+                       requireVpuType("out", inst.dst), requireVpuType("lhs", inst.src0),
+                       requireVpuType("rhs", inst.src1)});
 }
 
+/// lhs <op> rhs, or lhs <op> operand0 (operand0 <op> lhs when reverse0) when there is no rhs: a number splatted
+/// into a vreg once, as jnp broadcasts a Python float.
+void binary(const Instruction &inst, const Memories &mem) {
+  if (present(inst.src1)) return tensorTensor(inst, mem);
+  tensorScalar(inst, mem);
+}
+
+/// A number needs no load: it is splatted into a vreg once per instruction.
 uint64_t binaryCycles(const Instruction &inst, Engine, const Target &target) {
   VregWork work = aluWork(inst.alu);
-  work.loads = loadsOf(inst.src0, inst.dst) + loadsOf(inst.src1, inst.dst);
+  work.loads = loadsOf(inst.src0, inst.dst) + (present(inst.src1) ? loadsOf(inst.src1, inst.dst) : 0);
   work.stores = 1;
   return vpuCycles(inst, work, target);
 }
@@ -253,7 +262,9 @@ uint64_t fillCycles(const Instruction &inst, Engine, const Target &target) {
   return vpuCycles(inst, {.stores = 1}, target);
 }
 
-constexpr SettingDef kBinarySettings[] = {{Setting::Alu, "jnp operator"}};
+constexpr SettingDef kBinarySettings[] = {{Setting::Alu, "jnp operator"},
+                                          {Setting::Operand0, "the number, when there is no rhs"},
+                                          {Setting::Reverse0, "the number is the left operand"}};
 constexpr SettingDef kUnarySettings[] = {{Setting::Func, "jnp function"}, {Setting::Scale, "x * scale"}};
 constexpr SettingDef kReduceSettings[] = {{Setting::Alu, "jnp.sum / jnp.max / jnp.min"}};
 constexpr SettingDef kFillSettings[] = {{Setting::Value, "jnp.full's fill_value"}};
@@ -262,21 +273,22 @@ const InstructionDef kDefinitions[] = {
     {.op = Opcode::VpuBinary,
      .name = "vpu_binary",
      .nki = "jnp.add, jnp.maximum... / arith.addf, arith.maximumf... on vectors",
-     .summary = "out = lhs <op> rhs elementwise in FP32 on the VPU; an [R, 1] operand is broadcast along the row",
+     .summary = "out = lhs <op> rhs elementwise in FP32 on the VPU; an [R, 1] operand is broadcast along the row; "
+                "without rhs, lhs <op> operand0 (operand0 <op> lhs when reverse0), a number",
      .engines = {Engine::Vpu},
      .preferredEngine = Engine::Vpu,
      .since = "v4",
      .operands = kBinaryOperands,
      .limits = "operands in VMEM; lhs and rhs [R, F] like out, or [R, 1] (also as a zero-stride pattern); f32, bf16, "
                "i32, u32 (others through vpu_convert)",
-     .cost = "per vreg: loads = sources that are not [R, 1] broadcasts, stores 1, VALU ops and EUP pushes by op "
+     .cost = "per vreg: loads = sources that are not [R, 1] broadcasts (a number none), stores 1, VALU ops and EUP pushes by op "
              "(add/subtract/multiply/max/min 1 op; divide 3 ops + 1 push; power 1 op + 2 pushes; abs_max 3 ops; "
              "comparisons 2 ops; logical_and/or 4 ops; assumptions); "
              "vregs = ceil(R / sublanes) x ceil(F / lanes) of dst; cycles = vregs x max(loads / vpu_load_slots, ops, "
              "eup x eup_cycles_per_vreg, stores / vpu_store_slots) + vpu_latency_cycles, rounded up",
-     .use = twoSources,
+     .use = readsPresentSources,
      .verify = verifyBinary,
-     .execute = tensorTensor,
+     .execute = binary,
      .cycles = binaryCycles,
      .family = "tpu",
      .settings = kBinarySettings,

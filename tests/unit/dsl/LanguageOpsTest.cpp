@@ -99,6 +99,48 @@ TEST(LanguageOps, TransposeMisuseIsNamedAtItsLine) {
   expectAt(e, dtypeLine);
 }
 
+// ---- numbers as operands -------------------------------------------------------------------------------------
+
+TEST(LanguageOps, ANumberIsAnImmediateOfOneBinaryScalarOp) {
+  auto k = kernelOf({input("a", {128, 64}, bf16)}, [](Hbm a) {
+    Tile x = load(a.tile(0, 0, {128, 64}));
+    Tile y = x * 0.5f;        // x <multiply> 0.5
+    Tile z = 1 - y;           // 1 <subtract> y: reversed, an int converted
+    Tile w = maximum(z, 0.0); // a double converted
+    w *= 2.0f;                // in place
+    EXPECT_EQ(y.dtype(), bf16);
+    EXPECT_EQ(w.shape(), (Shape{128, 64}));
+  });
+  graph::KernelGraph g = trace(k, {});
+  std::vector<graph::Op> scalars;
+  for (const graph::Op &op : opsOf(g))
+    if (op.kind == graph::OpKind::BinaryScalar) scalars.push_back(op);
+  ASSERT_EQ(scalars.size(), 4u);
+  EXPECT_EQ(scalars[0].alu, tessera::isa::AluOp::Multiply);
+  EXPECT_EQ(scalars[0].value, 0.5f);
+  EXPECT_FALSE(scalars[0].reverse);
+  EXPECT_EQ(scalars[1].alu, tessera::isa::AluOp::Subtract);
+  EXPECT_EQ(scalars[1].value, 1.0f);
+  EXPECT_TRUE(scalars[1].reverse);
+  EXPECT_EQ(scalars[1].srcs, std::vector<int>{scalars[0].dst});
+  EXPECT_EQ(scalars[2].alu, tessera::isa::AluOp::Max);
+  EXPECT_EQ(scalars[3].dst, scalars[2].dst); // *= writes the tile it is given
+  EXPECT_EQ(scalars[3].srcs, std::vector<int>{scalars[2].dst});
+  // No tile was made for any number: the only buffers are the load's and the three results.
+  EXPECT_EQ(g.buffers.size(), 4u);
+}
+
+TEST(LanguageOps, ANumberWithAnHbmTensorIsNamedAtItsLine) {
+  int line = 0;
+  auto k = kernelOf({input("a", {128, 64}, f32)}, [&](Hbm a) {
+    line = __LINE__ + 1;
+    (void)(a * 2.0f);
+  });
+  tessera::Error e = traceError(k);
+  EXPECT_NE(e.message().find("multiply"), std::string::npos) << e.message();
+  expectAt(e, line);
+}
+
 // ---- activation with bias and row sums -----------------------------------------------------------------------
 
 TEST(LanguageOps, ActivationRecordsItsBiasScaleAndRowSums) {

@@ -63,14 +63,15 @@ struct TensorWindow {
   int64_t rows = 0, cols = 0, rowStep = 1, colStep = 1;
 };
 
-enum class TileOpKind { Load, Store, Matmul, Binary, Activation, Reduce, Copy, Memset, FillWhere, Print };
+enum class TileOpKind { Load, Store, Matmul, Binary, BinaryScalar, Activation, Reduce, Copy, Memset, FillWhere, Print };
 
 /// One tile op, with the operands its kind uses.
 struct TileOpNode {
   TileOpKind kind = TileOpKind::Copy;
   int32_t record = -1; ///< its Provenance::tileOps record
   SourceLoc loc;
-  /// What it reads: Store the tile; Matmul the stationary and moving tiles; Binary lhs and rhs; Activation the
+  /// What it reads: Store the tile; Matmul the stationary and moving tiles; Binary lhs and rhs; BinaryScalar its
+  /// one tile; Activation the
   /// source and (when it has one) the [P, 1] bias; Reduce and Copy the source.
   std::vector<TileOperand> srcs;
   std::optional<TileOperand> dst;  ///< what it writes (Matmul: the accumulator)
@@ -79,7 +80,8 @@ struct TileOpNode {
   bool preserve = false;           ///< Load: a read-modify-write's read of bytes the kernel may not have written
   isa::AluOp alu = isa::AluOp::Add;             ///< Binary and Reduce; FillWhere: the comparison
   isa::ActFunc func = isa::ActFunc::Identity;   ///< Activation
-  float value = 0.0f;   ///< Memset and FillWhere: the value written; Activation: the scale
+  float value = 0.0f;   ///< Memset and FillWhere: the value written; Activation: the scale; BinaryScalar: the number
+  bool reverse = false; ///< BinaryScalar: the number is the left operand
   bool accumulate = false; ///< Matmul: add to the accumulator instead of overwriting it
   /// FillWhere: dst[p, f] = value where offset + partition * p + free * f <alu> 0.
   LoopIndex offset;

@@ -164,6 +164,13 @@ LogicalResult BinaryOp::verify() {
   return success();
 }
 
+LogicalResult BinaryScalarOp::verify() {
+  if (failed(checkTile(*this, getSrc(), "src")) || failed(checkTile(*this, getDst(), "dst"))) return failure();
+  if (typeOf(getSrc()).getShape() != typeOf(getDst()).getShape())
+    return emitOpError() << "shapes differ: " << getSrc().getType() << " and " << getDst().getType();
+  return success();
+}
+
 LogicalResult ActivationOp::verify() {
   if (failed(checkTile(*this, getSrc(), "src")) || failed(checkTile(*this, getDst(), "dst"))) return failure();
   MemRefType s = typeOf(getSrc());

@@ -6,7 +6,8 @@
 //  - tile.binary divide lhs, rhs -> dst becomes the vector engine's full-precision reciprocal of rhs into an f32
 //    tile of rhs's shape (nki.isa.reciprocal), then tile.binary multiply lhs, that tile -> dst. A [P, 1] divisor
 //    (a row sum) stays [P, 1], so the multiply becomes a tensor_scalar with it as operand0. lhs * (1 / rhs) differs
-//    from lhs / rhs by one FP32 rounding at most.
+//    from lhs / rhs by one FP32 rounding at most. tile.binary_scalar divide x, c becomes a multiply by 1 / c (the
+//    number's reciprocal rounded to FP32 here), and c / x a reciprocal of x times c.
 //  - tile.store of a PSUM tile (or tile.load into one) goes through an SBUF tile of the same shape and dtype, with a
 //    tile.copy between: NKI's DMA cannot read or write PSUM (nki.isa.dma_copy; NKI 0.3.0 release notes).
 //  - tile.binary with both operands in PSUM reads its right operand from an SBUF copy: NKI's tensor_tensor takes
@@ -32,21 +33,41 @@ using namespace mlir;
 namespace tessera::compiler {
 namespace {
 
+/// An f32 SBUF tile of `divisor`'s shape holding 1 / divisor (the vector engine's full-precision reciprocal),
+/// made before `op`.
+Value reciprocalOf(OpBuilder &b, Location loc, Value divisor) {
+  auto type = llvm::cast<MemRefType>(divisor.getType());
+  std::string name = "reciprocal";
+  if (tile::AllocOp root = tile::rootAllocation(divisor); root && root.getName())
+    name = root.getName()->str() + "_reciprocal";
+  Value reciprocal = b.create<tile::AllocOp>(
+      loc, tile::tileType(b.getContext(), type.getShape(), b.getF32Type(), tile::MemorySpace::sbuf),
+      b.getStringAttr(name), IntegerAttr(), IntegerAttr(), UnitAttr());
+  b.create<tile::InstOp>(loc, b.getStringAttr(isa::name(isa::Opcode::Reciprocal)), reciprocal, Value(), divisor,
+                         Value(), Value(), DictionaryAttr(), StringAttr());
+  return reciprocal;
+}
+
 /// lhs / rhs as lhs * reciprocal(rhs).
 void divideByReciprocal(tile::BinaryOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  auto rhsType = llvm::cast<MemRefType>(op.getRhs().getType());
-  std::string name = "reciprocal";
-  if (tile::AllocOp root = tile::rootAllocation(op.getRhs()); root && root.getName())
-    name = root.getName()->str() + "_reciprocal";
-  Value reciprocal = b.create<tile::AllocOp>(
-      loc, tile::tileType(b.getContext(), rhsType.getShape(), b.getF32Type(), tile::MemorySpace::sbuf),
-      b.getStringAttr(name), IntegerAttr(), IntegerAttr(), UnitAttr());
-  b.create<tile::InstOp>(loc, b.getStringAttr(isa::name(isa::Opcode::Reciprocal)), reciprocal, Value(), op.getRhs(),
-                         Value(), Value(), DictionaryAttr(), StringAttr());
+  Value reciprocal = reciprocalOf(b, loc, op.getRhs());
   b.create<tile::BinaryOp>(loc, tile::AluAttr::get(b.getContext(), tile::Alu::multiply), op.getLhs(), reciprocal,
                            op.getDst());
+  op->erase();
+}
+
+/// x / c as x * (1 / c), the number's reciprocal rounded once to FP32; c / x as reciprocal(x) * c.
+void divideByReciprocal(tile::BinaryScalarOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  const float c = op.getScalar().convertToFloat();
+  const tile::Alu multiply = tile::Alu::multiply;
+  if (op.getReverse())
+    b.create<tile::BinaryScalarOp>(loc, multiply, reciprocalOf(b, loc, op.getSrc()), llvm::APFloat(c), op.getDst());
+  else
+    b.create<tile::BinaryScalarOp>(loc, multiply, op.getSrc(), llvm::APFloat(1.0f / c), op.getDst());
   op->erase();
 }
 
@@ -128,6 +149,11 @@ struct LegalizeForNeuronCorePass : PassWrapper<LegalizeForNeuronCorePass, Operat
       if (op.getOp() == tile::Alu::divide) divisions.push_back(op);
     });
     for (tile::BinaryOp op : divisions) divideByReciprocal(op);
+    llvm::SmallVector<tile::BinaryScalarOp> scalarDivisions;
+    getOperation().walk([&](tile::BinaryScalarOp op) {
+      if (op.getOp() == tile::Alu::divide) scalarDivisions.push_back(op);
+    });
+    for (tile::BinaryScalarOp op : scalarDivisions) divideByReciprocal(op);
     llvm::SmallVector<Operation *> transfers;
     getOperation().walk([&](Operation *op) {
       if (auto store = llvm::dyn_cast<tile::StoreOp>(op); store && inPsum(store.getSrc())) transfers.push_back(op);

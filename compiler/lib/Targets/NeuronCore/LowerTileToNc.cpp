@@ -74,6 +74,7 @@ private:
           return emit(o.getLoc(), matmulInstruction(o, isa::Opcode::Matmul, verbatim()), isa::Engine::Tensor);
         })
         .Case([&](tile::BinaryOp o) { return binary(o); })
+        .Case([&](tile::BinaryScalarOp o) { return compute(o, isa::Opcode::TensorScalar); })
         .Case([&](tile::ActivationOp o) {
           return compute(o, o.getSum() ? isa::Opcode::ActivationReduce : isa::Opcode::Activation);
         })

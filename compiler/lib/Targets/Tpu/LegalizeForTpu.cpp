@@ -96,8 +96,8 @@ std::string nameOf(Value v) {
 /// The tile an op writes (its destination), or null.
 Value writtenBy(Operation *op) {
   return llvm::TypeSwitch<Operation *, Value>(op)
-      .Case<tile::LoadOp, tile::CopyOp, tile::BinaryOp, tile::ActivationOp, tile::ReduceOp, tile::MemsetOp,
-            tile::FillWhereOp, tile::TransposeOp, tile::ScanOp>([](auto o) { return o.getDst(); })
+      .Case<tile::LoadOp, tile::CopyOp, tile::BinaryOp, tile::BinaryScalarOp, tile::ActivationOp, tile::ReduceOp,
+            tile::MemsetOp, tile::FillWhereOp, tile::TransposeOp, tile::ScanOp>([](auto o) { return o.getDst(); })
       .Default([](Operation *) { return Value(); });
 }
 
@@ -125,11 +125,13 @@ public:
     // Then the VPU arithmetic, that of the rewrites above included.
     llvm::SmallVector<Operation *> arithmetic;
     fn_.walk([&](Operation *op) {
-      if (llvm::isa<tile::BinaryOp, tile::ActivationOp, tile::ReduceOp>(op)) arithmetic.push_back(op);
+      if (llvm::isa<tile::BinaryOp, tile::BinaryScalarOp, tile::ActivationOp, tile::ReduceOp>(op))
+        arithmetic.push_back(op);
     });
     for (Operation *op : arithmetic)
-      llvm::TypeSwitch<Operation *>(op).Case<tile::BinaryOp, tile::ActivationOp, tile::ReduceOp>(
-          [&](auto o) { computeInF32(op, o.getDstMutable()); });
+      llvm::TypeSwitch<Operation *>(op)
+          .Case<tile::BinaryOp, tile::BinaryScalarOp, tile::ActivationOp, tile::ReduceOp>(
+              [&](auto o) { computeInF32(op, o.getDstMutable()); });
     return success();
   }
 

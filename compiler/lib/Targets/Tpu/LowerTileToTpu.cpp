@@ -80,6 +80,7 @@ private:
           return emit(o.getLoc(), i, isa::Engine::Mxu);
         })
         .Case([&](tile::BinaryOp o) { return vpu(o, isa::Opcode::VpuBinary); })
+        .Case([&](tile::BinaryScalarOp o) { return vpu(o, isa::Opcode::VpuBinary); })
         .Case([&](tile::ActivationOp o) -> LogicalResult {
           if (o.getBias() || o.getSum())
             return o.emitOpError("with a bias or row sums has no one VPU instruction: run tile-legalize-for-tpu first");

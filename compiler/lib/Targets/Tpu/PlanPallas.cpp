@@ -168,6 +168,10 @@ private:
             access(op, o.getRhs(), true, false);
             access(op, o.getDst(), false, true);
           })
+          .Case([&](tile::BinaryScalarOp o) {
+            access(op, o.getSrc(), true, false);
+            access(op, o.getDst(), false, true);
+          })
           .Case([&](tile::ActivationOp o) {
             access(op, o.getSrc(), true, false);
             if (o.getBias()) access(op, o.getBias(), true, false);

@@ -78,9 +78,13 @@ def Tpu_MxuMatmulOp : Tpu_Op<"mxu_matmul", (ins Tpu_RefAttr:$dst, Tpu_RefAttr:$l
 }
 
 def Tpu_VpuBinaryOp : Tpu_Op<"vpu_binary", (ins StrAttr:$op, Tpu_RefAttr:$dst, Tpu_RefAttr:$lhs,
-                                               Tpu_RefAttr:$rhs),
-                             "$op qualified($dst) `,` qualified($lhs) `,` qualified($rhs)"> {
+                                               OptionalAttr<Tpu_RefAttr>:$rhs, OptionalAttr<F32Attr>:$operand0,
+                                               UnitAttr:$reverse0),
+                             "$op qualified($dst) `,` qualified($lhs) (`,` qualified($rhs)^)?"> {
   let summary = "VPU: dst = lhs <op> rhs elementwise (an [R, 1] operand broadcasts with stride 0)";
+  let description = [{
+    Without `rhs`, dst = lhs <op> operand0 (operand0 <op> lhs with `reverse0`): a number of the kernel, splatted.
+  }];
 }
 
 def Tpu_VpuUnaryOp : Tpu_Op<"vpu_unary", (ins StrAttr:$func, Tpu_RefAttr:$dst, Tpu_RefAttr:$src, F32Attr:$scale),

@@ -68,6 +68,7 @@ struct HbmWindow {
 
 enum class OpKind {
   Load, Store, Matmul, Binary, Activation, Reduce, Copy, Memset,
+  BinaryScalar, ///< dst = srcs[0] <alu> value, or value <alu> srcs[0] when `reverse` (a number in the kernel)
   Transpose, ///< dst[f, p] = srcs[0][p, f] (tsr::transpose)
   FillWhere, ///< dst = value where `where` holds of the element's position, else unchanged (tsr::fill)
   Scan,      ///< dst[p, f] = srcs[0][p, f] * dst[p, f - 1] + srcs[1][p, f], from srcs[2] or 0 (tsr::scan)
@@ -95,7 +96,8 @@ struct Op {
   AluOp alu = AluOp::Add;       ///< Binary, Reduce
   ActFunc func = ActFunc::Identity; ///< Activation
   bool accumulate = false;      ///< Matmul: add into dst
-  float value = 0;              ///< Memset and FillWhere value; Activation scale
+  float value = 0;              ///< Memset and FillWhere value; Activation scale; BinaryScalar's number
+  bool reverse = false;         ///< BinaryScalar: the number is the left operand (`1.0f - x`)
   PositionTest where;           ///< FillWhere: which elements
   std::string text;             ///< Print: the name it logs under
   int semaphore = -1;           ///< Wait, Signal

@@ -6,6 +6,7 @@
 #include "tessera/dsl/Tile.h"
 
 #include <source_location>
+#include <type_traits>
 
 namespace tsr {
 
@@ -113,6 +114,7 @@ Tile subtract(const Operand &a, const Operand &b, Loc loc = Loc::current());
 Tile multiply(const Operand &a, const Operand &b, Loc loc = Loc::current());
 Tile divide(const Operand &a, const Operand &b, Loc loc = Loc::current());
 Tile maximum(const Operand &a, const Operand &b, Loc loc = Loc::current());
+Tile minimum(const Operand &a, const Operand &b, Loc loc = Loc::current());
 /// Adds `x` into `acc` in place (NKI: `acc[...] += x`) on the vector engine, in `acc`'s dtype: how partial
 /// results accumulate in SBUF, e.g. a PSUM tile of matmul results into a slice of a larger SBUF accumulator.
 /// Shapes must match, or `x` may be [P, 1] (broadcast along the free dimension).
@@ -124,6 +126,55 @@ Tile operator+(const Operand &a, const Operand &b);
 Tile operator-(const Operand &a, const Operand &b);
 Tile operator*(const Operand &a, const Operand &b);
 Tile operator/(const Operand &a, const Operand &b);
+
+/// A number where NKI takes a scalar operand (`x * 2.0`, `nl.add(x, eps)`): any arithmetic value, converted to
+/// FP32, with the kernel's line for messages.
+class Number {
+public:
+  template <typename T>
+    requires std::is_arithmetic_v<T>
+  Number(T value, Loc loc = Loc::current()) : value_(static_cast<float>(value)), loc_(loc) {} // NOLINT: implicit
+  float value() const { return value_; }
+  const Loc &loc() const { return loc_; }
+
+private:
+  float value_;
+  Loc loc_;
+};
+
+/// Elementwise with a number (NKI: nl.add(x, 1e-5), nl.multiply(x, 0.5), 1.0 - x): the number is an FP32
+/// immediate of the instruction, no tile is made for it. The result is an SBUF tile of x's dtype (FP32 when x
+/// lives in PSUM). On a NeuronCore one tensor_scalar (x / c runs as x * (1 / c), 1 / c rounded once to FP32, and
+/// c / x as c * reciprocal(x): NeuronCore engines have no division); on a TPU one VPU operation.
+///
+/// ```cpp
+/// Tile y = x * 0.125f;          // tsr::multiply(x, 0.125f)
+/// Tile z = 1.0f - tsr::sigmoid(x);
+/// Tile r = tsr::rsqrt(variance + 1e-5f);
+/// ```
+Tile add(const Operand &x, Number c, Loc loc = Loc::current());
+Tile add(Number c, const Operand &x, Loc loc = Loc::current());
+Tile subtract(const Operand &x, Number c, Loc loc = Loc::current());
+Tile subtract(Number c, const Operand &x, Loc loc = Loc::current());
+Tile multiply(const Operand &x, Number c, Loc loc = Loc::current());
+Tile multiply(Number c, const Operand &x, Loc loc = Loc::current());
+Tile divide(const Operand &x, Number c, Loc loc = Loc::current());
+Tile divide(Number c, const Operand &x, Loc loc = Loc::current());
+Tile maximum(const Operand &x, Number c, Loc loc = Loc::current());
+Tile maximum(Number c, const Operand &x, Loc loc = Loc::current());
+Tile minimum(const Operand &x, Number c, Loc loc = Loc::current());
+Tile minimum(Number c, const Operand &x, Loc loc = Loc::current());
+Tile operator+(const Operand &x, Number c);
+Tile operator+(Number c, const Operand &x);
+Tile operator-(const Operand &x, Number c);
+Tile operator-(Number c, const Operand &x);
+Tile operator*(const Operand &x, Number c);
+Tile operator*(Number c, const Operand &x);
+Tile operator/(const Operand &x, Number c);
+Tile operator/(Number c, const Operand &x);
+/// In place with a number (NKI: `acc[...] += 1.0`, `acc[...] *= 0.5`), in acc's dtype.
+const Tile &operator+=(const Tile &acc, Number c);
+const Tile &operator*=(const Tile &acc, Number c);
 
 /// Elementwise activation functions on the scalar engine (NKI: nl.exp, nl.log, ...), each one activation
 /// instruction: a new SBUF tile of x's dtype (FP32 when x lives in PSUM). Outside a function's domain (log of a

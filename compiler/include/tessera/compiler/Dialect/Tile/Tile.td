@@ -122,6 +122,19 @@ def Tile_BinaryOp : Tile_Op<"binary"> {
   let hasVerifier = 1;
 }
 
+def Tile_BinaryScalarOp : Tile_Op<"binary_scalar"> {
+  let summary = "dst = src <op> scalar elementwise, or scalar <op> src when `reverse` (a number in the kernel)";
+  let description = [{
+    The language-level `x * 2.0`, `x + eps`, `1.0 - x` (NKI: nl.multiply(x, 2.0)): the number is an f32
+    immediate, src and dst have one shape. A NeuronCore runs it as tensor_scalar with operand0 the number; a TPU
+    as a VPU operation with a splatted scalar.
+  }];
+  let arguments = (ins Tile_Alu:$op, AnyStaticShapeMemRef:$src, F32Attr:$scalar, AnyStaticShapeMemRef:$dst,
+                       UnitAttr:$reverse);
+  let assemblyFormat = "$op $src `,` $scalar `,` $dst attr-dict `:` type($src) `,` type($dst)";
+  let hasVerifier = 1;
+}
+
 def Tile_ActivationOp : Tile_Op<"activation", [AttrSizedOperandSegments]> {
   let summary = "dst = func(src * scale + bias); sum[p, 0] = the sum of row p of the result, before dst's rounding";
   let description = [{
