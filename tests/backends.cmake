@@ -84,6 +84,24 @@ foreach(target trn1 trn2)
                    ${BACKEND_WORK} - ${fp16_plugin})
   set_tests_properties(backends/nki/plugin_fp16/${target} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 endforeach()
+# Numbers as operands and broadcast windows (tests/plugins/broadcast.cpp): Pallas in both styles under interpret
+# mode on tpu-v5e (jnp.broadcast_to after a copy of the one row or column, Python floats) and the NKI model on the
+# NeuronCores (NkiTensor.broadcast on the HBM window, tensor_scalar immediates); compiled by libtpu below.
+set(broadcast_plugin --plugin $<TARGET_FILE:tessera-test-plugin-broadcast>)
+foreach(style manual auto)
+  add_test(NAME backends/pallas-${style}/plugin_broadcast/tpu-v5e
+           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas plugin_broadcast tpu-v5e
+                   ${BACKEND_WORK} ${style} ${broadcast_plugin})
+  set_tests_properties(backends/pallas-${style}/plugin_broadcast/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv
+                       LABELS backends)
+endforeach()
+foreach(target trn1 trn2)
+  add_test(NAME backends/nki/plugin_broadcast/${target}
+           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki plugin_broadcast ${target}
+                   ${BACKEND_WORK} - ${broadcast_plugin})
+  set_tests_properties(backends/nki/plugin_broadcast/${target} PROPERTIES FIXTURES_REQUIRED backend_venv
+                       LABELS backends)
+endforeach()
 # Interpret mode rounds each operation as written under run.py's XLA flags (no FMA contraction, no excess
 # precision), as the simulator does; without them, on a host with FMA, it does not (the check can fail).
 add_test(NAME backends/interpret-rounds-as-written
@@ -133,6 +151,7 @@ endforeach()
 foreach(style manual auto)
   foreach(target tpu-v5e tpu-v6e)
     add_tpu_compile_test(plugin_fp16 ${style} ${target} ${fp16_plugin})
+    add_tpu_compile_test(plugin_broadcast ${style} ${target} ${broadcast_plugin})
   endforeach()
 endforeach()
 foreach(target tpu-v4 tpu-v5p tpu-7x)

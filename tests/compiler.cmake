@@ -60,6 +60,14 @@ foreach(target trn1 trn2 tpu-v4 tpu-v5e tpu-v6e)
            COMMAND tessera run plugin_fp16 --plugin $<TARGET_FILE:tessera-test-plugin-fp16> --target ${target} --json)
   set_tests_properties(run/plugin_fp16/${target} PROPERTIES LABELS e2e)
 endforeach()
+# Numbers as operands and broadcast windows (tests/plugins/broadcast.cpp) on every family: exit 0, the outputs match
+# the golden model and the reference.
+foreach(target trn1 trn2 tpu-v5e tpu-v6e)
+  add_test(NAME run/plugin_broadcast/${target}
+           COMMAND tessera run plugin_broadcast --plugin $<TARGET_FILE:tessera-test-plugin-broadcast> --target ${target}
+                   --json)
+  set_tests_properties(run/plugin_broadcast/${target} PROPERTIES LABELS e2e)
+endforeach()
 
 # tessera run --report: the file is written; an unwritable path exits 2 naming it, and leaves nothing behind.
 add_test(NAME report/written COMMAND sh -c "rm -f \"$1\" && $0 run add --shape M=128,N=128 --report \"$1\" >/dev/null && grep -q '<section id=timeline>' \"$1\" && [ ! -e \"$1.tmp\" ]"

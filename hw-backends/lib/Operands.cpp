@@ -49,7 +49,9 @@ Window windowOf(const KernelSource &k, const Step &step, const isa::AccessPatter
   w.rows = ap.partitions;
   w.cols = ap.freeElements();
   const bool hbm = ap.space == isa::MemSpace::Hbm;
-  if (ap.freeRank == 1 && ap.strides[0] == 0) {
+  if (hbm && ap.freeRank == 1 && ap.strides[0] == 0 && ap.sizes[0] > 1) {
+    w.colStep = 0; // one element of each row repeated: a broadcast load
+  } else if (ap.freeRank == 1 && ap.strides[0] == 0) {
     w.broadcast = true;
     w.cols = ap.sizes[0];
   } else if (hbm && ap.freeRank == 1 && ap.strides[0] > 1) {
@@ -62,10 +64,10 @@ Window windowOf(const KernelSource &k, const Step &step, const isa::AccessPatter
     const isa::TensorInfo &t = p.tensors[ap.tensor];
     if (t.shape.size() != 2) throw fail(fmt::format("tensor '{}' has {} dimensions, not 2", t.name, t.shape.size()));
     if (ap.partitions > 1) {
-      if (ap.partitionStride <= 0 || ap.partitionStride % t.shape[1] != 0)
+      if (ap.partitionStride < 0 || ap.partitionStride % t.shape[1] != 0)
         throw fail(fmt::format("its rows are {} elements apart, not a whole number of rows of '{}' ({})",
                                ap.partitionStride, t.name, t.shape[1]));
-      w.rowStep = ap.partitionStride / t.shape[1];
+      w.rowStep = ap.partitionStride / t.shape[1]; // 0: one row repeated, a broadcast load
     }
     if (w.broadcast) throw fail("it repeats an HBM element");
     w.tensor = ap.tensor;

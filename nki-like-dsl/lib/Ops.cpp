@@ -193,8 +193,16 @@ void store(const HbmTile &dst, const Operand &src, Loc loc) {
          fmt::format("store: the tile is {} but the tensor is {}", tessera::isa::name(t.dtype()),
                      tessera::isa::name(dst.dtype())),
          fmt::format("DMA does not convert: cast first, tsr::copy<tsr::{}>(tile)", tessera::isa::name(dst.dtype())));
+  const graph::HbmWindow &w = dst.window();
+  for (size_t d = 0; d < w.steps.size(); ++d)
+    if (w.steps[d] == 0 && w.sizes[d] > 1)
+      fail(loc,
+           fmt::format("store: the window repeats one {} of the tensor {} times (step 0): every copy would go to the "
+                       "same place",
+                       d == 0 ? "row" : "column", w.sizes[d]),
+           "a window with a step of 0 is a broadcast to load; store into a window of positive steps");
   graph::Op o = makeOp(graph::OpKind::Store, -1, {t.buffer()});
-  o.hbm = dst.window();
+  o.hbm = w;
   record(std::move(o), loc);
 }
 

@@ -92,10 +92,12 @@ HbmTile Hbm::window(const Index &row, const Index &col, Shape size, std::source_
 
 HbmTile Hbm::window(const Index &row, const Index &col, Shape size, Shape step, std::source_location loc) const {
   const graph::TensorArg &t = tensorOf(tensor_, loc);
-  if (step.size() != 2 || step[0] < 1 || step[1] < 1)
-    throw tessera::Error(fmt::format("{}: window steps [{}] must be two positive numbers (rows, columns)", t.name,
-                                     fmt::join(step, ", ")),
-                         toLoc(loc));
+  if (step.size() != 2 || step[0] < 0 || step[1] < 0 || (step[0] == 0 && step[1] == 0))
+    throw tessera::Error(fmt::format("{}: window steps [{}] must be two numbers (rows, columns), each 0 or more and "
+                                     "not both 0",
+                                     t.name, fmt::join(step, ", ")),
+                         toLoc(loc),
+                         "a step of 0 repeats one row (or column) of the tensor along the window, a broadcast to load");
   if (t.shape.size() != 2 || size.size() != 2)
     throw tessera::Error(fmt::format("{}: windows are 2-D in this version (tensor is [{}], window [{}])", t.name,
                                      fmt::join(t.shape, ", "), fmt::join(size, ", ")),

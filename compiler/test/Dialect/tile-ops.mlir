@@ -26,6 +26,9 @@ func.func @load_store(%a: memref<256x1024xbf16>, %i: index, %j: index) {
   // A strided window: rows 2 apart, every other column.
   // CHECK: tile.load %[[A]][%[[I]], %[[J]]], %[[T]] {steps = array<i64: 2, 2>}
   tile.load %a[%i, %j], %t {steps = array<i64: 2, 2>} : memref<256x1024xbf16>, memref<128x512xbf16, #tile.space<sbuf>>
+  // A broadcast: one row on every partition (step 0).
+  // CHECK: tile.load %[[A]][%[[I]], %[[J]]], %[[T]] {steps = array<i64: 0, 1>}
+  tile.load %a[%i, %j], %t {steps = array<i64: 0, 1>} : memref<256x1024xbf16>, memref<128x512xbf16, #tile.space<sbuf>>
   return
 }
 
@@ -262,10 +265,20 @@ func.func @scan_initial_not_a_column() {
 
 // -----
 
-func.func @load_steps_not_positive(%a: memref<256x512xbf16>, %i: index) {
+func.func @load_steps_negative(%a: memref<256x512xbf16>, %i: index) {
   %t = tile.alloc : memref<128x256xbf16, #tile.space<sbuf>>
-  // expected-error@+1 {{'tile.load' op expects two positive steps (rows, columns), got [1, 0]}}
-  tile.load %a[%i, %i], %t {steps = array<i64: 1, 0>} : memref<256x512xbf16>, memref<128x256xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.load' op expects two non-negative steps (rows, columns), got [1, -1]}}
+  tile.load %a[%i, %i], %t {steps = array<i64: 1, -1>} : memref<256x512xbf16>, memref<128x256xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+// A store's window never repeats an element: every copy would land on it.
+func.func @store_steps_not_positive(%a: memref<256x512xbf16>, %i: index) {
+  %t = tile.alloc : memref<128x256xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.store' op expects two positive steps (rows, columns), got [0, 1]}}
+  tile.store %t, %a[%i, %i] {steps = array<i64: 0, 1>} : memref<128x256xbf16, #tile.space<sbuf>>, memref<256x512xbf16>
   return
 }
 

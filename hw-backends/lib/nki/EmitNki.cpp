@@ -214,10 +214,16 @@ private:
     if (!w.onChip) {
       const isa::TensorInfo &t = p_.tensors[w.tensor];
       auto range = [](int64_t first, int64_t span, int64_t step) {
+        if (step == 0) return fmt::format("{}:{}", first, first + 1); // a broadcast: the one row or column
         return step == 1 ? fmt::format("{}:{}", first, first + span) : fmt::format("{}:{}:{}", first, first + span, step);
       };
-      return fmt::format("{}[{}, {}]", tensorName(t), range(w.row, w.rowSpan(), w.rowStep),
-                         range(w.col, w.colSpan(), w.colStep));
+      std::string window = fmt::format("{}[{}, {}]", tensorName(t), range(w.row, w.rowSpan(), w.rowStep),
+                                       range(w.col, w.colSpan(), w.colStep));
+      // A step of 0 repeats that row (column): NkiTensor.broadcast(dim, size) expands a size-1 dimension (NKI
+      // language reference, nki.language.NkiTensor).
+      if (w.rowStep == 0) window += fmt::format(".broadcast(0, {})", w.rows);
+      if (w.colStep == 0) window += fmt::format(".broadcast(1, {})", w.cols);
+      return window;
     }
     const std::string &name = tileName(w.allocation, w.copy);
     const compiler::TileAllocation &tile = prov_.allocations[w.allocation];

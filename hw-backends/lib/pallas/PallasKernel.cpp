@@ -455,14 +455,22 @@ private:
   }
 
   /// After a strided load's copy of the window around it: its elements, every rowStep-th row and colStep-th
-  /// column, from the staging buffer into the tile ("" for a load that is not strided).
+  /// column, from the staging buffer into the tile ("" for a load that is not strided). A step of 0 (a broadcast)
+  /// reads the one row or column the copy brought and jnp.broadcast_to repeats it, as a Pallas author writes it.
   std::string stagedRead(int32_t op) const {
     auto stage = stageOf_.find(op);
     if (stage == stageOf_.end()) return "";
     const TileOpNode &o = tp_.ops[op];
+    const compiler::TensorWindow &w = o.window;
     auto [base, idx] = refOf(*o.dst);
-    return fmt::format("{}[{}] = {}[pl.ds(0, {}, {}), pl.ds(0, {}, {})]", base, idx, stages_[stage->second].name, o.window.rows,
-                       o.window.rowStep, o.window.cols, o.window.colStep);
+    auto along = [](int64_t n, int64_t step) {
+      if (step == 0) return std::string("0:1");
+      return step == 1 ? fmt::format("0:{}", n) : fmt::format("pl.ds(0, {}, {})", n, step);
+    };
+    std::string value =
+        fmt::format("{}[{}, {}]", stages_[stage->second].name, along(w.rows, w.rowStep), along(w.cols, w.colStep));
+    if (w.rowStep == 0 || w.colStep == 0) value = fmt::format("jnp.broadcast_to({}, ({}, {}))", value, w.rows, w.cols);
+    return fmt::format("{}[{}] = {}", base, idx, value);
   }
 
   /// Waits for the copies statement `s` must not overtake: loads into tiles it touches, stores from tiles it

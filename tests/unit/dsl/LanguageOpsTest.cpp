@@ -352,13 +352,51 @@ TEST(LanguageOps, AStridedWindowMustStayInItsTensorAndStepForward) {
             "last element along dimension 1 would be at index 64, past the last index 63");
   expectAt(e, boundsLine);
 
-  auto zero = kernelOf({input("x", {8, 64}, bf16)}, [&](Hbm x) {
+  auto backwards = kernelOf({input("x", {8, 64}, bf16)}, [&](Hbm x) {
     stepLine = __LINE__ + 1;
-    (void)load(x.window(0, 0, {4, 32}, {0, 1}));
+    (void)load(x.window(0, 0, {4, 32}, {-1, 1}));
   });
-  e = traceError(zero);
-  EXPECT_EQ(e.message(), "x: window steps [0, 1] must be two positive numbers (rows, columns)");
+  e = traceError(backwards);
+  EXPECT_EQ(e.message(), "x: window steps [-1, 1] must be two numbers (rows, columns), each 0 or more and not both 0");
   expectAt(e, stepLine);
+
+  auto nowhere = kernelOf({input("x", {8, 64}, bf16)}, [&](Hbm x) {
+    stepLine = __LINE__ + 1;
+    (void)load(x.window(0, 0, {4, 32}, {0, 0}));
+  });
+  e = traceError(nowhere);
+  EXPECT_EQ(e.message(), "x: window steps [0, 0] must be two numbers (rows, columns), each 0 or more and not both 0");
+  expectAt(e, stepLine);
+}
+
+// ---- broadcast windows ---------------------------------------------------------------------------------------
+
+TEST(LanguageOps, AStepOfZeroRepeatsARowOrAColumnOfTheTensor) {
+  auto k = kernelOf({input("g", {1, 64}, f32), input("s", {128, 1}, f32)}, [](Hbm g, Hbm s) {
+    Tile rows = load(g.window(0, 0, {128, 64}, {0, 1}));  // g's one row on every partition
+    Tile cols = load(s.window(0, 0, {128, 64}, {1, 0}));  // s's one column along every row
+    EXPECT_EQ(rows.shape(), (Shape{128, 64}));
+    EXPECT_EQ(cols.shape(), (Shape{128, 64}));
+  });
+  graph::KernelGraph g = trace(k, {});
+  std::vector<graph::Op> ops = opsOf(g);
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].hbm.steps, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(ops[1].hbm.steps, (std::vector<int64_t>{1, 0}));
+}
+
+TEST(LanguageOps, ABroadcastWindowIsNotStoredInto) {
+  int line = 0;
+  auto k = kernelOf({output("y", {1, 64}, f32)}, [&](Hbm y) {
+    Tile t = zeros<f32>({128, 64});
+    line = __LINE__ + 1;
+    store(y.window(0, 0, {128, 64}, {0, 1}), t);
+  });
+  tessera::Error e = traceError(k);
+  EXPECT_EQ(e.message(), "store: the window repeats one row of the tensor 128 times (step 0): every copy would go to "
+                         "the same place");
+  EXPECT_EQ(e.hint(), "a window with a step of 0 is a broadcast to load; store into a window of positive steps");
+  expectAt(e, line);
 }
 
 } // namespace

@@ -83,9 +83,10 @@ LogicalResult checkTile(Operation *op, Value v, StringRef role) {
   return success();
 }
 
-/// Checks a DMA between an HBM window and a tile.
+/// Checks a DMA between an HBM window and a tile. A load's window may repeat a row or a column (a step of 0: a
+/// broadcast); a store's steps are positive (a repeated destination would be written several times at once).
 LogicalResult checkDma(Operation *op, Value hbm, ValueRange indices, Value tile,
-                       std::optional<llvm::ArrayRef<int64_t>> steps) {
+                       std::optional<llvm::ArrayRef<int64_t>> steps, bool load) {
   if (onChip(hbm)) return op->emitOpError() << "expects an HBM tensor, got " << hbm.getType();
   if (failed(checkTile(op, tile, "the tile"))) return failure();
   MemRefType h = typeOf(hbm), t = typeOf(tile);
@@ -95,8 +96,10 @@ LogicalResult checkDma(Operation *op, Value hbm, ValueRange indices, Value tile,
   if (h.getElementType() != t.getElementType())
     return op->emitOpError() << "element types differ: " << h.getElementType() << " in HBM, " << t.getElementType()
                              << " on chip (DMA does not convert)";
-  if (steps && (steps->size() != 2 || llvm::any_of(*steps, [](int64_t s) { return s < 1; })))
-    return op->emitOpError() << "expects two positive steps (rows, columns), got [" << *steps << "]";
+  const int64_t least = load ? 0 : 1;
+  if (steps && (steps->size() != 2 || llvm::any_of(*steps, [&](int64_t s) { return s < least; })))
+    return op->emitOpError() << "expects two " << (load ? "non-negative" : "positive") << " steps (rows, columns), got ["
+                             << *steps << "]";
   for (int d = 0; d < h.getRank(); ++d) {
     const int64_t step = steps ? (*steps)[d] : 1, extent = (t.getDimSize(d) - 1) * step + 1;
     if (extent > h.getDimSize(d))
@@ -132,8 +135,8 @@ LogicalResult ViewOp::verify() {
   return success();
 }
 
-LogicalResult LoadOp::verify() { return checkDma(*this, getSrc(), getIndices(), getDst(), getSteps()); }
-LogicalResult StoreOp::verify() { return checkDma(*this, getDst(), getIndices(), getSrc(), getSteps()); }
+LogicalResult LoadOp::verify() { return checkDma(*this, getSrc(), getIndices(), getDst(), getSteps(), true); }
+LogicalResult StoreOp::verify() { return checkDma(*this, getDst(), getIndices(), getSrc(), getSteps(), false); }
 
 LogicalResult MatmulOp::verify() {
   for (auto [v, role] : {std::pair{getStationary(), "stationary"}, std::pair{getMoving(), "moving"}}) {

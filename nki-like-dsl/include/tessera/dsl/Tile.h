@@ -70,7 +70,9 @@ public:
                  std::source_location loc = std::source_location::current()) const;
   /// A strided window: its element (i, j) is this tensor's (row + i * step[0], col + j * step[1]), as NKI's
   /// x[r:r + n * s0:s0, c:c + m * s1:s1]. For a load or store that gathers or scatters: every other column of an
-  /// image row (a stride-2 convolution), or one weight of every 3 x 3 filter. Steps are positive.
+  /// image row (a stride-2 convolution), or one weight of every 3 x 3 filter. A step of 0 repeats one row (or
+  /// column) along the window, a broadcast to load (NKI: x[r:r + 1, c:c + m].broadcast(0, n)): a bias row on
+  /// every partition, `{0, 1}`; a load only, never a store.
   HbmTile window(const Index &row, const Index &col, Shape size, Shape step,
                  std::source_location loc = std::source_location::current()) const;
 

@@ -87,8 +87,9 @@ def Tile_ViewOp : Tile_Op<"view"> {
 def Tile_LoadOp : Tile_Op<"load"> {
   let summary = "DMA a window of an HBM tensor into a tile";
   let description = [{
-    The window starts at `indices` and has the tile's shape. With `steps` (one positive step per dimension), it
-    is strided: tile element (i, j) is the tensor's (indices[0] + i * steps[0], indices[1] + j * steps[1]).
+    The window starts at `indices` and has the tile's shape. With `steps` (one non-negative step per dimension),
+    it is strided: tile element (i, j) is the tensor's (indices[0] + i * steps[0], indices[1] + j * steps[1]); a
+    step of 0 repeats one row (or column) along the tile, a broadcast.
   }];
   let arguments = (ins AnyStaticShapeMemRef:$src, Variadic<Index>:$indices, AnyStaticShapeMemRef:$dst,
                        OptionalAttr<DenseI64ArrayAttr>:$steps);
@@ -99,7 +100,8 @@ def Tile_LoadOp : Tile_Op<"load"> {
 def Tile_StoreOp : Tile_Op<"store"> {
   let summary = "DMA a tile into a window of an HBM tensor";
   let description = [{
-    The window starts at `indices` and has the tile's shape; `steps`, when present, strides it as tile.load's.
+    The window starts at `indices` and has the tile's shape; `steps`, when present, strides it as tile.load's (but
+    each is positive: no two elements of the tile go to one place).
   }];
   let arguments = (ins AnyStaticShapeMemRef:$src, AnyStaticShapeMemRef:$dst, Variadic<Index>:$indices,
                        OptionalAttr<DenseI64ArrayAttr>:$steps);
