@@ -9,7 +9,7 @@
 //
 // As in the tutorial, channels go to partitions (128 at a time) and the sequence to the free dimension, in chunks
 // of up to 512 positions; the state of every (channel, s) carries from one chunk to the next. Per chunk and state s:
-//   dA = exp(-(delta * exp(A_log)[:, s]))                  a [P, 1] broadcast product, then an activation
+//   dA = exp(delta * A[:, s]), A = -exp(A_log)              one activation, its scale the [P, 1] column of A
 //   B_s, C_s broadcast to all partitions                   a matmul of B's [S, chunk] rows with a 0/1 selector
 //                                                          that picks row s into every column (the tensor engine's
 //                                                          partition broadcast), read from PSUM
@@ -70,6 +70,7 @@ const Registration registration{{
           // (first) input's dtype, and the inputs are bf16.
           Tile decayRate = ndarray<f32>({cb, S});
           activation(decayRate, act::exp, load(A_log.window(d0, 0, {cb, S})));
+          const Tile negRate = decayRate * -1.0f; // A, each state's column a [cb, 1] scale below
           const Tile one = full(f32, {cb, 1}, 1.0f);
           Tile state = zeros<f32>({cb, S});
           forEachBlock(L, kChunk, [&](const Index &l0, int64_t lc) {
@@ -83,7 +84,7 @@ const Registration registration{{
             const Tile deltaU = delta * uIn;
             Tile out = zeros<f32>({cb, lc});
             for (auto s : affine_range(S)) {
-              const Tile decay = activation(act::exp, delta * decayRate.slice(s, 1), {.scale = -1.0f});
+              const Tile decay = activation(act::exp, delta, {.scale = negRate.slice(s, 1)}); // exp(delta * A)
               const Tile selector = sel.slice(s * kChannels, cb);
               const Tile bS = matmul(selector, bRows), cS = matmul(selector, cRows); // [cb, lc], in PSUM
               Tile carried = state.slice(s, 1);

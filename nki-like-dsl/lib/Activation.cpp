@@ -24,7 +24,13 @@ void record(const Tile &dst, tessera::isa::ActFunc func, const Tile &x, const Ac
             const Loc &loc) {
   graph::Op o = detail::makeOp(graph::OpKind::Activation, dst.buffer(), {x.buffer()});
   o.func = func;
-  o.value = options.scale;
+  o.value = options.scale.value();
+  if (options.scale.tile()) {
+    Tile scale = options.scale.tile()->tile("activation", "scale");
+    requireColumn(scale, x, "scale", loc);
+    o.value = 1.0f;
+    o.scaleTile = scale.buffer();
+  }
   if (options.bias) {
     Tile bias = options.bias->tile("activation", "bias");
     requireColumn(bias, x, "bias", loc);

@@ -225,6 +225,9 @@ private:
           n.dst = operand(b.getDst(), o);
         })
         .Case([&](tile::ActivationOp a) {
+          if (a.getScales()) // tile-legalize-for-tpu makes them a multiply before the plan
+            throw Error("an activation with a tile of scales reached the Pallas export unlegalized", n.loc,
+                        "report it with the kernel");
           n.kind = TileOpKind::Activation;
           n.func = toIsa(a.getFunc());
           n.value = a.getScale().convertToFloat();

@@ -522,8 +522,9 @@ private:
 
   LogicalResult activation(tile::ActivationOp op) {
     Location loc = op.getLoc();
-    Value src = op.getSrc(), dst = op.getDst(), bias = op.getBias(), sum = op.getSum();
-    Type ts = logical(src), td = logical(dst), tb = bias ? logical(bias) : Type();
+    Value src = op.getSrc(), dst = op.getDst(), bias = op.getBias(), sum = op.getSum(), scales = op.getScales();
+    Type ts = logical(src), td = logical(dst), tb = bias ? logical(bias) : Type(),
+         tc = scales ? logical(scales) : Type();
     float scale = op.getScale().convertToFloat();
     tile::Func func = op.getFunc();
     // With row sums, the f32 results first (the sums are of them, before dst's rounding).
@@ -536,10 +537,15 @@ private:
       ins.push_back(bias);
       maps.push_back(broadcastMap(bias, dst));
     }
+    if (scales) {
+      ins.push_back(scales);
+      maps.push_back(broadcastMap(scales, dst));
+    }
     maps.push_back(identity2d());
     generic(loc, ins, {out}, maps, {kParallel, kParallel}, [&](Scalars &s, ValueRange a) {
       Value x = s.toF32(a[0], ts);
-      if (scale != 1.0f) x = s.alu(tile::Alu::multiply, x, s.f32(scale));
+      if (scales) x = s.alu(tile::Alu::multiply, x, s.toF32(a[bias ? 2 : 1], tc));
+      else if (scale != 1.0f) x = s.alu(tile::Alu::multiply, x, s.f32(scale));
       if (bias) x = s.alu(tile::Alu::add, x, s.toF32(a[1], tb));
       x = s.activation(func, x);
       return sum ? x : s.fromF32(x, td);

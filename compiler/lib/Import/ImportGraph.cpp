@@ -121,7 +121,9 @@ private:
     case graph::OpKind::Activation:
       return b_.create<tile::ActivationOp>(l, tile::FuncAttr::get(b_.getContext(), toTile(op.func)), src(0),
                                            op.srcs.size() > 1 ? src(1) : Value(), dst,
-                                           op.dst2 >= 0 ? buffers_.at(op.dst2) : Value(), b_.getF32FloatAttr(op.value));
+                                           op.dst2 >= 0 ? buffers_.at(op.dst2) : Value(),
+                                           op.scaleTile >= 0 ? buffers_.at(op.scaleTile) : Value(),
+                                           b_.getF32FloatAttr(op.value));
     case graph::OpKind::Transpose:
       return b_.create<tile::TransposeOp>(l, src(0), dst);
     case graph::OpKind::FillWhere:

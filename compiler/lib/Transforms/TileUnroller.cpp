@@ -177,6 +177,7 @@ isa::Instruction TileUnroller::computeInstruction(Operation *op, isa::Opcode opc
         i.scale = o.getScale().convertToFloat();
         i.src0 = read(o.getSrc()).pattern();
         if (o.getBias()) i.src1 = read(o.getBias()).pattern();
+        if (o.getScales()) i.src2 = read(o.getScales()).pattern();
         i.dst = written(o.getDst()).pattern();
         if (o.getSum()) {
           i.alu = isa::AluOp::Add;

@@ -86,13 +86,26 @@ module attributes {tessera.target = "tpu-v6e"} {
   // CHECK: tile.activation exp %[[S]], %[[U:.*]] {scale = 2.000000e+00 : f32}
   // CHECK-NEXT: tile.reduce add %[[U]], %[[SUM]]
   // CHECK-NEXT: tile.copy %[[U]], %[[P]]
+  // A tile of scales, one per row: a multiply by that [P, 1] operand first, then the function.
+  // CHECK: %[[V:.*]] = tile.alloc {name = "activated"} : memref<128x256xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.binary multiply %[[S]], %[[SCALES:.*]], %[[V]] : memref<128x256xf32, #tile.space<psum>>, memref<128x1xf32, #tile.space<sbuf>>, memref<128x256xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.activation exp %[[V]], %[[V]] :
+  // CHECK-NEXT: tile.copy %[[V]], %[[P]]
+  // Only a tile of scales, into an f32 tile: the multiply and the function in place there.
+  // CHECK: tile.binary multiply %[[S]], %[[SCALES]], %[[F:.*]] : memref<128x256xf32, #tile.space<psum>>, memref<128x1xf32, #tile.space<sbuf>>, memref<128x256xf32, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.activation exp %[[F]], %[[F]] :
+  // CHECK-NOT: scales(
   func.func @activation() {
     %s = tile.alloc : memref<128x256xf32, #tile.space<psum>>
     %bias = tile.alloc : memref<128x1xf32, #tile.space<sbuf>>
     %sum = tile.alloc : memref<128x1xf32, #tile.space<sbuf>>
     %p = tile.alloc : memref<128x256xbf16, #tile.space<sbuf>>
+    %scales = tile.alloc : memref<128x1xf32, #tile.space<sbuf>>
     tile.activation exp %s bias(%bias : memref<128x1xf32, #tile.space<sbuf>>), %p sum(%sum : memref<128x1xf32, #tile.space<sbuf>>) {scale = 0.125 : f32} : memref<128x256xf32, #tile.space<psum>>, memref<128x256xbf16, #tile.space<sbuf>>
     tile.activation exp %s, %p sum(%sum : memref<128x1xf32, #tile.space<sbuf>>) {scale = 2.0 : f32} : memref<128x256xf32, #tile.space<psum>>, memref<128x256xbf16, #tile.space<sbuf>>
+    tile.activation exp %s scales(%scales : memref<128x1xf32, #tile.space<sbuf>>), %p : memref<128x256xf32, #tile.space<psum>>, memref<128x256xbf16, #tile.space<sbuf>>
+    %f = tile.alloc : memref<128x256xf32, #tile.space<sbuf>>
+    tile.activation exp %s scales(%scales : memref<128x1xf32, #tile.space<sbuf>>), %f : memref<128x256xf32, #tile.space<psum>>, memref<128x256xf32, #tile.space<sbuf>>
     return
   }
 }

@@ -176,6 +176,23 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
+// An activation with a tile of scales (one per row: NKI's vector scale) is one activation instruction with the
+// tile as its scale operand (src2), which the nc.activation op has no slot for: the generic nc.inst.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @row_scales
+  // CHECK: nc.inst "activation" {dst = #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>, engine = "scalar", params = {func = "exp"}, src0 = #nc.ap<"sbuf", f32, {{.*}} offset = 0, dims = [512], strides = [1]>, src2 = #nc.ap<"sbuf", f32, {{.*}} offset = 2048, dims = [1], strides = [1]>}
+  func.func @row_scales() {
+    %t = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<sbuf>>
+    %s = tile.alloc {offset = 2048 : i64, bufs = 1 : i64} : memref<128x1xf32, #tile.space<sbuf>>
+    tile.memset %t, 1.0 : memref<128x512xf32, #tile.space<sbuf>>
+    tile.memset %s, 2.0 : memref<128x1xf32, #tile.space<sbuf>>
+    tile.activation exp %t scales(%s : memref<128x1xf32, #tile.space<sbuf>>), %t : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
 // A division that tile-legalize-for-neuroncore did not rewrite: no engine divides, and the error says why each
 // could not.
 module attributes {tessera.target = "trn2"} {

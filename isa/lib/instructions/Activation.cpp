@@ -12,31 +12,34 @@ namespace {
 /// Whether an activation takes its bias from a [P, 1] tile (src1) rather than the `bias` immediate.
 bool hasBiasTile(const Instruction &inst) { return present(inst.src1); }
 
-/// x[row, :] = func(x[row, :] * scale + bias of the row), in place.
+/// Whether an activation takes its scale from a [P, 1] tile (src2) rather than the `scale` immediate.
+bool hasScaleTile(const Instruction &inst) { return present(inst.src2); }
+
+/// x[row, :] = func(x[row, :] * scale of the row + bias of the row), in place.
 template <typename F>
-void applyActivation(float *__restrict x, uint32_t rows, int64_t rowElements, float scale, const float *biasOfRow,
-                     float bias, F func) {
+void applyActivation(float *__restrict x, uint32_t rows, int64_t rowElements, const RowValues &scale,
+                     const RowValues &bias, F func) {
   for (uint32_t row = 0; row < rows; ++row) {
-    const float b = biasOfRow ? biasOfRow[row] : bias;
+    const float a = scale.of(row), b = bias.of(row);
     float *__restrict values = x + static_cast<size_t>(row) * rowElements;
     for (int64_t i = 0; i < rowElements; ++i)
-      values[i] = func(values[i] * scale + b);
+      values[i] = func(values[i] * a + b);
   }
 }
 
 } // namespace
 
-void activateRows(ActFunc func, float *x, uint32_t rows, int64_t rowElements, float scale, const float *biasOfRow,
-                  float bias) {
+void activateRows(ActFunc func, float *x, uint32_t rows, int64_t rowElements, const RowValues &scale,
+                  const RowValues &bias) {
   switch (func) {
   case ActFunc::Identity:
-    applyActivation(x, rows, rowElements, scale, biasOfRow, bias, [](float v) { return v; });
+    applyActivation(x, rows, rowElements, scale, bias, [](float v) { return v; });
     break;
   case ActFunc::Exp:
-    applyActivation(x, rows, rowElements, scale, biasOfRow, bias, [](float v) { return std::exp(v); });
+    applyActivation(x, rows, rowElements, scale, bias, [](float v) { return std::exp(v); });
     break;
   default:
-    applyActivation(x, rows, rowElements, scale, biasOfRow, bias, [func](float v) { return apply(func, v); });
+    applyActivation(x, rows, rowElements, scale, bias, [func](float v) { return apply(func, v); });
   }
 }
 
@@ -47,7 +50,8 @@ float *activate(const Instruction &inst, const Memories &mem, const ResolvedPatt
   Scratch &s = scratch();
   float *x = rowsOf(s.a, src, true);
   const float *biasOfRow = hasBiasTile(inst) ? rowsOf(s.b, resolve(inst.src1, mem), true) : nullptr;
-  activateRows(inst.func, x, src.rows, src.rowElements, inst.scale, biasOfRow, inst.bias);
+  const float *scaleOfRow = hasScaleTile(inst) ? rowsOf(s.c, resolve(inst.src2, mem), true) : nullptr;
+  activateRows(inst.func, x, src.rows, src.rowElements, {scaleOfRow, inst.scale}, {biasOfRow, inst.bias});
   return x;
 }
 
@@ -57,6 +61,7 @@ constexpr OperandDef kActivationOperands[] = {
     {"dst", "dst", "SBUF or PSUM, same shape as data"},
     {"src0", "data", "SBUF or PSUM"},
     {"src1", "bias", "optional [P, 1] tile added after the scale (else the bias immediate)"},
+    {"src2", "scale", "optional [P, 1] tile, each row's scale (else the scale immediate)"},
 };
 
 void activation(const Instruction &inst, const Memories &mem) {
@@ -67,9 +72,8 @@ void activation(const Instruction &inst, const Memories &mem) {
 std::string verifyActivation(const Instruction &inst, const Target *) {
   if (auto problem = requireSameShape("dst", inst.dst, "data", inst.src0); !problem.empty())
     return problem;
-  if (hasBiasTile(inst))
-    return requirePerPartition("bias", inst.src1, inst.src0.partitions);
-  return {};
+  return firstProblem({hasBiasTile(inst) ? requirePerPartition("bias", inst.src1, inst.src0.partitions) : "",
+                       hasScaleTile(inst) ? requirePerPartition("scale", inst.src2, inst.src0.partitions) : ""});
 }
 
 uint64_t activationCycles(const Instruction &inst, Engine engine, const Target &target) {
@@ -82,6 +86,7 @@ constexpr OperandDef kActivationReduceOperands[] = {
     {"dst", "dst", "SBUF or PSUM, same shape as data"},
     {"src0", "data", "SBUF or PSUM"},
     {"src1", "bias", "optional [P, 1] tile added after the scale (else the bias immediate)"},
+    {"src2", "scale", "optional [P, 1] tile, each row's scale (else the scale immediate)"},
     {"dst2", "reduce_res", "SBUF or PSUM, [P, 1]: reduce_op over each partition's activated row"},
 };
 
@@ -137,7 +142,9 @@ void biasAndScale(const Instruction &inst, NkiCall &c) {
     c.operand("bias", Slot::Src1);
   else if (inst.bias != 0.0f)
     c.real("bias", inst.bias);
-  if (inst.scale != 1.0f)
+  if (hasScaleTile(inst))
+    c.operand("scale", Slot::Src2);
+  else if (inst.scale != 1.0f)
     c.real("scale", inst.scale);
 }
 

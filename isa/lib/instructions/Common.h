@@ -264,10 +264,15 @@ void tensorTensor(const Instruction &inst, const Memories &mem);
 /// tile (src1, src2) or the immediate; alu1 = bypass skips the second stage (tensor_scalar, vpu_binary with a
 /// number).
 void tensorScalar(const Instruction &inst, const Memories &mem);
-/// x[row, :] = func(x[row, :] * scale + bias), the bias per row from `biasOfRow` when it is not null, in FP32, in
-/// place (activation, vpu_unary).
-void activateRows(ActFunc func, float *x, uint32_t rows, int64_t rowElements, float scale, const float *biasOfRow,
-                  float bias);
+/// One value per row: from a [R, 1] tile's rows when `rows` is not null, else `value` for every row.
+struct RowValues {
+  const float *rows = nullptr;
+  float value = 0.0f;
+  float of(uint32_t row) const { return rows ? rows[row] : value; }
+};
+/// x[row, :] = func(x[row, :] * scale of the row + bias of the row), in FP32, in place (activation, vpu_unary).
+void activateRows(ActFunc func, float *x, uint32_t rows, int64_t rowElements, const RowValues &scale,
+                  const RowValues &bias);
 /// dst[r, 0] = reduce_<alu>(src0[r, :]) left to right in FP32, negated when `negate` (tensor_reduce, vpu_reduce).
 void tensorReduce(const Instruction &inst, const Memories &mem);
 /// dst <- src0 through FP32, converting the dtype (dma_copy, tensor_copy, vpu_convert).

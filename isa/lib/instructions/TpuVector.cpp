@@ -182,7 +182,7 @@ VregWork functionWork(ActFunc func) {
 void unary(const Instruction &inst, const Memories &mem) {
   const ResolvedPattern src = resolve(inst.src0, mem), dst = resolve(inst.dst, mem);
   float *x = rowsOf(scratch().a, src, true);
-  activateRows(inst.func, x, src.rows, src.rowElements, inst.scale, nullptr, -0.0f);
+  activateRows(inst.func, x, src.rows, src.rowElements, {nullptr, inst.scale}, {nullptr, -0.0f});
   scatter(dst, x);
 }
 

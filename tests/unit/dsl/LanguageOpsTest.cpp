@@ -159,6 +159,32 @@ TEST(LanguageOps, ActivationRecordsItsBiasScaleAndRowSums) {
   EXPECT_GE(a.dst2, 0); // the row sums
 }
 
+TEST(LanguageOps, ActivationTakesATileOfScalesOnePerRow) {
+  int line = 0;
+  auto k = kernelOf({input("a", {128, 64}, f32)}, [](Hbm a) {
+    Tile x = load(a.tile(0, 0, {128, 64}));
+    Tile scales = full(f32, {128, 1}, -2.0f);
+    (void)activation(act::exp, x, {.scale = scales});
+  });
+  graph::KernelGraph g = trace(k, {});
+  graph::Op a = lastOf(g, graph::OpKind::Activation);
+  ASSERT_GE(a.scaleTile, 0);
+  EXPECT_EQ(g.buffers[a.scaleTile].shape, (Shape{128, 1}));
+  EXPECT_EQ(a.value, 1.0f); // the tile replaces the number
+  EXPECT_EQ(a.srcs.size(), 1u);
+
+  auto wide = kernelOf({input("a", {128, 64}, f32)}, [&](Hbm a) {
+    Tile x = load(a.tile(0, 0, {128, 64}));
+    Tile scales = full(f32, {128, 64}, 2.0f);
+    line = __LINE__ + 1;
+    (void)activation(act::exp, x, {.scale = scales});
+  });
+  tessera::Error e = traceError(wide);
+  EXPECT_EQ(e.message(),
+            "activation: the scale is [128, 64]; expected [128, 1], one value per row of the input [128, 64]");
+  expectAt(e, line);
+}
+
 TEST(LanguageOps, ActivationOptionsMustBeColumnsAndTheSumsF32) {
   int biasLine = 0, sumLine = 0;
   auto badBias = kernelOf({input("a", {128, 64}, f32)}, [&](Hbm a) {

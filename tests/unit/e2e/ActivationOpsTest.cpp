@@ -13,6 +13,7 @@
 #include <cmath>
 #include <numbers>
 #include <variant>
+#include <vector>
 
 namespace {
 
@@ -91,6 +92,46 @@ TEST(ActivationOps, EachMatchesTheGoldenModelAndTheReference) {
       EXPECT_TRUE(r.ok) << "tsr::" << kOps[op - 1].name << " on " << target << "\n" << driver::toText(r);
       EXPECT_EQ(r.reference, "golden+reference") << kOps[op - 1].name << ": " << r.goldenUnavailable;
     }
+}
+
+// y = exp(x * s[row] + b[row]) with its row sums added back in, s and b [P, 1] tiles (NKI's activation with a
+// vector scale and bias): one activation on a NeuronCore, a multiply, an add and the function on a TPU.
+const tsr::Registration scaleTileKernel{{
+    .name = "test_tsr_activation_scales",
+    .summary = "tsr::activation with a [P, 1] tile of scales, a bias tile and row sums",
+    .params = {{"P", 64}, {"N", 96}},
+    .signature =
+        [](const tsr::Params &p) {
+          return std::vector<tsr::TensorSpec>{
+              tsr::input("x", {p["P"], p["N"]}, tsr::f32), tsr::input("s", {p["P"], 1}, tsr::f32),
+              tsr::input("b", {p["P"], 1}, tsr::f32), tsr::output("y", {p["P"], p["N"]}, tsr::f32)};
+        },
+    .body = tsr::body([](tsr::Hbm x, tsr::Hbm s, tsr::Hbm b, tsr::Hbm y) {
+      const int64_t P = x.dim(0), N = x.dim(1);
+      tsr::Tile sums = tsr::ndarray<tsr::f32>({P, 1});
+      tsr::Tile e = tsr::activation(tsr::act::exp, tsr::load(x.tile(0, 0, {P, N})),
+                                    {.bias = tsr::load(b.tile(0, 0, {P, 1})), .scale = tsr::load(s.tile(0, 0, {P, 1})),
+                                     .sum = sums});
+      tsr::store(y.tile(0, 0, {P, N}), e + sums);
+    }),
+    .reference =
+        [](const tsr::Params &p, const std::vector<tsr::HostTensor> &in, std::vector<tsr::HostTensor> &out) {
+          const int64_t P = p["P"], N = p["N"];
+          for (int64_t r = 0; r < P; ++r) {
+            double sum = 0;
+            std::vector<double> e(N);
+            for (int64_t c = 0; c < N; ++c) sum += e[c] = std::exp(double(in[0][r * N + c]) * in[1][r] + in[2][r]);
+            for (int64_t c = 0; c < N; ++c) out[0][r * N + c] = static_cast<float>(e[c] + sum);
+          }
+        },
+}};
+
+TEST(ActivationOps, ATileOfScalesMatchesTheGoldenModelAndTheReference) {
+  for (const char *target : {"trn1", "trn2", "tpu-v5e"}) {
+    driver::RunReport r = driver::runKernel({.kernel = "test_tsr_activation_scales", .target = target});
+    EXPECT_TRUE(r.ok) << target << "\n" << driver::toText(r);
+    EXPECT_EQ(r.reference, "golden+reference") << target << ": " << r.goldenUnavailable;
+  }
 }
 
 TEST(ActivationOps, RecordTheirOwnFunction) {

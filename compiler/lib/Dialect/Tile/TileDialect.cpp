@@ -179,7 +179,10 @@ LogicalResult ActivationOp::verify() {
   MemRefType s = typeOf(getSrc());
   if (s.getShape() != typeOf(getDst()).getShape())
     return emitOpError() << "shapes differ: " << getSrc().getType() << " and " << getDst().getType();
-  for (auto [v, role] : {std::pair{getBias(), "bias"}, std::pair{getSum(), "sum"}}) {
+  if (getScales() && getScale().convertToFloat() != 1.0f)
+    return emitOpError() << "has both a scale attribute (" << getScale().convertToFloat()
+                         << ") and a tile of scales; the tile replaces the attribute";
+  for (auto [v, role] : {std::pair{getBias(), "bias"}, std::pair{getSum(), "sum"}, std::pair{getScales(), "scales"}}) {
     if (!v) continue;
     if (failed(checkTile(*this, v, role))) return failure();
     MemRefType t = typeOf(v);

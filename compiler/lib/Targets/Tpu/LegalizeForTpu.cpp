@@ -216,20 +216,35 @@ private:
   }
 
   LogicalResult activation(tile::ActivationOp op) {
-    if (!op.getBias() && !op.getSum()) return success();
+    if (!op.getBias() && !op.getSum() && !op.getScales()) return success();
     Location loc = op.getLoc();
     b_.setInsertionPoint(op);
+    auto func = [&](tile::Func f) { return tile::FuncAttr::get(b_.getContext(), f); };
+    if (!op.getBias() && !op.getSum() && typeOf(op.getDst()).getElementType().isF32()) {
+      // Only a tile of scales, into an f32 tile: the multiply and the function in place there.
+      b_.create<tile::BinaryOp>(loc, tile::AluAttr::get(b_.getContext(), tile::Alu::multiply), op.getSrc(),
+                                op.getScales(), op.getDst());
+      b_.create<tile::ActivationOp>(loc, func(op.getFunc()), op.getDst(), Value(), op.getDst(), Value(), Value(),
+                                    op.getScaleAttr());
+      op->erase();
+      return success();
+    }
     MemRefType type = typeOf(op.getSrc());
     Value t = alloc(loc, type.getShape(), b_.getF32Type(), tile::MemorySpace::sbuf, "activated");
-    auto func = [&](tile::Func f) { return tile::FuncAttr::get(b_.getContext(), f); };
     const bool biased = bool(op.getBias());
+    Value x = op.getSrc();
+    if (op.getScales()) { // each row's scale: a [P, 1] operand of a multiply
+      b_.create<tile::BinaryOp>(loc, tile::AluAttr::get(b_.getContext(), tile::Alu::multiply), x, op.getScales(), t);
+      x = t;
+    }
     // x * scale (with the function too when there is no bias to add in between).
-    b_.create<tile::ActivationOp>(loc, func(biased ? tile::Func::identity : op.getFunc()), op.getSrc(), Value(), t,
+    b_.create<tile::ActivationOp>(loc, func(biased ? tile::Func::identity : op.getFunc()), x, Value(), t, Value(),
                                   Value(), op.getScaleAttr());
     if (biased) {
       b_.create<tile::BinaryOp>(loc, tile::AluAttr::get(b_.getContext(), tile::Alu::add), t, op.getBias(), t);
       if (op.getFunc() != tile::Func::identity)
-        b_.create<tile::ActivationOp>(loc, func(op.getFunc()), t, Value(), t, Value(), b_.getF32FloatAttr(1.0f));
+        b_.create<tile::ActivationOp>(loc, func(op.getFunc()), t, Value(), t, Value(), Value(),
+                                      b_.getF32FloatAttr(1.0f));
     }
     if (op.getSum())
       b_.create<tile::ReduceOp>(loc, tile::AluAttr::get(b_.getContext(), tile::Alu::add), t, op.getSum());

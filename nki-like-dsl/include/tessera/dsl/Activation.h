@@ -12,6 +12,7 @@
 
 #include "tessera/dsl/Operators.h"
 #include "tessera/dsl/Ops.h"
+#include "tessera/dsl/isa/Scalar.h"
 
 #include <optional>
 
@@ -20,7 +21,8 @@ namespace tsr {
 /// What an activation takes besides its function and input: func(x * scale + bias).
 struct ActivationOptions {
   std::optional<Operand> bias; ///< a [P, 1] tile added to every element of row p after the scale; none: 0
-  float scale = 1.0f;          ///< multiplies x first
+  /// Multiplies x first: a number, or a [P, 1] tile whose row p scales row p (NKI's scale, a scalar or a vector).
+  isa::Scalar scale = 1.0f;
   std::optional<Tile> sum;     ///< a [P, 1] FP32 tile that gets the sum of each row of the result (before its
                                ///< rounding into dst's dtype), or none
 };

@@ -98,6 +98,7 @@ struct Op {
   bool accumulate = false;      ///< Matmul: add into dst
   float value = 0;              ///< Memset and FillWhere value; Activation scale; BinaryScalar's number
   bool reverse = false;         ///< BinaryScalar: the number is the left operand (`1.0f - x`)
+  int scaleTile = -1;           ///< Activation: a [P, 1] tile of each row's scale (-1: `value` is the scale)
   PositionTest where;           ///< FillWhere: which elements
   std::string text;             ///< Print: the name it logs under
   int semaphore = -1;           ///< Wait, Signal

@@ -140,15 +140,16 @@ def Tile_BinaryScalarOp : Tile_Op<"binary_scalar"> {
 def Tile_ActivationOp : Tile_Op<"activation", [AttrSizedOperandSegments]> {
   let summary = "dst = func(src * scale + bias); sum[p, 0] = the sum of row p of the result, before dst's rounding";
   let description = [{
-    `bias`, when present, is a [P, 1] tile added to row p after the scale; `sum`, when present, a [P, 1] f32 tile
-    that receives the row sums of the FP32 results (tsr::activation with ActivationOptions).
+    `bias`, when present, is a [P, 1] tile added to row p after the scale; `scales`, when present, a [P, 1] tile
+    whose row p is row p's scale (the `scale` attribute is then 1); `sum`, when present, a [P, 1] f32 tile that
+    receives the row sums of the FP32 results (tsr::activation with ActivationOptions).
   }];
   let arguments = (ins Tile_Func:$func, AnyStaticShapeMemRef:$src, Optional<AnyStaticShapeMemRef>:$bias,
                        AnyStaticShapeMemRef:$dst, Optional<AnyStaticShapeMemRef>:$sum,
-                       DefaultValuedAttr<F32Attr, "1.0">:$scale);
+                       Optional<AnyStaticShapeMemRef>:$scales, DefaultValuedAttr<F32Attr, "1.0">:$scale);
   let assemblyFormat = [{
-    $func $src (`bias` `(` $bias^ `:` type($bias) `)`)? `,` $dst (`sum` `(` $sum^ `:` type($sum) `)`)? attr-dict
-    `:` type($src) `,` type($dst)
+    $func $src (`bias` `(` $bias^ `:` type($bias) `)`)? (`scales` `(` $scales^ `:` type($scales) `)`)? `,` $dst
+    (`sum` `(` $sum^ `:` type($sum) `)`)? attr-dict `:` type($src) `,` type($dst)
   }];
   let hasVerifier = 1;
 }
