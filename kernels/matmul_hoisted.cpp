@@ -26,6 +26,7 @@ const Registration registration{{
       const int64_t K = a_t.dim(0), M = a_t.dim(1), N = b.dim(1);
       const int64_t tm = tile_size::gemm_stationary_fmax, tk = tile_size::pmax;
       const int64_t tn = std::min(N, tile_size::gemm_moving_fmax);
+      const DType dtype = tessera::kernels::matmulDtype("matmul_hoisted", p); // bf16, or FP32 with bits=32
       for (auto m : affine_range(M / tm)) {
         std::vector<Tile> stationary; // the row's a_t tiles, loaded once
         for (int64_t k = 0; k < K / tk; ++k) stationary.push_back(load(a_t.tile(k, m, {tk, tm})));
@@ -34,7 +35,7 @@ const Registration registration{{
           for (int64_t k = 0; k < K / tk; ++k) moving.push_back(load(b.tile(k, n, {tk, tn})));
           Tile acc = psum<f32>({tm, tn});
           for (int64_t k = 0; k < K / tk; ++k) acc += matmul(stationary[k], moving[k]);
-          store(c.tile(m, n, {tm, tn}), copy(acc, tessera::kernels::matmulDtype("matmul_hoisted", p)));
+          store(c.tile(m, n, {tm, tn}), copy(acc, dtype));
         }
       }
     }),

@@ -20,12 +20,13 @@ const Registration registration{{
       const int64_t K = a_t.dim(0), M = a_t.dim(1), N = b.dim(1);
       const int64_t tm = tile_size::gemm_stationary_fmax, tk = tile_size::pmax;
       const int64_t tn = std::min(N, tile_size::gemm_moving_fmax);
+      const DType dtype = tessera::kernels::matmulDtype("matmul_tiled", p); // bf16, or FP32 with bits=32
       for (auto m : affine_range(M / tm))
         for (auto n : affine_range(N / tn)) {
           Tile acc = psum<f32>({tm, tn});
           for (auto k : affine_range(K / tk))
             acc += matmul(load(a_t.tile(k, m, {tk, tm})), load(b.tile(k, n, {tk, tn})));
-          store(c.tile(m, n, {tm, tn}), copy(acc, tessera::kernels::matmulDtype("matmul_tiled", p)));
+          store(c.tile(m, n, {tm, tn}), copy(acc, dtype));
         }
     }),
     .reference = tessera::kernels::matmulReference,
