@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// What the matmul kernels share: C[M, N] = A[M, K] @ B[K, N] with A given transposed as a_t[K, M] (as in NKI's
-/// tutorials: the tensor engine contracts over the partition dimension of both operands), bf16 in and out.
+/// tutorials: the tensor engine contracts over the partition dimension of both operands), bf16 in and out, or FP32
+/// for the kernels that take kernel parameter bits (kBitsParam).
 
 #include "tessera/dsl/tsr.h"
 
@@ -10,7 +11,16 @@
 
 namespace tessera::kernels {
 
-/// The signature: a_t[K, M], b[K, N] -> c[M, N], bf16. M and K must be multiples of 128, N at most 512 or a
+/// Kernel parameter `bits`: 16 (the default) for bf16 operands and result, 32 for FP32 ones (the matmul ladder,
+/// which NKI's kernel-optimization guide runs in FP32 on trn2). Kernels that do not declare it are bf16.
+inline constexpr const char *kBitsParam = "bits";
+inline constexpr int64_t kBf16Bits = 16, kFp32Bits = 32;
+
+/// The operands' and result's dtype: FP32 when kernel parameter bits is 32, bf16 otherwise. A tsr::Error naming
+/// `kernel` for a bits that is neither 16 nor 32.
+tsr::DType matmulDtype(const std::string &kernel, const tsr::Params &p);
+
+/// The signature: a_t[K, M], b[K, N] -> c[M, N], in matmulDtype. M and K must be multiples of 128, N at most 512 or a
 /// multiple of 512 (the tile sizes of NKI's matmul).
 std::vector<tsr::TensorSpec> matmulSignature(const std::string &kernel, const tsr::Params &p);
 

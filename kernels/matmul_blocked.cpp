@@ -1,15 +1,16 @@
-// matmul_blocked: C[M, N] = A[M, K] @ B[K, N], bf16 in and out; the last rung of NKI's matmul tutorial ladder
-// ("blocking M, N and K"), the fully optimised form. matmul_blocked_free needs the whole contraction dimension of
-// a block in SBUF, which caps its block sizes; here K is blocked too (bk, like bm and bn a kernel parameter, in
-// elements), so the free blocks can be large: each (bm x bn) output block takes K/bk steps, each loading bk/128
-// rows of [128, bm] from a_t and [128, bn] from b (one DMA each, >= 2 KiB per partition at the defaults).
-// An output block has (bm/128) x (bn/tn) output tiles (tn = 512 at the defaults), more than PSUM's 8 banks hold
-// at once, so each step's partial sums go from PSUM into an FP32 accumulator in SBUF, written out (as bf16) after
-// the last step.
+// matmul_blocked: C[M, N] = A[M, K] @ B[K, N], bf16 in and out (FP32 with --param bits=32); the last rung of NKI's
+// matmul tutorial ladder ("blocking M, N and K"), the fully optimised form. matmul_blocked_free needs the whole
+// contraction dimension of a block in SBUF, which caps its block sizes; here K is blocked too (bk, like bm and bn a
+// kernel parameter, in elements), so the free blocks can be large: each (bm x bn) output block takes K/bk steps,
+// each loading bk/128 rows of [128, bm] from a_t and [128, bn] from b (one DMA each, >= 2 KiB per partition at the
+// defaults). An output block has (bm/128) x (bn/tn) output tiles (tn = 512 at the defaults), more than PSUM's 8
+// banks hold at once, so each step's partial sums go from PSUM into an FP32 accumulator in SBUF, written out (in the
+// operands' dtype) after the last step.
 // A crosses HBM N/bn times, B M/bm times: at the defaults (2048 x 1024 x 1024, the tutorial's blocking) and
 // M=4096, K=8192, N=8192 that is 0.87 GB against matmul_tiled's 5.4 GB, loaded in half the tensor engine's time.
 // SBUF per partition: the accumulator (bm/128) x bn x 4 bytes, made once before the loops so that it is one
-// buffer, plus bk/128 x (bm + bn) x 2 bytes of operands per rotating copy: 64 + 2 x 48 KiB at the defaults.
+// buffer, plus bk/128 x (bm + bn) x 2 bytes of operands per rotating copy: 64 + 2 x 48 KiB at the defaults (twice
+// the operands' bytes in FP32).
 
 #include "Matmul.h"
 
@@ -19,7 +20,10 @@
 namespace {
 
 using namespace tsr;
+using tessera::kernels::kBf16Bits;
+using tessera::kernels::kBitsParam;
 using tessera::kernels::matmulBlock;
+using tessera::kernels::matmulDtype;
 
 constexpr const char *kName = "matmul_blocked";
 
@@ -37,7 +41,7 @@ const Registration registration{{
     .name = kName,
     .summary = "matmul with M, N and K blocked, accumulating in SBUF (the tutorial's fully optimised form)",
     .params = {{"M", 512}, {"N", 512}, {"K", 512}},
-    .kernelParams = {{"bm", 2048}, {"bn", 1024}, {"bk", 1024}},
+    .kernelParams = {{"bm", 2048}, {"bn", 1024}, {"bk", 1024}, {kBitsParam, kBf16Bits}},
     .signature =
         [](const Params &p) {
           auto tensors = tessera::kernels::matmulSignature(kName, p);
@@ -72,7 +76,7 @@ const Registration registration{{
               }
           }
           for (auto i : affine_range(bm / tm))
-            store(c.window(mb * bm + i * tm, nb * bn, {tm, bn}), copy<bf16>(acc.slice(i * bn, bn)));
+            store(c.window(mb * bm + i * tm, nb * bn, {tm, bn}), copy(acc.slice(i * bn, bn), matmulDtype(kName, p)));
         }
     }),
     .reference = tessera::kernels::matmulReference,

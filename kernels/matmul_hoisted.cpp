@@ -1,4 +1,5 @@
-// matmul_hoisted: C[M, N] = A[M, K] @ B[K, N], bf16 in and out, FP32 accumulation in PSUM; the second rung of NKI's
+// matmul_hoisted: C[M, N] = A[M, K] @ B[K, N], bf16 in and out (FP32 with --param bits=32), FP32 accumulation in
+// PSUM; the second rung of NKI's
 // matmul tutorial ladder ("removing redundant loads"). matmul_tiled loads both operand tiles for every matmul;
 // here the K/128 stationary tiles of one 128-row block of the output (a column block of a_t) are loaded once,
 // before the loop over the output's columns, and reused by every output tile of that row. A crosses HBM once
@@ -19,11 +20,13 @@ const Registration registration{{
     .name = "matmul_hoisted",
     .summary = "matmul loading each row's stationary tiles once, reused along the row (the tutorial's 2nd step)",
     .params = {{"M", 512}, {"N", 512}, {"K", 512}},
+    .kernelParams = {{tessera::kernels::kBitsParam, tessera::kernels::kBf16Bits}},
     .signature = [](const Params &p) { return tessera::kernels::matmulSignature("matmul_hoisted", p); },
-    .body = body([](Hbm a_t, Hbm b, Hbm c) {
+    .body = body([](const Params &p, Hbm a_t, Hbm b, Hbm c) {
       const int64_t K = a_t.dim(0), M = a_t.dim(1), N = b.dim(1);
       const int64_t tm = tile_size::gemm_stationary_fmax, tk = tile_size::pmax;
       const int64_t tn = std::min(N, tile_size::gemm_moving_fmax);
+      const DType dtype = tessera::kernels::matmulDtype("matmul_hoisted", p); // bf16, or FP32 with bits=32
       for (auto m : affine_range(M / tm)) {
         std::vector<Tile> stationary; // the row's a_t tiles, loaded once
         for (int64_t k = 0; k < K / tk; ++k) stationary.push_back(load(a_t.tile(k, m, {tk, tm})));
@@ -32,7 +35,7 @@ const Registration registration{{
           for (int64_t k = 0; k < K / tk; ++k) moving.push_back(load(b.tile(k, n, {tk, tn})));
           Tile acc = psum<f32>({tm, tn});
           for (int64_t k = 0; k < K / tk; ++k) acc += matmul(stationary[k], moving[k]);
-          store(c.tile(m, n, {tm, tn}), copy<bf16>(acc));
+          store(c.tile(m, n, {tm, tn}), copy(acc, dtype));
         }
       }
     }),

@@ -120,6 +120,13 @@ add_test(NAME docs/kernels-up-to-date
                  ${PROJECT_SOURCE_DIR}/docs/kernels-table.txt --check ${PROJECT_SOURCE_DIR}/docs/kernels.md)
 set_tests_properties(docs/kernels-up-to-date PROPERTIES LABELS e2e)
 
+# The fidelity suite (bench/fidelity/points.toml; docs/fidelity.md): every published hardware measurement within
+# the suite's tolerance of its simulated time, every published ranking of variants reproduced, every fitted
+# coefficient's leave-one-out error within its goal and its target file holding its fit. Timing only, about 45 s of
+# CPU time (the 8192^3 Pallas point with 128 blocks, 262 144 grid steps, is most of it).
+add_test(NAME fidelity/suite COMMAND tessera fidelity --holdout --jobs 2)
+set_tests_properties(fidelity/suite PROPERTIES LABELS fidelity TIMEOUT 900)
+
 # docs/tutorial/: every `$ tessera ...` a page shows prints what the page says, and every quoted piece of kernel
 # code is in its file (scripts/tutorial-check.py; `--update` rewrites the outputs).
 add_test(NAME docs/tutorial-up-to-date

@@ -22,14 +22,22 @@ double dmaEfficiency(double bytesPerPartition, const DmaSpec &dma) {
   return std::min(1.0, bytesPerPartition * (saturated + knee) / (saturated * (bytesPerPartition + knee)));
 }
 
+namespace {
+
+/// The side of a transfer in on-chip memory (its destination unless that is HBM), whose partitions it moves.
+const AccessPattern &onChipSide(const Instruction &inst) {
+  return inst.dst.space != MemSpace::Hbm ? inst.dst : inst.src0;
+}
+
+} // namespace
+
 DmaTransferCost dmaTransferCost(const Instruction &inst, const Target &target) {
   DmaTransferCost cost;
   const AccessPattern &streamed = inst.src0.space == MemSpace::Hbm ? inst.src0 : inst.dst;
   cost.bytes = static_cast<uint64_t>(std::max<int64_t>(streamed.bytes(), 0));
   cost.hbmBytes = hbmBytes(inst);
   // Partitions of the transfer: the on-chip side's (rows of the HBM side are the same number).
-  const uint32_t rows = std::max<uint32_t>(1, inst.dst.space != MemSpace::Hbm ? inst.dst.partitions
-                                                                              : inst.src0.partitions);
+  const uint32_t rows = std::max<uint32_t>(1, onChipSide(inst).partitions);
   cost.bytesPerPartition = static_cast<double>(cost.bytes) / rows;
   cost.efficiency = dmaEfficiency(cost.bytesPerPartition, target.dma);
   // The stride penalty is the NeuronCore's (NKI); a TPU target's [cost] has no strided_access_* keys.
@@ -41,7 +49,20 @@ DmaTransferCost dmaTransferCost(const Instruction &inst, const Target &target) {
                                                               : target.dma.transposeSbufEfficiency;
     if (transpose > 0) cost.efficiency *= transpose;
   }
-  cost.streamingNs = static_cast<double>(cost.bytes) / (target.dma.bytesPerNsPerEngine * cost.efficiency);
+  // NeuronCore: the engines of its partitions, each moving its partitions' share (the fullest engine's share sets
+  // the streaming time); TPU: the queue's engine moves it all.
+  double engineBytes = static_cast<double>(cost.bytes);
+  if (const unsigned per = target.dma.partitionsPerEngine; per > 0) {
+    const uint32_t first = onChipSide(inst).partitionStart, last = first + rows - 1;
+    cost.firstEngine = first / per;
+    cost.engines = last / per - first / per + 1;
+    uint32_t fullest = 0;
+    for (uint32_t e = first / per; e <= last / per; ++e)
+      fullest = std::max(fullest, std::min(last, (e + 1) * per - 1) - std::max(first, e * per) + 1);
+    engineBytes = static_cast<double>(cost.bytes) * fullest / rows;
+  }
+  cost.streamingNs = engineBytes / (target.dma.bytesPerNsPerEngine * cost.efficiency);
+  cost.leastNs = std::max({target.dma.fixedLatencyNs, target.dma.descriptorNs, cost.streamingNs});
   const double hbmShare = target.dma.hbmGBps;
   cost.hbmNs = hbmShare > 0 ? static_cast<double>(cost.hbmBytes) / hbmShare : 0;
   return cost;

@@ -429,6 +429,8 @@ void readNeuronCore(const toml::table &root, const fs::path &file, TableReader &
 
   TableReader dma(root, "dma", file, hint);
   target.dma = readDma(dma, "saturated_bytes_per_partition");
+  target.dma.partitionsPerEngine = dma.integer("partitions_per_engine", 1);
+  target.dma.descriptorNs = dma.number("descriptor_ns", NumberRange::NonNegative);
   for (auto [key, field] : {std::pair{"transpose_hbm_efficiency", &target.dma.transposeHbmEfficiency},
                             std::pair{"transpose_sbuf_efficiency", &target.dma.transposeSbufEfficiency}}) {
     *field = dma.number(key, NumberRange::NonNegative);

@@ -1,146 +1,26 @@
 #include "tessera/Calibrate.h"
+
+#include "tessera/CoefficientFit.h"
 #include "tessera/isa/Family.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <string_view>
 
 namespace tessera::driver {
 
-namespace {
-
 namespace fs = std::filesystem;
-
-std::string readFile(const fs::path &file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot read '{}'", file.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-/// A float TOML reads back as a float (with a point or an exponent), to four significant digits.
-std::string tomlFloat(double v) {
-  std::string text = fmt::format("{:.4g}", v);
-  if (text.find_first_of(".e") == std::string::npos) text += ".0";
-  return text;
-}
-
-/// How far a coefficient may move: a factor of this either way from the target's value.
-constexpr double kSearchFactor = 16;
-/// Golden-section steps per coefficient and rounds over all coefficients.
-constexpr int kSectionSteps = 24, kRounds = 3;
-/// A coefficient whose change by kProbeFactor moves no record's time by more than this fraction is undetermined.
-constexpr double kProbeFactor = 2, kInsensitive = 1e-9;
-
-class Fit {
-public:
-  Fit(const isa::Target &base, std::string text, std::vector<Coefficient> &coefficients,
-      std::vector<isa::Program> programs, std::vector<double> measured)
-      : base_(base), text_(std::move(text)), coefficients_(coefficients), programs_(std::move(programs)),
-        measured_(std::move(measured)) {}
-
-  /// The target file with every coefficient at its `after` value.
-  std::string textWith(const std::vector<double> &values, bool comments = false) const {
-    std::string text = text_;
-    for (size_t i = 0; i < coefficients_.size(); ++i) {
-      const Coefficient &c = coefficients_[i];
-      const std::string value =
-          c.integer ? fmt::format("{}", static_cast<int64_t>(std::llround(values[i]))) : tomlFloat(values[i]);
-      const std::string comment =
-          comments && c.determined ? fmt::format("calibrated by tessera calibrate (was {})", c.before) : "";
-      text = setTomlValue(text, c.table, c.key, value, comment);
-    }
-    return text;
-  }
-
-  /// Simulated time of each program with `values`.
-  std::vector<double> times(const std::vector<double> &values) const {
-    const isa::Target target = isa::Target::parse(textWith(values), base_.file);
-    std::vector<double> us;
-    for (const isa::Program &p : programs_) {
-      sim::HbmImage none;
-      us.push_back(simulateWithinLimits(p, target, none, {.computeValues = false, .checks = false}).timeNs / 1000.0);
-    }
-    return us;
-  }
-
-  /// Root mean square of ln(simulated / measured).
-  double error(const std::vector<double> &values) const {
-    const std::vector<double> us = times(values);
-    double sum = 0;
-    for (size_t i = 0; i < us.size(); ++i) {
-      const double r = std::log(std::max(us[i], 1e-9) / measured_[i]);
-      sum += r * r;
-    }
-    return std::sqrt(sum / static_cast<double>(us.size()));
-  }
-
-  /// Coordinate descent: a golden-section search of each coefficient in log space, a few rounds.
-  std::vector<double> run() {
-    std::vector<double> values;
-    for (const Coefficient &c : coefficients_) values.push_back(c.before);
-    const std::vector<double> start = times(values);
-    for (size_t i = 0; i < coefficients_.size(); ++i) {
-      std::vector<double> probe = values;
-      probe[i] = values[i] * kProbeFactor;
-      const std::vector<double> moved = times(probe);
-      bool sensitive = false;
-      for (size_t r = 0; r < start.size(); ++r)
-        sensitive |= std::abs(moved[r] - start[r]) > kInsensitive * std::max(1.0, start[r]);
-      coefficients_[i].determined = sensitive && values[i] > 0;
-    }
-    for (int round = 0; round < kRounds; ++round)
-      for (size_t i = 0; i < coefficients_.size(); ++i) {
-        if (!coefficients_[i].determined) continue;
-        const double centre = coefficients_[i].before;
-        double lo = std::log(centre / kSearchFactor), hi = std::log(centre * kSearchFactor);
-        auto at = [&](double logValue) {
-          std::vector<double> v = values;
-          v[i] = std::exp(logValue);
-          if (coefficients_[i].integer) v[i] = std::max(1.0, std::round(v[i]));
-          return error(v);
-        };
-        const double phi = (std::sqrt(5.0) - 1) / 2;
-        double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo), fa = at(a), fb = at(b);
-        for (int step = 0; step < kSectionSteps; ++step) {
-          if (fa < fb) {
-            hi = b, b = a, fb = fa, a = hi - phi * (hi - lo), fa = at(a);
-          } else {
-            lo = a, a = b, fa = fb, b = lo + phi * (hi - lo), fb = at(b);
-          }
-        }
-        double best = std::exp((lo + hi) / 2);
-        if (coefficients_[i].integer) best = std::max(1.0, std::round(best));
-        std::vector<double> candidate = values;
-        candidate[i] = best;
-        if (error(candidate) <= error(values)) values = candidate;
-      }
-    return values;
-  }
-
-private:
-  const isa::Target &base_;
-  std::string text_;
-  std::vector<Coefficient> &coefficients_;
-  std::vector<isa::Program> programs_;
-  std::vector<double> measured_;
-};
-
-} // namespace
 
 DeviceRecord readDeviceRecord(const fs::path &file) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(readFile(file));
+    j = nlohmann::json::parse(readTextFile(file));
   } catch (const nlohmann::json::parse_error &e) {
     throw InputError(fmt::format("'{}' is not JSON: {}", file.string(), e.what()), SourceLoc{file.string()},
                      "pass the record-device.json files that a bundle's run.py wrote on the device");
@@ -294,29 +174,9 @@ Calibration calibrate(const std::vector<DeviceRecord> &records, const std::strin
   }
   Calibration c;
   c.base = loadTarget(targetName);
-  const std::string text = readFile(c.base.file);
-  toml::table root;
-  try {
-    root = toml::parse(text, c.base.file.string());
-  } catch (const toml::parse_error &e) {
-    throw InputError(fmt::format("cannot read target file '{}': {}", c.base.file.string(), e.description()));
-  }
-  for (const std::string &name : fit.empty() ? defaultCoefficients(c.base) : fit) {
-    const size_t dot = name.find('.');
-    if (dot == std::string::npos)
-      throw InputError(fmt::format("--fit: '{}' is not TABLE.KEY", name), {}, "e.g. --fit dma.fixed_latency_ns");
-    Coefficient coefficient{name.substr(0, dot), name.substr(dot + 1)};
-    const toml::node *node = root.at_path(name).node();
-    if (!node || !(node->is_integer() || node->is_floating_point()))
-      throw InputError(fmt::format("--fit: the target file '{}' has no number '{}'", c.base.file.string(), name));
-    coefficient.integer = node->is_integer();
-    coefficient.before = node->value<double>().value_or(0);
-    coefficient.after = coefficient.before;
-    c.coefficients.push_back(coefficient);
-  }
-
-  std::vector<isa::Program> programs;
-  std::vector<double> measured;
+  const std::string text = readTextFile(c.base.file);
+  c.coefficients = coefficientsOf(text, c.base.file.string(), fit.empty() ? defaultCoefficients(c.base) : fit);
+  std::vector<FitSample> samples;
   for (const DeviceRecord &r : records) {
     RunRequest request;
     request.kernel = r.kernel;
@@ -324,19 +184,23 @@ Calibration calibrate(const std::vector<DeviceRecord> &records, const std::strin
     request.shape = r.shape;
     request.kernelParams = r.kernelParams;
     request.compile.loopBuffers = r.loopBuffers;
-    programs.push_back(compileKernel(request).compiled.program);
-    measured.push_back(r.measuredUs);
+    samples.push_back({compileKernel(request).compiled.program, r.measuredUs});
   }
-  Fit f(c.base, text, c.coefficients, std::move(programs), measured);
-  std::vector<double> before;
-  for (const Coefficient &k : c.coefficients) before.push_back(k.before);
-  const std::vector<double> after = f.run();
-  for (size_t i = 0; i < c.coefficients.size(); ++i) c.coefficients[i].after = after[i];
-  const std::vector<double> timesBefore = f.times(before), timesAfter = f.times(after);
+  const CoefficientFit f(c.base, text, c.coefficients, std::move(samples));
+  const std::vector<double> before = f.fileValues();
+  const FitResult fitted = f.fit();
+  std::vector<std::string> notes;
+  for (size_t i = 0; i < c.coefficients.size(); ++i) {
+    Coefficient &k = c.coefficients[i];
+    k.after = fitted.values[i];
+    k.determined = fitted.determined[i];
+    notes.push_back(k.determined ? fmt::format("calibrated by tessera calibrate (was {})", k.before) : "");
+  }
+  const std::vector<double> timesBefore = f.times(before), timesAfter = f.times(fitted.values);
   for (size_t i = 0; i < records.size(); ++i) c.records.push_back({records[i], timesBefore[i], timesAfter[i]});
   c.errorBefore = f.error(before);
-  c.errorAfter = f.error(after);
-  c.calibratedToml = f.textWith(after, /*comments=*/true);
+  c.errorAfter = f.error(fitted.values);
+  c.calibratedToml = f.textWith(fitted.values, notes);
   c.calibratedToml = setTomlValue(c.calibratedToml, "target", "name", fmt::format("\"{}-calibrated\"", c.base.name),
                                   fmt::format("fitted to {} device record(s) by tessera calibrate", records.size()));
   return c;

@@ -5,9 +5,10 @@
 /// and parameters, the target, the measured time and how it was measured. Only times the device measured (run.py's
 /// "measured_by": "device_profiler": nrtpy or Neuron Explorer on the kernel's NEFF) are fitted; a time from the
 /// host's wall clock (copies and launch included) is refused. Calibration compiles each record's kernel once (the
-/// very program the bundle ran) and re-times that program under candidate coefficients until the simulated times
-/// best match the measured ones (least squares of the log ratio), one coefficient at a time.
+/// very program the bundle ran) and fits the coefficients to the measured times (CoefficientFit.h: least squares
+/// of the log ratio, one coefficient at a time; `tessera fidelity` fits with the same code).
 
+#include "tessera/CoefficientFit.h"
 #include "tessera/Driver.h"
 
 #include <filesystem>
@@ -48,15 +49,6 @@ std::vector<DeviceRecord> deviceTimedRecords(const std::vector<DeviceRecord> &re
 /// Reads a record run.py wrote. Throws InputError naming the file when it is not one, or when it holds no device
 /// time (a record of --interpret, --export or --simulate).
 DeviceRecord readDeviceRecord(const std::filesystem::path &file);
-
-/// A cost coefficient: a numeric key of a target file's table ("dma", "fixed_latency_ns").
-struct Coefficient {
-  std::string table, key;
-  double before = 0, after = 0;
-  bool integer = false;    ///< the file holds an integer (cycles); fitted values are rounded
-  bool determined = true;  ///< false: no record's time depends on it, so it kept its value
-  std::string name() const { return table + "." + key; }
-};
 
 /// One record before and after calibration.
 struct CalibratedRecord {

@@ -17,6 +17,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <limits>
 #include <optional>
 #include <unistd.h>
@@ -149,6 +151,14 @@ const tsr::KernelInfo &findKernel(const std::string &name) {
 
 const tsr::KernelInfo &requestedKernel(const RunRequest &request) {
   return request.kernelInfo ? *request.kernelInfo : findKernel(request.kernel);
+}
+
+std::string readTextFile(const std::filesystem::path &file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(fmt::format("cannot read '{}'", file.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 isa::Target loadTarget(const std::string &nameOrPath) {

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -201,6 +202,9 @@ struct RunReport {
 const tsr::KernelInfo &findKernel(const std::string &name);
 /// The kernel `request` runs: its kernelInfo, else the registered kernel called request.kernel (findKernel).
 const tsr::KernelInfo &requestedKernel(const RunRequest &request);
+/// The whole of a text file; an InputError naming it when it cannot be read.
+std::string readTextFile(const std::filesystem::path &file);
+
 /// Loads a target by name or path; problems are InputErrors.
 isa::Target loadTarget(const std::string &nameOrPath);
 /// Resolves shape and kernel-parameter overrides (into `params`) and traces the kernel. Bad shapes and bad kernel

@@ -211,16 +211,18 @@ json instructionArgs(const isa::Program &program, const isa::Target &target, con
   }
   if (inst.op == isa::Opcode::Print) args["text"] = program.textOf(inst);
   if (stream.engine == isa::Engine::Dma) {
-    // Its time on the queue: waiting for its DMA engine or the HBM share, streaming, then the fixed latency.
+    // Its time on the queue: its least time (the fixed cost, or descriptors and streaming), and what it waited for
+    // the descriptor generator, its DMA engines or the HBM share.
     const isa::DmaTransferCost cost = isa::dmaTransferCost(inst, target);
     const double ns = static_cast<double>(picoseconds(e.endNs) - picoseconds(e.startNs)) / 1000.0;
     args["bytes"] = cost.bytes;
     args["bytes_per_partition"] = cost.bytesPerPartition;
     args["efficiency"] = std::round(cost.efficiency * 1000.0) / 1000.0;
-    args["dma_engine"] = isa::dmaEngineOf(stream.queue, target);
+    const unsigned first = cost.engines ? cost.firstEngine : isa::dmaEngineOf(stream.queue, target);
+    args["dma_engines"] =
+        cost.engines > 1 ? fmt::format("{}-{}", first, first + cost.engines - 1) : fmt::format("{}", first);
     args["ns"] = ns;
-    args["queued_ns"] =
-        std::max(0.0, std::round((ns - cost.streamingNs - target.dma.fixedLatencyNs) * 1000.0) / 1000.0);
+    args["queued_ns"] = std::max(0.0, std::round((ns - cost.leastNs) * 1000.0) / 1000.0);
   } else {
     args["cycles"] = isa::engineCycles(inst, stream.engine, target);
     args["clock_ghz"] = isa::clockGhz(stream.engine, target);

@@ -46,6 +46,10 @@ constexpr Command kCommands[] = {
      deployCommand},
     {"calibrate", "calibrate RECORD...", "fit a target's cost coefficients to times measured with deploy's runner",
      calibrateCommand},
+    {"fidelity", "fidelity [POINTS.toml]",
+     "the simulator against every published hardware measurement (bench/fidelity):\n"
+     "per point, summarised, variant rankings, hold-out errors of fitted coefficients",
+     fidelityCommand},
     {"compare", "compare KERNEL --targets T,...",
      "one kernel on several targets: time, % of peak, bound,\n"
      "numerics against the reference and each other, price-performance",

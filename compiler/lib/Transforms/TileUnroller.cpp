@@ -287,8 +287,16 @@ LogicalResult TileUnroller::countInstruction(Location loc) {
 unsigned TileUnroller::nextDmaQueue(const isa::Instruction &transfer) {
   const unsigned queues = target_.dma.queues, loadQueues = std::max(1u, queues / 2);
   if (queues < 2) return 0;
-  if (transfer.dst.space == isa::MemSpace::Hbm) return loadQueues + nextStoreQueue_++ % (queues - loadQueues);
-  return nextLoadQueue_++ % loadQueues;
+  const bool store = transfer.dst.space == isa::MemSpace::Hbm; // a DMA between HBM tensors counts as a load
+  auto next = [&] {
+    return store ? loadQueues + nextStoreQueue_++ % (queues - loadQueues) : nextLoadQueue_++ % loadQueues;
+  };
+  const Location loc = current_ ? current_->getLoc() : UnknownLoc::get(b_.getContext());
+  const void *statement = llvm::isa<UnknownLoc>(loc) ? static_cast<const void *>(current_) : loc.getAsOpaquePointer();
+  const int32_t tensor = store ? transfer.dst.tensor : transfer.src0.tensor; // -1: on-chip to on-chip
+  auto [it, added] = statementQueues_.try_emplace({statement, tensor, store}, 0);
+  if (added) it->second = next();
+  return it->second;
 }
 
 isa::AccessPattern TileUnroller::hbmPattern(Value hbm, ValueRange indices,

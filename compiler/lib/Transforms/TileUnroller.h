@@ -14,7 +14,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
+#include <map>
 #include <optional>
+#include <tuple>
 
 namespace tessera::compiler {
 
@@ -90,8 +92,15 @@ protected:
   static isa::Instruction zeroFill(const Buffer &b, isa::Opcode opcode);
   /// Counts one more instruction: an error at `loc` past CompileOptions::maxInstructions.
   mlir::LogicalResult countInstruction(mlir::Location loc);
-  /// The DMA queue of the next transfer, round robin: loads over the first half of the target's queues, stores
-  /// (to HBM) over the second half, so that a store waiting for its data never holds up the loads behind it.
+  /// The DMA queue of a transfer of the tile op being lowered: every transfer of one kernel statement to or from one
+  /// HBM tensor (the op's source location and the tensor: all iterations of its loops, and the copies a C++ loop of
+  /// the kernel traced from one line; a helper's line called for two tensors is two statements) goes to one queue,
+  /// in program order. NKI issues the instances of one DMA instruction on one queue (NKI's DMA
+  /// overview: a transfer is submitted to one queue, tied to the engine that triggers it); Pallas' pipeline copies
+  /// an operand's blocks one after another (and the published v5e matmul times fit this better than a queue per
+  /// copy, docs/fidelity.md). Statements take queues round robin, loads the first half of the target's queues,
+  /// stores (to HBM) the second half, so that a store waiting for its data never holds up the loads behind it. Ops
+  /// without a location (hand-built IR) take a queue per op.
   unsigned nextDmaQueue(const isa::Instruction &transfer);
 
   /// The tile op being lowered.
@@ -117,6 +126,8 @@ private:
   llvm::DenseMap<mlir::Value, int64_t> ints_;
   llvm::DenseMap<mlir::Value, Buffer> buffers_;
   unsigned nextLoadQueue_ = 0, nextStoreQueue_ = 0;
+  /// nextDmaQueue's queue of each statement's loads (false) and stores (true) of each HBM tensor
+  std::map<std::tuple<const void *, int32_t, bool>, unsigned> statementQueues_;
   mlir::Operation *current_ = nullptr;
   llvm::DenseMap<mlir::Operation *, int64_t> origins_; ///< empty unless recordOrigins was called
   llvm::SmallVector<int64_t> iterations_;              ///< the iteration of each loop being walked, outermost first

@@ -19,8 +19,8 @@ module attributes {tessera.target = "trn2"} {
   // CHECK-NEXT: nc.matmul #nc.ap<"psum", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", bf16, {{.*}} offset = 4096, {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 0, {{.*}}> {engine = "tensor"}{{$}}
   //
   // n = 0, k = 1: B[128, 0] (element 128 * 1024) into copy 1 (1024 bytes on), A_t[128, 0] into copy 1 (256 on).
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 1024, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 1, {{.*}} offset = 131072, {{.*}}> {engine = "dma", queue = 2 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 4352, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 0, {{.*}} offset = 16384, {{.*}}> {engine = "dma", queue = 3 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 1024, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 1, {{.*}} offset = 131072, {{.*}}> {engine = "dma"}{{$}}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 4352, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 0, {{.*}} offset = 16384, {{.*}}> {engine = "dma", queue = 1 : i64}
   // CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 0, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 4352, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 1024, {{.*}}> {accumulate, engine = "tensor"}
   //
   // The PSUM -> SBUF copy never goes to GpSimd (no PSUM port); the store writes C[0, 0].
@@ -28,14 +28,14 @@ module attributes {tessera.target = "trn2"} {
   // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", bf16, tensor = 2, partitions = [0, 128], pstride = 1024, offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", bf16, {{.*}} offset = 5120, {{.*}}> {engine = "dma", queue = 16 : i64}
   //
   // n = 1: B[0, 512], the next copies (2 and 3) of t1 and t2, the accumulator's second copy (one bank on).
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 2048, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 1, {{.*}} offset = 512, {{.*}}> {engine = "dma", queue = 4 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 4608, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 0, {{.*}} offset = 0, {{.*}}> {engine = "dma", queue = 5 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 2048, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 1, {{.*}} offset = 512, {{.*}}> {engine = "dma"}{{$}}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 4608, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 0, {{.*}} offset = 0, {{.*}}> {engine = "dma", queue = 1 : i64}
   // CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 4608, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 2048, {{.*}}> {engine = "tensor"}{{$}}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 3072, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 1, {{.*}} offset = 131584, {{.*}}> {engine = "dma", queue = 6 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 4864, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 0, {{.*}} offset = 16384, {{.*}}> {engine = "dma", queue = 7 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 3072, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 1, {{.*}} offset = 131584, {{.*}}> {engine = "dma"}{{$}}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 4864, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 0, {{.*}} offset = 16384, {{.*}}> {engine = "dma", queue = 1 : i64}
   // CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 2048, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 4864, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 3072, {{.*}}> {accumulate, engine = "tensor"}
   // CHECK-NEXT: nc.tensor_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 6144, {{.*}}>, #nc.ap<"psum", f32, {{.*}} offset = 2048, {{.*}}> {engine = "{{vector|scalar}}"}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", bf16, tensor = 2, {{.*}} offset = 512, {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 6144, {{.*}}> {engine = "dma", queue = 17 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", bf16, tensor = 2, {{.*}} offset = 512, {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 6144, {{.*}}> {engine = "dma", queue = 16 : i64}
   // CHECK-NEXT: return
   func.func @matmul(%a_t: memref<256x128xbf16>, %b: memref<256x1024xbf16>, %c: memref<128x1024xbf16>) {
     %c0 = arith.constant 0 : index
@@ -81,29 +81,25 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
-// DMA queues are taken round robin: trn2 has 16, so the 17th transfer is on queue 0 again. The loop starts at
-// 1 and steps by 2 and the index is affine (4 * (i - 1) / 2 = 2 * i - 2 columns): HBM offsets 0, 4, 8, ...
+// DMA queues: every transfer of one statement (an op's location and its HBM tensor) goes to one queue, in program
+// order, as NKI issues one DMA instruction's instances on one queue; statements take queues round robin, loads the
+// first half of trn2's 32 and stores the second. Here the 17 loads of x all run on queue 0 and the 17 of y on
+// queue 1; the store of x's tile on queue 16. The loop starts at 1 and steps by 2 and the index is affine
+// (4 * (i - 1) / 2 = 2 * i - 2 columns): HBM offsets 0, 4, 8, ...
 module attributes {tessera.target = "trn2"} {
   // CHECK-LABEL: func.func @queues
-  // CHECK: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 0, {{.*}}> {engine = "dma"}{{$}}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 4, {{.*}}> {engine = "dma", queue = 1 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 8, {{.*}}> {engine = "dma", queue = 2 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 12, {{.*}}> {engine = "dma", queue = 3 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 16, {{.*}}> {engine = "dma", queue = 4 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 20, {{.*}}> {engine = "dma", queue = 5 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 24, {{.*}}> {engine = "dma", queue = 6 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 28, {{.*}}> {engine = "dma", queue = 7 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 32, {{.*}}> {engine = "dma", queue = 8 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 36, {{.*}}> {engine = "dma", queue = 9 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 40, {{.*}}> {engine = "dma", queue = 10 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 44, {{.*}}> {engine = "dma", queue = 11 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 48, {{.*}}> {engine = "dma", queue = 12 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 52, {{.*}}> {engine = "dma", queue = 13 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 56, {{.*}}> {engine = "dma", queue = 14 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 16, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 60, {{.*}}> {engine = "dma", queue = 15 : i64}
-  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} offset = 64, {{.*}}> {engine = "dma"}{{$}}
+  // CHECK: nc.dma_copy #nc.ap<"sbuf", {{.*}} offset = 0, {{.*}}>, #nc.ap<"hbm", {{.*}} tensor = 0, {{.*}} offset = 0, {{.*}}> {engine = "dma"}{{$}}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}}>, #nc.ap<"hbm", {{.*}} tensor = 1, {{.*}} offset = 0, {{.*}}> {engine = "dma", queue = 1 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", {{.*}} tensor = 2, {{.*}} offset = 0, {{.*}}>, #nc.ap<"sbuf", {{.*}}> {engine = "dma", queue = 16 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}}>, #nc.ap<"hbm", {{.*}} tensor = 0, {{.*}} offset = 4, {{.*}}> {engine = "dma"}{{$}}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}}>, #nc.ap<"hbm", {{.*}} tensor = 1, {{.*}} offset = 4, {{.*}}> {engine = "dma", queue = 1 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", {{.*}} tensor = 2, {{.*}} offset = 4, {{.*}}>, #nc.ap<"sbuf", {{.*}}> {engine = "dma", queue = 16 : i64}
+  // CHECK-NOT: queue = 2 :
+  // CHECK: nc.dma_copy #nc.ap<"sbuf", {{.*}}>, #nc.ap<"hbm", {{.*}} tensor = 0, {{.*}} offset = 64, {{.*}}> {engine = "dma"}{{$}}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", {{.*}}>, #nc.ap<"hbm", {{.*}} tensor = 1, {{.*}} offset = 64, {{.*}}> {engine = "dma", queue = 1 : i64}
+  // CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", {{.*}} tensor = 2, {{.*}} offset = 64, {{.*}}>, #nc.ap<"sbuf", {{.*}}> {engine = "dma", queue = 16 : i64}
   // CHECK-NEXT: return
-  func.func @queues(%x: memref<128x68xf32>) {
+  func.func @queues(%x: memref<128x68xf32>, %y: memref<128x68xf32>, %z: memref<128x68xf32>) {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
@@ -112,7 +108,10 @@ module attributes {tessera.target = "trn2"} {
       %twice = arith.muli %i, %c2 : index
       %col = arith.subi %twice, %c2 : index
       %t = tile.alloc {offset = 0 : i64, bufs = 2 : i64} : memref<128x4xf32, #tile.space<sbuf>>
+      %u = tile.alloc {offset = 32 : i64, bufs = 2 : i64} : memref<128x4xf32, #tile.space<sbuf>>
       tile.load %x[%c0, %col], %t : memref<128x68xf32>, memref<128x4xf32, #tile.space<sbuf>>
+      tile.load %y[%c0, %col], %u : memref<128x68xf32>, memref<128x4xf32, #tile.space<sbuf>>
+      tile.store %t, %z[%c0, %col] : memref<128x4xf32, #tile.space<sbuf>>, memref<128x68xf32>
     }
     return
   }
@@ -407,7 +406,7 @@ module attributes {tessera.target = "trn2"} {
   // CHECK-LABEL: func.func @manual
   // CHECK: nc.dma_copy {{.*}} {engine = "dma", nc.manual, signals = array<i64: 0>}
   // CHECK-NEXT: nc.activation "exp" {{.*}} {engine = "scalar", nc.manual, scale = 1.000000e+00 : f32, waits = array<i64: 0, 1>}
-  // CHECK-NEXT: nc.dma_copy {{.*}} {engine = "dma", nc.manual, queue = 1 : i64, signals = array<i64: 0>}
+  // CHECK-NEXT: nc.dma_copy {{.*}} {engine = "dma", nc.manual, signals = array<i64: 0>}
   // CHECK-NEXT: nc.activation "exp" {{.*}} {engine = "scalar", nc.manual, scale = 1.000000e+00 : f32, waits = array<i64: 0, 2>}
   func.func @manual(%x: memref<256x512xf32>) {
     %c0 = arith.constant 0 : index

@@ -26,27 +26,27 @@ module attributes {tessera.target = "tpu-v5e"} {
   // n = 0, k = 1: the next grid step; B[128, 0] (element 128 * 1024) into copy 1 of t1 (128 KiB on), A_t[128, 0]
   // into copy 1 of t2 (32 KiB on); this matmul accumulates.
   // CHECK-NEXT: tpu.grid_step {engine = "scalar"}{{$}}
-  // CHECK-NEXT: tpu.dma #tpu.ref<"vmem", bf16, {{.*}} offset = 655360, {{.*}}>, #tpu.ref<"hbm", bf16, tensor = 1, {{.*}} offset = 131072, {{.*}}> {engine = "dma", queue = 2 : i64}
-  // CHECK-NEXT: tpu.dma #tpu.ref<"vmem", bf16, {{.*}} offset = 819200, {{.*}}>, #tpu.ref<"hbm", bf16, tensor = 0, {{.*}} offset = 16384, {{.*}}> {engine = "dma", queue = 3 : i64}
+  // CHECK-NEXT: tpu.dma #tpu.ref<"vmem", bf16, {{.*}} offset = 655360, {{.*}}>, #tpu.ref<"hbm", bf16, tensor = 1, {{.*}} offset = 131072, {{.*}}> {engine = "dma"}{{$}}
+  // CHECK-NEXT: tpu.dma #tpu.ref<"vmem", bf16, {{.*}} offset = 819200, {{.*}}>, #tpu.ref<"hbm", bf16, tensor = 0, {{.*}} offset = 16384, {{.*}}> {engine = "dma", queue = 1 : i64}
   // CHECK-NEXT: tpu.mxu_matmul #tpu.ref<"vmem", f32, {{.*}} offset = 0, {{.*}}>, #tpu.ref<"vmem", {{.*}} offset = 819200, {{.*}}>, #tpu.ref<"vmem", {{.*}} offset = 655360, {{.*}}> {accumulate, engine = "mxu"}
   //
   // The f32 accumulator becomes bf16 on the VPU; the store of C[0, 0] takes the first store queue (16 queues: 8
-  // for loads, 8 for stores).
+  // for loads, 8 for stores). Each statement keeps its queue: B's loads 0, A_t's 1, the stores 8.
   // CHECK-NEXT: tpu.vpu_convert #tpu.ref<"vmem", bf16, tensor = -1, rows = 128, pitch = 512, offset = 851968, dims = [512], strides = [1]>, #tpu.ref<"vmem", f32, {{.*}} offset = 0, {{.*}}> {engine = "vpu"}
   // CHECK-NEXT: tpu.dma #tpu.ref<"hbm", bf16, tensor = 2, rows = 128, pitch = 1024, offset = 0, dims = [512], strides = [1]>, #tpu.ref<"vmem", bf16, {{.*}} offset = 851968, {{.*}}> {engine = "dma", queue = 8 : i64}
   //
   // n = 1: a grid step for the n loop and one for its first k step; the accumulator's second copy (256 KiB on).
   // CHECK-NEXT: tpu.grid_step
   // CHECK-NEXT: tpu.grid_step
-  // CHECK-NEXT: tpu.dma #tpu.ref<"vmem", bf16, {{.*}} offset = 524288, {{.*}}>, #tpu.ref<"hbm", bf16, tensor = 1, {{.*}} offset = 512, {{.*}}> {engine = "dma", queue = 4 : i64}
-  // CHECK-NEXT: tpu.dma {{.*}} {engine = "dma", queue = 5 : i64}
+  // CHECK-NEXT: tpu.dma #tpu.ref<"vmem", bf16, {{.*}} offset = 524288, {{.*}}>, #tpu.ref<"hbm", bf16, tensor = 1, {{.*}} offset = 512, {{.*}}> {engine = "dma"}{{$}}
+  // CHECK-NEXT: tpu.dma {{.*}} {engine = "dma", queue = 1 : i64}
   // CHECK-NEXT: tpu.mxu_matmul #tpu.ref<"vmem", f32, {{.*}} offset = 262144, {{.*}}> {engine = "mxu"}{{$}}
   // CHECK-NEXT: tpu.grid_step
-  // CHECK-NEXT: tpu.dma {{.*}} {engine = "dma", queue = 6 : i64}
-  // CHECK-NEXT: tpu.dma {{.*}} {engine = "dma", queue = 7 : i64}
+  // CHECK-NEXT: tpu.dma {{.*}} {engine = "dma"}{{$}}
+  // CHECK-NEXT: tpu.dma {{.*}} {engine = "dma", queue = 1 : i64}
   // CHECK-NEXT: tpu.mxu_matmul #tpu.ref<"vmem", f32, {{.*}} offset = 262144, {{.*}}> {accumulate, engine = "mxu"}
   // CHECK-NEXT: tpu.vpu_convert #tpu.ref<"vmem", bf16, {{.*}} offset = 983040, {{.*}}>, #tpu.ref<"vmem", f32, {{.*}} offset = 262144, {{.*}}>
-  // CHECK-NEXT: tpu.dma #tpu.ref<"hbm", bf16, tensor = 2, {{.*}} offset = 512, {{.*}}>, {{.*}} {engine = "dma", queue = 9 : i64}
+  // CHECK-NEXT: tpu.dma #tpu.ref<"hbm", bf16, tensor = 2, {{.*}} offset = 512, {{.*}}>, {{.*}} {engine = "dma", queue = 8 : i64}
   // CHECK-NEXT: return
   func.func @matmul(%a_t: memref<256x128xbf16>, %b: memref<256x1024xbf16>, %c: memref<128x1024xbf16>) {
     %c0 = arith.constant 0 : index

@@ -21,14 +21,15 @@
 // CHECK-NEXT: tpu.dma #tpu.ref<"vmem", bf16, tensor = -1, rows = 128, pitch = 512, offset = 524288, dims = [512], strides = [1]>, #tpu.ref<"hbm", bf16, tensor = 1, rows = 128, pitch = 512, offset = 0, dims = [512], strides = [1]> {engine = "dma", signals = array<i64: 0>}
 // CHECK-NEXT: tpu.dma #tpu.ref<"vmem", bf16, tensor = -1, rows = 128, pitch = 128, offset = 786432, dims = [128], strides = [1]>, #tpu.ref<"hbm", bf16, tensor = 0, rows = 128, pitch = 128, offset = 0, dims = [128], strides = [1]> {engine = "dma", queue = 1 : i64, signals = array<i64: 1>}
 // CHECK-NEXT: tpu.mxu_matmul #tpu.ref<"vmem", f32, tensor = -1, rows = 128, pitch = 512, offset = 0, dims = [512], strides = [1]>, #tpu.ref<"vmem", bf16, {{.*}} offset = 786432, {{.*}}>, #tpu.ref<"vmem", bf16, {{.*}} offset = 524288, {{.*}}> {engine = "mxu", waits = array<i64: 0, 1, 1, 1>}
-// k = 1: B[128:256, 0:512] (element 65536) and A_t[128:256, 0:128] (element 16384) into the second copies.
+// k = 1: B[128:256, 0:512] (element 65536) and A_t[128:256, 0:128] (element 16384) into the second copies, each
+// on its statement's queue again (its semaphore counts to 2).
 // CHECK-NEXT: tpu.grid_step {engine = "scalar"}{{$}}
-// CHECK-NEXT: tpu.dma #tpu.ref<"vmem", bf16, {{.*}} offset = 655360, {{.*}}>, #tpu.ref<"hbm", bf16, tensor = 1, {{.*}} offset = 65536, {{.*}}> {engine = "dma", queue = 2 : i64, signals = array<i64: 2>}
-// CHECK-NEXT: tpu.dma #tpu.ref<"vmem", bf16, {{.*}} offset = 819200, {{.*}}>, #tpu.ref<"hbm", bf16, tensor = 0, {{.*}} offset = 16384, {{.*}}> {engine = "dma", queue = 3 : i64, signals = array<i64: 3>}
-// CHECK-NEXT: tpu.mxu_matmul #tpu.ref<"vmem", f32, {{.*}} offset = 0, {{.*}}>, #tpu.ref<"vmem", {{.*}} offset = 819200, {{.*}}>, #tpu.ref<"vmem", {{.*}} offset = 655360, {{.*}}> {accumulate, engine = "mxu", signals = array<i64: 4>, waits = array<i64: 2, 1, 3, 1>}
+// CHECK-NEXT: tpu.dma #tpu.ref<"vmem", bf16, {{.*}} offset = 655360, {{.*}}>, #tpu.ref<"hbm", bf16, tensor = 1, {{.*}} offset = 65536, {{.*}}> {engine = "dma", signals = array<i64: 0>}
+// CHECK-NEXT: tpu.dma #tpu.ref<"vmem", bf16, {{.*}} offset = 819200, {{.*}}>, #tpu.ref<"hbm", bf16, tensor = 0, {{.*}} offset = 16384, {{.*}}> {engine = "dma", queue = 1 : i64, signals = array<i64: 1>}
+// CHECK-NEXT: tpu.mxu_matmul #tpu.ref<"vmem", f32, {{.*}} offset = 0, {{.*}}>, #tpu.ref<"vmem", {{.*}} offset = 819200, {{.*}}>, #tpu.ref<"vmem", {{.*}} offset = 655360, {{.*}}> {accumulate, engine = "mxu", signals = array<i64: 2>, waits = array<i64: 0, 2, 1, 2>}
 // The accumulator to bf16 on the VPU, then the store of C on the first store queue, each waiting for the one before.
-// CHECK-NEXT: tpu.vpu_convert #tpu.ref<"vmem", bf16, {{.*}} offset = 851968, {{.*}}>, #tpu.ref<"vmem", f32, {{.*}} offset = 0, {{.*}}> {engine = "vpu", signals = array<i64: 5>, waits = array<i64: 4, 1>}
-// CHECK-NEXT: tpu.dma #tpu.ref<"hbm", bf16, tensor = 2, rows = 128, pitch = 512, offset = 0, dims = [512], strides = [1]>, #tpu.ref<"vmem", bf16, {{.*}} offset = 851968, {{.*}}> {engine = "dma", queue = 8 : i64, waits = array<i64: 5, 1>}
+// CHECK-NEXT: tpu.vpu_convert #tpu.ref<"vmem", bf16, {{.*}} offset = 851968, {{.*}}>, #tpu.ref<"vmem", f32, {{.*}} offset = 0, {{.*}}> {engine = "vpu", signals = array<i64: 3>, waits = array<i64: 2, 1>}
+// CHECK-NEXT: tpu.dma #tpu.ref<"hbm", bf16, tensor = 2, rows = 128, pitch = 512, offset = 0, dims = [512], strides = [1]>, #tpu.ref<"vmem", bf16, {{.*}} offset = 851968, {{.*}}> {engine = "dma", queue = 8 : i64, waits = array<i64: 3, 1>}
 // CHECK-NEXT: return
 
 // Loop-local tiles get 2 copies (Pallas' double buffering), every copy a whole number of 4 KiB tiles.

@@ -16,13 +16,14 @@
 // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>, #nc.ap<"hbm", bf16, tensor = 1, partitions = [0, 128], pstride = 512, offset = 0, dims = [512], strides = [1]> {engine = "dma", signals = array<i64: 0>}
 // CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, tensor = -1, partitions = [0, 128], pstride = 0, offset = 4096, dims = [128], strides = [1]>, #nc.ap<"hbm", bf16, tensor = 0, partitions = [0, 128], pstride = 128, offset = 0, dims = [128], strides = [1]> {engine = "dma", queue = 1 : i64, signals = array<i64: 1>}
 // CHECK-NEXT: nc.matmul #nc.ap<"psum", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", bf16, {{.*}} offset = 4096, dims = [128], {{.*}}>, #nc.ap<"sbuf", bf16, {{.*}} offset = 0, dims = [512], {{.*}}> {engine = "tensor", waits = array<i64: 0, 1, 1, 1>}
-// k = 1: B[128:256, 0:512] (element 65536) and A_t[128:256, 0:128] (element 16384) into the second copies.
-// CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 1024, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 1, {{.*}} offset = 65536, {{.*}}> {engine = "dma", queue = 2 : i64, signals = array<i64: 2>}
-// CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 4352, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 0, {{.*}} offset = 16384, {{.*}}> {engine = "dma", queue = 3 : i64, signals = array<i64: 3>}
-// CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 0, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 4352, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 1024, {{.*}}> {accumulate, engine = "tensor", signals = array<i64: 4>, waits = array<i64: 2, 1, 3, 1>}
+// k = 1: B[128:256, 0:512] (element 65536) and A_t[128:256, 0:128] (element 16384) into the second copies, each
+// on its statement's queue again (its semaphore counts to 2).
+// CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 1024, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 1, {{.*}} offset = 65536, {{.*}}> {engine = "dma", signals = array<i64: 0>}
+// CHECK-NEXT: nc.dma_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 4352, {{.*}}>, #nc.ap<"hbm", bf16, tensor = 0, {{.*}} offset = 16384, {{.*}}> {engine = "dma", queue = 1 : i64, signals = array<i64: 1>}
+// CHECK-NEXT: nc.matmul #nc.ap<"psum", {{.*}} offset = 0, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 4352, {{.*}}>, #nc.ap<"sbuf", {{.*}} offset = 1024, {{.*}}> {accumulate, engine = "tensor", signals = array<i64: 2>, waits = array<i64: 0, 2, 1, 2>}
 // PSUM -> SBUF as bf16 (not on GpSimd), then the store of C, each waiting for the one before.
-// CHECK-NEXT: nc.tensor_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 5120, {{.*}}>, #nc.ap<"psum", f32, {{.*}} offset = 0, {{.*}}> {engine = "{{vector|scalar}}", signals = array<i64: 5>, waits = array<i64: 4, 1>}
-// CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", bf16, tensor = 2, partitions = [0, 128], pstride = 512, offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", bf16, {{.*}} offset = 5120, {{.*}}> {engine = "dma", queue = 16 : i64, waits = array<i64: 5, 1>}
+// CHECK-NEXT: nc.tensor_copy #nc.ap<"sbuf", bf16, {{.*}} offset = 5120, {{.*}}>, #nc.ap<"psum", f32, {{.*}} offset = 0, {{.*}}> {engine = "{{vector|scalar}}", signals = array<i64: 3>, waits = array<i64: 2, 1>}
+// CHECK-NEXT: nc.dma_copy #nc.ap<"hbm", bf16, tensor = 2, partitions = [0, 128], pstride = 512, offset = 0, dims = [512], strides = [1]>, #nc.ap<"sbuf", bf16, {{.*}} offset = 5120, {{.*}}> {engine = "dma", queue = 16 : i64, waits = array<i64: 3, 1>}
 // CHECK-NEXT: return
 
 // Loop-local tiles get 4 copies; inside the loop nest nothing shares bytes.

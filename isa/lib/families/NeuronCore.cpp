@@ -48,8 +48,7 @@ public:
   std::string_view vendorApi() const override { return "NKI"; }
   std::string_view stage() const override { return "nc"; }
   std::vector<std::string> defaultCalibration() const override {
-    return {"dma.fixed_latency_ns", "dma.efficiency_knee_bytes", "cost.static_overhead_cycles",
-            "cost.access_overhead_cycles"};
+    return {"dma.fixed_latency_ns", "dma.descriptor_ns", "cost.static_overhead_cycles", "cost.access_overhead_cycles"};
   }
   std::string summary(const Target &t) const override {
     return fmt::format("{:<8} {:<10} {:<4} {:>6.1f} TFLOP/s bf16  {:>6.1f} B/ns DMA  {} KiB SBUF/partition  {}", t.name,

@@ -280,7 +280,9 @@ const InstructionDef kDefinitions[] = {
      .since = "v2",
      .operands = kDmaCopyOperands,
      .limits = "both sides hold the same number of elements",
-     .cost = "fixed_latency_ns per transfer, then bytes at the bandwidth the DMA queues share ([dma] table)",
+     .cost = "max(fixed_latency_ns, descriptor_ns, its bytes on one engine at bytes_per_ns_per_engine): it streams on "
+             "the engines of its partitions (partitions_per_engine each), shares them and the HBM share with the "
+             "other queues, and takes one slot of the core's descriptor generator ([dma] table, docs/memory.md)",
      .use = readsSrc0,
      .verify = sameElementCount,
      .execute = convertingCopy,
@@ -305,7 +307,7 @@ const InstructionDef kDefinitions[] = {
              "waits for the bandwidth the queues share ([dma] engines x bytes_per_ns_per_engine, capped by hbm_gbps), "
              "streams its HBM-side bytes (dst's when neither side is in HBM) at transpose_hbm_efficiency (from HBM) "
              "or transpose_sbuf_efficiency (from SBUF) of a copy's rate (trn2: 0.9 and 0.5, NKI Trainium2 "
-             "architecture guide) and completes fixed_latency_ns after its last byte",
+             "architecture guide), its fixed cost (fixed_latency_ns) overlapping its streaming",
      .use = readsSrc0,
      .verify = verifyDmaTranspose,
      .execute = dmaTranspose,

@@ -175,8 +175,9 @@ const InstructionDef kDefinitions[] = {
      .since = "v4",
      .operands = kDmaOperands,
      .limits = "one side HBM, the other VMEM; the same dtype and shape on both sides",
-     .cost = "a DMA transfer, timed by the simulator's DMA queue from the [dma] table (fixed_latency_ns, then the "
-             "bytes at the bandwidth the queues share, capped by the core's HBM share); no engine cycles",
+     .cost = "a DMA transfer, timed by the simulator's DMA queue from the [dma] table: max(fixed_latency_ns, the "
+             "bytes at its engine's bandwidth), engines shared with the other queues and capped by the core's HBM "
+             "share; no engine cycles",
      .use = readsSrc0,
      .verify = verifyDma,
      .execute = dma,

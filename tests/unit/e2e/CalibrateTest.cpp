@@ -64,7 +64,7 @@ TEST_F(CalibrateTest, RecoversTheFixedCostsOfTheDeviceThatMeasured) {
 
   const Calibration c = calibrate(records, "", {"dma.fixed_latency_ns", "cost.static_overhead_cycles"});
   ASSERT_EQ(c.coefficients.size(), 2u);
-  EXPECT_EQ(c.coefficients[0].before, 1300.0);
+  EXPECT_EQ(c.coefficients[0].before, 600.0);
   EXPECT_NEAR(c.coefficients[0].after, 2600.0, 2600.0 * 0.02);
   EXPECT_TRUE(c.coefficients[1].integer);
   EXPECT_NEAR(c.coefficients[1].after, 150.0, 150.0 * 0.05);

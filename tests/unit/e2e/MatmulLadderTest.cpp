@@ -39,11 +39,12 @@ std::string caseName(const testing::TestParamInfo<Case> &info) {
 TEST(MatmulLadder, TheBlockedKernelsDeclareTheirBlockSizes) {
   const tsr::KernelInfo *blocked = tsr::Registry::instance().find("matmul_blocked");
   ASSERT_NE(blocked, nullptr);
-  EXPECT_EQ(blocked->describeKernelParams(), "bm=2048, bn=1024, bk=1024");
+  EXPECT_EQ(blocked->describeKernelParams(), "bm=2048, bn=1024, bk=1024, bits=16");
   const tsr::KernelInfo *free = tsr::Registry::instance().find("matmul_blocked_free");
   ASSERT_NE(free, nullptr);
-  EXPECT_EQ(free->describeKernelParams(), "bm=512, bn=512");
-  EXPECT_EQ(tsr::Registry::instance().find("matmul_hoisted")->describeKernelParams(), "none");
+  EXPECT_EQ(free->describeKernelParams(), "bm=512, bn=512, loads=1, bits=16");
+  EXPECT_EQ(tsr::Registry::instance().find("matmul_hoisted")->describeKernelParams(), "bits=16");
+  EXPECT_EQ(tsr::Registry::instance().find("matmul_tiled")->describeKernelParams(), "bits=16");
 }
 
 class LadderNumerics : public testing::TestWithParam<Case> {};
@@ -74,6 +75,18 @@ std::vector<Case> numericCases() {
     // Pallas-style narrow blocks: bn of 128 or 256 columns takes moving tiles of that width.
     all.push_back({"matmul_blocked", t, {{"M", 256}, {"N", 1024}, {"K", 256}}, {{"bm", 128}, {"bn", 128}, {"bk", 128}}});
     all.push_back({"matmul_blocked", t, {{"M", 256}, {"N", 1024}, {"K", 256}}, {{"bm", 256}, {"bn", 256}, {"bk", 128}}});
+    // NKI's tutorial loads: a DMA per [128, 128] and [128, 512] tile, side by side in the block's tiles.
+    all.push_back({"matmul_blocked_free", t, {{"M", 512}, {"N", 2048}, {"K", 256}},
+                   {{"bm", 256}, {"bn", 1024}, {"loads", 2}}});
+  }
+  // FP32 in and out (NKI's kernel-optimization guide on trn2), each rung once.
+  for (std::string t : {"trn1", "trn2"}) {
+    all.push_back({"matmul_tiled", t, {{"M", 256}, {"N", 1024}, {"K", 256}}, {{"bits", 32}}});
+    all.push_back({"matmul_hoisted", t, {{"M", 256}, {"N", 1024}, {"K", 256}}, {{"bits", 32}}});
+    all.push_back({"matmul_blocked_free", t, {{"M", 256}, {"N", 1024}, {"K", 256}},
+                   {{"bits", 32}, {"bm", 128}, {"bn", 512}, {"loads", 2}}});
+    all.push_back({"matmul_blocked", t, {{"M", 256}, {"N", 1024}, {"K", 256}},
+                   {{"bits", 32}, {"bm", 128}, {"bn", 512}, {"bk", 128}}});
   }
   return all;
 }

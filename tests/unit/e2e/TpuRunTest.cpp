@@ -95,18 +95,24 @@ TEST(TpuRun, NeuronCoreInstructionsAreRefusedAtTheKernelLine) {
   }
 }
 
-// The acceptance arithmetic, from the target's figures: matmul at 1024^3 bf16 on v5e lies between the larger of
-// its two bounds (MXU: its FLOPs at the per-core peak; DMA: its HBM bytes at the core's share of the bandwidth)
-// and three times it.
-TEST(TpuRun, MatmulWithinThreeTimesTheLargerBound) {
+// The acceptance arithmetic, from the target's figures: matmul at 1024^3 bf16 on v5e lies between the largest of
+// its three bounds (MXU: its FLOPs at the per-core peak; DMA: its HBM bytes at the core's share of the bandwidth;
+// copies: the most copies one DMA queue runs, one after another, each at least the fixed cost) and 1.5 times it.
+// Here the copies bind: the 128 [128, 128] tiles of A are one statement's copies on one queue (docs/memory.md).
+TEST(TpuRun, MatmulWithinItsBounds) {
   RunReport r = runKernel({.kernel = "matmul", .target = "tpu-v5e", .shape = {{"M", 1024}, {"N", 1024}, {"K", 1024}}});
   ASSERT_TRUE(r.ok);
   const double computeNs = double(r.sim.flops) / (r.target.tensor.peakBf16Tflops * 1e3);
   const double memoryNs = double(r.sim.hbmBytes) / r.target.dma.bytesPerNs();
-  const double bound = std::max(computeNs, memoryNs);
+  size_t copies = 0;
+  for (const isa::Stream &s : r.program->streams)
+    if (s.engine == isa::Engine::Dma) copies = std::max(copies, s.instructions.size());
+  const double copiesNs = double(copies) * r.target.dma.fixedLatencyNs;
+  const double bound = std::max({computeNs, memoryNs, copiesNs});
   EXPECT_DOUBLE_EQ(r.sim.flops, 2.0 * 1024 * 1024 * 1024);
+  EXPECT_EQ(copies, 128u);
   EXPECT_GE(r.sim.timeNs, bound);
-  EXPECT_LE(r.sim.timeNs, 3 * bound);
+  EXPECT_LE(r.sim.timeNs, 1.5 * bound);
 }
 
 // v6e's MXUs are 256x256 (as modelled): the DSL's matmul tiles contract over 128 rows (a NeuronCore's partitions),
@@ -139,18 +145,18 @@ double percentOfPeak(const RunReport &r) { return 100.0 * r.achievedTflops() / r
 
 // The roofline of a blocked matmul from HBM (docs/targets.md has the whole sweep at 8192^3): each grid step moves
 // (bm + bn) x bk bf16 elements for 2 bm bn bk FLOPs, an arithmetic intensity of bm bn / (bm + bn) FLOP/byte.
-// 128/128/128 is far below peak: each step's work is smaller than the scalar core's bookkeeping between steps.
-// 256/2048/256 (128 FLOP/byte) is memory-bound: HBM streams all the time and the MXUs reach the intensity over
-// v5e's ridge point (197 TFLOPS / 819 GB/s = 240 FLOP/byte) of their peak. 512/1024/1024 (341 FLOP/byte, past the
-// ridge) comes close to peak.
+// 128/128/128 is far below peak: each step's work is smaller than its copies' fixed cost (the Pallas matmul guide
+// measures 6% on v5e). 256/2048/1024 (205 FLOP/byte) is memory-bound: HBM streams all the time and the MXUs reach
+// the intensity over v5e's ridge point (197 TFLOPS / 819 GB/s = 240 FLOP/byte) of their peak. 512/1024/1024
+// (341 FLOP/byte, past the ridge) comes close to peak.
 TEST(TpuRun, BlockedMatmulRoofline) {
   EXPECT_LT(percentOfPeak(blockedMatmul(128, 128, 128)), 10.0);
 
-  const RunReport memoryBound = blockedMatmul(256, 2048, 256);
+  const RunReport memoryBound = blockedMatmul(256, 2048, 1024);
   const double ridge = memoryBound.target.tensor.peakBf16Tflops * 1e3 / memoryBound.target.dma.bytesPerNs();
   EXPECT_NEAR(ridge, 240.5, 0.5);
   EXPECT_GT(memoryBound.busyPercent().at("dma"), 95.0);
-  EXPECT_NEAR(percentOfPeak(memoryBound), 100.0 * 128 / ridge, 5.0);
+  EXPECT_NEAR(percentOfPeak(memoryBound), 100.0 * 205 / ridge, 5.0);
 
   const RunReport computeBound = blockedMatmul(512, 1024, 1024);
   EXPECT_GT(percentOfPeak(computeBound), 70.0);

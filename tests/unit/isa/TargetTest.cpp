@@ -210,7 +210,10 @@ TEST_P(EachBuiltinTarget, DmaAndCostFigures) {
   EXPECT_DOUBLE_EQ(t.dma.bytesPerNs(), std::min(t.dma.engines * t.dma.bytesPerNsPerEngine, t.dma.hbmGBps));
   EXPECT_DOUBLE_EQ(t.dma.hbmGBps, t.hbm.chipGBps / t.hbm.coresPerChip);
   EXPECT_EQ(t.dma.saturatedBytesPerPartition, 4096u); // DMA bandwidth guide: >= 4 KiB per partition saturates
-  EXPECT_DOUBLE_EQ(t.dma.efficiencyKneeBytes, 512.0);
+  EXPECT_DOUBLE_EQ(t.dma.efficiencyKneeBytes, 0.0);    // no curve: the fixed cost makes small transfers slow
+  EXPECT_EQ(t.dma.partitionsPerEngine, 8u);            // NKI DMA overview: 128 partitions over 16 engines
+  EXPECT_GT(t.dma.descriptorNs, 0.0);
+  EXPECT_LE(t.dma.descriptorNs, t.dma.fixedLatencyNs);
   EXPECT_EQ(t.cost.matmulMinCycles, 64u);
   EXPECT_EQ(t.cost.matmulFp32Factor, 4u);
   EXPECT_EQ(t.cost.accessOverheadCycles, 60u);
@@ -394,6 +397,11 @@ INSTANTIATE_TEST_SUITE_P(
                     "tensor_engine.clock_ghz: expected a positive number, got 0.0", "clock_ghz = 0.0"},
         BadFileCase{"NegativeLatency", "fixed_latency_ns =", "fixed_latency_ns = -1.5",
                     "dma.fixed_latency_ns: expected a non-negative number, got -1.5", "fixed_latency_ns = -1.5"},
+        BadFileCase{"NegativeDescriptorTime", "descriptor_ns =", "descriptor_ns = -600",
+                    "dma.descriptor_ns: expected a non-negative number, got -600", "descriptor_ns = -600"},
+        BadFileCase{"ZeroPartitionsPerDmaEngine", "partitions_per_engine =", "partitions_per_engine = 0",
+                    "dma.partitions_per_engine: expected a positive integer, got 0", "partitions_per_engine = 0"},
+        BadFileCase{"MissingDescriptorTime", "descriptor_ns =", "", "dma.descriptor_ns: missing field", "[dma]"},
         BadFileCase{"ZeroPartitions", "partitions =", "partitions = 0",
                     "memory.partitions: expected a positive integer, got 0", "partitions = 0"},
         BadFileCase{"ZeroFp32Factor", "matmul_fp32_factor =", "matmul_fp32_factor = 0",

@@ -9,6 +9,7 @@
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Target.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -122,9 +123,11 @@ inline double engineNs(const isa::Instruction &inst, isa::Engine engine, const i
   return static_cast<double>(cycles) / isa::clockGhz(engine, target);
 }
 
-/// Nanoseconds a DMA transfer takes on an otherwise idle machine: streaming on its engine, then the fixed latency.
+/// Nanoseconds a DMA transfer takes on an otherwise idle machine: the longest of its fixed cost, its descriptor
+/// slot, its streaming on its engines and its time on the HBM share (memory/Hbm.h).
 inline double dmaNs(const isa::Instruction &inst, const isa::Target &target) {
-  return isa::dmaTransferCost(inst, target).streamingNs + target.dma.fixedLatencyNs;
+  const isa::DmaTransferCost cost = isa::dmaTransferCost(inst, target);
+  return std::max(cost.leastNs, cost.hbmNs);
 }
 
 } // namespace tessera::sim::testing

@@ -38,6 +38,11 @@ int compareCommand(const std::vector<std::string> &args);
 /// target's cost coefficients to measured times (Calibrate.h).
 int calibrateCommand(const std::vector<std::string> &args);
 
+/// `tessera fidelity [POINTS.toml] [--holdout] [--jobs N] [--json]`: every published hardware measurement of the
+/// suite against the simulator (Fidelity.h). Exit 1 when a point is out of tolerance or a published ranking is not
+/// reproduced (with --holdout, also a hold-out error over its goal); 2 for a bad suite file.
+int fidelityCommand(const std::vector<std::string> &args);
+
 /// `tessera sim FILE.mlir [--seed N] [--timing-only] [--json] [--trace FILE.json]`: simulates a saved module.
 int simCommand(const std::vector<std::string> &args);
 

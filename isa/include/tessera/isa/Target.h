@@ -55,9 +55,14 @@ struct HbmSpec {
 /// DMA engines of one core. A transfer's time is modelled in isa/DmaCost.h and the simulator's sim/lib/memory/Hbm.h.
 struct DmaSpec {
   unsigned engines = 0;                ///< DMA engines (rings) per core
+  /// NeuronCore: the partitions one engine moves of a transfer, which streams on the engines of its partitions at
+  /// once (8: 128 partitions over 16 engines). 0 (TPU): a transfer streams on its queue's engine alone.
+  unsigned partitionsPerEngine = 0;
   unsigned queues = 0;                 ///< instruction queues the compiler spreads transfers over
   double bytesPerNsPerEngine = 0;      ///< one engine's peak bandwidth (GB/s == bytes/ns)
-  double fixedLatencyNs = 0;           ///< per-transfer fixed cost (descriptor processing, round trip)
+  double fixedLatencyNs = 0;           ///< per-transfer fixed cost: the least time a transfer takes in its queue
+  double descriptorNs = 0;             ///< NeuronCore: descriptor generation per transfer, serial over the core's
+                                       ///< transfers (hardware DGE: ~600 ns per DMA); 0: none
   uint64_t saturatedBytesPerPartition = 0; ///< contiguous bytes per partition at which an engine reaches its peak
   double efficiencyKneeBytes = 0;      ///< shape of the efficiency curve below that (isa::dmaEfficiency)
   double hbmGBps = 0;                  ///< HBM bandwidth available to this core: HbmSpec::perCoreGBps(), set on load
