@@ -18,7 +18,7 @@ ComputeEngine::ComputeEngine(sc_core::sc_module_name name, const isa::Stream &st
     tensorTiming_.emplace(env.target, psPerCycle_);
 }
 
-void ComputeEngine::perform(const isa::Instruction &inst) {
+uint64_t ComputeEngine::begin(const isa::Instruction &inst) {
   if (inst.op == isa::Opcode::Print) [[unlikely]]
     logPrint(inst);
   if (env_.computeValues)
@@ -30,8 +30,7 @@ void ComputeEngine::perform(const isa::Instruction &inst) {
         tensorTiming_->completion(inst, isa::engineCycles(inst, engine, env_.target), now, currentWaitPs_) - now;
     busyPs_ += ps;
     previousEndPs_ = now + ps;
-    wait(sc_core::sc_time::from_value(ps));
-    return;
+    return ps;
   }
   const isa::Instruction *previous = position() ? &stream().instructions[position() - 1] : nullptr;
   uint64_t cycles = isa::engineCycles(inst, engine, env_.target) +
@@ -48,7 +47,7 @@ void ComputeEngine::perform(const isa::Instruction &inst) {
   stalled(start - now);
   busyPs_ += ps;
   previousEndPs_ = end;
-  wait(sc_core::sc_time::from_value(end - now));
+  return end - now;
 }
 
 uint64_t ComputeEngine::picoseconds(uint64_t cycles) const {

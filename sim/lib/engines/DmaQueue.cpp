@@ -8,7 +8,7 @@ namespace tessera::sim {
 DmaQueue::DmaQueue(sc_core::sc_module_name name, const isa::Stream &stream, RunEnvironment &env)
     : StreamEngine(name, stream, env), engine_(isa::dmaEngineOf(stream.queue, env.target)) {}
 
-void DmaQueue::perform(const isa::Instruction &inst) {
+uint64_t DmaQueue::begin(const isa::Instruction &inst) {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const isa::DmaTransferCost cost = isa::dmaTransferCost(inst, env_.target);
   const Hbm::Reservation reserved = env_.hbm.reserveTransfer(now, engine_, cost);
@@ -16,7 +16,10 @@ void DmaQueue::perform(const isa::Instruction &inst) {
   hbmToPs_ = reserved.hbmTo.value();
   const sc_core::sc_time inFlight = reserved.done - now;
   busyPs_ += inFlight.value();
-  wait(inFlight);
+  return inFlight.value();
+}
+
+void DmaQueue::complete(const isa::Instruction &inst) {
   if (env_.computeValues)
     isa::execute(inst, env_.memories);
 }

@@ -13,7 +13,10 @@ public:
   DmaQueue(sc_core::sc_module_name name, const isa::Stream &stream, RunEnvironment &env);
 
 private:
-  void perform(const isa::Instruction &inst) override;
+  /// Reserves the DMA engine and the HBM share; returns how long the transfer is in flight.
+  uint64_t begin(const isa::Instruction &inst) override;
+  /// Moves the data (unless timing only).
+  void complete(const isa::Instruction &inst) override;
 
   unsigned engine_ = 0;  ///< the DMA engine serving this queue
 };
