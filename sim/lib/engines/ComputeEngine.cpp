@@ -23,6 +23,9 @@ uint64_t ComputeEngine::begin(const isa::Instruction &inst) {
     logPrint(inst);
   if (env_.computeValues)
     isa::execute(inst, env_.memories);
+  instFlops_ = isa::flops(inst);
+  instPeak_ = instFlops_ > 0 ? isa::peakDtypeOf(inst) : isa::PeakDtype::Bf16;
+  instHbmBytes_ = isa::hbmBytes(inst);
   const isa::Engine engine = stream().engine;
   const uint64_t now = sc_core::sc_time_stamp().value();
   if (tensorTiming_) {

@@ -91,11 +91,11 @@ void StreamEngine::retire(const isa::Instruction &inst) {
   }
   if (inst.step != 0)
     env_.stepBarrier.finished(inst);
-  if (const uint64_t flops = isa::flops(inst); flops > 0) {
-    flops_ += flops;
-    flopsByPeak_[static_cast<unsigned>(isa::peakDtypeOf(inst))] += flops;
+  if (instFlops_ > 0) {
+    flops_ += instFlops_;
+    flopsByPeak_[static_cast<unsigned>(instPeak_)] += instFlops_;
   }
-  hbmBytes_ += isa::hbmBytes(inst);
+  hbmBytes_ += instHbmBytes_;
   if (env_.progress && ++env_.retired % SimOptions::kProgressInterval == 0)
     (*env_.progress)(static_cast<double>(sc_core::sc_time_stamp().value()) / 1000.0, env_.retired,
                      env_.program.instructionCount());

@@ -60,7 +60,7 @@ public:
 protected:
   /// Starts `inst` at the current time: how many picoseconds it occupies the engine from now (the engine then waits
   /// that long), and its semantics unless the run is timing only and they happen at the start. Adds the time it
-  /// occupies the engine to busyPs_.
+  /// occupies the engine to busyPs_ and sets instFlops_, instPeak_ and instHbmBytes_.
   virtual uint64_t begin(const isa::Instruction &inst) = 0;
   /// `inst`, begun before, completes now (a DMA transfer moves its data).
   virtual void complete(const isa::Instruction &) {}
@@ -72,6 +72,10 @@ protected:
   RunEnvironment &env_;
   uint64_t busyPs_ = 0;
   uint64_t currentWaitPs_ = 0; ///< how long the instruction being performed waited for its semaphores
+  /// What the instruction begun last counts for as it retires: isa::flops, isa::peakDtypeOf, isa::hbmBytes (begin()
+  /// sets them).
+  uint64_t instFlops_ = 0, instHbmBytes_ = 0;
+  isa::PeakDtype instPeak_ = isa::PeakDtype::Bf16;
   /// When the DMA transfer just performed held the HBM share (DmaQueue sets them; 0 for anything else).
   uint64_t hbmFromPs_ = 0, hbmToPs_ = 0;
 
