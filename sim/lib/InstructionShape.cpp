@@ -1,6 +1,5 @@
 #include "InstructionShape.h"
 
-#include <array>
 #include <cstring>
 
 namespace tessera::sim {
@@ -8,42 +7,22 @@ namespace tessera::sim {
 using isa::AccessPattern;
 using isa::Instruction;
 
-namespace {
-
-constexpr size_t kWords = kWorkBytes / 8;
-
-/// Per 8-byte word of the work bytes: all ones, or zero for an operand's offset.
-constexpr std::array<uint64_t, kWords> shapeMask() {
-  std::array<uint64_t, kWords> mask{};
-  mask.fill(~uint64_t{0});
-  const size_t operands[] = {offsetof(Instruction, dst), offsetof(Instruction, dst2), offsetof(Instruction, src0),
-                             offsetof(Instruction, src1), offsetof(Instruction, src2)};
-  for (size_t operand : operands)
-    mask[(operand + offsetof(AccessPattern, offset)) / 8] = 0;
-  return mask;
-}
-
-constexpr std::array<uint64_t, kWords> kShapeMask = shapeMask();
-
-} // namespace
-
 bool sameShape(const Instruction &a, const Instruction &b) {
-  static_assert(offsetof(Instruction, src2) + sizeof(AccessPattern) <= kWorkBytes,
-                "the operands lie in the work bytes");
-  static_assert(offsetof(AccessPattern, offset) % 8 == 0 && alignof(Instruction) >= 8 &&
-                    (offsetof(Instruction, dst) | offsetof(Instruction, dst2) | offsetof(Instruction, src0) |
-                     offsetof(Instruction, src1) | offsetof(Instruction, src2)) % 8 == 0,
-                "each operand's offset is a whole aligned word");
-  uint64_t wa[kWords], wb[kWords];
-  std::memcpy(wa, &a, sizeof wa); // whole words, which the compiler compares in vector registers
-  std::memcpy(wb, &b, sizeof wb);
-  uint64_t differ = 0;
-  for (size_t w = 0; w < kWords; ++w)
-    differ |= (wa[w] ^ wb[w]) & kShapeMask[w];
-  if (differ != 0)
-    return false;
+  static_assert(offsetof(Instruction, dst) < offsetof(Instruction, dst2) &&
+                offsetof(Instruction, dst2) < offsetof(Instruction, src0) &&
+                offsetof(Instruction, src0) < offsetof(Instruction, src1) &&
+                offsetof(Instruction, src1) < offsetof(Instruction, src2) &&
+                offsetof(Instruction, src2) + sizeof(AccessPattern) <= kWorkBytes,
+                "the operands lie in the work bytes, in this order");
   const auto *pa = reinterpret_cast<const unsigned char *>(&a), *pb = reinterpret_cast<const unsigned char *>(&b);
-  return std::memcmp(pa + kWords * 8, pb + kWords * 8, kWorkBytes - kWords * 8) == 0;
+  size_t from = 0; // the bytes between two operands' offsets, compared a run at a time
+  for (const AccessPattern Instruction::*operand : kOperands) {
+    const size_t offset = static_cast<size_t>(reinterpret_cast<const unsigned char *>(&(a.*operand).offset) - pa);
+    if (std::memcmp(pa + from, pb + from, offset - from) != 0)
+      return false;
+    from = offset + sizeof(AccessPattern::offset);
+  }
+  return std::memcmp(pa + from, pb + from, kWorkBytes - from) == 0;
 }
 
 uint64_t hashOfShape(const Instruction &inst) {
