@@ -1,5 +1,7 @@
 #include "ProgramChecks.h"
 
+#include "InstructionShape.h"
+
 #include "tessera/isa/AccessRules.h"
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/Error.h"
@@ -11,8 +13,10 @@
 #include <systemc>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstring>
+#include <deque>
 #include <optional>
 #include <set>
 #include <utility>
@@ -26,6 +30,7 @@ using isa::Engine;
 using isa::Instruction;
 using isa::MemSpace;
 using isa::Opcode;
+using isa::OperandUse;
 
 /// Checks one instruction. Engines call this before every instruction, so the passing path is lean: each test is
 /// one comparison, and the messages are built only on failure, in the cold report*() members.
@@ -56,9 +61,16 @@ public:
   /// Everything else, which depends on its work alone (WorkBytes): its operands inside their memories, and its
   /// own rules (engine, generation, shapes), from its definition.
   void checkWork() const {
-    isa::forEachOperand(inst_, [&](const char *slot, const AccessPattern &ap, bool) { checkOperand(slot, ap); });
+    checkOperands();
     if (std::string problem = isa::verifyInstruction(inst_, stream_.engine, &target_); !problem.empty()) [[unlikely]]
       fail(problem);
+  }
+
+  /// Its operands inside their memories: the only part of checkWork() that depends on where the operands lie
+  /// (AccessPattern::offset); verifyInstruction's rules read their shapes, dtypes and memories, never their offsets
+  /// (the TPU family's VMEM bound reads them, and is this bound again).
+  void checkOperands() const {
+    isa::forEachOperand(inst_, [&](const char *slot, const AccessPattern &ap, bool) { checkOperand(slot, ap); });
   }
 
 private:
@@ -403,10 +415,9 @@ void checkInstruction(const isa::Program &program, const isa::Target &target, co
 
 namespace {
 
-/// What a check's verdict on an instruction depends on, besides the program, the target and its semaphores: its
-/// bytes before Instruction::waitBegin (opcode, settings, operands). Equal bytes, equal verdict (padding bytes that
-/// differ only make two equal instructions look different).
-constexpr size_t kWorkBytes = offsetof(Instruction, waitBegin);
+// What a check's verdict on an instruction depends on, besides the program, the target and its semaphores: its work
+// bytes (kWorkBytes: opcode, settings, operands). Equal bytes, equal verdict (padding bytes that differ only make
+// two equal instructions look different).
 
 /// A hash of the fields in which the instructions of one stream usually differ (opcode, the first settings, where
 /// each operand lies); equal works hash alike, and CheckedWork compares all of their bytes.
@@ -460,20 +471,119 @@ private:
   size_t count_ = 0;
 };
 
+/// Where one operand of a checked shape may lie: its byte extent (AccessPattern::byteExtent) is its start (the
+/// offset, in bytes) plus [lo, hi), inside [0, limit).
+struct OperandBounds {
+  bool used = false, elementOffset = false; ///< elementOffset: the offset counts elements (HBM), else bytes
+  int64_t elementBytes = 1, lo = 0, hi = 0;
+  uint64_t limit = 0;
+};
+
+/// The different shapes of one DMA queue's transfers that passed their checks, each with its operands' bounds: a
+/// transfer of a known shape needs only its offsets placed (inBounds), the same test checkOperand makes.
+class CheckedShapes {
+public:
+  struct Shape {
+    const Instruction *first = nullptr;          ///< the first transfer of this shape, checked in full
+    std::array<OperandBounds, 5> bounds;        ///< per kOperands
+  };
+
+  const Shape *find(const Instruction &inst, uint64_t hash) const {
+    if (last_ && sameShape(*last_->first, inst))
+      return last_;
+    for (size_t slot = hash & (slots_.size() - 1);; slot = (slot + 1) & (slots_.size() - 1)) {
+      const int32_t at = slots_[slot];
+      if (at < 0)
+        return nullptr;
+      if (sameShape(*shapes_[at].first, inst))
+        return last_ = &shapes_[at];
+    }
+  }
+
+  /// Records `inst`, which passed every check, as its shape's first transfer.
+  void insert(const Instruction &inst, uint64_t hash, const isa::Program &program, const isa::Target &target) {
+    if (2 * (shapes_.size() + 1) > slots_.size())
+      grow();
+    Shape &shape = shapes_.emplace_back();
+    shape.first = &inst;
+    const OperandUse use = isa::operandUse(inst);
+    const bool used[] = {use.readsDst || use.writesDst, use.writesDst2, use.src0, use.src1, use.src2};
+    for (size_t o = 0; o < std::size(kOperands); ++o) {
+      if (!used[o])
+        continue;
+      const AccessPattern &ap = inst.*kOperands[o];
+      OperandBounds &b = shape.bounds[o];
+      b.used = true;
+      b.elementOffset = ap.space == MemSpace::Hbm;
+      b.elementBytes = isa::byteSize(ap.dtype);
+      const int64_t start = b.elementOffset ? ap.offset * b.elementBytes : ap.offset;
+      const auto [first, last] = ap.byteExtent();
+      b.lo = first - start;
+      b.hi = last - start;
+      switch (ap.space) {
+      case MemSpace::Hbm: b.limit = static_cast<uint64_t>(program.tensors[ap.tensor].bytes()); break;
+      case MemSpace::Sbuf: b.limit = target.sbufBytesPerPartition; break;
+      case MemSpace::Psum: b.limit = target.psumBytesPerPartition; break;
+      case MemSpace::Vmem: b.limit = target.tpu.vmemBytes; break;
+      case MemSpace::Smem: b.limit = target.tpu.smemBytes; break;
+      }
+    }
+    place(static_cast<int32_t>(shapes_.size() - 1), hash);
+    last_ = &shape;
+  }
+
+  /// Whether every operand of `inst`, of `shape`, lies inside its memory.
+  static bool inBounds(const Shape &shape, const Instruction &inst) {
+    for (size_t o = 0; o < std::size(kOperands); ++o) {
+      const OperandBounds &b = shape.bounds[o];
+      if (!b.used)
+        continue;
+      const int64_t offset = (inst.*kOperands[o]).offset;
+      const int64_t start = b.elementOffset ? offset * b.elementBytes : offset;
+      if (start + b.lo < 0 || static_cast<uint64_t>(start + b.hi) > b.limit)
+        return false;
+    }
+    return true;
+  }
+
+private:
+  void place(int32_t at, uint64_t hash) {
+    size_t slot = hash & (slots_.size() - 1);
+    while (slots_[slot] >= 0)
+      slot = (slot + 1) & (slots_.size() - 1);
+    slots_[slot] = at;
+  }
+  void grow() {
+    slots_.assign(slots_.size() * 2, -1);
+    for (size_t at = 0; at < shapes_.size(); ++at)
+      place(static_cast<int32_t>(at), hashOfShape(*shapes_[at].first));
+  }
+
+  std::deque<Shape> shapes_; ///< stable addresses
+  std::vector<int32_t> slots_ = std::vector<int32_t>(16, -1);
+  mutable const Shape *last_ = nullptr; ///< the shape found last: a queue's transfers come in runs of one shape
+};
+
 } // namespace
 
 size_t firstInvalidInstruction(const isa::Program &program, const isa::Target &target, const isa::Stream &stream) {
-  const bool repeats = stream.engine != Engine::Dma;
+  const bool transfers = stream.engine == Engine::Dma;
   CheckedWork checked;
+  CheckedShapes checkedShapes;
   for (size_t i = 0; i < stream.instructions.size(); ++i) {
     const InstructionChecker checker(program, target, stream, i);
     try {
       checker.checkSemaphores();
-      if (!repeats) {
-        checker.checkWork();
+      const Instruction &inst = stream.instructions[i];
+      if (transfers) {
+        const uint64_t hash = hashOfShape(inst);
+        if (const CheckedShapes::Shape *shape = checkedShapes.find(inst, hash);
+            shape && CheckedShapes::inBounds(*shape, inst))
+          continue;
+        checker.checkWork(); // a new shape, or one out of bounds: throws with the message
+        checkedShapes.insert(inst, hash, program, target);
         continue;
       }
-      const Instruction &inst = stream.instructions[i];
       const uint64_t hash = hashOfWork(inst);
       if (checked.contains(inst, hash))
         continue;

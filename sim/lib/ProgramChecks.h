@@ -42,8 +42,10 @@ void checkInstruction(const isa::Program &program, const isa::Target &target, co
 /// The index of the first instruction of `stream` that checkInstruction() rejects, or the stream's size: what each
 /// engine finds before the run, in one tight loop. A compute engine's stream repeats itself (a loop's body over
 /// rotating buffers: matmul 8192^3 on trn2 has 65,536 matmuls and about 2,000 different ones), so an instruction
-/// whose work (opcode, settings, operands) equals one that passed has only its semaphores checked; a DMA queue's
-/// transfers each move another tile, and are checked in full.
+/// whose work (opcode, settings, operands) equals one that passed has only its semaphores checked. A DMA queue's
+/// transfers each move another tile of a few shapes: one whose work, operand offsets aside, equals one that passed
+/// has its semaphores and operands' bounds checked (the instruction's own rules never read an offset; the TPU
+/// family's VMEM bound, which does, is the operand bound again).
 size_t firstInvalidInstruction(const isa::Program &program, const isa::Target &target, const isa::Stream &stream);
 
 /// "stream 'vector', instruction 3 (tensor_copy)": how errors name an instruction.

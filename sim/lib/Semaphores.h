@@ -11,7 +11,8 @@
 
 namespace tessera::sim {
 
-/// Counting semaphores, one per Program::semaphores. Blocking calls must come from an SC_THREAD.
+/// Counting semaphores, one per Program::semaphores. An engine (an SC_METHOD) that finds a count too low calls
+/// startWaiting(), sets next_trigger(eventOf()) and looks again when it runs; stopWaiting() once the count holds.
 class Semaphores {
 public:
   /// What one semaphore id costs the host, an event made only once something waits on it: a hand-written module
@@ -24,8 +25,12 @@ public:
   /// How many times `sem` has been signalled so far.
   uint64_t count(uint32_t sem) const { return counts_[sem]; }
 
-  /// Blocks the calling thread until `sem` has been signalled at least `target` times.
-  void waitUntil(uint32_t sem, uint64_t target);
+  /// One more engine waits for `sem` to grow (signal() notifies its event only while some do).
+  void startWaiting(uint32_t sem);
+  /// One engine that waited for `sem` no longer does.
+  void stopWaiting(uint32_t sem) { --waiters_[sem]; }
+  /// The event signal() notifies while some engine waits on `sem` (made by its first startWaiting()).
+  const sc_core::sc_event &eventOf(uint32_t sem) const { return *events_[sem]; }
 
   /// Adds one to `sem` and wakes its waiters (in the current delta cycle: no time passes).
   void signal(uint32_t sem) {
@@ -36,7 +41,7 @@ public:
 
 private:
   std::vector<uint64_t> counts_;
-  std::vector<uint32_t> waiters_;  ///< threads blocked on each semaphore: signal() notifies only when some are
+  std::vector<uint32_t> waiters_;  ///< engines blocked on each semaphore: signal() notifies only when some are
   std::vector<std::unique_ptr<sc_core::sc_event>> events_; ///< made on a semaphore's first wait
 };
 

@@ -16,25 +16,6 @@ StepBarrier::StepBarrier(const isa::Program &program) {
         ++unfinished_[inst.step];
 }
 
-void StepBarrier::awaitStart(const isa::Instruction &inst) {
-  if (inst.op == isa::Opcode::GridStep) {
-    const uint32_t previous = inst.step - 1;
-    if (previous == 0 || unfinished_[previous] == 0)
-      return;
-    ++drainWaiters_;
-    while (unfinished_[previous] != 0)
-      sc_core::wait(stepDrained_);
-    --drainWaiters_;
-    return;
-  }
-  if (opened_ >= inst.step)
-    return;
-  ++openWaiters_;
-  while (opened_ < inst.step)
-    sc_core::wait(stepOpened_);
-  --openWaiters_;
-}
-
 void StepBarrier::finished(const isa::Instruction &inst) {
   if (inst.op == isa::Opcode::GridStep) {
     opened_ = inst.step;

@@ -25,9 +25,23 @@ public:
   /// Counts the instructions of each step of `program`, which must have passed checkStreams().
   explicit StepBarrier(const isa::Program &program);
 
-  /// Blocks the calling SC_THREAD until `inst` (its step != 0) may start: a GridStep once the step before its
-  /// own has finished, anything else once its step's GridStep has completed.
-  void awaitStart(const isa::Instruction &inst);
+  /// Whether `inst` (its step != 0) may start now: a GridStep once the step before its own has finished, anything
+  /// else once its step's GridStep has completed. An engine for which it may not calls startWaiting(), sets
+  /// next_trigger(eventFor()) and asks again when it runs; stopWaiting() once it may.
+  bool mayStart(const isa::Instruction &inst) const {
+    if (inst.op == isa::Opcode::GridStep)
+      return inst.step == 1 || unfinished_[inst.step - 1] == 0;
+    return opened_ >= inst.step;
+  }
+  void startWaiting(const isa::Instruction &inst) {
+    ++(inst.op == isa::Opcode::GridStep ? drainWaiters_ : openWaiters_);
+  }
+  void stopWaiting(const isa::Instruction &inst) {
+    --(inst.op == isa::Opcode::GridStep ? drainWaiters_ : openWaiters_);
+  }
+  const sc_core::sc_event &eventFor(const isa::Instruction &inst) const {
+    return inst.op == isa::Opcode::GridStep ? stepDrained_ : stepOpened_;
+  }
 
   /// `inst` (its step != 0) has completed.
   void finished(const isa::Instruction &inst);
@@ -40,7 +54,7 @@ public:
 private:
   std::vector<uint32_t> unfinished_;  ///< per step (index 0 unused)
   uint32_t opened_ = 0;
-  uint32_t openWaiters_ = 0, drainWaiters_ = 0;  ///< threads blocked on each event: notified only when some are
+  uint32_t openWaiters_ = 0, drainWaiters_ = 0;  ///< engines blocked on each event: notified only when some are
   sc_core::sc_event stepOpened_;   ///< a GridStep completed
   sc_core::sc_event stepDrained_;  ///< a step's last instruction completed
 };

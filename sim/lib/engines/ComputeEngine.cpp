@@ -18,11 +18,14 @@ ComputeEngine::ComputeEngine(sc_core::sc_module_name name, const isa::Stream &st
     tensorTiming_.emplace(env.target, psPerCycle_);
 }
 
-void ComputeEngine::perform(const isa::Instruction &inst) {
+uint64_t ComputeEngine::begin(const isa::Instruction &inst) {
   if (inst.op == isa::Opcode::Print) [[unlikely]]
     logPrint(inst);
   if (env_.computeValues)
     isa::execute(inst, env_.memories);
+  instFlops_ = isa::flops(inst);
+  instPeak_ = instFlops_ > 0 ? isa::peakDtypeOf(inst) : isa::PeakDtype::Bf16;
+  instHbmBytes_ = isa::hbmBytes(inst);
   const isa::Engine engine = stream().engine;
   const uint64_t now = sc_core::sc_time_stamp().value();
   if (tensorTiming_) {
@@ -30,8 +33,7 @@ void ComputeEngine::perform(const isa::Instruction &inst) {
         tensorTiming_->completion(inst, isa::engineCycles(inst, engine, env_.target), now, currentWaitPs_) - now;
     busyPs_ += ps;
     previousEndPs_ = now + ps;
-    wait(sc_core::sc_time::from_value(ps));
-    return;
+    return ps;
   }
   const isa::Instruction *previous = position() ? &stream().instructions[position() - 1] : nullptr;
   uint64_t cycles = isa::engineCycles(inst, engine, env_.target) +
@@ -48,7 +50,7 @@ void ComputeEngine::perform(const isa::Instruction &inst) {
   stalled(start - now);
   busyPs_ += ps;
   previousEndPs_ = end;
-  wait(sc_core::sc_time::from_value(end - now));
+  return end - now;
 }
 
 uint64_t ComputeEngine::picoseconds(uint64_t cycles) const {

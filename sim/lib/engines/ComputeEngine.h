@@ -21,8 +21,8 @@ public:
   ComputeEngine(sc_core::sc_module_name name, const isa::Stream &stream, RunEnvironment &env);
 
 private:
-  /// Computes the result (at the start of the instruction), then holds the engine for its cycles.
-  void perform(const isa::Instruction &inst) override;
+  /// Computes the result (at the start of the instruction); returns how long it holds the engine.
+  uint64_t begin(const isa::Instruction &inst) override;
   /// A Print: appends the tile's values, the time and the place to the run's print log.
   void logPrint(const isa::Instruction &inst);
   /// `cycles` of this engine's clock, to the nearest picosecond.

@@ -6,9 +6,7 @@
 #include "tessera/isa/Cost.h"
 
 namespace tessera::sim {
-
-/// Room for isa::execute's frames on each engine's coroutine stack.
-constexpr size_t kEngineStackBytes = 256 * 1024;
+namespace {
 
 /// Asks the cache for every line of `inst`.
 void prefetch(const isa::Instruction *inst) {
@@ -17,59 +15,24 @@ void prefetch(const isa::Instruction *inst) {
     __builtin_prefetch(bytes + line);
 }
 
+/// The current simulated time in picoseconds (the simulator's resolution, FreshSimContext).
+uint64_t nowPs() { return sc_core::sc_time_stamp().value(); }
+
+} // namespace
+
 StreamEngine::StreamEngine(sc_core::sc_module_name name, const isa::Stream &stream, RunEnvironment &env)
     : sc_core::sc_module(name), env_(env), stream_(stream),
       streamIndex_(static_cast<uint32_t>(&stream - env.program.streams.data())) {
   SC_HAS_PROCESS(StreamEngine);
-  SC_THREAD(run);
-  set_stack_size(kEngineStackBytes);
+  SC_METHOD(step);
   firstInvalid_ = firstInvalidInstruction(env.program, env.target, stream);
 }
 
-void StreamEngine::run() {
+void StreamEngine::step() {
   try {
-    const auto &instructions = stream_.instructions;
-    Semaphores &semaphores = env_.semaphores;
-    KernelBugChecks *checks = env_.checks;
-    for (; position_ < instructions.size(); ++position_) {
-      const isa::Instruction &inst = instructions[position_];
-      // An instruction is several cache lines, and between two of one stream's instructions the other engines run:
-      // without a prefetch, reading the next one is a cache miss that costs more than the rest of its dispatch.
-      if (position_ + 1 < instructions.size())
-        prefetch(&instructions[position_ + 1]);
-      const uint64_t waitedBefore = waitedPs_, busyBefore = busyPs_;
-      if (position_ == firstInvalid_) [[unlikely]]
-        checkInstruction(env_.program, env_.target, stream_, position_); // throws
-      if (inst.step != 0)
-        awaitStep(inst);
-      if (inst.waitCount != 0)
-        awaitSemaphores(inst);
-      currentWaitPs_ = waitedPs_ - waitedBefore;
-      if (checks)
-        checks->start(streamIndex_, position_);
-      perform(inst);
-      if (env_.timeline)
-        record(waitedPs_ - waitedBefore, busyPs_ - busyBefore);
-      for (uint32_t sem : env_.program.signalsOf(inst)) {
-        semaphores.signal(sem);
-        if (checks)
-          checks->signal(streamIndex_, sem);
-      }
-      if (inst.step != 0)
-        env_.stepBarrier.finished(inst);
-      if (const uint64_t flops = isa::flops(inst); flops > 0) {
-        flops_ += flops;
-        flopsByPeak_[static_cast<unsigned>(isa::peakDtypeOf(inst))] += flops;
-      }
-      hbmBytes_ += isa::hbmBytes(inst);
-      if (env_.progress && ++env_.retired % SimOptions::kProgressInterval == 0)
-        (*env_.progress)(static_cast<double>(sc_core::sc_time_stamp().value()) / 1000.0, env_.retired,
-                         env_.program.instructionCount());
-    }
-    lastCompletion_ = sc_core::sc_time_stamp();
-    finished_ = true;
+    runUntilBlocked();
   } catch (const sc_core::sc_unwind_exception &) {
-    throw; // SystemC is killing or resetting this thread: let it.
+    throw; // SystemC is killing or resetting this process: let it.
   } catch (const SimulatedTimeOverflow &e) { // say which instruction, at its kernel line
     const isa::Instruction &inst = stream_.instructions[position_];
     stopRun(std::make_exception_ptr(SimulatedTimeOverflow(
@@ -77,6 +40,116 @@ void StreamEngine::run() {
   } catch (const std::exception &) {
     stopRun(std::current_exception());
   }
+}
+
+void StreamEngine::runUntilBlocked() {
+  const auto &instructions = stream_.instructions;
+  if (phase_ == Phase::Performing)
+    retire(instructions[position_]);
+  if (position_ == instructions.size()) {
+    lastCompletion_ = sc_core::sc_time_stamp();
+    finished_ = true;
+    return;
+  }
+  const isa::Instruction &inst = instructions[position_];
+  if (phase_ == Phase::Issue) {
+    // An instruction is several cache lines, and between two of one stream's instructions the other engines run:
+    // without a prefetch, reading the next one is a cache miss that costs more than the rest of its dispatch.
+    if (position_ + 1 < instructions.size())
+      prefetch(&instructions[position_ + 1]);
+    waitedBefore_ = waitedPs_;
+    busyBefore_ = busyPs_;
+    if (position_ == firstInvalid_) [[unlikely]]
+      checkInstruction(env_.program, env_.target, stream_, position_); // throws
+    phase_ = Phase::AwaitStep;
+  }
+  if (phase_ == Phase::AwaitStep) {
+    if (inst.step != 0 && !stepReady(inst))
+      return;
+    phase_ = Phase::AwaitWaits;
+    nextWait_ = 0;
+  }
+  if (inst.waitCount != 0 && !waitsReady(inst))
+    return;
+  currentWaitPs_ = waitedPs_ - waitedBefore_;
+  if (env_.checks)
+    env_.checks->start(streamIndex_, position_);
+  const uint64_t ps = begin(inst);
+  phase_ = Phase::Performing;
+  next_trigger(sc_core::sc_time::from_value(ps));
+}
+
+void StreamEngine::retire(const isa::Instruction &inst) {
+  complete(inst);
+  if (env_.timeline)
+    record(waitedPs_ - waitedBefore_, busyPs_ - busyBefore_);
+  KernelBugChecks *checks = env_.checks;
+  for (uint32_t sem : env_.program.signalsOf(inst)) {
+    env_.semaphores.signal(sem);
+    if (checks)
+      checks->signal(streamIndex_, sem);
+  }
+  if (inst.step != 0)
+    env_.stepBarrier.finished(inst);
+  if (instFlops_ > 0) {
+    flops_ += instFlops_;
+    flopsByPeak_[static_cast<unsigned>(instPeak_)] += instFlops_;
+  }
+  hbmBytes_ += instHbmBytes_;
+  if (env_.progress && ++env_.retired % SimOptions::kProgressInterval == 0)
+    (*env_.progress)(static_cast<double>(sc_core::sc_time_stamp().value()) / 1000.0, env_.retired,
+                     env_.program.instructionCount());
+  ++position_;
+  phase_ = Phase::Issue;
+}
+
+bool StreamEngine::stepReady(const isa::Instruction &inst) {
+  StepBarrier &barrier = env_.stepBarrier;
+  if (barrier.mayStart(inst)) {
+    if (awaitingStep_) {
+      awaitingStep_ = false;
+      barrier.stopWaiting(inst);
+      waitedPs_ += nowPs() - blockedSincePs_;
+    }
+    return true;
+  }
+  if (!awaitingStep_) {
+    awaitingStep_ = true;
+    barrier.startWaiting(inst);
+    blockedSincePs_ = nowPs();
+  }
+  next_trigger(barrier.eventFor(inst));
+  return false;
+}
+
+bool StreamEngine::waitsReady(const isa::Instruction &inst) {
+  Semaphores &semaphores = env_.semaphores;
+  const auto waits = env_.program.waitsOf(inst);
+  for (; nextWait_ < waits.size(); ++nextWait_) {
+    const isa::SemWait &w = waits[nextWait_];
+    if (semaphores.count(w.sem) >= w.count) {
+      if (blockedOn_ == &w) {
+        semaphores.stopWaiting(w.sem);
+        blockedOn_ = nullptr;
+      }
+      continue;
+    }
+    if (blockedOn_ != &w) {
+      if (!blockedInWaits_) {
+        blockedInWaits_ = true;
+        blockedSincePs_ = nowPs();
+      }
+      blockedOn_ = &w;
+      semaphores.startWaiting(w.sem);
+    }
+    next_trigger(semaphores.eventOf(w.sem));
+    return false;
+  }
+  if (blockedInWaits_) {
+    blockedInWaits_ = false;
+    waitedPs_ += nowPs() - blockedSincePs_;
+  }
+  return true;
 }
 
 void StreamEngine::stopRun(std::exception_ptr failure) {
@@ -98,27 +171,6 @@ void StreamEngine::record(uint64_t waitedPs, uint64_t busyPs) {
                             .endNs = static_cast<double>(endPs) / 1000.0,
                             .hbmFromNs = static_cast<double>(hbmFromPs_) / 1000.0,
                             .hbmToNs = static_cast<double>(hbmToPs_) / 1000.0});
-}
-
-void StreamEngine::awaitStep(const isa::Instruction &inst) {
-  const sc_core::sc_time before = sc_core::sc_time_stamp();
-  awaitingStep_ = true;
-  env_.stepBarrier.awaitStart(inst);
-  awaitingStep_ = false;
-  waitedPs_ += (sc_core::sc_time_stamp() - before).value();
-}
-
-void StreamEngine::awaitSemaphores(const isa::Instruction &inst) {
-  const sc_core::sc_time before = sc_core::sc_time_stamp();
-  Semaphores &semaphores = env_.semaphores;
-  for (const isa::SemWait &w : env_.program.waitsOf(inst)) {
-    if (semaphores.count(w.sem) >= w.count)
-      continue;
-    blockedOn_ = &w;
-    semaphores.waitUntil(w.sem, w.count);
-  }
-  blockedOn_ = nullptr;
-  waitedPs_ += (sc_core::sc_time_stamp() - before).value();
 }
 
 } // namespace tessera::sim

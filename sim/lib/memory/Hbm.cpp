@@ -2,55 +2,73 @@
 
 #include "SimulatedTime.h"
 
+#include "tessera/sim/SimulatedTimeOverflow.h"
+
 #include <algorithm>
+#include <limits>
+#include <optional>
+#include <string_view>
 
 namespace tessera::sim {
 namespace {
 
-/// Nanoseconds as an sc_time at the simulator's picosecond resolution (FreshSimContext sets it); `what` names the
-/// duration should it pass the simulator's horizon.
-sc_core::sc_time nanoseconds(double ns, std::string_view what) {
-  return sc_core::sc_time::from_value(picosecondsOf(ns, what));
-}
+constexpr std::string_view kStreaming = "a DMA transfer's streaming time", kHbmTime = "a DMA transfer's HBM time";
 
-/// `start + duration`, refused past the horizon.
-sc_core::sc_time after(const sc_core::sc_time &start, const sc_core::sc_time &duration) {
-  return sc_core::sc_time::from_value(endOf(start.value(), duration.value(), "a DMA transfer"));
+/// `ns` in whole picoseconds, or nothing where that would pass the horizon (picosecondsOf throws).
+std::optional<uint64_t> knownPicoseconds(double ns, std::string_view what) {
+  try {
+    return picosecondsOf(ns, what);
+  } catch (const SimulatedTimeOverflow &) {
+    return std::nullopt;
+  }
 }
 
 } // namespace
 
-Hbm::Hbm(HbmImage &image, const isa::Target &target) : engineFreeAt_(std::max(1u, target.dma.engines)) {
+Hbm::TransferTimes::TransferTimes(const isa::DmaTransferCost &c) : cost(c) {
+  if (const std::optional<uint64_t> ps = knownPicoseconds(cost.streamingNs, kStreaming)) {
+    streamingPs = *ps;
+    streamingKnown = true;
+  }
+  if (const std::optional<uint64_t> ps = knownPicoseconds(cost.hbmNs, kHbmTime)) {
+    hbmPs = *ps;
+    hbmKnown = true;
+  }
+}
+
+Hbm::Hbm(HbmImage &image, const isa::Target &target) : engineFreeAtPs_(std::max(1u, target.dma.engines)) {
   tensorBases_.reserve(image.size());
   for (auto &tensor : image)
     tensorBases_.push_back(tensor.data());
-  fixedLatency_ = nanoseconds(target.dma.fixedLatencyNs, "the DMA fixed latency (dma.fixed_latency_ns)");
-  descriptor_ = nanoseconds(target.dma.descriptorNs, "the DMA descriptor time (dma.descriptor_ns)");
+  fixedLatencyPs_ = picosecondsOf(target.dma.fixedLatencyNs, "the DMA fixed latency (dma.fixed_latency_ns)");
+  descriptorPs_ = picosecondsOf(target.dma.descriptorNs, "the DMA descriptor time (dma.descriptor_ns)");
 }
 
-Hbm::Reservation Hbm::reserveTransfer(const sc_core::sc_time &ready, unsigned queueEngine,
-                                      const isa::DmaTransferCost &cost) {
+Hbm::Reservation Hbm::reserveTransfer(uint64_t readyPs, unsigned queueEngine, const TransferTimes &times) {
   // Its slot on the descriptor generator, in the order transfers arrive; it may complete no earlier.
-  sc_core::sc_time described = ready;
-  if (descriptor_ != sc_core::SC_ZERO_TIME)
-    descriptorFreeAt_ = described = after(std::max(ready, descriptorFreeAt_), descriptor_);
-  const sc_core::sc_time streaming = nanoseconds(cost.streamingNs, "a DMA transfer's streaming time");
+  uint64_t described = readyPs;
+  if (descriptorPs_ != 0)
+    descriptorFreeAtPs_ = described = endOf(std::max(readyPs, descriptorFreeAtPs_), descriptorPs_, "a DMA transfer");
+  const uint64_t streamingPs =
+      times.streamingKnown ? times.streamingPs : picosecondsOf(times.cost.streamingNs, kStreaming);
+  const isa::DmaTransferCost &cost = times.cost;
   const unsigned first = cost.engines ? cost.firstEngine : queueEngine, count = std::max(1u, cost.engines);
-  sc_core::sc_time start = sc_core::sc_max_time(), streamed = described;
+  uint64_t start = std::numeric_limits<uint64_t>::max(), streamed = described;
   for (unsigned k = 0; k < count; ++k) {
-    sc_core::sc_time &engineFreeAt = engineFreeAt_[(first + k) % engineFreeAt_.size()];
-    const sc_core::sc_time from = std::max(ready, engineFreeAt);
+    uint64_t &engineFreeAt = engineFreeAtPs_[(first + k) % engineFreeAtPs_.size()];
+    const uint64_t from = std::max(readyPs, engineFreeAt);
     start = std::min(start, from);
-    engineFreeAt = after(from, streaming);
+    engineFreeAt = endOf(from, streamingPs, "a DMA transfer");
     streamed = std::max(streamed, engineFreeAt);
   }
   Reservation r;
   if (cost.hbmBytes != 0) {
-    r.hbmFrom = std::max(start, hbmFreeAt_);
-    hbmFreeAt_ = r.hbmTo = after(r.hbmFrom, nanoseconds(cost.hbmNs, "a DMA transfer's HBM time"));
-    streamed = std::max(streamed, hbmFreeAt_);
+    r.hbmFromPs = std::max(start, hbmFreeAtPs_);
+    const uint64_t hbmPs = times.hbmKnown ? times.hbmPs : picosecondsOf(cost.hbmNs, kHbmTime);
+    hbmFreeAtPs_ = r.hbmToPs = endOf(r.hbmFromPs, hbmPs, "a DMA transfer");
+    streamed = std::max(streamed, hbmFreeAtPs_);
   }
-  r.done = std::max(after(ready, fixedLatency_), streamed);
+  r.donePs = std::max(endOf(readyPs, fixedLatencyPs_, "a DMA transfer"), streamed);
   return r;
 }
 

@@ -44,21 +44,32 @@ public:
   /// Base address of each tensor, in Program::tensors order.
   std::span<std::byte *const> tensorBases() const { return tensorBases_; }
 
-  /// When a transfer completes and when it held the HBM share (hbmFrom == hbmTo: it moves no HBM bytes).
+  /// When a transfer completes and when it held the HBM share (hbmFromPs == hbmToPs: it moves no HBM bytes), in
+  /// picoseconds.
   struct Reservation {
-    sc_core::sc_time done, hbmFrom, hbmTo;
+    uint64_t donePs = 0, hbmFromPs = 0, hbmToPs = 0;
   };
 
-  /// Reserves the descriptor generator, the DMA engines (`queueEngine`, the transfer's queue's, when its cost names
-  /// none) and the HBM share for a transfer costing `cost` that is ready at `ready`.
-  Reservation reserveTransfer(const sc_core::sc_time &ready, unsigned queueEngine, const isa::DmaTransferCost &cost);
+  /// A transfer's figures (isa::DmaTransferCost) and its times in whole picoseconds, as the reservation takes them.
+  /// A time that would pass the simulator's horizon is left to reserveTransfer, which then throws
+  /// SimulatedTimeOverflow where the run reaches it.
+  struct TransferTimes {
+    explicit TransferTimes(const isa::DmaTransferCost &cost);
+    isa::DmaTransferCost cost;
+    uint64_t streamingPs = 0, hbmPs = 0;
+    bool streamingKnown = false, hbmKnown = false;
+  };
+
+  /// Reserves the descriptor generator, the DMA engines (`queueEngine`, the transfer's queue's, when its cost
+  /// names none) and the HBM share for a transfer taking `times` that is ready at `readyPs`.
+  Reservation reserveTransfer(uint64_t readyPs, unsigned queueEngine, const TransferTimes &times);
 
 private:
   std::vector<std::byte *> tensorBases_;
-  std::vector<sc_core::sc_time> engineFreeAt_;  ///< per DMA engine: when its last transfer's final byte streamed
-  sc_core::sc_time hbmFreeAt_;                  ///< when the HBM share has served every reserved byte
-  sc_core::sc_time descriptorFreeAt_;           ///< when the descriptor generator has issued every transfer
-  sc_core::sc_time fixedLatency_, descriptor_;
+  std::vector<uint64_t> engineFreeAtPs_; ///< per DMA engine: when its last transfer's final byte streamed
+  uint64_t hbmFreeAtPs_ = 0;             ///< when the HBM share has served every reserved byte
+  uint64_t descriptorFreeAtPs_ = 0;      ///< when the descriptor generator has issued every transfer
+  uint64_t fixedLatencyPs_ = 0, descriptorPs_ = 0;
 };
 
 } // namespace tessera::sim

@@ -351,6 +351,57 @@ TEST(Simulator, HbmTensorOutOfBounds) {
       << message;
 }
 
+// A DMA queue's transfers are checked in full once per shape (ProgramChecks.h: their work, offsets aside); a later
+// transfer of a checked shape still has its bounds checked, on either side, and one of a new shape in full.
+TEST(Simulator, TransfersOfACheckedShapeStillHaveTheirBoundsChecked) {
+  ProgramBuilder hbmSide("oob");
+  const int32_t x = hbmSide.tensor("x", {256, 64}, DType::BF16);
+  for (int64_t row0 : {0, 128, 128 + 64}) // the third reads rows 192..319 of a 256-row tensor
+    hbmSide.add(Engine::Dma, testing::dmaCopy(testing::onChip(MemSpace::Sbuf, DType::BF16, 0, 128, 0, 64),
+                                              testing::hbmTile(x, DType::BF16, 64, row0, 128, 0, 64)));
+  std::string message = simulationError(hbmSide.program).what();
+  EXPECT_NE(message.find("stream 'dma0', instruction 2 (dma_copy)"), std::string::npos) << message;
+  EXPECT_NE(message.find("operand src0 touches bytes [24576, 40960) of HBM tensor 'x', which holds 32768 bytes"),
+            std::string::npos)
+      << message;
+
+  ProgramBuilder sbufSide("oob");
+  const int32_t y = sbufSide.tensor("y", {128, 64}, DType::BF16);
+  const int64_t partitionBytes = static_cast<int64_t>(testing::trn2().sbufBytesPerPartition);
+  for (int64_t offset : {int64_t{0}, int64_t{128}, partitionBytes - 64}) // the third's 128 bytes pass the end
+    sbufSide.add(Engine::Dma, testing::dmaCopy(testing::onChip(MemSpace::Sbuf, DType::BF16, 0, 128, offset, 64),
+                                               testing::hbmTile(y, DType::BF16, 64, 0, 128, 0, 64)));
+  message = simulationError(sbufSide.program).what();
+  EXPECT_NE(message.find("stream 'dma0', instruction 2 (dma_copy)"), std::string::npos) << message;
+  EXPECT_NE(message.find("out of bounds"), std::string::npos) << message;
+}
+
+// A DMA queue computes each shape's figures once (DmaQueue.h): transfers of two shapes, interleaved, each take what
+// their own shape costs, as in a queue of that shape alone.
+TEST(Simulator, InterleavedTransferShapesEachTakeTheirOwnTime) {
+  auto transfer = [](ProgramBuilder &b, int32_t t, int64_t cols) {
+    b.add(Engine::Dma, testing::dmaCopy(testing::onChip(MemSpace::Sbuf, DType::BF16, 0, 128, 0, cols),
+                                        testing::hbmTile(t, DType::BF16, 512, 0, 128, 0, cols)));
+  };
+  auto timeOf = [](const ProgramBuilder &b) {
+    HbmImage hbm;
+    return simulate(b.program, testing::trn2(), hbm, {.computeValues = false}).timeNs;
+  };
+  ProgramBuilder wide("wide"), narrow("narrow"), both("both");
+  for (ProgramBuilder *b : {&wide, &narrow, &both})
+    b->tensor("x", {128, 512}, DType::BF16);
+  for (int i = 0; i < 2; ++i) {
+    transfer(wide, 0, 512);
+    transfer(narrow, 0, 16);
+    transfer(both, 0, 512);
+    transfer(both, 0, 16);
+  }
+  const double wideNs = timeOf(wide), narrowNs = timeOf(narrow);
+  EXPECT_GT(wideNs, narrowNs);
+  // One queue runs its transfers one at a time, so the mixed queue takes the sum of the two alone.
+  EXPECT_NEAR(timeOf(both), wideNs + narrowNs, 1e-3);
+}
+
 TEST(Simulator, WrongHbmImageSizeIsAnError) {
   ProgramBuilder b("sizes");
   b.tensor("x", {4, 4}, DType::F32);
