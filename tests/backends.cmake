@@ -67,41 +67,32 @@ foreach(variant "transpose2d engine=2 trn1,trn2,tpu-v5e" "layernorm form=2 trn1,
     set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
   endforeach()
 endforeach()
-# FP16 arithmetic (tests/plugins/fp16.cpp, a plugin's kernel): NKI on the NeuronCores, where engines take FP16;
-# Pallas in both styles under interpret mode on tpu-v5e, where the compiler converts around every op (FP16 is
-# storage only on a TPU), and compiled by the real TPU compiler for v5e and v6e below.
+# A test plugin's kernel on both device backends: Pallas in both styles under interpret mode on tpu-v5e, and the
+# NKI model on the NeuronCores (the real TPU compiler is below). Further arguments go to tessera (--plugin ...).
+function(add_plugin_backend_tests kernel)
+  foreach(style manual auto)
+    add_test(NAME backends/pallas-${style}/${kernel}/tpu-v5e
+             COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v5e
+                     ${BACKEND_WORK} ${style} ${ARGN})
+    set_tests_properties(backends/pallas-${style}/${kernel}/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv
+                         LABELS backends)
+  endforeach()
+  foreach(target trn1 trn2)
+    add_test(NAME backends/nki/${kernel}/${target}
+             COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki ${kernel} ${target}
+                     ${BACKEND_WORK} - ${ARGN})
+    set_tests_properties(backends/nki/${kernel}/${target} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+  endforeach()
+endfunction()
+# FP16 arithmetic (tests/plugins/fp16.cpp): NKI where engines take FP16; Pallas where the compiler converts around
+# every op (FP16 is storage only on a TPU), and compiled by the real TPU compiler for v5e and v6e below.
 set(fp16_plugin --plugin $<TARGET_FILE:tessera-test-plugin-fp16>)
-foreach(style manual auto)
-  add_test(NAME backends/pallas-${style}/plugin_fp16/tpu-v5e
-           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas plugin_fp16 tpu-v5e
-                   ${BACKEND_WORK} ${style} ${fp16_plugin})
-  set_tests_properties(backends/pallas-${style}/plugin_fp16/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv
-                       LABELS backends)
-endforeach()
-foreach(target trn1 trn2)
-  add_test(NAME backends/nki/plugin_fp16/${target}
-           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki plugin_fp16 ${target}
-                   ${BACKEND_WORK} - ${fp16_plugin})
-  set_tests_properties(backends/nki/plugin_fp16/${target} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
-endforeach()
-# Numbers as operands and broadcast windows (tests/plugins/broadcast.cpp): Pallas in both styles under interpret
-# mode on tpu-v5e (jnp.broadcast_to after a copy of the one row or column, Python floats) and the NKI model on the
-# NeuronCores (NkiTensor.broadcast on the HBM window, tensor_scalar immediates); compiled by libtpu below.
+add_plugin_backend_tests(plugin_fp16 ${fp16_plugin})
+# Numbers as operands and broadcast windows (tests/plugins/broadcast.cpp): Pallas copies the one row or column and
+# jnp.broadcast_to's it, with Python floats; NKI has NkiTensor.broadcast on the HBM window and tensor_scalar
+# immediates.
 set(broadcast_plugin --plugin $<TARGET_FILE:tessera-test-plugin-broadcast>)
-foreach(style manual auto)
-  add_test(NAME backends/pallas-${style}/plugin_broadcast/tpu-v5e
-           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas plugin_broadcast tpu-v5e
-                   ${BACKEND_WORK} ${style} ${broadcast_plugin})
-  set_tests_properties(backends/pallas-${style}/plugin_broadcast/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv
-                       LABELS backends)
-endforeach()
-foreach(target trn1 trn2)
-  add_test(NAME backends/nki/plugin_broadcast/${target}
-           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki plugin_broadcast ${target}
-                   ${BACKEND_WORK} - ${broadcast_plugin})
-  set_tests_properties(backends/nki/plugin_broadcast/${target} PROPERTIES FIXTURES_REQUIRED backend_venv
-                       LABELS backends)
-endforeach()
+add_plugin_backend_tests(plugin_broadcast ${broadcast_plugin})
 # Interpret mode rounds each operation as written under run.py's XLA flags (no FMA contraction, no excess
 # precision), as the simulator does; without them, on a host with FMA, it does not (the check can fail).
 add_test(NAME backends/interpret-rounds-as-written
