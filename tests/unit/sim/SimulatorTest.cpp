@@ -381,7 +381,7 @@ TEST(Simulator, TransfersOfACheckedShapeStillHaveTheirBoundsChecked) {
 TEST(Simulator, InterleavedTransferShapesEachTakeTheirOwnTime) {
   auto transfer = [](ProgramBuilder &b, int32_t t, int64_t cols) {
     b.add(Engine::Dma, testing::dmaCopy(testing::onChip(MemSpace::Sbuf, DType::BF16, 0, 128, 0, cols),
-                                        testing::hbmTile(t, DType::BF16, 512, 0, 128, 0, cols)));
+                                        testing::hbmTile(t, DType::BF16, 8192, 0, 128, 0, cols)));
   };
   auto timeOf = [](const ProgramBuilder &b) {
     HbmImage hbm;
@@ -389,11 +389,12 @@ TEST(Simulator, InterleavedTransferShapesEachTakeTheirOwnTime) {
   };
   ProgramBuilder wide("wide"), narrow("narrow"), both("both");
   for (ProgramBuilder *b : {&wide, &narrow, &both})
-    b->tensor("x", {128, 512}, DType::BF16);
+    b->tensor("x", {128, 8192}, DType::BF16);
+  // 16 KiB per partition streams for longer than a transfer's fixed cost; 32 bytes take just the fixed cost.
   for (int i = 0; i < 2; ++i) {
-    transfer(wide, 0, 512);
+    transfer(wide, 0, 8192);
     transfer(narrow, 0, 16);
-    transfer(both, 0, 512);
+    transfer(both, 0, 8192);
     transfer(both, 0, 16);
   }
   const double wideNs = timeOf(wide), narrowNs = timeOf(narrow);
