@@ -126,10 +126,11 @@ OwningOpRef<ModuleOp> toLinalg(MLIRContext &ctx, ErrorCollector &errors, const t
   return module;
 }
 
-/// linalg -> LLVM dialect, and the kernel function made callable from C with memref descriptors.
-bool isOutlined(LLVM::LLVMFuncOp fn);
+/// Whether `fn` holds ops outlined from the kernel's function (OutlineOps.h).
+bool isOutlined(LLVM::LLVMFuncOp fn) { return fn.getName().starts_with(golden::kOutlinedPrefix); }
 
-/// Returns how many ops became calls of outlined functions.
+/// linalg -> LLVM dialect, and the kernel function made callable from C with memref descriptors. Returns how many
+/// ops became calls of outlined functions.
 size_t toLlvm(MLIRContext &ctx, ErrorCollector &errors, ModuleOp module) {
   // The kernel's attributes mean nothing to LLVM; the C interface takes one descriptor pointer per tensor.
   module->removeAttr(tile::kTargetAttr);
@@ -154,7 +155,8 @@ size_t toLlvm(MLIRContext &ctx, ErrorCollector &errors, ModuleOp module) {
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   // Folds the memref descriptors' llvm.insertvalue / extractvalue chains around each call: FastISel (below) does
-  // not select aggregates and would leave the glue to SelectionDAG. No region simplification: it compares blocks.
+  // not select aggregates and would leave the glue to SelectionDAG. No region simplification: it compares blocks
+  // pairwise.
   GreedyRewriteConfig fold;
   fold.enableRegionSimplification = GreedySimplifyRegionLevel::Disabled;
   pm.addPass(createCanonicalizerPass(fold));
@@ -176,8 +178,6 @@ size_t toLlvm(MLIRContext &ctx, ErrorCollector &errors, ModuleOp module) {
   });
   return outlined;
 }
-
-bool isOutlined(LLVM::LLVMFuncOp fn) { return fn.getName().starts_with(golden::kOutlinedPrefix); }
 
 /// The ops of `fn`'s body.
 size_t opsIn(LLVM::LLVMFuncOp fn) {
