@@ -33,6 +33,11 @@ struct LoweringOptions {
   bool schedule = false;        ///< reorder the engines' streams where the family list-schedules them
 };
 
+/// TileBudget::remedy for a memory a tile takes by bytes (SBUF, VMEM).
+inline constexpr const char *kSmallerTilesRemedy = "use smaller tiles, fewer tiles live at once (a tile made in a loop "
+                                                   "body ends with it), or fewer rotating copies of loop tiles "
+                                                   "(--loop-buffers)";
+
 /// What one kernel's tiles may take of a memory (TargetFamily::tileBudget), and how its author counts it there.
 struct TileBudget {
   int64_t bytes = 0;

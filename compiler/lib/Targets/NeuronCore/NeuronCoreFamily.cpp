@@ -27,10 +27,6 @@ namespace {
 /// The largest element size we store; SBUF offsets are kept aligned to it so every element is aligned.
 constexpr int64_t kSbufAlignment = 4;
 
-/// What a kernel out of SBUF can do.
-constexpr const char *kSmallerTiles = "use smaller tiles, fewer tiles live at once (a tile made in a loop body "
-                                      "ends with it), or fewer rotating copies of loop tiles (--loop-buffers)";
-
 int64_t bytesPerPartition(MemRefType t) {
   return t.getDimSize(1) * static_cast<int64_t>(t.getElementTypeBitWidth() / 8);
 }
@@ -136,7 +132,7 @@ public:
                         "than one per step; copy a finished result to SBUF inside the loop that made it, so that its "
                         "PSUM tile ends with the loop body), use smaller PSUM tiles, or fewer rotating copies of "
                         "loop tiles (--loop-buffers)"};
-    return {.bytes = static_cast<int64_t>(m.bytesPerPartition), .remedy = kSmallerTiles};
+    return {.bytes = static_cast<int64_t>(m.bytesPerPartition), .remedy = kSmallerTilesRemedy};
   }
   int64_t loopBuffers(int64_t requested) const override { return requested; }
   LogicalResult verifyTileOp(Operation *op, const isa::Target &target) const override {

@@ -83,15 +83,13 @@ public:
   /// which on v5p, v6e and 7x is 64 KiB less than the VMEM; the whole VMEM for a machine libtpu does not know.
   TileBudget tileBudget(const isa::FamilyMemory &m, const isa::Target &target) const override {
     const uint64_t most = target.tpu.kernelVmemMaxBytes;
-    const char *remedy = "use smaller tiles, fewer tiles live at once (a tile made in a loop body ends with it), or "
-                         "fewer rotating copies of loop tiles (--loop-buffers)";
     if (m.space != isa::MemSpace::Vmem || most == 0 || most >= m.bytesPerPartition)
-      return {.bytes = static_cast<int64_t>(m.bytesPerPartition), .remedy = remedy};
+      return {.bytes = static_cast<int64_t>(m.bytesPerPartition), .remedy = kSmallerTilesRemedy};
     return {.bytes = static_cast<int64_t>(most),
             .limitedBy = fmt::format("libtpu gives one Pallas kernel at most {} of the {} bytes ([libtpu] "
                                      "kernel_vmem_max_bytes in the target file)",
                                      most, m.bytesPerPartition),
-            .remedy = remedy};
+            .remedy = kSmallerTilesRemedy};
   }
   int64_t loopBuffers(int64_t requested) const override { return std::min(requested, kTpuPipelineBuffers); }
   LogicalResult verifyTileOp(Operation *op, const isa::Target &target) const override {
