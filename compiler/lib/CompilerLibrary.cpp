@@ -47,8 +47,9 @@ std::string importToText(const tsr::graph::KernelGraph &kernel, const isa::Targe
   return entryPoints().importToText(kernel, target);
 }
 
-void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<std::byte>> &tensors) {
-  entryPoints().runGolden(kernel, tensors);
+void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<std::byte>> &tensors,
+               const GoldenStageCallback &stage, GoldenWork *work) {
+  entryPoints().runGolden(kernel, tensors, stage, work);
 }
 
 std::string goldenToText(const tsr::graph::KernelGraph &kernel, GoldenStage stage) {

@@ -18,6 +18,10 @@
 
 namespace tessera::compiler {
 
+/// A note attached to an error that starts with this becomes the tessera::Error's hint (how to fix it), as in
+/// `op->emitError() << what; diag.attachNote() << kHintNote << how;` (a lit test expects it as a note).
+inline constexpr llvm::StringLiteral kHintNote = "hint: ";
+
 class ErrorCollector {
 public:
   /// `who` names the component in messages ("the compiler", "the golden model"); `prefix` starts each message.
@@ -25,7 +29,7 @@ public:
       : who_(std::move(who)), prefix_(std::move(prefix)),
         handler_(&ctx, [this](mlir::Diagnostic &d) {
           if (d.getSeverity() == mlir::DiagnosticSeverity::Error && !error_)
-            error_ = Error(prefix_ + d.str(), sourceOf(d.getLocation()));
+            error_ = Error(prefix_ + d.str(), sourceOf(d.getLocation()), hintOf(d));
           if (d.getSeverity() == mlir::DiagnosticSeverity::Remark) notes_.push_back(noteOf(d));
           return mlir::success();
         }) {}
@@ -42,6 +46,17 @@ public:
   }
 
 private:
+  /// The text of `d`'s notes that start with kHintNote, without it.
+  static std::string hintOf(mlir::Diagnostic &d) {
+    std::string hint;
+    for (mlir::Diagnostic &note : d.getNotes()) {
+      const std::string text = note.str();
+      if (!llvm::StringRef(text).starts_with(kHintNote)) continue;
+      hint += (hint.empty() ? "" : "; ") + text.substr(kHintNote.size());
+    }
+    return hint;
+  }
+
   static std::string noteOf(mlir::Diagnostic &d) {
     SourceLoc where = sourceOf(d.getLocation());
     return where.known() ? where.str() + ": " + d.str() : d.str();

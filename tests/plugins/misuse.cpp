@@ -1,7 +1,13 @@
-// plugin_misuse: a kernel that misuses the DSL (a tile of 256 partitions, where a tile has at most 128), for the
-// exit-status test (compiler/test/Tools/exit-status.test): DSL misuse is bad input, exit 2, naming this file's line.
+// Kernels with their author's mistakes in them, for the tests of what a user is told (compiler/test/Tools/):
+// - plugin_misuse misuses the DSL (a tile of 256 partitions, where a tile has at most 128): bad input, exit 2,
+//   naming this file's line (exit-status.test);
+// - plugin_psum_full keeps nine [128, 512] f32 accumulators live at once, where PSUM holds eight (messages.test);
+// - plugin_forgotten_store never stores the second row block of its output (messages.test).
+// The messages name lines of this file: messages.test checks them, so keep the lines where they are or update it.
 
 #include "tessera/dsl/tsr.h"
+
+#include <vector>
 
 namespace {
 
@@ -18,6 +24,39 @@ const Registration registration{{
       Tile t = load(x.tile(0, 0, {256, 128})); // the misuse: 256 partitions
       store(y.tile(0, 0, {256, 128}), t);
     }),
+}};
+
+const Registration psumFull{{
+    .name = "plugin_psum_full",
+    .summary = "n [128, 512] f32 accumulators live at once: PSUM holds eight (a test plugin's kernel)",
+    .kernelParams = {{"n", 9}},
+    .signature = [](const Params &) {
+      return std::vector<TensorSpec>{input("a", {128, 128}, bf16), input("b", {128, 512}, bf16),
+                                     output("c", {128, 512}, f32)};
+    },
+    .body = body([](const Params &p, Hbm a, Hbm b, Hbm c) {
+      Tile lhs = load(a.tile(0, 0, {128, 128}));
+      Tile rhs = load(b.tile(0, 0, {128, 512}));
+      std::vector<Tile> acc;
+      for (int64_t i = 0; i < p["n"]; ++i) acc.push_back(psum<f32>({128, 512})); // line 40: the accumulators
+      for (Tile &t : acc) t += matmul(lhs, rhs);
+      store(c.tile(0, 0, {128, 512}), copy<f32>(acc[0]));
+    }),
+}};
+
+const Registration forgottenStore{{
+    .name = "plugin_forgotten_store",
+    .summary = "copies x [384, 512] to y, forgetting rows 128..255 and the right half of rows 256..383",
+    .signature = [](const Params &) {
+      return std::vector<TensorSpec>{input("x", {384, 512}, f32), output("y", {384, 512}, f32)};
+    },
+    .body = body([](Hbm x, Hbm y) {
+      store(y.tile(0, 0, {128, 512}), load(x.tile(0, 0, {128, 512})));
+      store(y.window(256, 0, {128, 256}), load(x.window(256, 0, {128, 256})));
+    }),
+    .reference = [](const Params &, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
+      out[0] = in[0];
+    },
 }};
 
 } // namespace

@@ -267,6 +267,7 @@ int reportError(const Error &e, int status, bool json) {
   if (json) {
     nlohmann::json j = {{"ok", false}, {"error", e.message()}};
     if (e.where().known()) j["file"] = e.where().file, j["line"] = e.where().line;
+    if (!e.hint().empty()) j["hint"] = e.hint();
     if (bug) {
       j["bug"] = toJson(bug->bug());
       nlohmann::json prints = nlohmann::json::array();

@@ -216,7 +216,8 @@ bool waitForReferences(ReferenceRun &references, const RunRequest &request) {
     if (request.deadline) until = std::min(until, *request.deadline);
     if (references.waitUntil(until)) return true;
     if (request.deadline && Clock::now() >= *request.deadline) return false;
-    request.waiting("golden model and reference",
+    const std::string pending = references.pending();
+    request.waiting(pending.empty() ? "golden model and reference" : pending,
                     std::chrono::duration<double>(Clock::now() - start).count());
   }
 }

@@ -96,8 +96,9 @@ struct RunRequest {
   bool keepTensors = false;
   /// Told how the simulation advances (a progress bar); see sim::SimOptions::progress.
   std::function<void(double, uint64_t, uint64_t)> progress;
-  /// Told, about every 100 ms, what the run is waiting for once the simulation is done (the golden model and the
-  /// reference still computing) and for how long so far (a progress bar: ProgressBar::waitingCallback).
+  /// Told, about every 100 ms, what the run is waiting for once the simulation is done and for how long so far (a
+  /// progress bar: ProgressBar::waitingCallback): "golden model (compiling for the host)", "kernel's reference",
+  /// or both joined by " and the " (ReferenceRun::pending).
   std::function<void(const std::string &what, double seconds)> waiting;
   compiler::CompileOptions compile;
   /// The most instructions the simulated program may have (`--max-instructions`): the unroller stops at it (or

@@ -223,21 +223,57 @@ std::optional<UnwrittenElements> unwrittenElements(const isa::TensorInfo &t, con
   if (!std::isnan(back)) return std::nullopt;
   const int64_t columns = t.shape.empty() ? 1 : t.shape.back(), n = t.elements();
   UnwrittenElements u{.elements = n, .firstRow = n, .firstColumn = columns};
-  for (int64_t i = 0; i < n; ++i) {
-    if (std::memcmp(bytes.data() + i * width, fill.data(), width) != 0) continue;
-    const int64_t row = i / columns, column = i % columns;
-    ++u.count;
-    u.firstRow = std::min(u.firstRow, row), u.lastRow = std::max(u.lastRow, row);
-    u.firstColumn = std::min(u.firstColumn, column), u.lastColumn = std::max(u.lastColumn, column);
+  // Row by row, the runs of unwritten columns; a run that continues one of the row above (the same columns) makes
+  // its rectangle taller, any other starts one. `open`: the runs of the row above, with their rectangles.
+  std::vector<ElementRegion> regions;
+  std::vector<size_t> openIndex, nextIndex;
+  const auto unwritten = [&](int64_t i) { return std::memcmp(bytes.data() + i * width, fill.data(), width) == 0; };
+  for (int64_t row = 0; row * columns < n; ++row) {
+    nextIndex.clear();
+    size_t above = 0; // the first run of the row above that may still match
+    for (int64_t column = 0; column < columns;) {
+      if (!unwritten(row * columns + column)) {
+        ++column;
+        continue;
+      }
+      const int64_t first = column;
+      while (column < columns && unwritten(row * columns + column)) ++column;
+      const int64_t last = column - 1;
+      u.count += last - first + 1;
+      u.firstRow = std::min(u.firstRow, row), u.lastRow = std::max(u.lastRow, row);
+      u.firstColumn = std::min(u.firstColumn, first), u.lastColumn = std::max(u.lastColumn, last);
+      while (above < openIndex.size() && regions[openIndex[above]].lastColumn < first) ++above;
+      if (above < openIndex.size() && regions[openIndex[above]].firstColumn == first &&
+          regions[openIndex[above]].lastColumn == last) {
+        regions[openIndex[above]].lastRow = row;
+        nextIndex.push_back(openIndex[above]);
+        continue;
+      }
+      regions.push_back({.firstRow = row, .lastRow = row, .firstColumn = first, .lastColumn = last});
+      nextIndex.push_back(regions.size() - 1);
+    }
+    std::swap(openIndex, nextIndex);
   }
   if (u.count == 0) return std::nullopt;
+  u.regionCount = regions.size();
+  // Started in row order; a rectangle is listed where it starts.
+  regions.resize(std::min(regions.size(), UnwrittenElements::kMaxRegions));
+  u.regions = std::move(regions);
   return u;
 }
 
 std::string describe(const UnwrittenElements &u) {
-  return fmt::format("{} of {} elements, within rows {}..{} and columns {}..{} (still the NaN an output starts "
-                     "with): a store is missing or too small",
-                     u.count, u.elements, u.firstRow, u.lastRow, u.firstColumn, u.lastColumn);
+  std::string where;
+  for (const ElementRegion &r : u.regions)
+    where += fmt::format("{}rows {}..{}, columns {}..{}", where.empty() ? "" : "; ", r.firstRow, r.lastRow,
+                         r.firstColumn, r.lastColumn);
+  if (u.regionCount > u.regions.size())
+    where += fmt::format("; and {} more region{} within rows {}..{} and columns {}..{}",
+                         u.regionCount - u.regions.size(), u.regionCount - u.regions.size() == 1 ? "" : "s",
+                         u.firstRow, u.lastRow, u.firstColumn, u.lastColumn);
+  return fmt::format("{} ({} of {} elements still hold the NaN an output starts with): a store is missing or too "
+                     "small",
+                     where, u.count, u.elements);
 }
 
 double tolerance(isa::DType dtype) {

@@ -54,19 +54,32 @@ void prepareOutputDir(const std::string &dir);
 /// Tensor `index` of `hbm` decoded to FP32.
 tsr::HostTensor decodeTensor(const isa::Program &program, const sim::HbmImage &hbm, size_t index);
 
+/// A rectangle of a tensor's elements: rows and columns [first, last], a tensor of more than two dimensions counting
+/// all but its last as rows.
+struct ElementRegion {
+  int64_t firstRow = 0, lastRow = 0, firstColumn = 0, lastColumn = 0;
+  bool operator==(const ElementRegion &) const = default;
+};
+
 /// The elements of an output that the kernel never wrote: they still hold the NaN every output starts with
 /// (makeInputs), byte for byte. `rows` and `columns` bound them: [first, last] of each, a tensor of more than two
-/// dimensions counting all but its last as rows.
+/// dimensions counting all but its last as rows. `regions` covers them exactly with rectangles, each as tall as the
+/// rows its column range runs through unchanged (a missing store of a tile is one), the first kMaxRegions of
+/// `regionCount`, in row order.
 struct UnwrittenElements {
+  static constexpr size_t kMaxRegions = 8;
   int64_t count = 0, elements = 0; ///< never written, of all the tensor's
   int64_t firstRow = 0, lastRow = 0, firstColumn = 0, lastColumn = 0;
+  std::vector<ElementRegion> regions;
+  size_t regionCount = 0;
 };
 
 /// The elements of output `t` whose bytes in `bytes` (the tensor after the run) are still the fill's; nullopt when
 /// there are none, or when `t`'s dtype has no NaN (an integer output starts with the fill's rounding, which a
 /// kernel may write).
 std::optional<UnwrittenElements> unwrittenElements(const isa::TensorInfo &t, const std::vector<std::byte> &bytes);
-/// "4096 of 65536 elements, within rows 0..127 and columns 256..511 (...): a store is missing or too small".
+/// "rows 128..255, columns 0..511 (65536 of 196608 elements still hold the NaN an output starts with): a store is
+/// missing or too small", the regions separated by "; ".
 std::string describe(const UnwrittenElements &u);
 
 /// How one output compares with the reference.

@@ -3,6 +3,7 @@
 #include "tessera/compiler/Golden.h"
 
 #include <atomic>
+#include <mutex>
 #include <thread>
 
 namespace tessera::driver {
@@ -14,6 +15,9 @@ struct ReferenceRun::State {
   tsr::Params params;
   ReferenceResults results;
   std::atomic<bool> abandoned = false;
+  mutable std::mutex stageMutex;
+  std::string goldenStage; ///< what the golden model is doing ("compiling for the host"), for pending()
+  bool withGolden = false;  ///< whether the golden model runs (results.golden, which its thread may reset)
 
   using Clock = std::chrono::steady_clock;
   static double secondsSince(Clock::time_point start) {
@@ -24,7 +28,10 @@ struct ReferenceRun::State {
     if (!results.golden || abandoned) return;
     const Clock::time_point start = Clock::now();
     try {
-      compiler::runGolden(*graph, *results.golden);
+      compiler::runGolden(*graph, *results.golden, [this](const std::string &stage) {
+        const std::lock_guard<std::mutex> lock(stageMutex);
+        goldenStage = stage;
+      });
     } catch (const compiler::GoldenUnsupported &e) {
       results.golden.reset();
       results.goldenUnavailable = e.message();
@@ -47,6 +54,7 @@ ReferenceRun::ReferenceRun(std::shared_ptr<const tsr::graph::KernelGraph> graph,
   state_->graph = std::move(graph);
   state_->reference = kernel.reference;
   state_->params = std::move(params);
+  state_->withGolden = golden.has_value();
   state_->results.golden = std::move(golden);
   state_->results.inputs = std::move(inputs);
   state_->results.expected = std::move(expected);
@@ -80,6 +88,20 @@ bool ReferenceRun::waitUntil(const std::optional<std::chrono::steady_clock::time
     if (timedOut_) return false;
   }
   return true;
+}
+
+std::string ReferenceRun::pending() const {
+  const auto running = [](const std::future<void> &done) {
+    return done.valid() && done.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  };
+  std::string golden;
+  if (running(done_[0]) && state_->withGolden) {
+    const std::lock_guard<std::mutex> lock(state_->stageMutex);
+    golden = state_->goldenStage.empty() ? "golden model" : "golden model (" + state_->goldenStage + ")";
+  }
+  const std::string reference = running(done_[1]) && state_->results.hasReference ? "kernel's reference" : "";
+  if (golden.empty()) return reference;
+  return reference.empty() ? golden : golden + " and the " + reference;
 }
 
 ReferenceResults ReferenceRun::results() {

@@ -44,6 +44,9 @@ public:
   /// Gives the threads up without waiting for it (the simulation stopped on --timeout): as when waitUntil() saw the
   /// deadline pass.
   void abandon() { timedOut_ = true; }
+  /// What is still computing, for a progress line: "golden model (compiling for the host)", "kernel's reference",
+  /// both joined by " and the ", or "" when nothing is.
+  std::string pending() const;
   /// The results, once the threads are done; rethrows what one threw.
   ReferenceResults results();
 

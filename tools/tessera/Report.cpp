@@ -93,10 +93,17 @@ nlohmann::json toJson(const RunReport &r) {
       if (*vs)
         output[key] = {{"max_abs_err", (*vs)->maxAbsErr}, {"max_rel_err", (*vs)->maxRelErr},
                        {"tolerance", (*vs)->tolerance}, {"ok", (*vs)->ok}};
-    if (const std::optional<UnwrittenElements> &u = c.unwritten)
+    if (const std::optional<UnwrittenElements> &u = c.unwritten) {
+      nlohmann::json regions = nlohmann::json::array();
+      for (const ElementRegion &region : u->regions)
+        regions.push_back({{"rows", {region.firstRow, region.lastRow}},
+                           {"columns", {region.firstColumn, region.lastColumn}}});
       output["unwritten"] = {{"elements", u->count},
                              {"rows", {u->firstRow, u->lastRow}},
-                             {"columns", {u->firstColumn, u->lastColumn}}};
+                             {"columns", {u->firstColumn, u->lastColumn}},
+                             {"regions", regions},
+                             {"region_count", u->regionCount}};
+    }
     outputs.push_back(output);
   }
   j["max_abs_err"] = maxAbs;

@@ -2,10 +2,15 @@
 //
 //   kernel graph --import--> tile --tile-to-linalg--> linalg/memref/arith/math/scf
 //     --golden-outline-ops (each linalg op in a shared function, OutlineOps.h)--> calls
-//     --linalg -> loops, strided metadata, affine -> arith, scf -> cf, bf16 expansion, * -> llvm--> LLVM dialect
-//     --ExecutionEngine (LLVM ORC JIT, host CPU, no IR optimisation)--> called with memref descriptors of the
-//     caller's buffers
+//     --linalg -> loops, strided metadata, affine -> arith, scf -> cf, bf16 expansion, * -> llvm,
+//       canonicalize (descriptor inserts and extracts folded)--> LLVM dialect
+//     --ExecutionEngine (LLVM ORC JIT, host CPU, no IR optimisation; the kernel's own function, glue, without
+//       code-generation optimisation either)--> called with memref descriptors of the caller's buffers
 // Matmuls call the simulator's tile GEMM (GoldenRuntime.h), a symbol this file gives the JIT.
+//
+// Linear in the kernel's ops: the outlined functions are as many as the kinds of op, whatever their number; the
+// glue grows with the ops, one call each, and is compiled by FastISel (optnone), one pass over it, where
+// SelectionDAG's combines on one block of thousands of calls took more than linear time (GoldenWork, GoldenTest).
 //
 // bf16 conversions become integer code (arith-expand include-bf16: libgcc 12 has no __truncsfbf2); fp8 is
 // already integer code after tile-to-linalg. math.exp becomes a call of libm's expf, resolved in this process.
@@ -34,11 +39,13 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -51,6 +58,7 @@
 
 #include <mutex>
 #include <optional>
+#include <variant>
 
 using namespace mlir;
 
@@ -118,8 +126,12 @@ OwningOpRef<ModuleOp> toLinalg(MLIRContext &ctx, ErrorCollector &errors, const t
   return module;
 }
 
-/// linalg -> LLVM dialect, and the kernel function made callable from C with memref descriptors.
-void toLlvm(MLIRContext &ctx, ErrorCollector &errors, ModuleOp module) {
+/// Whether `fn` holds ops outlined from the kernel's function (OutlineOps.h).
+bool isOutlined(LLVM::LLVMFuncOp fn) { return fn.getName().starts_with(golden::kOutlinedPrefix); }
+
+/// linalg -> LLVM dialect, and the kernel function made callable from C with memref descriptors. Returns how many
+/// ops became calls of outlined functions.
+size_t toLlvm(MLIRContext &ctx, ErrorCollector &errors, ModuleOp module) {
   // The kernel's attributes mean nothing to LLVM; the C interface takes one descriptor pointer per tensor.
   module->removeAttr(tile::kTargetAttr);
   module.walk([&](func::FuncOp fn) {
@@ -128,7 +140,7 @@ void toLlvm(MLIRContext &ctx, ErrorCollector &errors, ModuleOp module) {
   });
   module.walk([&](memref::AllocOp a) { a->removeAttr(tile::kTensorNameAttr); });
 
-  golden::outlineStructuredOps(module);
+  const size_t outlined = golden::outlineStructuredOps(module);
   PassManager pm(&ctx);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -142,6 +154,12 @@ void toLlvm(MLIRContext &ctx, ErrorCollector &errors, ModuleOp module) {
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // Folds the memref descriptors' llvm.insertvalue / extractvalue chains around each call: FastISel (below) does
+  // not select aggregates and would leave the glue to SelectionDAG. No region simplification: it compares blocks
+  // pairwise.
+  GreedyRewriteConfig fold;
+  fold.enableRegionSimplification = GreedySimplifyRegionLevel::Disabled;
+  pm.addPass(createCanonicalizerPass(fold));
   // A kernel of many ops is one function of as many loop nests, which MLIR's verifier, run after each of these
   // passes, walked for about a sixth of the golden model's time (1,024 column copies: 1.8 s); a release build
   // verifies once, at the end (the sanitizer build after every pass, as the compiler's pipeline does).
@@ -149,6 +167,48 @@ void toLlvm(MLIRContext &ctx, ErrorCollector &errors, ModuleOp module) {
   pm.enableVerifier(false);
 #endif
   if (failed(pm.run(module)) || failed(mlir::verify(module))) errors.raise("LLVM lowering");
+
+  // The glue (the kernel's function and its C interface: calls, addresses, loops) is compiled without
+  // optimisation, FastISel and the fast register allocator, in time linear in its size; the outlined functions,
+  // where the elements are computed, with it.
+  module.walk([](LLVM::LLVMFuncOp fn) {
+    if (fn.isExternal() || isOutlined(fn)) return;
+    fn.setNoInline(true); // LLVM's verifier: optnone needs noinline
+    fn.setOptimizeNone(true);
+  });
+  return outlined;
+}
+
+/// The ops of `fn`'s body.
+size_t opsIn(LLVM::LLVMFuncOp fn) {
+  size_t ops = 0;
+  fn.getBody().walk([&](Operation *) { ++ops; });
+  return ops;
+}
+
+/// What `module` (lowered to the LLVM dialect by toLlvm) asks the JIT to compile.
+GoldenWork workOf(ModuleOp module, size_t outlinedOps) {
+  GoldenWork work{.outlinedOps = outlinedOps};
+  module.walk([&](LLVM::LLVMFuncOp fn) {
+    if (fn.isExternal()) return;
+    if (fn.getOptimizeNone()) {
+      work.glueOps += opsIn(fn);
+      return;
+    }
+    ++work.functions;
+    work.optimizedOps += opsIn(fn);
+  });
+  return work;
+}
+
+/// The ops of `block` and its loops, each once.
+size_t opsIn(const tsr::graph::Block &block) {
+  size_t ops = 0;
+  for (const tsr::graph::Stmt &stmt : block.stmts) {
+    if (std::holds_alternative<tsr::graph::Op>(stmt)) ++ops;
+    if (const auto *loop = std::get_if<tsr::graph::Loop>(&stmt)) ops += opsIn(loop->body);
+  }
+  return ops;
 }
 
 std::string print(ModuleOp module) {
@@ -177,7 +237,11 @@ std::vector<int64_t> descriptor(std::byte *data, const std::vector<int64_t> &sha
 
 } // namespace
 
-void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<std::byte>> &tensors) {
+void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<std::byte>> &tensors,
+               const GoldenStageCallback &stage, GoldenWork *work) {
+  const auto begin = [&](const std::string &what) {
+    if (stage) stage(what);
+  };
   if (tensors.size() != kernel.tensors.size())
     throw Error(fmt::format("golden model: kernel {} has {} tensors, {} buffers given", kernel.name,
                             kernel.tensors.size(), tensors.size()));
@@ -199,8 +263,10 @@ void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<st
   MLIRContext ctx;
   ctx.disableMultithreading(); // one kernel at a time; 2-core CI machines gain nothing from threads here
   ErrorCollector errors(ctx, "the golden model", "golden model: ");
+  begin(fmt::format("lowering {} ops to host code", opsIn(kernel.body)));
   OwningOpRef<ModuleOp> module = toLinalg(ctx, errors, kernel);
-  toLlvm(ctx, errors, *module);
+  const size_t outlined = toLlvm(ctx, errors, *module);
+  if (work) *work = workOf(*module, outlined);
   registerBuiltinDialectTranslation(ctx);
   registerLLVMDialectTranslation(ctx);
 
@@ -220,6 +286,7 @@ void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<st
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Less;
   options.enableGDBNotificationListener = false;
   options.enablePerfNotificationListener = false;
+  begin("compiling for the host");
   auto engine = ExecutionEngine::create(*module, options, std::move(*machine));
   if (!engine) throw Error("golden model: JIT compilation failed: " + describe(engine.takeError()));
   (*engine)->registerSymbols([](llvm::orc::MangleAndInterner mangle) {
@@ -237,8 +304,11 @@ void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<st
     descriptors.push_back(descriptor(tensors[i].data(), kernel.tensors[i].shape));
   for (auto &d : descriptors) descriptorPointers.push_back(d.data());
   for (void *&p : descriptorPointers) args.push_back(&p);
-  if (llvm::Error e = (*engine)->invokePacked("_mlir_ciface_" + kernel.name, args))
-    throw Error("golden model: calling the kernel failed: " + describe(std::move(e)));
+  // The JIT compiles the module when the kernel is first looked up.
+  auto entry = (*engine)->lookupPacked("_mlir_ciface_" + kernel.name);
+  if (!entry) throw Error("golden model: calling the kernel failed: " + describe(entry.takeError()));
+  begin("running");
+  (*entry)(args.data());
 }
 
 std::string goldenToText(const tsr::graph::KernelGraph &kernel, GoldenStage stage) {

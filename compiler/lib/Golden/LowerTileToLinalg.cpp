@@ -18,7 +18,8 @@
 //   tile.transpose              linalg.generic with the transposed map (a copy, converting the element type)
 //   tile.fill_where             linalg.generic over linalg.index: the value where the position test holds
 //   tile.scan                   scf.for over rows, and in each an scf.for over the columns carrying the f32
-//                               state: x = a * x + b (a product, then a sum: two roundings, as the DSL does)
+//                               state: x = a * x + b (a product, then a sum: two roundings, as the DSL does);
+//                               the outer loop marked golden.outline (OutlineOps.h)
 //   tile.reduce                 linalg.generic: dst[p, 0] = src[p, 0], then a reduction over src[p, 1:], folding
 //                               left to right as the DSL does (an f32 accumulator when dst is narrower)
 //   tile.copy                   linalg.generic with arith.extf / arith.truncf
@@ -37,6 +38,7 @@
 //===------------------------------------------------------------------------------------------------------===//
 
 #include "GoldenRuntime.h"
+#include "OutlineOps.h"
 #include "tessera/compiler/Dialect/Settings.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 #include "tessera/compiler/Passes.h"
@@ -611,6 +613,7 @@ private:
     auto index = [&](int64_t v) { return b_.create<arith::ConstantIndexOp>(loc, v).getResult(); };
     Value zero = index(0), one = index(1);
     auto rows = b_.create<scf::ForOp>(loc, zero, index(dim(a, 0)), one);
+    rows->setAttr(golden::kOutlineAttr, b_.getUnitAttr()); // into a function of its own, as linalg ops are
     OpBuilder rb = OpBuilder::atBlockTerminator(rows.getBody());
     Value p = rows.getInductionVar();
     Scalars rs(rb, loc);

@@ -59,10 +59,17 @@ class Outliner {
 public:
   explicit Outliner(ModuleOp module) : module_(module), b_(module.getContext()) {}
 
-  void run() {
+  size_t run() {
     std::vector<Operation *> ops;
-    module_.walk([&](linalg::LinalgOp op) { ops.push_back(op.getOperation()); }); // (a generic's body has none)
+    // Outermost first, and nothing inside an op already taken (a generic's body has no linalg op either).
+    module_.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (!llvm::isa<linalg::LinalgOp>(op) && !op->hasAttr(kOutlineAttr)) return WalkResult::advance();
+      op->removeAttr(kOutlineAttr);
+      ops.push_back(op);
+      return WalkResult::skip();
+    });
     for (Operation *op : ops) outline(op);
+    return ops.size();
   }
 
 private:
@@ -113,7 +120,7 @@ private:
     for (Value v : used) types.push_back(general(v.getType()));
     OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToEnd(module_.getBody());
-    auto fn = b_.create<func::FuncOp>(op->getLoc(), "__golden_op_" + std::to_string(count_++),
+    auto fn = b_.create<func::FuncOp>(op->getLoc(), kOutlinedPrefix + std::to_string(count_++),
                                       b_.getFunctionType(types, {}));
     fn.setPrivate();
     Block *body = fn.addEntryBlock();
@@ -143,7 +150,7 @@ private:
 
 } // namespace
 
-void outlineStructuredOps(ModuleOp module) { Outliner(module).run(); }
+size_t outlineStructuredOps(ModuleOp module) { return Outliner(module).run(); }
 
 namespace {
 

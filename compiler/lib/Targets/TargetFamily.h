@@ -33,10 +33,17 @@ struct LoweringOptions {
   bool schedule = false;        ///< reorder the engines' streams where the family list-schedules them
 };
 
-/// What one kernel's tiles may take of a memory (TargetFamily::tileBudget).
+/// TileBudget::remedy for a memory a tile takes by bytes (SBUF, VMEM).
+inline constexpr const char *kSmallerTilesRemedy = "use smaller tiles, fewer tiles live at once (a tile made in a loop "
+                                                   "body ends with it), or fewer rotating copies of loop tiles "
+                                                   "(--loop-buffers)";
+
+/// What one kernel's tiles may take of a memory (TargetFamily::tileBudget), and how its author counts it there.
 struct TileBudget {
   int64_t bytes = 0;
   std::string limitedBy; ///< empty: the whole memory; else what sets the smaller figure, in a user's terms
+  int64_t bankBytes = 0; ///< > 0: each tile takes whole banks of this many bytes (NeuronCore PSUM), counted so
+  std::string remedy;    ///< what a kernel whose tiles do not fit can do, in its author's terms
 };
 
 class TargetFamily {

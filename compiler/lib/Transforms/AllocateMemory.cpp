@@ -13,11 +13,14 @@
 // notes after (a TPU's padded tiles). Peak use is recorded on the function per memory (tile.sbuf_peak,
 // tile.psum_peak, tile.vmem_peak). A `fixed` tile (placed by the kernel, tsr::isa::sbuf_tile_at) keeps its offset
 // and one copy, and takes no room from the stack.
-// When a tile does not fit, the error lists what is live in that memory there, by kernel line and shape.
+// When a tile does not fit, the error (at the kernel line that made the tile) lists what is live in that memory
+// there, by kernel line and shape, in the units the memory is taken in (PSUM banks), and its hint says how the
+// memory is organised on the target (from the target file) and what to try.
 // Test: compiler/test/Transforms/allocate-memory.mlir, allocate-memory-tpu.mlir; tests/unit/e2e/RunKernelTest.cpp
 //
 //===------------------------------------------------------------------------------------------------------===//
 
+#include "ErrorCollector.h"
 #include "Targets/TargetFamily.h"
 #include "tessera/compiler/Dialect/Settings.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
@@ -52,6 +55,8 @@ struct Stack {
   uint32_t partitions = 0;
   int64_t capacity = 0;   ///< what the kernel's tiles may take (TargetFamily::tileBudget)
   std::string limitedBy; ///< why capacity is less than the memory, if it is
+  int64_t bankBytes = 0;  ///< > 0: tiles take whole banks of this many bytes, and errors count banks
+  std::string remedy;     ///< what a kernel that does not fit can do (TileBudget::remedy)
   int64_t top = 0;
   int64_t peak = 0;
   int64_t bufs = 1; ///< the copies a loop-local tile gets in this memory
@@ -69,7 +74,8 @@ public:
       if (it == bufs.end()) continue; // no tile lives there (a TPU's SMEM)
       TileBudget budget = family.tileBudget(m, t);
       stacks_.push_back({.space = m.space, .partitions = m.partitions, .capacity = budget.bytes,
-                         .limitedBy = std::move(budget.limitedBy), .bufs = it->second});
+                         .limitedBy = std::move(budget.limitedBy), .bankBytes = budget.bankBytes,
+                         .remedy = std::move(budget.remedy), .bufs = it->second});
     }
   }
 
@@ -164,13 +170,15 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
         shrink /= 2;
         continue;
       }
-      return failed.emitError() << fmt::format(
-                 "tile{} {} needs {} bytes{} of {} but only {} of {} are free here on {}{}. {}. Use smaller tiles, "
-                 "fewer tiles live at once, or fewer rotating copies of loop tiles (--loop-buffers)",
-                 tile::quotedName(failed), tile::shapeAndDtype(failed.getType()),
-                 family.tileCopyBytes(failed.getType(), target), s.partitions > 1 ? " per partition" : "",
-                 upperName(s.space), s.capacity - s.top, s.capacity,
-                 target.name, s.limitedBy.empty() ? "" : "; " + s.limitedBy, liveTiles(s));
+      // The kernel's line is the error's location; the note is the tessera::Error's hint (ErrorCollector.h).
+      InFlightDiagnostic error = failed.emitError() << fmt::format(
+          "tile{} {} needs {} of {} but {} here on {}{}. {}", tile::quotedName(failed),
+          tile::shapeAndDtype(failed.getType()), amount(s, family.tileCopyBytes(failed.getType(), target)),
+          upperName(s.space), freeHere(s), target.name, s.limitedBy.empty() ? "" : "; " + s.limitedBy,
+          liveTiles(s));
+      error.attachNote() << kHintNote << fmt::format("{} on {} has {}: {}", upperName(s.space), target.name,
+                                                     layout(s), s.remedy);
+      return error;
     }
     return success();
   }
@@ -184,7 +192,43 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
     return success();
   }
 
-  /// "Live in PSUM here (8 tiles): 8 x [128, 512] f32 at kernel.cpp:23 (2048 bytes per partition each), ...": what
+  /// `bytes` of `s` as its tiles take them: "2 banks (4096 bytes per partition)", "2048 bytes per partition",
+  /// "4096 bytes" (VMEM).
+  static std::string amount(const Stack &s, int64_t bytes) {
+    const std::string perPartition = s.partitions > 1 ? " per partition" : "";
+    if (s.bankBytes <= 0) return fmt::format("{} bytes{}", bytes, perPartition);
+    return fmt::format("{} ({} bytes{})", banks(s, bytes), bytes, perPartition);
+  }
+
+  /// "1 bank", "3 banks".
+  static std::string banks(const Stack &s, int64_t bytes) {
+    const int64_t n = bytes / s.bankBytes;
+    return fmt::format("{} bank{}", n, n == 1 ? "" : "s");
+  }
+
+  /// What is left of `s` where a tile does not fit: "all 8 banks are taken", "only 1 of 8 banks is free", "only
+  /// 20224 of 180224 are free".
+  static std::string freeHere(const Stack &s) {
+    const int64_t free = s.capacity - s.top;
+    if (s.bankBytes <= 0) return fmt::format("only {} of {} are free", free, s.capacity);
+    const int64_t freeBanks = free / s.bankBytes, allBanks = s.capacity / s.bankBytes;
+    if (freeBanks == 0) return fmt::format("all {} banks are taken", allBanks);
+    return fmt::format("only {} of {} banks {} free", freeBanks, allBanks, freeBanks == 1 ? "is" : "are");
+  }
+
+  /// How `s` is organised, from the target file: "8 banks of 2 KiB per partition, and each PSUM tile takes whole
+  /// banks", "212984 bytes per partition for tiles", "67043328 bytes for one kernel's tiles".
+  static std::string layout(const Stack &s) {
+    if (s.bankBytes > 0) {
+      const std::string bank = s.bankBytes % 1024 == 0 ? fmt::format("{} KiB", s.bankBytes / 1024)
+                                                       : fmt::format("{} bytes", s.bankBytes);
+      return fmt::format("{} banks of {} per partition, and each {} tile takes whole banks", s.capacity / s.bankBytes,
+                         bank, upperName(s.space));
+    }
+    return fmt::format("{} bytes{} for one kernel's tiles", s.capacity, s.partitions > 1 ? " per partition" : "");
+  }
+
+  /// "Live in PSUM here (8 tiles): 8 x [128, 512] f32 at kernel.cpp:23 (1 bank each), ...": what
   /// holds the memory where one more tile does not fit, in the kernel's terms (the line that made each tile, its
   /// shape), tiles of one line and shape together, most bytes first.
   static std::string liveTiles(const Stack &s) {
@@ -208,6 +252,9 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
     std::stable_sort(groups.begin(), groups.end(), [](const Group &a, const Group &b) { return a.bytes > b.bytes; });
     constexpr size_t kListed = 6;
     const std::string perPartition = s.partitions > 1 ? " per partition" : "";
+    const auto share = [&](int64_t bytes) {
+      return s.bankBytes > 0 ? banks(s, bytes) : fmt::format("{} bytes{}", bytes, perPartition);
+    };
     std::string out = fmt::format("Live in {} here ({} tile{}):", upperName(s.space), s.live.size(),
                                   s.live.size() == 1 ? "" : "s");
     for (size_t i = 0; i < std::min(groups.size(), kListed); ++i) {
@@ -216,11 +263,10 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
       const std::string copies = g.copies > 1 ? fmt::format(", {} rotating copies", g.copies) : "";
       out += i ? ", " : " ";
       if (g.count == 1)
-        out += fmt::format("{} {}{} ({} bytes{}{})", g.name.empty() ? "a tile" : g.name.substr(1), g.shape, at,
-                           g.bytes, perPartition, copies);
+        out += fmt::format("{} {}{} ({}{})", g.name.empty() ? "a tile" : g.name.substr(1), g.shape, at,
+                           share(g.bytes), copies);
       else
-        out += fmt::format("{} x {}{} ({} bytes{} each{})", g.count, g.shape, at, g.bytes / g.count, perPartition,
-                           copies);
+        out += fmt::format("{} x {}{} ({} each{})", g.count, g.shape, at, share(g.bytes / g.count), copies);
     }
     if (groups.size() > kListed) out += fmt::format(", and {} more", groups.size() - kListed);
     return out;

@@ -1,6 +1,7 @@
 // golden-outline-ops: the golden model's second step. Each linalg op becomes a call of a private function holding
 // it; ops that differ only in their operands (windows of one shape at other offsets) share one function, called
 // through memref.cast to a dynamic offset; ops whose bodies differ (a - b against b - a on the same operands) do not.
+// An op marked golden.outline (tile.scan's loop over rows) is outlined the same way, and loses the mark.
 // RUN: tessera-opt %s -golden-outline-ops | FileCheck %s
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -14,6 +15,8 @@ module {
   // a - b and b - a: two functions, each called with (a, b, out).
   // CHECK: call @[[SUB:__golden_op_[0-9]+]](%arg0, %arg1, %arg2)
   // CHECK: call @[[BUS:__golden_op_[0-9]+]](%arg0, %arg1, %arg2)
+  // The marked loop: its bounds and the memref its body uses become the arguments.
+  // CHECK: call @[[SCAN:__golden_op_[0-9]+]](%c0, %c4, %c1, %arg0)
   // CHECK-NOT: linalg.
   // CHECK: func.func private @[[COPY]](%{{.*}}: memref<4x1xf32, strided<[8, 1], offset: ?>>, %{{.*}}: memref<4x1xf32>)
   // CHECK-NEXT: linalg.copy
@@ -22,6 +25,11 @@ module {
   // CHECK: func.func private @[[BUS]]
   // CHECK: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
   // CHECK-NEXT: arith.subf %[[Y]], %[[X]] : f32
+  // CHECK: func.func private @[[SCAN:__golden_op_[0-9]+]](%{{.*}}: index, %{{.*}}: index, %{{.*}}: index, %{{.*}}: memref<4x8xf32>)
+  // CHECK-NEXT: scf.for
+  // CHECK-NEXT: memref.load
+  // CHECK-NEXT: memref.store
+  // CHECK-NEXT: }{{$}}
   // CHECK-NOT: func.func private
   func.func @kernel(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %out: memref<4x8xf32>) {
     %t0 = memref.alloc() : memref<4x1xf32>
@@ -42,6 +50,13 @@ module {
       %d = arith.subf %y, %x : f32
       linalg.yield %d : f32
     }
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    scf.for %p = %c0 to %c4 step %c1 {
+      %x = memref.load %a[%p, %c0] : memref<4x8xf32>
+      memref.store %x, %a[%p, %c1] : memref<4x8xf32>
+    } {golden.outline}
     memref.dealloc %t0 : memref<4x1xf32>
     memref.dealloc %t5 : memref<4x1xf32>
     return

@@ -97,7 +97,8 @@ module attributes {tessera.target = "tpu-v5e"} {
   func.func @too_big() {
     %a = tile.alloc {name = "a"} : memref<4096x4096xf32, #tile.space<sbuf>>
     // 8200 bf16 rows are 8208 padded rows: 8 rows too many.
-    // expected-error@+1 {{tile 'b' [8200, 4096] bf16 needs 67239936 bytes of VMEM but only 67108864 of 134217728 are free here on tpu-v5e}}
+    // expected-error@+2 {{tile 'b' [8200, 4096] bf16 needs 67239936 bytes of VMEM but only 67108864 of 134217728 are free here on tpu-v5e}}
+    // expected-note@+1 {{hint: VMEM on tpu-v5e has 134217728 bytes for one kernel's tiles: use smaller tiles, fewer tiles live at once (a tile made in a loop body ends with it), or fewer rotating copies of loop tiles (--loop-buffers)}}
     %b = tile.alloc {name = "b"} : memref<8200x4096xbf16, #tile.space<sbuf>>
     %c = tile.alloc {name = "c"} : memref<8x128xf32, #tile.space<sbuf>>
     return
@@ -121,7 +122,8 @@ module attributes {tessera.target = "tpu-v5p"} {
 
 module attributes {tessera.target = "tpu-v5p"} {
   func.func @over_libtpus_limit() {
-    // expected-error@+1 {{tile 'a' [8192, 2048] f32 needs 67108864 bytes of VMEM but only 67043328 of 67043328 are free here on tpu-v5p; libtpu gives one Pallas kernel at most 67043328 of the 67108864 bytes ([libtpu] kernel_vmem_max_bytes in the target file). Nothing else is live in it here. Use smaller tiles}}
+    // expected-error@+2 {{tile 'a' [8192, 2048] f32 needs 67108864 bytes of VMEM but only 67043328 of 67043328 are free here on tpu-v5p; libtpu gives one Pallas kernel at most 67043328 of the 67108864 bytes ([libtpu] kernel_vmem_max_bytes in the target file). Nothing else is live in it here}}
+    // expected-note@+1 {{hint: VMEM on tpu-v5p has 67043328 bytes for one kernel's tiles: use smaller tiles}}
     %a = tile.alloc {name = "a"} : memref<8192x2048xf32, #tile.space<sbuf>>
     return
   }

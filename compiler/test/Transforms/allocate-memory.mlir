@@ -191,7 +191,8 @@ module attributes {tessera.target = "trn2"} {
 module attributes {tessera.target = "trn2"} {
   func.func @sbuf_full() {
     %first = tile.alloc {name = "first"} : memref<128x40000xf32, #tile.space<sbuf>>
-    // expected-error@+1 {{tile 'second' [128, 20000] f32 needs 80000 bytes per partition of SBUF but only 52984 of 212984 are free here on trn2}}
+    // expected-error@+2 {{tile 'second' [128, 20000] f32 needs 80000 bytes per partition of SBUF but only 52984 of 212984 are free here on trn2}}
+    // expected-note@+1 {{hint: SBUF on trn2 has 212984 bytes per partition for one kernel's tiles: use smaller tiles, fewer tiles live at once (a tile made in a loop body ends with it), or fewer rotating copies of loop tiles (--loop-buffers)}}
     %second = tile.alloc {name = "second"} : memref<128x20000xf32, #tile.space<sbuf>>
     return
   }
@@ -208,7 +209,8 @@ module attributes {tessera.target = "trn1"} {
     %c2 = arith.constant 2 : index
     %w = tile.alloc {name = "weights"} : memref<128x40000xf32, #tile.space<sbuf>>
     scf.for %i = %c0 to %c2 step %c1 {
-      // expected-error@+1 {{tile 'x' [128, 5100] f32 needs 20400 bytes per partition of SBUF but only 20224 of 180224 are free here on trn1}}
+      // expected-error@+2 {{tile 'x' [128, 5100] f32 needs 20400 bytes per partition of SBUF but only 20224 of 180224 are free here on trn1}}
+      // expected-note@+1 {{hint: SBUF on trn1 has 180224 bytes per partition}}
       %x = tile.alloc {name = "x"} : memref<128x5100xf32, #tile.space<sbuf>>
     }
     return
@@ -234,7 +236,8 @@ module attributes {tessera.target = "trn2"} {
       %c = tile.alloc {name = "c"} : memref<128x512xf32, #tile.space<psum>>
       %d = tile.alloc {name = "d"} : memref<128x512xf32, #tile.space<psum>>
       // The error lists what holds PSUM there, most bytes first (all 2 KiB here), six of them by name and line.
-      // expected-error@+1 {{tile 'e' [128, 512] f32 needs 2048 bytes per partition of PSUM but only 0 of 16384 are free here on trn2. Live in PSUM here (8 tiles): 'k0' [128, 512] f32 at}}
+      // expected-error@+2 {{tile 'e' [128, 512] f32 needs 1 bank (2048 bytes per partition) of PSUM but all 8 banks are taken here on trn2. Live in PSUM here (8 tiles): 'k0' [128, 512] f32 at}}
+      // expected-note@+1 {{hint: PSUM on trn2 has 8 banks of 2 KiB per partition, and each PSUM tile takes whole banks: keep fewer PSUM tiles live at once (reuse one accumulator, acc += ..., across a loop rather than one per step; copy a finished result to SBUF inside the loop that made it, so that its PSUM tile ends with the loop body), use smaller PSUM tiles, or fewer rotating copies of loop tiles (--loop-buffers)}}
       %e = tile.alloc {name = "e"} : memref<128x512xf32, #tile.space<psum>>
     }
     return

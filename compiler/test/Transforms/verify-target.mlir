@@ -25,7 +25,8 @@ module attributes {tessera.target = "trn2"} {
 
 module attributes {tessera.target = "trn2"} {
   func.func @too_many_partitions() {
-    // expected-error@+1 {{tile 'memref<256x4xf32, #tile.space<sbuf>>' has 256 partitions; trn2 has 128}}
+    // expected-error@+2 {{SBUF tile [256, 4] f32 has 256 partitions; trn2 has 128}}
+    // expected-note@+1 {{hint: split the first dimension into tiles of at most 128 rows}}
     %0 = tile.alloc : memref<256x4xf32, #tile.space<sbuf>>
     return
   }
@@ -35,7 +36,8 @@ module attributes {tessera.target = "trn2"} {
 
 module attributes {tessera.target = "trn2"} {
   func.func @psum_partitions() {
-    // expected-error@+1 {{tile 'memref<129x512xf32, #tile.space<psum>>' has 129 partitions; trn2 has 128}}
+    // expected-error@+2 {{PSUM tile [129, 512] f32 has 129 partitions; trn2 has 128}}
+    // expected-note@+1 {{hint: split the first dimension}}
     %0 = tile.alloc : memref<129x512xf32, #tile.space<psum>>
     return
   }
@@ -46,7 +48,8 @@ module attributes {tessera.target = "trn2"} {
 // One f32 past a PSUM bank.
 module attributes {tessera.target = "trn2"} {
   func.func @psum_over_bank() {
-    // expected-error@+1 {{PSUM tile 'memref<128x513xf32, #tile.space<psum>>' takes 2052 bytes per partition; a PSUM bank of trn2 holds 2048}}
+    // expected-error@+2 {{PSUM tile [128, 513] f32 takes 2052 bytes per partition; a PSUM bank of trn2 holds 2048}}
+    // expected-note@+1 {{hint: PSUM has 8 banks of 2048 bytes per partition on trn2; split the free dimension into tiles of at most 512 elements of this type}}
     %0 = tile.alloc : memref<128x513xf32, #tile.space<psum>>
     return
   }
@@ -56,7 +59,8 @@ module attributes {tessera.target = "trn2"} {
 
 module attributes {tessera.target = "trn1"} {
   func.func @psum_two_banks() {
-    // expected-error@+1 {{PSUM tile 'memref<64x1024xf32, #tile.space<psum>>' takes 4096 bytes per partition; a PSUM bank of trn1 holds 2048}}
+    // expected-error@+2 {{PSUM tile [64, 1024] f32 takes 4096 bytes per partition; a PSUM bank of trn1 holds 2048}}
+    // expected-note@+1 {{hint: PSUM has 8 banks of 2048 bytes per partition on trn1}}
     %0 = tile.alloc : memref<64x1024xf32, #tile.space<psum>>
     return
   }
@@ -67,7 +71,8 @@ module attributes {tessera.target = "trn1"} {
 // One f32 past trn2's 212984 usable SBUF bytes per partition.
 module attributes {tessera.target = "trn2"} {
   func.func @sbuf_over_partition() {
-    // expected-error@+1 {{SBUF tile 'memref<128x53247xf32, #tile.space<sbuf>>' takes 212988 bytes per partition; trn2 has 212984}}
+    // expected-error@+2 {{SBUF tile [128, 53247] f32 takes 212988 bytes per partition; trn2 has 212984}}
+    // expected-note@+1 {{hint: SBUF has 212984 bytes per partition on trn2; split the free dimension into tiles of at most 53246 elements of this type}}
     %0 = tile.alloc : memref<128x53247xf32, #tile.space<sbuf>>
     return
   }
@@ -78,7 +83,8 @@ module attributes {tessera.target = "trn2"} {
 // The same tile fits trn2 but not trn1 (176 KiB): the limits come from the target file.
 module attributes {tessera.target = "trn1"} {
   func.func @sbuf_trn1() {
-    // expected-error@+1 {{SBUF tile 'memref<128x46000xf32, #tile.space<sbuf>>' takes 184000 bytes per partition; trn1 has 180224}}
+    // expected-error@+2 {{SBUF tile [128, 46000] f32 takes 184000 bytes per partition; trn1 has 180224}}
+    // expected-note@+1 {{hint: SBUF has 180224 bytes per partition on trn1}}
     %0 = tile.alloc : memref<128x46000xf32, #tile.space<sbuf>>
     return
   }
@@ -150,7 +156,8 @@ module attributes {tessera.target = "trn2"} {
     %c1 = arith.constant 1 : index
     scf.for %i = %c0 to %c4 step %c1 {
       scf.for %j = %c0 to %c4 step %c1 {
-        // expected-error@+1 {{PSUM tile 'memref<128x2048xbf16, #tile.space<psum>>' takes 4096 bytes per partition}}
+        // expected-error@+2 {{PSUM tile [128, 2048] bf16 takes 4096 bytes per partition}}
+        // expected-note@+1 {{hint: PSUM has 8 banks of 2048 bytes per partition on trn2; split the free dimension into tiles of at most 1024 elements of this type}}
         %0 = tile.alloc : memref<128x2048xbf16, #tile.space<psum>>
       }
     }
@@ -196,7 +203,8 @@ module attributes {tessera.target = "trn3"} {
 
 module attributes {tessera.target = "trn3"} {
   func.func @trn3_psum_over_all_banks() {
-    // expected-error@+1 {{PSUM tile 'memref<128x4097xf32, #tile.space<psum>>' takes 16388 bytes per partition; a PSUM tile of trn3 spans at most the 16384 bytes one matmul writes (tensor_engine.max_moving_free FP32)}}
+    // expected-error@+2 {{PSUM tile [128, 4097] f32 takes 16388 bytes per partition; a PSUM tile of trn3 spans at most the 16384 bytes one matmul writes (tensor_engine.max_moving_free FP32)}}
+    // expected-note@+1 {{hint: PSUM has 8 banks of 2048 bytes per partition on trn3; split the free dimension into tiles of at most 4096 elements of this type}}
     %0 = tile.alloc : memref<128x4097xf32, #tile.space<psum>>
     return
   }

@@ -48,16 +48,71 @@ TEST(UnwrittenOutput, ElementsNoStoreReachedAreReportedByRegion) {
     EXPECT_EQ(u.firstColumn, 256);
     EXPECT_EQ(u.lastColumn, 511);
     const std::string text = driver::toText(r);
-    EXPECT_NE(text.find("output y        never written: 32768 of 65536 elements, within rows 0..127 and columns "
-                        "256..511 (still the NaN an output starts with): a store is missing or too small"),
+    EXPECT_NE(text.find("output y        never written: rows 0..127, columns 256..511 (32768 of 65536 elements "
+                        "still hold the NaN an output starts with): a store is missing or too small"),
               std::string::npos)
         << text;
     EXPECT_NE(text.find("verdict: FAILED: an output is not written in full"), std::string::npos) << text;
     const nlohmann::json j = driver::toJson(r);
     EXPECT_EQ(j["outputs"][0]["unwritten"]["elements"], 32768);
     EXPECT_EQ(j["outputs"][0]["unwritten"]["columns"], nlohmann::json::array({256, 511}));
+    EXPECT_EQ(j["outputs"][0]["unwritten"]["regions"],
+              nlohmann::json::parse(R"([{"rows": [0, 127], "columns": [256, 511]}])"));
+    EXPECT_EQ(j["outputs"][0]["unwritten"]["region_count"], 1);
     EXPECT_EQ(j["outputs"][0]["ok"], false);
   }
+}
+
+// Two stores forgotten: the second row block of y [384, 512], and the right half of its third. Each is named as the
+// rectangle it left (not one box around both, which would take in the written left half of the third block).
+const tsr::Registration twoForgottenStores{{
+    .name = "test_two_forgotten_stores",
+    .summary = "copies x [384, 512] to y, forgetting rows 128..255 and the right half of rows 256..383",
+    .signature = [](const tsr::Params &) {
+      return std::vector<tsr::TensorSpec>{tsr::input("x", {384, 512}, tsr::f32),
+                                          tsr::output("y", {384, 512}, tsr::f32)};
+    },
+    .body = tsr::body([](tsr::Hbm x, tsr::Hbm y) {
+      tsr::store(y.tile(0, 0, {128, 512}), tsr::load(x.tile(0, 0, {128, 512})));
+      tsr::store(y.window(256, 0, {128, 256}), tsr::load(x.window(256, 0, {128, 256})));
+    }),
+    .reference = [](const tsr::Params &, const std::vector<tsr::HostTensor> &in,
+                    std::vector<tsr::HostTensor> &out) { out[0] = in[0]; },
+}};
+
+TEST(UnwrittenOutput, EachForgottenStoreIsARegion) {
+  const driver::RunReport r = driver::runKernel({.kernel = "test_two_forgotten_stores", .target = "trn2"});
+  EXPECT_FALSE(r.ok);
+  ASSERT_EQ(r.checks.size(), 1u);
+  ASSERT_TRUE(r.checks[0].unwritten);
+  const driver::UnwrittenElements &u = *r.checks[0].unwritten;
+  EXPECT_EQ(u.count, 128 * 512 + 128 * 256);
+  EXPECT_EQ(u.regionCount, 2u);
+  EXPECT_EQ(u.regions, (std::vector<driver::ElementRegion>{{128, 255, 0, 511}, {256, 383, 256, 511}}));
+  EXPECT_EQ(driver::describe(u), "rows 128..255, columns 0..511; rows 256..383, columns 256..511 (98304 of 196608 "
+                                 "elements still hold the NaN an output starts with): a store is missing or too small");
+}
+
+// Past UnwrittenElements::kMaxRegions the rest are counted and bounded; the regions cover exactly the unwritten elements.
+TEST(UnwrittenOutput, ManyRegionsAreCountedAndBounded) {
+  isa::TensorInfo t{.name = "y", .shape = {4, 24}, .dtype = isa::DType::F32, .isOutput = true};
+  std::vector<float> values(4 * 24, 1.0f);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t c = 0; c < 24; c += 2) values[1 * 24 + c] = nan; // row 1: every other column, 12 regions
+  values[3 * 24 + 5] = nan, values[2 * 24 + 5] = nan;            // rows 2..3, column 5: one region
+  std::vector<std::byte> bytes(values.size() * 4);
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  const std::optional<driver::UnwrittenElements> u = driver::unwrittenElements(t, bytes);
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->count, 14);
+  EXPECT_EQ(u->regionCount, 13u);
+  ASSERT_EQ(u->regions.size(), driver::UnwrittenElements::kMaxRegions);
+  EXPECT_EQ(u->regions[0], (driver::ElementRegion{1, 1, 0, 0}));
+  EXPECT_EQ(u->regions[7], (driver::ElementRegion{1, 1, 14, 14}));
+  EXPECT_NE(driver::describe(*u).find("rows 1..1, columns 14..14; and 5 more regions within rows 1..3 and columns "
+                                      "0..22 (14 of 96 elements"),
+            std::string::npos)
+      << driver::describe(*u);
 }
 
 TEST(UnwrittenOutput, AWholeStoreLeavesNothingUnwritten) {

@@ -47,7 +47,7 @@ std::string firstTarget(const Comparison &c) {
   return std::string("-");
 }
 
-void printJson(const Comparison &c) {
+void printJson(const Comparison &c, const RunRequest &request) {
   nlohmann::json rows = nlohmann::json::array();
   for (const CompareRow &r : c.rows) {
     nlohmann::json j = {{"target", r.target}};
@@ -78,9 +78,12 @@ void printJson(const Comparison &c) {
       j["usd_per_million_calls"] = nullptr;
     rows.push_back(j);
   }
+  // The inputs every target was given, as `run --json` records them.
+  const nlohmann::json inputs = {{"distribution", request.inputDist.describe()}, {"seed", request.seed}};
   fmt::print("{}\n", jsonText(nlohmann::json{{"kernel", c.kernel},
                                     {"shape", c.params.values()},
                                     {"kernel_params", c.params.kernelValues()},
+                                    {"inputs", inputs},
                                     {"ok", c.ok},
                                     {"targets", rows}}, 2));
 }
@@ -151,7 +154,7 @@ int compareCommand(const std::vector<std::string> &args) {
   const std::map<std::string, double> prices = parsePrices(priceTexts);
   const Comparison c = compareTargets(request, splitList(targets), prices);
   if (opts.json)
-    printJson(c);
+    printJson(c, request);
   else if (csv)
     printCsv(c);
   else

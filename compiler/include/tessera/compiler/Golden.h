@@ -14,6 +14,7 @@
 #include "tessera/isa/Error.h"
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,11 +27,29 @@ public:
   using Error::Error;
 };
 
+/// What the golden model compiled for a kernel, counted the way LLVM's code generation scales: an optimised
+/// function costs more than linear time in its size (one function of a kernel's 1,026 ops took 71 s, issue 21),
+/// while the glue, the kernel's own function (calls, addresses, its loops), is compiled without optimisation
+/// (FastISel), in time linear in its size. So the work is linear in the kernel's ops as long as the optimised
+/// functions do not grow with them and the glue grows at most linearly (GoldenTest checks both).
+struct GoldenWork {
+  size_t outlinedOps = 0;  ///< the ops that became calls of an optimised function (OutlineOps.h)
+  size_t functions = 0;    ///< optimised functions: one per set of ops that differ only in their operands
+  size_t optimizedOps = 0; ///< LLVM-dialect ops in those functions
+  size_t glueOps = 0;      ///< LLVM-dialect ops compiled without optimisation
+};
+
+/// Told as each stage of the golden model begins: "lowering 1026 ops to host code", "compiling for the host",
+/// "running" (a progress line shows it while a run waits).
+using GoldenStageCallback = std::function<void(const std::string &stage)>;
+
 /// Runs `kernel` on the host CPU. `tensors` holds one buffer per kernel tensor, in the kernel's order: the
 /// tensor's elements, row-major, in its dtype (as the simulator's HBM image holds them). Inputs are only read;
-/// outputs are written in place. Throws GoldenUnsupported (see above), or tessera::Error at the kernel's line
-/// (a tile window that leaves its tensor).
-void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<std::byte>> &tensors);
+/// outputs are written in place. `stage`, when set, hears of each stage as it begins; `work`, when given, receives
+/// what was compiled. Throws GoldenUnsupported (see above), or tessera::Error at the kernel's line (a tile window
+/// that leaves its tensor).
+void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<std::byte>> &tensors,
+               const GoldenStageCallback &stage = {}, GoldenWork *work = nullptr);
 
 /// The stages of the golden model's lowering that can be printed.
 enum class GoldenStage {

@@ -10,6 +10,10 @@
 #include "NeuronCore/NcDialect.h"
 #include "NeuronCore/Passes.h"
 #include "TargetFamily.h"
+#include "ErrorCollector.h"
+#include "tessera/compiler/Dialect/Tile/TileDialect.h"
+
+#include <fmt/format.h>
 
 #include "mlir/Pass/PassRegistry.h"
 
@@ -27,28 +31,48 @@ int64_t bytesPerPartition(MemRefType t) {
   return t.getDimSize(1) * static_cast<int64_t>(t.getElementTypeBitWidth() / 8);
 }
 
-/// " (tile 't3')" when the alloc carries the kernel's tile name.
-std::string named(tile::AllocOp op) { return op.getName() ? " (tile '" + op.getName()->str() + "')" : ""; }
+/// "PSUM tile 't3' [128, 1024] f32": a tile as its kernel made it (the name where the alloc carries one).
+std::string tileOf(tile::AllocOp op) {
+  const char *memory = tile::memorySpaceOf(op.getType()) == tile::MemorySpace::psum ? "PSUM" : "SBUF";
+  return fmt::format("{} tile{} {}", memory, tile::quotedName(op), tile::shapeAndDtype(op.getType()));
+}
+
+/// `error` with `hint` attached as the tessera::Error's hint (ErrorCollector.h).
+LogicalResult withHint(InFlightDiagnostic error, const std::string &hint) {
+  error.attachNote() << kHintNote << hint;
+  return error;
+}
 
 LogicalResult verifyAlloc(tile::AllocOp op, const isa::Target &t) {
   MemRefType type = op.getType();
   if (type.getDimSize(0) > t.partitions)
-    return op.emitError() << "tile " << type << " has " << type.getDimSize(0) << " partitions; " << t.name
-                          << " has " << t.partitions << named(op);
+    return withHint(op.emitError() << fmt::format("{} has {} partitions; {} has {}", tileOf(op),
+                                                  type.getDimSize(0), t.name, t.partitions),
+                    fmt::format("split the first dimension into tiles of at most {} rows", t.partitions));
   int64_t bytes = bytesPerPartition(type);
   // A PSUM tile is one bank, or as many whole banks as one matmul may write (all 8 on NeuronCore-v4).
   const auto psumTileBytes = static_cast<int64_t>(std::max<uint64_t>(t.psumBankBytes(), t.tensor.maxMovingFree * 4));
+  const int64_t elementBytes = type.getElementTypeBitWidth() / 8;
   if (tile::memorySpaceOf(type) == tile::MemorySpace::psum && bytes > psumTileBytes) {
+    const std::string fix = fmt::format("PSUM has {} banks of {} bytes per partition on {}; split the free dimension "
+                                        "into tiles of at most {} elements of this type",
+                                        t.psumBanks, t.psumBankBytes(), t.name, psumTileBytes / elementBytes);
     if (psumTileBytes == static_cast<int64_t>(t.psumBankBytes()))
-      return op.emitError() << "PSUM tile " << type << " takes " << bytes << " bytes per partition; a PSUM bank of "
-                            << t.name << " holds " << t.psumBankBytes() << named(op);
-    return op.emitError() << "PSUM tile " << type << " takes " << bytes << " bytes per partition; a PSUM tile of "
-                          << t.name << " spans at most the " << psumTileBytes
-                          << " bytes one matmul writes (tensor_engine.max_moving_free FP32)" << named(op);
+      return withHint(op.emitError() << fmt::format("{} takes {} bytes per partition; a PSUM bank of {} holds {}",
+                                                    tileOf(op), bytes, t.name, t.psumBankBytes()),
+                      fix);
+    return withHint(op.emitError() << fmt::format("{} takes {} bytes per partition; a PSUM tile of {} spans at most "
+                                                  "the {} bytes one matmul writes (tensor_engine.max_moving_free "
+                                                  "FP32)",
+                                                  tileOf(op), bytes, t.name, psumTileBytes),
+                    fix);
   }
   if (tile::memorySpaceOf(type) == tile::MemorySpace::sbuf && bytes > static_cast<int64_t>(t.sbufBytesPerPartition))
-    return op.emitError() << "SBUF tile " << type << " takes " << bytes << " bytes per partition; " << t.name
-                          << " has " << t.sbufBytesPerPartition << named(op);
+    return withHint(op.emitError() << fmt::format("{} takes {} bytes per partition; {} has {}", tileOf(op),
+                                                  bytes, t.name, t.sbufBytesPerPartition),
+                    fmt::format("SBUF has {} bytes per partition on {}; split the free dimension into tiles of at "
+                                "most {} elements of this type",
+                                t.sbufBytesPerPartition, t.name, t.sbufBytesPerPartition / elementBytes));
   return success();
 }
 
@@ -100,8 +124,15 @@ public:
     return roundUp(bytes, kSbufAlignment);
   }
   int64_t tilePitch(MemRefType, const isa::Target &) const override { return 0; }
-  TileBudget tileBudget(const isa::FamilyMemory &m, const isa::Target &) const override {
-    return {.bytes = static_cast<int64_t>(m.bytesPerPartition)};
+  TileBudget tileBudget(const isa::FamilyMemory &m, const isa::Target &target) const override {
+    if (m.space == isa::MemSpace::Psum)
+      return {.bytes = static_cast<int64_t>(m.bytesPerPartition),
+              .bankBytes = static_cast<int64_t>(target.psumBankBytes()),
+              .remedy = "keep fewer PSUM tiles live at once (reuse one accumulator, acc += ..., across a loop rather "
+                        "than one per step; copy a finished result to SBUF inside the loop that made it, so that its "
+                        "PSUM tile ends with the loop body), use smaller PSUM tiles, or fewer rotating copies of "
+                        "loop tiles (--loop-buffers)"};
+    return {.bytes = static_cast<int64_t>(m.bytesPerPartition), .remedy = kSmallerTilesRemedy};
   }
   int64_t loopBuffers(int64_t requested) const override { return requested; }
   LogicalResult verifyTileOp(Operation *op, const isa::Target &target) const override {

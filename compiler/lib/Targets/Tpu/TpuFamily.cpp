@@ -84,11 +84,12 @@ public:
   TileBudget tileBudget(const isa::FamilyMemory &m, const isa::Target &target) const override {
     const uint64_t most = target.tpu.kernelVmemMaxBytes;
     if (m.space != isa::MemSpace::Vmem || most == 0 || most >= m.bytesPerPartition)
-      return {.bytes = static_cast<int64_t>(m.bytesPerPartition)};
+      return {.bytes = static_cast<int64_t>(m.bytesPerPartition), .remedy = kSmallerTilesRemedy};
     return {.bytes = static_cast<int64_t>(most),
             .limitedBy = fmt::format("libtpu gives one Pallas kernel at most {} of the {} bytes ([libtpu] "
                                      "kernel_vmem_max_bytes in the target file)",
-                                     most, m.bytesPerPartition)};
+                                     most, m.bytesPerPartition),
+            .remedy = kSmallerTilesRemedy};
   }
   int64_t loopBuffers(int64_t requested) const override { return std::min(requested, kTpuPipelineBuffers); }
   LogicalResult verifyTileOp(Operation *op, const isa::Target &target) const override {
