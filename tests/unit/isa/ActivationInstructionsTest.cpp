@@ -288,6 +288,20 @@ TEST(ActivationReduce, UsesItsOperands) {
   EXPECT_TRUE(operandUse(inst).src1);
 }
 
+TEST(Activation, ATileOfScalesScalesEachRow) {
+  Instruction inst;
+  inst.op = Opcode::Activation;
+  inst.func = ActFunc::Identity;
+  inst.src0 = sbuf(DType::F32, 0, 4, 0, 8);
+  inst.dst = sbuf(DType::F32, 0, 4, 64, 8);
+  inst.src2 = sbuf(DType::F32, 0, 4, 128, 1);
+  ASSERT_EQ(verifyInstruction(inst, Engine::Scalar, nullptr), "");
+  EXPECT_TRUE(operandUse(inst).src2);
+  // A scale tile wider than one value per row is refused.
+  inst.src2 = sbuf(DType::F32, 0, 4, 128, 2);
+  EXPECT_NE(verifyInstruction(inst, Engine::Scalar, nullptr).find("scale"), std::string::npos);
+}
+
 TEST(ActivationReduce, Verify) {
   Instruction inst;
   inst.op = Opcode::ActivationReduce;

@@ -356,6 +356,27 @@ TEST(TpuVpuBinary, ZeroStrideBroadcast) {
   EXPECT_EQ(engineCycles(inst, Engine::Vpu, tpu()), expectedVpuCycles(vregs(9, 140), 1, 1, 0, 1));
 }
 
+TEST(TpuVpuBinary, ANumberInPlaceOfRhs) {
+  // No rhs: lhs <op> operand0, or operand0 <op> lhs with reverse0; the number needs no vreg load.
+  VmemLayout layout;
+  const AccessPattern lhs = layout.buffer(DType::F32, 9, 140), out = layout.buffer(DType::F32, 9, 140);
+  Instruction inst = binaryOf(AluOp::Subtract, out, lhs, AccessPattern{});
+  inst.operand0 = 1.5f;
+  inst.reverse0 = true;
+  ASSERT_EQ(verifyInstruction(inst, Engine::Vpu, &tpu()), "");
+  TestMemory mem;
+  const std::vector<float> a = mem.fillRandom(lhs, 33);
+  execute(inst, mem.memories());
+  for (int64_t p = 0; p < 9; ++p)
+    for (int64_t i = 0; i < 140; ++i)
+      ASSERT_TRUE(sameFloat(1.5f - a[p * 140 + i], mem.read(out, p, i))) << p << ", " << i;
+  EXPECT_EQ(engineCycles(inst, Engine::Vpu, tpu()), expectedVpuCycles(vregs(9, 140), 1, 1, 0, 1));
+  // A second stage is tensor_scalar's, not vpu_binary's.
+  inst.alu1 = AluOp::Add;
+  EXPECT_EQ(verifyInstruction(inst, Engine::Vpu, &tpu()),
+            "a second stage (op1) needs tensor_scalar; vpu_binary with a number has one operation");
+}
+
 TEST(TpuVpuBinary, Verify) {
   VmemLayout layout;
   const AccessPattern a = layout.buffer(DType::F32, 16, 200), b = layout.buffer(DType::BF16, 16, 200),
