@@ -147,6 +147,7 @@ void describeTiles(ModuleOp module, const isa::Target &target, Provenance &out) 
         };
         auto lb = constant(loop.getLowerBound()), ub = constant(loop.getUpperBound()), step = constant(loop.getStep());
         if (lb && ub && step && *step > 0) record.trips = *ub > *lb ? (*ub - *lb + *step - 1) / *step : 0;
+        if (auto axis = loop->getAttrOfType<IntegerAttr>(tile::kSpmdAxisAttr)) record.spmdAxis = axis.getInt();
       }
       llvm::SmallVector<Value> tiles(op->getOperands());
       if (auto alloc = llvm::dyn_cast<tile::AllocOp>(op)) tiles.push_back(alloc.getResult());

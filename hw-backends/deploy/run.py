@@ -103,6 +103,14 @@ def load_module(manifest):
     return module
 
 
+def launched_kernel(module, manifest):
+    """The kernel as the simulator launched it: kernel[LAUNCH_GRID] for an SPMD launch over a logical NeuronCore's
+    cores (the module defines LAUNCH_GRID, and tessera.json's logical_nc_config matches it), else kernel."""
+    kernel = getattr(module, manifest["function"])
+    grid = getattr(module, "LAUNCH_GRID", None)
+    return kernel[grid] if grid else kernel
+
+
 def timed(call, repeat):
     """Median wall time of `repeat` calls in microseconds, after one warm-up call; and the warm-up's result."""
     result = call()
@@ -595,7 +603,8 @@ def report_compile(result, path):
 #     https://awsdocs-neuron.readthedocs-hosted.com/en/v2.31.0/nki/api/generated/nki.jit.html
 #     https://awsdocs-neuron.readthedocs-hosted.com/en/v2.33.1/nki/migration/index.html (nki.jit(platform_target=...))
 #     https://awsdocs-neuron.readthedocs-hosted.com/en/latest/nki/guides/nki_simulator.html (Target Platform)
-# - The logical NeuronCore (LNC): Tessera's kernel runs on one NeuronCore (it never asks nl.program_id), and an
+# - The logical NeuronCore (LNC): Tessera's kernel runs on one NeuronCore unless it is an SPMD launch (its module
+#   defines LAUNCH_GRID, and tessera.json's logical_nc_config matches: then kernel[LAUNCH_GRID](...)), and an
 #   nki.jit kernel called without brackets is LNC=1; the runtime's NEURON_LOGICAL_NC_CONFIG must match the kernel's
 #   degree or the launch is a runtime error, and Trainium2/3 hosts default to LNC=2. So the runner sets
 #   NEURON_LOGICAL_NC_CONFIG=1 before anything starts the runtime, and calls kernel(...) without brackets (NKI 0.7
@@ -865,7 +874,8 @@ def dry_run_nki(manifest, args, plan):
     """--dry-run: what a device run would set and run, without NKI (works on any machine with NumPy)."""
     work, artifacts, env, child = nki_device_plan(manifest, args, plan)
     print(f"  {manifest['kernel']} for {manifest['target']}: NeuronCore-{plan['generation']}, NKI platform "
-          f"{plan['platform']}, LNC={plan['lnc']} (the kernel runs on one NeuronCore)")
+          f"{plan['platform']}, LNC={plan['lnc']} (the kernel runs on {plan['lnc']} "
+          f"NeuronCore{'s' if plan['lnc'] != 1 else ''})")
     for note in plan["notes"]:
         print(f"  note: {note}")
     print("  environment (set before NKI or the Neuron runtime starts):")
@@ -901,7 +911,7 @@ def nki_execute(manifest, inputs, args):
     work = args.nki_execute
     module = load_module(manifest)  # imports nki: NKI_ARTIFACTS_DIR is read now
     import nki
-    kernel = getattr(module, manifest["function"])
+    kernel = launched_kernel(module, manifest)
     print(f"  NKI {getattr(nki, '__version__', 'unknown')} ({os.path.dirname(nki.__file__)}), platform "
           f"{os.environ.get('NEURON_PLATFORM_TARGET_OVERRIDE')}, LNC={os.environ.get('NEURON_LOGICAL_NC_CONFIG')}")
     outs, wall_us = timed(lambda: kernel(*inputs), args.repeat)
@@ -986,7 +996,7 @@ def run_nki(manifest, module, inputs, args, record):
     record["nki"] = getattr(nki, "__version__", "unknown")
     print(f"  NKI {record['nki']} ({os.path.dirname(nki.__file__)}), platform "
           f"{os.environ.get('NEURON_PLATFORM_TARGET_OVERRIDE')}")
-    kernel = getattr(module, manifest["function"])
+    kernel = launched_kernel(module, manifest)
     record["mode"] = "simulate"
     return nki.simulate(kernel)(*inputs)
 

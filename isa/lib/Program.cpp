@@ -79,9 +79,44 @@ AccessPattern AccessPattern::dense(MemSpace space, DType dtype, uint32_t partiti
 }
 
 std::string Stream::label() const {
+  const std::string prefix = core >= 0 ? "core" + std::to_string(core) + "." : std::string();
   if (engine == Engine::Dma)
-    return "dma" + std::to_string(queue);
-  return std::string(name(engine));
+    return prefix + "dma" + std::to_string(queue);
+  return prefix + std::string(name(engine));
+}
+
+Program mergeCores(std::span<const Program> cores) {
+  Program merged;
+  if (cores.empty()) return merged;
+  merged.kernel = cores.front().kernel;
+  merged.target = cores.front().target;
+  merged.tensors = cores.front().tensors;
+  merged.locations = {SourceLoc{}};
+  for (size_t c = 0; c < cores.size(); ++c) {
+    const Program &core = cores[c];
+    const auto semaphoreBase = merged.semaphores;
+    const auto locationBase = static_cast<uint32_t>(merged.locations.size()) - 1; // [0] "unknown" is shared
+    const auto textBase = static_cast<uint32_t>(merged.texts.size());
+    for (const Stream &stream : core.streams) {
+      Stream &s = merged.streams.emplace_back(stream);
+      s.core = static_cast<int32_t>(c);
+      for (Instruction &i : s.instructions) {
+        const auto waitBegin = static_cast<uint32_t>(merged.waits.size());
+        for (SemWait w : core.waitsOf(i)) merged.waits.push_back({w.sem + semaphoreBase, w.count});
+        const auto signalBegin = static_cast<uint32_t>(merged.signals.size());
+        for (uint32_t sem : core.signalsOf(i)) merged.signals.push_back(sem + semaphoreBase);
+        i.waitBegin = waitBegin;
+        i.signalBegin = signalBegin;
+        if (i.loc != 0) i.loc += locationBase;
+        i.text += textBase;
+      }
+    }
+    merged.semaphores += core.semaphores;
+    merged.locations.insert(merged.locations.end(), core.locations.begin() + (core.locations.empty() ? 0 : 1),
+                            core.locations.end());
+    merged.texts.insert(merged.texts.end(), core.texts.begin(), core.texts.end());
+  }
+  return merged;
 }
 
 /// The product of the shape; 1 for a scalar (empty shape).

@@ -363,6 +363,7 @@ void readHbm(TableReader &hbm, Target &target) {
   target.hbm.bytes = hbm.integer("bytes", 1, std::numeric_limits<int64_t>::max());
   target.hbm.chipGBps = hbm.number("chip_gbps", NumberRange::Positive);
   target.hbm.coresPerChip = hbm.integer("cores_per_chip", 1);
+  if (hbm.has("launch_cores")) target.hbm.launchCores = hbm.integer("launch_cores", 1, target.hbm.coresPerChip);
   target.dma.hbmGBps = target.hbm.perCoreGBps(); // derived: the chip's bandwidth, shared by its cores
 }
 

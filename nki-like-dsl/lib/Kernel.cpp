@@ -211,11 +211,19 @@ graph::KernelGraph trace(const KernelInfo &kernel, const Params &params) {
                     kernel.loc);
     g.tensors.push_back({std::move(t.name), std::move(t.shape), t.dtype, t.isOutput});
   }
+  const std::vector<int64_t> grid = kernel.grid ? kernel.grid(params) : std::vector<int64_t>{};
+  for (int64_t programs : grid)
+    if (programs < 1)
+      throw Error(fmt::format("kernel '{}': its launch grid is [{}]; each axis needs at least one program", kernel.name,
+                              fmt::join(grid, ", ")),
+                  kernel.loc, "check the shape parameters the grid is computed from");
   detail::Tracer tracer(g);
   std::vector<Hbm> args;
   for (size_t i = 0; i < g.tensors.size(); ++i) args.emplace_back(static_cast<int>(i));
   ParamsScope scope(params);
+  tracer.openGrid(grid, kernel.loc);
   kernel.body(args);
+  tracer.closeGrid();
   tracer.finish();
   return g;
 }

@@ -56,6 +56,21 @@ int Tracer::openLoop(int64_t tripCount, const std::source_location &loc) {
   return id;
 }
 
+void Tracer::openGrid(const std::vector<int64_t> &grid, const tessera::SourceLoc &loc) {
+  graph_.grid = grid;
+  for (size_t axis = 0; axis < grid.size(); ++axis) {
+    const int id = openLoop(grid[axis], std::source_location::current());
+    gridLoops_.push_back(id);
+    auto &loop = std::get<graph::Loop>(blocks_[blocks_.size() - 2]->stmts.back());
+    loop.spmdAxis = static_cast<int>(axis);
+    loop.loc = loc;
+  }
+}
+
+void Tracer::closeGrid() {
+  for (auto it = gridLoops_.rbegin(); it != gridLoops_.rend(); ++it) closeLoop(*it);
+}
+
 void Tracer::closeLoop(int id) {
   assert(!openLoops_.empty() && openLoops_.back() == id && "loops close innermost first");
   openLoops_.pop_back();

@@ -35,6 +35,14 @@ public:
   int newSemaphore() { return graph_.semaphores++; }
   /// Opens a loop in the current block; the following ops go into its body.
   int openLoop(int64_t tripCount, const std::source_location &loc);
+  /// Opens one loop per axis of the launch grid `grid` (KernelGraph::grid), outermost first, each marked with its
+  /// axis and at `loc` (the kernel's definition); closeGrid closes them.
+  void openGrid(const std::vector<int64_t> &grid, const tessera::SourceLoc &loc);
+  void closeGrid();
+  /// The loop of launch-grid axis `axis`, or -1 when the kernel has no such axis.
+  int gridLoop(int axis) const {
+    return axis >= 0 && axis < static_cast<int>(gridLoops_.size()) ? gridLoops_[axis] : -1;
+  }
   /// Closes the innermost loop, which must be `id`.
   void closeLoop(int id);
   /// True when loop `id` is open (its index may be used).
@@ -56,6 +64,7 @@ private:
   Tracer *previous_;
   std::vector<graph::Block *> blocks_;
   std::vector<int> openLoops_;
+  std::vector<int> gridLoops_; ///< the launch grid's loops, by axis
   std::vector<int64_t> tripCounts_;
   std::vector<int> bufferLoop_; ///< per buffer: the innermost loop open when it was created, or -1
   std::vector<char> accumulators_; ///< per buffer: made by tsr::psum

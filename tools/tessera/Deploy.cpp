@@ -133,7 +133,7 @@ std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunR
                                            const fs::path &bundleDir, const std::string &command,
                                            const std::string &pallasStyle, bool force) {
   const backends::PallasStyle style = driver::pallasStyle(pallasStyle);
-  if (!report.program || !report.provenance || !report.hbm)
+  if (!report.deviceProgram || !report.provenance || !report.hbm)
     throw Error(fmt::format("kernel '{}': a deploy bundle is written from a run with its tensors kept and provenance "
                             "recorded",
                             report.kernel),
@@ -145,7 +145,7 @@ std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunR
   // for another (request.kernelInfo), the command that made the bundle.
   const std::string again = request.kernelInfo ? command : emitCommand(request, report.params, backend, pallasStyle);
   const std::shared_ptr<const compiler::TileProgram> plan = planFor(request, report, style);
-  const std::string code = emitDeviceCode(kernelSource(kernel, report.params, report.target, *report.program,
+  const std::string code = emitDeviceCode(kernelSource(kernel, report.params, report.target, *report.deviceProgram,
                                                        *report.provenance, plan.get(), again),
                                           backend, style);
 
@@ -208,9 +208,10 @@ std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunR
                        {"scoped_vmem_default_bytes", target.tpu.scopedVmemDefaultBytes},
                        {"kernel_vmem_max_bytes", target.tpu.kernelVmemMaxBytes},
                        {"vmem_peak_bytes", report.vmemPeakBytes}};
-  if (backend == "nki") // what run.py tells NKI and the Neuron runtime: the platform, and one NeuronCore
+  if (backend == "nki") // what run.py tells NKI and the Neuron runtime: the platform, and the NeuronCores the kernel
+                        // runs on: one (LNC=1), or an SPMD launch's cores (the module's LAUNCH_GRID)
     manifest["neuron"] = {{"generation", target.generation}, // v2 trn1, v3 trn2, v4 trn3: NKI's platform target
-                          {"logical_nc_config", 1}};         // the emitted kernel runs on one NeuronCore (LNC=1)
+                          {"logical_nc_config", std::max<size_t>(1, report.cores.size())}};
   AtomicFile(dir / "tessera.json", "bundle file").commit(jsonText(manifest, 2) + "\n");
   AtomicFile(dir / "README.md", "bundle file").commit(readme(report, module, backend, command));
   files.push_back("tessera.json");

@@ -12,6 +12,7 @@
 #include "tessera/isa/Family.h"
 
 #include "tessera/compiler/Golden.h"
+#include "tessera/compiler/Launch.h"
 #include "tessera/sim/SimulatedTimeOverflow.h"
 
 #include <fmt/format.h>
@@ -251,12 +252,39 @@ RunReport runKernel(const RunRequest &request) {
                        {}, "raise --max-memory-gib, use smaller shapes, or --timing-only (no tensor data)");
   }
 
-  // 3. Compile to per-engine instruction streams with resolved addresses and semaphores.
+  // 3. Compile to per-engine instruction streams with resolved addresses and semaphores. An SPMD launch over
+  //    several cores compiles each core's block of programs on its own (compiler/Launch.h).
+  const unsigned cores = compiler::launchCores(graph, report.target);
+  report.grid = graph.grid;
+  std::vector<isa::Program> launch; // one program per core
+  for (unsigned core = 1; core < cores; ++core) {
+    compiler::CompileResult share = compileWithin(request, [&](const compiler::CompileOptions &options) {
+      compiler::CompileOptions shareOptions = options;
+      shareOptions.recordProvenance = false; // device code is written from the whole launch, compiled below
+      return compiler::compile(compiler::coreShare(graph, core, cores), report.target, shareOptions);
+    });
+    launch.push_back(std::move(share.program));
+  }
   compiler::CompileResult compiled = compileWithin(request, [&](const compiler::CompileOptions &options) {
-    return compiler::compile(graph, report.target, options);
+    return compiler::compile(compiler::coreShare(graph, 0, cores), report.target, options);
   });
-  report.program = std::make_shared<const isa::Program>(std::move(compiled.program));
+  if (cores > 1 && request.compile.recordProvenance) { // the whole launch's loops, for the device code
+    compiler::CompileResult whole = compileWithin(request, [&](const compiler::CompileOptions &options) {
+      return compiler::compile(graph, report.target, options);
+    });
+    compiled.provenance = std::move(whole.provenance);
+    compiled.tileProgram = std::move(whole.tileProgram);
+    report.deviceProgram = std::make_shared<const isa::Program>(std::move(whole.program));
+  }
+  launch.insert(launch.begin(), std::move(compiled.program));
+  for (unsigned core = 0; core < cores && cores > 1; ++core)
+    report.cores.push_back({.core = core,
+                            .firstProgram = int64_t(core) * graph.grid.front() / cores,
+                            .programs = int64_t(core + 1) * graph.grid.front() / cores -
+                                        int64_t(core) * graph.grid.front() / cores});
+  report.program = std::make_shared<const isa::Program>(cores > 1 ? isa::mergeCores(launch) : launch.front());
   if (!compiled.provenance.empty()) {
+    if (!report.deviceProgram) report.deviceProgram = report.program;
     report.provenance = std::make_shared<const compiler::Provenance>(std::move(compiled.provenance));
     report.graph = std::make_shared<const tsr::graph::KernelGraph>(graph);
     report.tileProgram = std::make_shared<const compiler::TileProgram>(std::move(compiled.tileProgram));
@@ -272,7 +300,7 @@ RunReport runKernel(const RunRequest &request) {
   report.timingOnly = request.timingOnly;
   if (request.timingOnly) {
     sim::HbmImage empty; // timing alone needs no data: the simulator skips every value computation
-    report.sim = simulateWithinLimits(program, report.target, empty, request.simOptions());
+    report.sim = simulateWithinLimits(launch, report.target, empty, request.simOptions(), report.cores);
     report.ok = true;
     return report;
   }
@@ -297,7 +325,7 @@ RunReport runKernel(const RunRequest &request) {
                           std::move(goldenInputs), kernel, report.params, std::move(referenceInputs),
                           std::move(referenceOutputs));
   try {
-    report.sim = simulateWithinLimits(program, report.target, hbm, request.simOptions());
+    report.sim = simulateWithinLimits(launch, report.target, hbm, request.simOptions(), report.cores);
   } catch (const TimeoutError &) {
     references.abandon(); // the deadline has passed: do not wait for them either
     throw;
@@ -345,8 +373,21 @@ RunReport runKernel(const RunRequest &request) {
 
 sim::SimResult simulateWithinLimits(const isa::Program &program, const isa::Target &target, sim::HbmImage &hbm,
                                     const sim::SimOptions &options) {
+  std::vector<CoreRun> none;
+  return simulateWithinLimits(std::span(&program, 1), target, hbm, options, none);
+}
+
+sim::SimResult simulateWithinLimits(std::span<const isa::Program> cores, const isa::Target &target,
+                                    sim::HbmImage &hbm, const sim::SimOptions &options, std::vector<CoreRun> &perCore) {
   try {
-    return sim::simulate(program, target, hbm, options);
+    std::vector<CoreRun> figures;
+    sim::SimResult result = simulateLaunch(cores, target, hbm, options, &figures);
+    for (size_t c = 0; c < perCore.size() && c < figures.size(); ++c) {
+      perCore[c].timeNs = figures[c].timeNs;
+      perCore[c].instructions = figures[c].instructions;
+      perCore[c].hbmBytes = figures[c].hbmBytes;
+    }
+    return result;
   } catch (const sim::SimulatedTimeOverflow &e) {
     throw LimitError(e.message(), e.where(), e.hint());
   }
@@ -405,9 +446,10 @@ std::map<std::string, double> RunReport::busyPercent() const {
 }
 
 double RunReport::tensorBoundUs() const {
+  double busiest = 0; // an SPMD launch's cores each have one
   for (const sim::StreamStats &s : sim.streams)
-    if (s.engine == isa::Engine::Tensor || s.engine == isa::Engine::Mxu) return s.busyNs / 1000.0;
-  return 0;
+    if (s.engine == isa::Engine::Tensor || s.engine == isa::Engine::Mxu) busiest = std::max(busiest, s.busyNs);
+  return busiest / 1000.0;
 }
 
 double RunReport::peakTflops() const {
@@ -437,6 +479,9 @@ RunReport::Bound RunReport::bound() const {
   return busiest;
 }
 
-double RunReport::dmaBoundUs() const { return double(sim.hbmBytes) / target.dma.bytesPerNs() / 1000.0; }
+double RunReport::dmaBoundUs() const {
+  const double cores = std::max<double>(1, static_cast<double>(this->cores.size())); // each core has its own DMA
+  return double(sim.hbmBytes) / (target.dma.bytesPerNs() * cores) / 1000.0;
+}
 
 } // namespace tessera::driver

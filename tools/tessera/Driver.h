@@ -4,6 +4,7 @@
 
 #include "tessera/HostData.h"
 #include "tessera/InputDistribution.h"
+#include "tessera/LaunchRun.h"
 #include "tessera/compiler/Compiler.h"
 #include "tessera/dsl/Kernel.h"
 #include "tessera/isa/Target.h"
@@ -130,11 +131,20 @@ struct RunReport {
   isa::Target target;
   tsr::Params params;
   sim::SimResult sim;
+  /// The kernel's SPMD launch grid (tsr::KernelInfo::grid); empty for a kernel launched once.
+  std::vector<int64_t> grid;
+  /// With a launch grid on a target whose launch spans several cores: what each core did (sim holds them all, its
+  /// streams named by core, and the chip's time); empty when the run used one core.
+  std::vector<CoreRun> cores;
   /// The simulated program: its instructions, operands and source lines, which sim.timeline indexes into.
   std::shared_ptr<const isa::Program> program;
   /// Where the program's instructions came from, when the request's compile options recorded it (for the hardware
   /// backends: tessera deploy); null otherwise.
   std::shared_ptr<const compiler::Provenance> provenance;
+  /// The program `provenance` describes, which device code is written from: `program`, except for an SPMD launch
+  /// simulated on several cores, where it is the whole launch compiled as one program (its launch grid's loops
+  /// kept as loops, as NKI and Pallas write them).
+  std::shared_ptr<const isa::Program> deviceProgram;
   /// The kernel as traced (loops kept), kept with the provenance (the golden model runs it).
   std::shared_ptr<const tsr::graph::KernelGraph> graph;
   /// With the provenance, on a family whose device backend keeps the kernel's loops (TPU): the placed tile function
@@ -237,6 +247,10 @@ CompiledKernel compileKernel(const RunRequest &request);
 /// a LimitError like the run's other limits (exit 3).
 sim::SimResult simulateWithinLimits(const isa::Program &program, const isa::Target &target, sim::HbmImage &hbm,
                                     const sim::SimOptions &options);
+/// The same for an SPMD launch's cores (simulateLaunch): `perCore`, one entry per core when there are several (with
+/// each core's block of programs), receives each core's time, instructions and HBM bytes.
+sim::SimResult simulateWithinLimits(std::span<const isa::Program> cores, const isa::Target &target,
+                                    sim::HbmImage &hbm, const sim::SimOptions &options, std::vector<CoreRun> &perCore);
 
 /// Simulates a kernel saved as MLIR (`tessera compile --emit nc` output, or a tile-level module) with random
 /// inputs from `request.seed`: time and engine use, no reference to check against (`request.kernel`, `target`,

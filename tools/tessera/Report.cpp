@@ -3,6 +3,7 @@
 #include "tessera/isa/Family.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -73,6 +74,13 @@ nlohmann::json toJson(const RunReport &r) {
   const RunReport::Bound bound = r.bound();
   j["bound"] = {{"kind", bound.kind}, {"unit", bound.unit}, {"busy_percent", bound.busyPercent}};
   j["instructions"] = r.instructions;
+  if (!r.grid.empty()) {
+    nlohmann::json cores = nlohmann::json::array();
+    for (const CoreRun &c : r.cores)
+      cores.push_back({{"core", c.core}, {"programs", {c.firstProgram, c.firstProgram + c.programs}},
+                       {"time_us", c.timeNs / 1000.0}, {"instructions", c.instructions}, {"hbm_bytes", c.hbmBytes}});
+    j["launch"] = {{"grid", r.grid}, {"cores", cores}};
+  }
   j["sim_seconds"] = r.sim.hostSeconds;
   j["compile_seconds"] = r.compileSeconds;
   j["golden_seconds"] = r.goldenSeconds; // on their own thread, during the simulation
@@ -140,6 +148,13 @@ std::string toText(const RunReport &r) {
   line("  HBM traffic      {:>12} B      DMA bound {:.3f} us at {:.1f} B/ns", r.sim.hbmBytes, r.dmaBoundUs(),
        r.target.dma.bytesPerNs());
   line("  instructions     {:>12}", r.instructions);
+  if (!r.grid.empty())
+    line("  launch grid      [{}], {}", fmt::join(r.grid, ", "),
+         r.cores.empty() ? std::string("its programs one after another on one core")
+                         : fmt::format("axis 0 split between {} cores sharing HBM", r.cores.size()));
+  for (const CoreRun &c : r.cores)
+    line("    core {}         {:>12.3f} us   programs {}..{} of axis 0, {} instructions, {} HBM bytes", c.core,
+         c.timeNs / 1000.0, c.firstProgram, c.firstProgram + c.programs - 1, c.instructions, c.hbmBytes);
   if (r.sbufPeakBytes >= 0)
     line("  on-chip memory   SBUF {:.1f} of {:.1f} KiB, PSUM {:.1f} of {:.1f} KiB per partition (peak)",
          r.sbufPeakBytes / 1024.0, r.target.sbufBytesPerPartition / 1024.0, r.psumPeakBytes / 1024.0,

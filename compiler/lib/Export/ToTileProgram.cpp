@@ -94,6 +94,7 @@ private:
     l.trips = *trips;
     l.loc = sourceOf(forOp.getLoc());
     l.parent = parent;
+    if (auto axis = forOp->getAttrOfType<IntegerAttr>(tile::kSpmdAxisAttr)) l.spmdAxis = static_cast<int32_t>(axis.getInt());
     if (auto form = forOp->getAttrOfType<StringAttr>(tile::kPlanLoopAttr)) {
       program_.planned = true;
       l.form = form.getValue() == "grid" ? LoopForm::Grid

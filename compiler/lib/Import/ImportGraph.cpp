@@ -90,6 +90,7 @@ private:
   void stmt(const graph::Loop &loop) {
     Location l = loc(loop.loc);
     auto forOp = b_.create<scf::ForOp>(l, constant(0), constant(loop.tripCount), constant(1));
+    if (loop.spmdAxis >= 0) forOp->setAttr(tile::kSpmdAxisAttr, b_.getI64IntegerAttr(loop.spmdAxis));
     OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPoint(forOp.getBody()->getTerminator());
     loopVars_[loop.id] = forOp.getInductionVar();

@@ -91,6 +91,14 @@ public:
       if (t.isOutput) outputs.push_back(tensorName(t));
     out_.line(fmt::format("return {}", fmt::join(outputs, ", ")));
     out_.dedent();
+    if (launchCores_ > 1) {
+      out_.line();
+      out_.line();
+      out_.line(fmt::format("# The SPMD launch the simulator ran: call the kernel as {}[LAUNCH_GRID](...), on the {} physical",
+                            k_.kernel, launchCores_));
+      out_.line("# NeuronCores of a logical NeuronCore (NEURON_LOGICAL_NC_CONFIG must match).");
+      out_.line(fmt::format("LAUNCH_GRID = ({},)", launchCores_));
+    }
     return out_.text();
   }
 
@@ -125,9 +133,45 @@ private:
       static const std::regex engineChoice(", engine=nisa\\.engine\\.\\w+");
       Lines folded = foldIterations(iterations, loopVariable(node.loop),
                                     [](const std::string &line) { return std::regex_replace(line, engineChoice, ""); });
+      if (prov_.tileOps[node.loop].spmdAxis == 0) folded = programsOfCore(std::move(folded), node.loop);
       if (!block.lines.empty() && !folded.empty() && !folded.front().empty()) block.lines.emplace_back();
       block.lines.insert(block.lines.end(), folded.begin(), folded.end());
     }
+  }
+
+  /// The launch grid's axis 0 (`loop`, folded to `folded`) as NKI's SPMD launch: on a target whose launch spans
+  /// several cores (trn2/trn3's logical NeuronCore), each core's block of programs, as the simulator split them:
+  /// `i = nl.program_id(0)` with one program per core, else a loop over the core's programs. On one core the
+  /// programs stay a loop, run one after another, as simulated.
+  Lines programsOfCore(Lines folded, int32_t loop) {
+    const compiler::TileOpRecord &record = prov_.tileOps[loop];
+    const int64_t cores = std::min<int64_t>(k_.target->hbm.launchCores, record.trips);
+    if (cores <= 1) return folded;
+    const std::string &var = loopVariable(loop);
+    const std::string header = fmt::format("for {} in range({}):", var, record.trips);
+    const bool oneLoop = !folded.empty() && folded.front() == header &&
+                         std::all_of(folded.begin() + 1, folded.end(),
+                                     [](const std::string &line) { return line.empty() || line.starts_with("    "); });
+    if (!oneLoop || record.trips % cores != 0)
+      throw Error(fmt::format("{}: kernel '{}' is launched over {} programs on {}'s {} cores, but {}", kBackend,
+                              k_.kernel, record.trips, k_.target->name, cores,
+                              oneLoop ? "they do not divide evenly between the cores"
+                                      : "its programs differ in more than their offsets, so one SPMD kernel cannot "
+                                        "write them"),
+                  record.loc, "launch a multiple of the target's launch cores, each program the same code");
+    launchCores_ = cores;
+    const int64_t perCore = record.trips / cores;
+    Lines out;
+    if (perCore == 1) {
+      out.push_back(fmt::format("{} = nl.program_id(0)", var));
+      for (auto line = folded.begin() + 1; line != folded.end(); ++line) out.push_back(line->empty() ? *line : line->substr(4));
+      return out;
+    }
+    const std::string local = names_.make(var + "_local");
+    out.push_back(fmt::format("for {} in range({}):", local, perCore));
+    out.push_back(fmt::format("    {} = nl.program_id(0) * {} + {}", var, perCore, local));
+    out.insert(out.end(), folded.begin() + 1, folded.end());
+    return out;
   }
 
   /// One instruction's call, after the kernel line it came from when that changed.
@@ -288,6 +332,7 @@ private:
 
   const KernelSource &k_;
   const isa::Program &p_;
+  int64_t launchCores_ = 1; ///< the cores the kernel's SPMD launch runs on (LAUNCH_GRID); 1: no SPMD launch
   const compiler::Provenance &prov_;
   PythonWriter out_;
   Identifiers names_{{"nki", "nisa", "nl", "np"}};

@@ -738,3 +738,56 @@ TEST(DslErrors, TileUsedAfterItsLoopEnded) {
 }
 
 } // namespace
+
+// ---- SPMD launches -----------------------------------------------------------------------------------------------
+
+namespace tsr {
+namespace {
+
+TEST(DslErrors, ProgramIdWithoutALaunchGridIsRejected) {
+  int line = 0;
+  auto k = dsltest::kernelOf({input("a", {128, 64}, f32)}, [&](Hbm a) {
+    line = __LINE__ + 1;
+    (void)load(a.tile(program_id(0), 0, {128, 64}));
+  });
+  tessera::Error e = dsltest::traceError(k);
+  EXPECT_EQ(e.message(), "program_id(0) in a kernel without a launch grid");
+  EXPECT_NE(e.hint().find(".grid = "), std::string::npos) << e.hint();
+  dsltest::expectAt(e, line);
+}
+
+TEST(DslErrors, ProgramIdOfAnAxisTheGridLacksIsRejected) {
+  int line = 0;
+  auto k = dsltest::kernelOf({input("a", {256, 64}, f32)}, [&](Hbm) {
+    line = __LINE__ + 1;
+    (void)num_programs(1);
+  });
+  k.grid = [](const Params &) { return std::vector<int64_t>{2}; };
+  tessera::Error e = dsltest::traceError(k);
+  EXPECT_EQ(e.message(), "num_programs(1): the launch grid has 1 axis (0 to 0)");
+  dsltest::expectAt(e, line);
+}
+
+TEST(DslErrors, AnEmptyGridAxisIsRejected) {
+  auto k = dsltest::kernelOf({input("a", {256, 64}, f32)}, [](Hbm) {});
+  k.grid = [](const Params &) { return std::vector<int64_t>{2, 0}; };
+  tessera::Error e = dsltest::traceError(k);
+  EXPECT_EQ(e.message(), "kernel 'test': its launch grid is [2, 0]; each axis needs at least one program");
+}
+
+TEST(DslErrors, LaunchGridAxesAreTheOutermostLoops) {
+  auto k = dsltest::kernelOf({input("a", {256, 64}, f32), output("b", {256, 64}, f32)}, [](Hbm a, Hbm b) {
+    EXPECT_EQ(num_programs(0), 2);
+    store(b.tile(program_id(0), 0, {128, 64}), load(a.tile(program_id(0), 0, {128, 64})));
+  });
+  k.grid = [](const Params &) { return std::vector<int64_t>{2}; };
+  const graph::KernelGraph g = trace(k, {});
+  EXPECT_EQ(g.grid, std::vector<int64_t>{2});
+  ASSERT_EQ(g.body.stmts.size(), 1u);
+  const auto &loop = std::get<graph::Loop>(g.body.stmts.front());
+  EXPECT_EQ(loop.spmdAxis, 0);
+  EXPECT_EQ(loop.tripCount, 2);
+}
+
+} // namespace
+} // namespace tsr

@@ -38,6 +38,7 @@ struct TileOpRecord {
   SourceLoc loc;
   int32_t loop = -1;                 ///< the scf.for record around this op (-1: none)
   int64_t trips = 0;                 ///< scf.for: its iteration count
+  int32_t spmdAxis = -1;             ///< scf.for: the launch-grid axis it is (tsr::program_id), or -1
 };
 
 /// An instruction of the program, in program order.

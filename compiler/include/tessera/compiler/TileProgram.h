@@ -112,6 +112,7 @@ struct TileLoop {
   SourceLoc loc;
   std::vector<TileStatement> body;
   int32_t parent = -1; ///< the loop around it; -1: the kernel's body
+  int32_t spmdAxis = -1; ///< the launch-grid axis it is (tsr::program_id): planned as a parallel grid dimension
 
   // The plan.
   LoopForm form = LoopForm::Loop;

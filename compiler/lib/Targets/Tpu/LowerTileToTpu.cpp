@@ -56,8 +56,10 @@ std::optional<std::string> neuronCoreCall(Operation *op) {
   return std::nullopt;
 }
 
-/// Whether one iteration of `loop` is a grid step: its body itself moves a tile between HBM and VMEM.
+/// Whether one iteration of `loop` is a grid step: it is an axis of the launch grid, or its body itself moves a tile
+/// between HBM and VMEM.
 bool isGridLoop(scf::ForOp loop) {
+  if (loop->hasAttr(tile::kSpmdAxisAttr)) return true; // a launch-grid axis: each program is a step
   return llvm::any_of(loop.getBody()->getOperations(),
                       [](Operation &op) { return llvm::isa<tile::LoadOp, tile::StoreOp>(op); });
 }

@@ -3,12 +3,13 @@
 // tpu-plan-pallas decides, on the placed tile function, what the Pallas emitter (hw-backends/lib/pallas/) writes,
 // and records it as tile::kPlan* attributes (read back by the export to compiler::TileProgram):
 //
-//  1. The grid (option grid=true): from the top of the kernel, while a body holds a loop that moves tiles (a load or
-//     store inside it), the next grid dimension is such a loop: of those that load if any do (a loop that only
-//     stores writes results back), the one of most iterations. What a grid loop's body holds before the next grid
-//     loop runs at the first step of the dimensions inside (pl.when), what it holds after, at their last; the
-//     innermost grid loop's body is the step. With grid=false, or when the top holds no such loop, the kernel is
-//     one step.
+//  1. The grid: first the kernel's SPMD launch grid (tile.spmd_axis loops, the outermost), in both styles; then
+//     (option grid=true), from the top of the kernel or the launch grid's innermost body, while a body holds a loop
+//     that moves tiles (a load or store inside it), the next grid dimension is such a loop: of those that load if
+//     any do (a loop that only stores writes results back), the one of most iterations. What a grid loop's body
+//     holds before the next grid loop runs at the first step of the dimensions inside (pl.when), what it holds
+//     after, at their last; the innermost grid loop's body is the step. With no grid dimension the kernel is one
+//     step.
 //  2. Blocks: the loads (stores) of a tensor whose windows move with the grid loops by multiples of one block shape
 //     and stay, over the loops inside the step, within one block, share a BlockSpec: its shape is the smallest that
 //     Mosaic takes (a multiple of (8, 128), or the whole dimension) dividing the tensor and the windows' strides,
@@ -113,6 +114,7 @@ public:
 
   void run() {
     collectAccesses();
+    chooseLaunchGrid();
     if (grid_) chooseGrid();
     chooseBlocks();
     chooseLoopForms();
@@ -217,14 +219,35 @@ private:
     return best;
   }
 
-  void chooseGrid() {
+  /// The kernel's SPMD launch grid (tile::kSpmdAxisAttr), its outermost loops: the first grid dimensions, in both
+  /// styles (a program is a step of the grid, which megacore splits), whether or not they move tiles.
+  void chooseLaunchGrid() {
     Block *body = &fn_.getBody().front();
+    for (bool found = true; found;) {
+      found = false;
+      for (Operation &op : *body) {
+        auto loop = llvm::dyn_cast<scf::ForOp>(op);
+        if (!loop || !loop->hasAttr(tile::kSpmdAxisAttr)) continue;
+        addGridLoop(loop);
+        body = loop.getBody();
+        found = true;
+        break;
+      }
+    }
+  }
+
+  void addGridLoop(scf::ForOp loop) {
+    level_[loop.getOperation()] = static_cast<int>(chain_.size());
+    chain_.push_back(loop);
+    form_[loop.getOperation()] = Form::Grid;
+  }
+
+  void chooseGrid() {
+    Block *body = chain_.empty() ? &fn_.getBody().front() : chain_.back().getBody();
     while (true) {
       scf::ForOp next = nextGridLoop(*body);
       if (!next) break;
-      level_[next.getOperation()] = static_cast<int>(chain_.size());
-      chain_.push_back(next);
-      form_[next.getOperation()] = Form::Grid;
+      addGridLoop(next);
       body = next.getBody();
     }
   }
@@ -563,6 +586,10 @@ private:
   void chooseParallel() {
     parallel_.assign(chain_.size(), true);
     computeParallel();
+    // The launch grid's programs are independent by definition (each is its own kernel instance): its axes are
+    // parallel, so that megacore splits them as the simulator does.
+    for (size_t level = 0; level < chain_.size(); ++level)
+      if (chain_[level]->hasAttr(tile::kSpmdAxisAttr)) parallel_[level] = true;
     // Pallas takes parallel dimensions only as a prefix of the grid: after an arbitrary one, every one is.
     for (size_t level = 1; level < parallel_.size(); ++level) parallel_[level] = parallel_[level] && parallel_[level - 1];
   }

@@ -10,6 +10,8 @@ or activation tables, such as nl.divide; PSUM on the GpSimd Engine or DMA; ...);
 check_nki.py's to find. Put this folder first on PYTHONPATH to use it; `nki.__version__` says what it is. Calls
 it does not implement raise NotImplementedError.
 """
+import itertools
+
 from . import isa, language  # noqa: F401
 
 __version__ = "0.0+tessera-numpy-model"
@@ -19,20 +21,48 @@ def _to_tensor(a):
     return language.NkiTensor(a.copy(), language.shared_hbm)
 
 
+def _arrays(out):
+    if isinstance(out, tuple):
+        return tuple(t.data.copy() for t in out)
+    return out.data.copy()
+
+
+class _JitKernel:
+    """A @nki.jit kernel: kernel(*arrays) runs it once; kernel[grid](*arrays) runs it once per program of the SPMD
+    launch grid (an int or a tuple), one program after another, its nl.shared_hbm tensors shared by the programs."""
+
+    def __init__(self, fn):
+        self.__wrapped__ = fn
+        self.__name__ = fn.__name__
+
+    def __call__(self, *arrays):
+        return _arrays(self.__wrapped__(*[_to_tensor(a) for a in arrays]))
+
+    def __getitem__(self, grid):
+        grid = grid if isinstance(grid, tuple) else (grid,)
+        if not grid or any(not isinstance(g, int) or g < 1 for g in grid):
+            raise ValueError(f"kernel[{grid}]: a launch grid is one or more positive ints")
+
+        def launch(*arrays):
+            tensors = [_to_tensor(a) for a in arrays]
+            state = language._launch = language._Launch(grid)
+            try:
+                out = None
+                for ids in itertools.product(*(range(g) for g in grid)):
+                    state.ids, state.declared = ids, 0
+                    out = self.__wrapped__(*tensors)
+            finally:
+                language._launch = None
+            return _arrays(out)
+
+        return launch
+
+
 def jit(fn=None, **kwargs):
     """Runs the kernel on NumPy arrays: inputs become HBM tensors, returned HBM tensors NumPy arrays."""
     if fn is None:
         return lambda f: jit(f, **kwargs)
-
-    def run(*arrays):
-        out = fn(*[_to_tensor(a) for a in arrays])
-        if isinstance(out, tuple):
-            return tuple(t.data.copy() for t in out)
-        return out.data.copy()
-
-    run.__name__ = fn.__name__
-    run.__wrapped__ = fn
-    return run
+    return _JitKernel(fn)
 
 
 def simulate(kernel):

@@ -57,9 +57,56 @@ class NkiTensor:
         return NkiTensor(view, self.buffer, self.readonly)
 
 
+class _Launch:
+    """An SPMD launch being run (kernel[grid](...)): this program's ids, and the nl.shared_hbm tensors the programs
+    declare, the i-th of each program being the same tensor (NKI: a shared_hbm tensor is visible to every program of
+    the launch, so each program stores its part of the outputs it returns)."""
+
+    def __init__(self, grid):
+        self.grid = tuple(grid)
+        self.ids = (0,) * len(self.grid)
+        self.shared = []
+        self.declared = 0
+
+
+_launch = None
+
+
+def program_id(axis=0):
+    """This program's index along `axis` of the launch grid (0 in a kernel launched without one)."""
+    if _launch is None:
+        return 0
+    if not 0 <= axis < len(_launch.grid):
+        raise ValueError(f"nl.program_id({axis}): the launch grid {_launch.grid} has no axis {axis}")
+    return _launch.ids[axis]
+
+
+def num_programs(axes=0):
+    """The number of programs along `axes` of the launch grid (1 without one)."""
+    if _launch is None:
+        return 1
+    if not 0 <= axes < len(_launch.grid):
+        raise ValueError(f"nl.num_programs({axes}): the launch grid {_launch.grid} has no axis {axes}")
+    return _launch.grid[axes]
+
+
+def program_ndim():
+    return 0 if _launch is None else len(_launch.grid)
+
+
 def ndarray(shape, dtype, buffer=sbuf, name="", address=None):
     if buffer in (sbuf, psum) and shape[0] > 128:
         raise ValueError(f"nl.ndarray: partition dimension {shape[0]} exceeds 128")
+    if buffer is shared_hbm and _launch is not None:
+        _launch.declared += 1
+        if _launch.declared <= len(_launch.shared):
+            return _launch.shared[_launch.declared - 1]
+        _launch.shared.append(_new_array(shape, dtype, buffer))
+        return _launch.shared[-1]
+    return _new_array(shape, dtype, buffer)
+
+
+def _new_array(shape, dtype, buffer):
     # Fresh memory holds NaN (as nki.simulate fills it), so a read of something never written shows.
     data = np.full(shape, np.nan, dtype=np.float32).astype(dtype) if np.dtype(dtype).kind == "f" else \
         np.zeros(shape, dtype)

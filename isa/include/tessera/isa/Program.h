@@ -200,9 +200,11 @@ struct Instruction {
 struct Stream {
   Engine engine = Engine::Tensor;
   uint32_t queue = 0;  ///< DMA queue number; 0 for the compute engines
+  /// The core it runs on in a program of several cores' streams (mergeCores); -1 in a one-core program.
+  int32_t core = -1;
   std::vector<Instruction> instructions;
 
-  std::string label() const;  ///< "tensor", "vector", ..., "dma3"
+  std::string label() const;  ///< "tensor", "vector", ..., "dma3"; "core1.vector" with a core
 };
 
 /// A kernel argument living in HBM.
@@ -238,6 +240,11 @@ struct Program {
     return i.text < texts.size() ? std::string_view(texts[i.text]) : std::string_view();
   }
 };
+
+/// The programs of an SPMD launch's cores (one per core, all with the same tensors and kernel) as one program for
+/// reports and traces: every stream tagged with its core (Stream::core), semaphores, waits, signals, source lines
+/// and texts renumbered so that each core keeps its own. Not for simulating: sim::simulateChip runs the cores.
+Program mergeCores(std::span<const Program> cores);
 
 /// Which operands an instruction reads, and which it writes: the one rule that the compiler's synchronisation,
 /// the simulator's checks and the trace and report's memory accounting share.

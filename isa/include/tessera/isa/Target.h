@@ -48,6 +48,9 @@ struct HbmSpec {
   uint64_t bytes = 0;                  ///< capacity per chip
   double chipGBps = 0;                 ///< bandwidth per chip (GB/s == bytes/ns)
   unsigned coresPerChip = 0;           ///< cores sharing it
+  /// The cores one SPMD launch runs on (`launch_cores`; at most coresPerChip; optional, 1): trn2/trn3's logical
+  /// NeuronCore of two physical cores, a TPU v4/v5p megacore. The launch's programs are spread over them.
+  unsigned launchCores = 1;
   /// One core's share: chipGBps / coresPerChip (every core streaming at once).
   double perCoreGBps() const { return coresPerChip ? chipGBps / coresPerChip : 0; }
 };

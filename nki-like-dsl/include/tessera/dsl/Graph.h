@@ -132,6 +132,9 @@ struct Block {
 struct Loop {
   int id = -1;
   int64_t tripCount = 0;
+  /// >= 0: not a loop of the kernel's but axis `spmdAxis` of its launch grid (KernelGraph::grid): its iterations
+  /// are the programs, which run on the cores of the launch (tsr::program_id). Launch loops are the outermost.
+  int spmdAxis = -1;
   Block body;
   SourceLoc loc;
 };
@@ -143,6 +146,9 @@ struct KernelGraph {
   std::vector<Buffer> buffers;
   Block body;
   int loops = 0;      ///< number of loops (ids are 0..loops-1)
+  /// The launch grid (KernelInfo::grid): programs along each axis; empty for a kernel launched once. Its axes are
+  /// the outermost loops of `body`, marked Loop::spmdAxis, axis 0 outermost.
+  std::vector<int64_t> grid;
   int semaphores = 0; ///< semaphores the kernel made with tsr::isa::Semaphore (ids are 0..semaphores-1)
   /// The kernel asks the compiler to reorder each engine's stream by list scheduling (KernelInfo).
   bool scheduleInstructions = false;

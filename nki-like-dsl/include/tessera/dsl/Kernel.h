@@ -87,6 +87,11 @@ struct KernelInfo {
   /// of later iterations that is ready (the effect of software-pipelining the loop by hand). Data dependencies
   /// keep their order. Off by default: the streams keep program order.
   bool scheduleInstructions = false;
+  /// The SPMD launch grid (Launch.h), from the parameters: programs along each axis, as NKI's `kernel[2](...)` or a
+  /// Pallas grid's parallel dimensions; the body runs once per program and reads its coordinates with
+  /// tsr::program_id. Empty (the default), or an empty grid: the kernel is launched once. Each axis must be at
+  /// least 1; a tsr::Error otherwise.
+  std::function<std::vector<int64_t>(const Params &)> grid;
   tessera::SourceLoc loc;                                                 ///< where it was defined
   /// The plugin it came from (`tessera --plugin PATH`, Registry::PluginScope); empty for a kernel linked in.
   std::string plugin;

@@ -6,6 +6,7 @@
 #include "tessera/dsl/Index.h"
 #include "tessera/dsl/Isa.h"
 #include "tessera/dsl/Kernel.h"
+#include "tessera/dsl/Launch.h"
 #include "tessera/dsl/Operators.h"
 #include "tessera/dsl/Ops.h"
 #include "tessera/dsl/Position.h"

@@ -50,6 +50,10 @@ inline constexpr llvm::StringLiteral kTargetAttr = "tessera.target";
 /// The module attribute (a unit) of a kernel that asks for list scheduling of its engines' streams
 /// (tsr::KernelInfo::scheduleInstructions): the pipeline runs nc-schedule-instructions on it.
 inline constexpr llvm::StringLiteral kScheduleAttr = "tile.schedule_instructions";
+/// On an scf.for that is an axis of the kernel's SPMD launch grid (tsr::graph::Loop::spmdAxis): the axis (i64).
+/// Its iterations are the launch's programs: NKI writes nl.program_id(axis) for it, and Pallas a parallel grid
+/// dimension.
+inline constexpr llvm::StringLiteral kSpmdAxisAttr = "tile.spmd_axis";
 /// Unit attributes of ops the kernel wrote at the tsr::isa level (see Tile.td): lowered to exactly one
 /// instruction; in a manual_sync scope, with no automatic semaphore waits.
 inline constexpr llvm::StringLiteral kIsaAttr = "tile.isa";
