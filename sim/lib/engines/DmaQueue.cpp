@@ -34,8 +34,9 @@ const DmaQueue::Shape &DmaQueue::shapeOf(const isa::Instruction &inst) {
     if (const Shape &shape = shapes_[slots_[slot]]; sameShape(*shape.first, inst))
       return *(last_ = &shape);
   const uint64_t flops = isa::flops(inst);
-  const Shape &shape = shapes_.emplace_back(&inst, DmaEngines::TransferTimes(isa::dmaTransferCost(inst, env_.target), env_.hbm), flops,
-                                            flops > 0 ? isa::peakDtypeOf(inst) : isa::PeakDtype::Bf16);
+  const Shape &shape =
+      shapes_.emplace_back(&inst, DmaEngines::TransferTimes(isa::dmaTransferCost(inst, env_.target), env_.hbm), flops,
+                           flops > 0 ? isa::peakDtypeOf(inst) : isa::PeakDtype::Bf16);
   if (2 * shapes_.size() > slots_.size()) { // grow, and place every shape again
     slots_.assign(slots_.size() * 2, -1);
     for (size_t at = 0; at < shapes_.size(); ++at) {

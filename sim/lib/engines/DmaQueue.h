@@ -1,9 +1,9 @@
 #pragma once
 /// \file
 /// One DMA queue: runs its stream of transfers one at a time on its DMA engine (isa::dmaEngineOf). Each transfer
-/// reserves that engine and the HBM pool (memory/DmaEngines.h has the model, isa/DmaCost.h each transfer's figures) and
-/// completes when the reservation says; the data moves at completion. A transfer's figures depend on its shape
-/// alone (InstructionShape.h), so the queue computes them once per shape.
+/// reserves that engine and the HBM pool (memory/DmaEngines.h has the model, isa/DmaCost.h each transfer's
+/// figures) and completes when the reservation says; the data moves at completion. A transfer's figures depend on
+/// its shape alone (InstructionShape.h), so the queue computes them once per shape.
 
 #include "engines/StreamEngine.h"
 #include "memory/DmaEngines.h"

@@ -7,8 +7,8 @@
 /// hands it to the kernel-bug checks (races, uninitialised reads; when on), lets the engine occupy itself with it
 /// (begin(): how long, and unless timing only the instruction's semantics; then one next_trigger(sc_time) for that
 /// long; complete() when it is up), then signals its semaphores and tells the barrier it completed. A failed check
-/// stops the whole run (every core) with that Error. With SimOptions::recordTimeline it appends an InstructionEvent to the
-/// timeline as each instruction retires (off: one branch per instruction, nothing else).
+/// stops the whole run (every core) with that Error. With SimOptions::recordTimeline it appends an InstructionEvent
+/// to the timeline as each instruction retires (off: one branch per instruction, nothing else).
 ///
 /// Why a method and not an SC_THREAD: a thread pays a coroutine switch (its own stack) on every wait, one per
 /// instruction; a method is a function call from SystemC's scheduler. Every point where the thread would have
