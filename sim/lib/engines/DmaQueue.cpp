@@ -17,7 +17,7 @@ uint64_t DmaQueue::begin(const isa::Instruction &inst) {
   instFlops_ = shape.flops;
   instPeak_ = shape.peak;
   instHbmBytes_ = shape.times.cost.hbmBytes; // isa::hbmBytes
-  const Hbm::Reservation reserved = env_.hbm.reserveTransfer(now, engine_, shape.times);
+  const DmaEngines::Reservation reserved = env_.dma.reserveTransfer(now, engine_, shape.times);
   hbmFromPs_ = reserved.hbmFromPs;
   hbmToPs_ = reserved.hbmToPs;
   const uint64_t inFlight = reserved.donePs - now;
@@ -34,8 +34,9 @@ const DmaQueue::Shape &DmaQueue::shapeOf(const isa::Instruction &inst) {
     if (const Shape &shape = shapes_[slots_[slot]]; sameShape(*shape.first, inst))
       return *(last_ = &shape);
   const uint64_t flops = isa::flops(inst);
-  const Shape &shape = shapes_.emplace_back(&inst, Hbm::TransferTimes(isa::dmaTransferCost(inst, env_.target)), flops,
-                                            flops > 0 ? isa::peakDtypeOf(inst) : isa::PeakDtype::Bf16);
+  const Shape &shape =
+      shapes_.emplace_back(&inst, DmaEngines::TransferTimes(isa::dmaTransferCost(inst, env_.target), env_.hbm), flops,
+                           flops > 0 ? isa::peakDtypeOf(inst) : isa::PeakDtype::Bf16);
   if (2 * shapes_.size() > slots_.size()) { // grow, and place every shape again
     slots_.assign(slots_.size() * 2, -1);
     for (size_t at = 0; at < shapes_.size(); ++at) {

@@ -1,12 +1,12 @@
 #pragma once
 /// \file
 /// One DMA queue: runs its stream of transfers one at a time on its DMA engine (isa::dmaEngineOf). Each transfer
-/// reserves that engine and the HBM share (memory/Hbm.h has the model, isa/DmaCost.h each transfer's figures) and
-/// completes when the reservation says; the data moves at completion. A transfer's figures depend on its shape
-/// alone (InstructionShape.h), so the queue computes them once per shape.
+/// reserves that engine and the HBM pool (memory/DmaEngines.h has the model, isa/DmaCost.h each transfer's
+/// figures) and completes when the reservation says; the data moves at completion. A transfer's figures depend on
+/// its shape alone (InstructionShape.h), so the queue computes them once per shape.
 
 #include "engines/StreamEngine.h"
-#include "memory/Hbm.h"
+#include "memory/DmaEngines.h"
 
 #include <deque>
 #include <vector>
@@ -18,7 +18,7 @@ public:
   DmaQueue(sc_core::sc_module_name name, const isa::Stream &stream, RunEnvironment &env);
 
 private:
-  /// Reserves the DMA engine and the HBM share; returns how long the transfer is in flight.
+  /// Reserves the DMA engine and the HBM pool; returns how long the transfer is in flight.
   uint64_t begin(const isa::Instruction &inst) override;
   /// Moves the data (unless timing only).
   void complete(const isa::Instruction &inst) override;
@@ -27,7 +27,7 @@ private:
   /// The shapes met so far: the first transfer of each and its figures; an open-addressing index into them.
   struct Shape {
     const isa::Instruction *first;
-    Hbm::TransferTimes times;
+    DmaEngines::TransferTimes times;
     uint64_t flops = 0;  ///< isa::flops
     isa::PeakDtype peak = isa::PeakDtype::Bf16;
   };

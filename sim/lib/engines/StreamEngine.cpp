@@ -96,9 +96,8 @@ void StreamEngine::retire(const isa::Instruction &inst) {
     flopsByPeak_[static_cast<unsigned>(instPeak_)] += instFlops_;
   }
   hbmBytes_ += instHbmBytes_;
-  if (env_.progress && ++env_.retired % SimOptions::kProgressInterval == 0)
-    (*env_.progress)(static_cast<double>(sc_core::sc_time_stamp().value()) / 1000.0, env_.retired,
-                     env_.program.instructionCount());
+  if (ChipRun &chip = env_.chip; chip.progress && ++chip.retired % SimOptions::kProgressInterval == 0)
+    (*chip.progress)(static_cast<double>(sc_core::sc_time_stamp().value()) / 1000.0, chip.retired, chip.total);
   ++position_;
   phase_ = Phase::Issue;
 }
@@ -153,9 +152,10 @@ bool StreamEngine::waitsReady(const isa::Instruction &inst) {
 }
 
 void StreamEngine::stopRun(std::exception_ptr failure) {
-  if (env_.failure)
-    return; // another engine failed first in this delta cycle and has stopped the run
-  env_.failure = std::move(failure);
+  if (env_.chip.failure)
+    return; // another engine (of any core) failed first in this delta cycle and has stopped the run
+  env_.chip.failure = std::move(failure);
+  env_.chip.failedCore = env_.core;
   sc_core::sc_stop();
 }
 

@@ -7,8 +7,8 @@
 /// hands it to the kernel-bug checks (races, uninitialised reads; when on), lets the engine occupy itself with it
 /// (begin(): how long, and unless timing only the instruction's semantics; then one next_trigger(sc_time) for that
 /// long; complete() when it is up), then signals its semaphores and tells the barrier it completed. A failed check
-/// stops the whole run with that Error. With SimOptions::recordTimeline it appends an InstructionEvent to the
-/// timeline as each instruction retires (off: one branch per instruction, nothing else).
+/// stops the whole run (every core) with that Error. With SimOptions::recordTimeline it appends an InstructionEvent
+/// to the timeline as each instruction retires (off: one branch per instruction, nothing else).
 ///
 /// Why a method and not an SC_THREAD: a thread pays a coroutine switch (its own stack) on every wait, one per
 /// instruction; a method is a function call from SystemC's scheduler. Every point where the thread would have
@@ -76,7 +76,7 @@ protected:
   /// sets them).
   uint64_t instFlops_ = 0, instHbmBytes_ = 0;
   isa::PeakDtype instPeak_ = isa::PeakDtype::Bf16;
-  /// When the DMA transfer just performed held the HBM share (DmaQueue sets them; 0 for anything else).
+  /// When the DMA transfer just performed held the HBM pool (DmaQueue sets them; 0 for anything else).
   uint64_t hbmFromPs_ = 0, hbmToPs_ = 0;
 
 private:
@@ -93,7 +93,8 @@ private:
   void runUntilBlocked();
   /// Completes the instruction at position_ (its time is up) and moves past it.
   void retire(const isa::Instruction &inst);
-  /// Records the run's first failure (a later one in the same delta cycle is dropped) and stops the simulation.
+  /// Records the run's first failure, on any core (a later one in the same delta cycle is dropped), and stops the
+  /// simulation of every core.
   void stopRun(std::exception_ptr failure);
   /// Whether `inst` may start now as far as the grid-step barrier goes; if not, waits for the barrier's event.
   bool stepReady(const isa::Instruction &inst);

@@ -124,7 +124,8 @@ inline double engineNs(const isa::Instruction &inst, isa::Engine engine, const i
 }
 
 /// Nanoseconds a DMA transfer takes on an otherwise idle machine: the longest of its fixed cost, its descriptor
-/// slot, its streaming on its engines and its time on the HBM share (memory/Hbm.h).
+/// slot, its streaming on its engines and its time on the HBM share (memory/DmaEngines.h: one core's pool is its
+/// share).
 inline double dmaNs(const isa::Instruction &inst, const isa::Target &target) {
   const isa::DmaTransferCost cost = isa::dmaTransferCost(inst, target);
   return std::max(cost.leastNs, cost.hbmNs);

@@ -13,7 +13,8 @@
 ///                     the semaphore) and the descriptor generation overlap the streaming, as in a queue of
 ///                     transfers.
 /// How transfers share engines, the descriptor generator and HBM over time is the simulator's model
-/// (sim/lib/memory/Hbm.h); the trace and report read the per-transfer figures from here.
+/// (sim/lib/memory/DmaEngines.h; HBM shared by several cores: memory/Hbm.h); the trace and report read the
+/// per-transfer figures from here.
 
 #include "tessera/isa/Program.h"
 #include "tessera/isa/Target.h"

@@ -55,7 +55,8 @@ struct HbmSpec {
   double perCoreGBps() const { return coresPerChip ? chipGBps / coresPerChip : 0; }
 };
 
-/// DMA engines of one core. A transfer's time is modelled in isa/DmaCost.h and the simulator's sim/lib/memory/Hbm.h.
+/// DMA engines of one core. A transfer's time is modelled in isa/DmaCost.h and the simulator's
+/// sim/lib/memory/DmaEngines.h.
 struct DmaSpec {
   unsigned engines = 0;                ///< DMA engines (rings) per core
   /// NeuronCore: the partitions one engine moves of a transfer, which streams on the engines of its partitions at

@@ -40,6 +40,7 @@ inline std::string_view name(BugKind kind) {
 /// One instruction a report names.
 struct BugInstruction {
   std::string stream;                    ///< "tensor", "vector", ..., "dma3"
+  uint32_t core = 0;                     ///< the core whose stream it is (simulateChip's index; 0 for simulate())
   isa::Engine engine = isa::Engine::Tensor;
   uint32_t index = 0;                    ///< in its stream
   isa::Opcode op = isa::Opcode::TensorCopy;

@@ -1,7 +1,8 @@
 #pragma once
 /// \file
-/// The SystemC simulator of a NeuronCore: runs an isa::Program on a Target, engine by engine, computing real
-/// values and estimating time. No MLIR here: it executes the flat instruction streams the compiler produced.
+/// The SystemC simulator of a NeuronCore or TPU TensorCore: runs an isa::Program on a Target, engine by engine,
+/// computing real values and estimating time; or several programs on as many cores of one chip at once
+/// (simulateChip). No MLIR here: it executes the flat instruction streams the compiler produced.
 
 #include "tessera/isa/Cost.h"
 #include "tessera/isa/Program.h"
@@ -13,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,8 +30,8 @@ struct SimOptions {
   /// Record one InstructionEvent per retired instruction in SimResult::timeline (for traces and reports).
   bool recordTimeline = false;
   /// Called every kProgressInterval retired instructions (from the simulation thread) with the simulated time
-  /// so far and the instructions retired out of the program's total: for a progress bar. Costs one branch per
-  /// instruction when empty.
+  /// so far and the instructions retired out of the program's total (simulateChip: over all the cores, out of all
+  /// the programs' total): for a progress bar. Costs one branch per instruction when empty.
   std::function<void(double simulatedNs, uint64_t retired, uint64_t total)> progress;
   static constexpr uint64_t kProgressInterval = 64;
 };
@@ -42,8 +44,8 @@ struct InstructionEvent {
   double issueNs = 0;
   double startNs = 0;
   double endNs = 0;
-  /// A DMA transfer with HBM bytes: when it held the core's shared HBM bandwidth (the bandwidth model's server;
-  /// memory/Hbm.h). Equal (0) for any other instruction.
+  /// A DMA transfer with HBM bytes: when it held the HBM bandwidth (the bandwidth model's server, the launched
+  /// cores' shares pooled; memory/Hbm.h). Equal (0) for any other instruction.
   double hbmFromNs = 0;
   double hbmToNs = 0;
 };
@@ -69,7 +71,8 @@ struct SimResult {
   std::vector<InstructionEvent> timeline; ///< in completion order; empty unless SimOptions::recordTimeline
   std::vector<DevicePrint> prints;        ///< what Print instructions logged, in simulated-time order
   /// Host wall time of the simulation proper (building the machine and running it; not input generation,
-  /// compilation or the reference), in seconds: what simulation-speed goals are measured with.
+  /// compilation or the reference), in seconds: what simulation-speed goals are measured with. In a ChipResult's
+  /// cores, the whole chip's run (the cores run together).
   double hostSeconds = 0;
 };
 
@@ -87,5 +90,29 @@ uint64_t semaphoreHostBytes(const isa::Program &program, bool checks);
 /// (on targets where it is undefined) matmul accumulating onto PSUM that a non-matmul instruction wrote.
 SimResult simulate(const isa::Program &program, const isa::Target &target, HbmImage &hbm,
                    const SimOptions &options = {});
+
+/// A run of several cores of one chip: each core's own result (its streams, timeline, prints, time), and the
+/// chip's.
+struct ChipResult {
+  std::vector<SimResult> cores; ///< one per program, in order; each core's timeline indexes its own program's streams
+  double timeNs = 0;            ///< when the last instruction of any core completed
+  uint64_t instructions = 0;    ///< totals over the cores
+  uint64_t flops = 0;
+  std::array<uint64_t, isa::kPeakDtypeCount> flopsByPeak{};
+  uint64_t hbmBytes = 0;
+  double hostSeconds = 0;       ///< building the cores and running them (SimResult::hostSeconds)
+};
+
+/// Simulates `cores` (one isa::Program per core, all with the same tensors: same names, shapes, dtypes and
+/// outputs, in the same order) on one chip of `target` at once: each core has its own engines, on-chip memories,
+/// semaphores, DMA engines and queues; HBM's contents (`hbm`, as for simulate()) and its bandwidth are shared, the
+/// bandwidth as one pool of the launched cores' shares (cores.size() x hbm.chip_gbps / hbm.cores_per_chip;
+/// docs/memory.md). The first failure of any core stops the run; a deadlock report names every blocked stream of
+/// every core. The kernel-bug checks (races, uninitialised reads) are per core: races between cores on HBM are not
+/// checked. With several cores, error messages start "core N: " and BugInstruction::core says whose stream.
+/// Throws tessera::Error for an empty span, programs whose tensors differ, or more programs than the target's
+/// chip has cores (hbm.cores_per_chip); otherwise as simulate(). simulate() is the one-core case.
+ChipResult simulateChip(std::span<const isa::Program> cores, const isa::Target &target, HbmImage &hbm,
+                        const SimOptions &options = {});
 
 } // namespace tessera::sim

@@ -1,4 +1,4 @@
-#include "Machine.h"
+#include "Core.h"
 
 #include "ProgramChecks.h"
 #include "engines/ComputeEngine.h"
@@ -56,23 +56,24 @@ isa::Memories viewOf(const std::vector<OnChipMemory> &memories, const Hbm &hbm, 
 
 } // namespace
 
-Machine::Machine(sc_core::sc_module_name name, const isa::Program &program, const isa::Target &target,
-                 HbmImage &hbm, const SimOptions &options)
-    : sc_core::sc_module(name), program_(program),
-      memories_(buildMemories(target, options.computeValues)), hbm_(hbm, target), ports_(target.ports),
+Core::Core(sc_core::sc_module_name name, uint32_t index, const isa::Program &program, const isa::Target &target,
+           Hbm &hbm, ChipRun &chip, const SimOptions &options)
+    : sc_core::sc_module(name), program_(program), index_(index),
+      memories_(buildMemories(target, options.computeValues)), dma_(hbm, target), ports_(target.ports),
       semaphores_(program.semaphores), stepBarrier_(program),
       checks_(options.checks ? std::make_unique<KernelBugChecks>(program, target) : nullptr),
       env_{.program = program,
+           .core = index,
            .target = target,
            .computeValues = options.computeValues,
-           .memories = viewOf(memories_, hbm_, target),
+           .memories = viewOf(memories_, hbm, target),
            .semaphores = semaphores_,
-           .hbm = hbm_,
+           .hbm = hbm,
+           .dma = dma_,
            .ports = ports_,
            .stepBarrier = stepBarrier_,
            .checks = checks_.get(),
-           .failure = nullptr} {
-  if (options.progress) env_.progress = &options.progress;
+           .chip = chip} {
   if (options.computeValues) env_.memories.packedOperands = &packedOperands_;
   if (options.recordTimeline) {
     timeline_.reserve(program.instructionCount()); // no allocation while it runs
@@ -83,64 +84,34 @@ Machine::Machine(sc_core::sc_module_name name, const isa::Program &program, cons
     engines_.push_back(makeEngine(stream, env_));
 }
 
-Machine::~Machine() = default;
+Core::~Core() = default;
 
-void Machine::run() {
-  if (engines_.empty())
-    return;
-  sc_core::sc_start();
-  if (env_.failure) {
-    try {
-      std::rethrow_exception(env_.failure);
-    } catch (KernelBugError &e) {
-      e.bug().prints = env_.prints; // what the kernel printed before it went wrong
-      throw;
-    }
-  }
-  const bool allFinished = std::ranges::all_of(engines_, [](const auto &e) { return e->finished(); });
-  if (!allFinished)
-    throwDeadlock();
+bool Core::finished() const {
+  return std::ranges::all_of(engines_, [](const auto &e) { return e->finished(); });
 }
 
-void Machine::throwDeadlock() const {
-  std::string blocked;
-  SourceLoc firstLocation;
-  KernelBug bug{.kind = BugKind::Deadlock, .timeNs = nanoseconds(sc_core::sc_time_stamp()), .prints = env_.prints};
+void Core::describeBlocked(std::string_view prefix, std::string &text, KernelBug &bug) const {
   for (const auto &engine : engines_) {
     if (engine->finished())
       continue;
     const isa::Stream &stream = engine->stream();
-    const isa::Instruction &inst = stream.instructions[engine->position()];
+    const size_t position = engine->position();
+    const isa::Instruction &inst = stream.instructions[position];
     const SourceLoc where = locationOf(program_, inst);
-    if (!firstLocation.known())
-      firstLocation = where;
     const std::string at = where.known() ? fmt::format(" at {}", where.str()) : std::string{};
-    if (engine->awaitingStep()) {
-      const std::string waits = describeStepWait(inst);
-      blocked += fmt::format("\n  {}{} {}", describeInstruction(stream, engine->position()), at, waits);
-      bug.instructions.push_back(bugInstruction(program_, stream, engine->position(), waits));
-      continue;
-    }
-    const isa::SemWait *wait = engine->blockedOn();
-    if (!wait) {
-      blocked += fmt::format("\n  {}{} is stuck", describeInstruction(stream, engine->position()), at);
-      bug.instructions.push_back(bugInstruction(program_, stream, engine->position(), "is stuck"));
-      continue;
-    }
-    const std::string waits = fmt::format("waits for semaphore {} to reach {}; it stands at {}", wait->sem,
-                                          wait->count, semaphores_.count(wait->sem));
-    blocked += fmt::format("\n  {}{} {}", describeInstruction(stream, engine->position()), at, waits);
-    bug.instructions.push_back(bugInstruction(program_, stream, engine->position(), waits));
+    std::string waits = "is stuck";
+    if (engine->awaitingStep())
+      waits = describeStepWait(inst);
+    else if (const isa::SemWait *wait = engine->blockedOn())
+      waits = fmt::format("waits for semaphore {} to reach {}; it stands at {}", wait->sem, wait->count,
+                          semaphores_.count(wait->sem));
+    text += fmt::format("\n  {}{}{} {}", prefix, describeInstruction(stream, position), at, waits);
+    bug.instructions.push_back(bugInstruction(program_, stream, position, std::move(waits)));
+    bug.instructions.back().core = index_;
   }
-  throw KernelBugError(std::move(bug),
-                       fmt::format("deadlock in kernel '{}' at {} ns: no blocked stream can proceed{}", program_.kernel,
-                                   nanoseconds(sc_core::sc_time_stamp()), blocked),
-                       firstLocation,
-                       "every semaphore wait needs enough signals from instructions that can run before it; a count "
-                       "above the number of signals, or a cycle of waits, never resolves");
 }
 
-std::string Machine::describeStepWait(const isa::Instruction &inst) const {
+std::string Core::describeStepWait(const isa::Instruction &inst) const {
   if (inst.op != isa::Opcode::GridStep)
     return fmt::format("waits for grid step {}'s bookkeeping", inst.step);
   const uint32_t previous = inst.step - 1;
@@ -158,7 +129,7 @@ std::string Machine::describeStepWait(const isa::Instruction &inst) const {
   return waits;
 }
 
-SimResult Machine::results() const {
+SimResult Core::results() const {
   SimResult result;
   sc_core::sc_time end;
   result.streams.reserve(engines_.size());
