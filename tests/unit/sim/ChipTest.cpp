@@ -192,7 +192,8 @@ TEST(Chip, TwoCoresOfPureComputeTakeTheTimeOfOne) {
   EXPECT_EQ(chip.instructions, 12u);
 }
 
-TEST(Chip, ADeadlockOnCoreOneNamesCoreOneAlone) {
+/// computeOnly(2), then a scalar activation at stuck.cpp:9 waiting for a semaphore nothing signals.
+ProgramBuilder stuckCore() {
   ProgramBuilder stuck = computeOnly(2);
   const uint32_t never = stuck.semaphore();
   isa::Instruction consume;
@@ -201,7 +202,11 @@ TEST(Chip, ADeadlockOnCoreOneNamesCoreOneAlone) {
   consume.dst = testing::onChip(MemSpace::Sbuf, DType::F32, 0, 128, 8192, 512);
   consume.src0 = testing::onChip(MemSpace::Sbuf, DType::F32, 0, 128, 0, 512);
   stuck.add(Engine::Scalar, consume, {{never, 1}}, {}, {"stuck.cpp", 9});
-  const auto e = chipError<KernelBugError>(programsOf({computeOnly(2), std::move(stuck)}), testing::trn2());
+  return stuck;
+}
+
+TEST(Chip, ADeadlockOnCoreOneNamesCoreOneAlone) {
+  const auto e = chipError<KernelBugError>(programsOf({computeOnly(2), stuckCore()}), testing::trn2());
   const std::string message = e.what();
   EXPECT_NE(message.find("deadlock"), std::string::npos) << message;
   EXPECT_NE(message.find("core 1: stream 'scalar', instruction 0 (activation) at stuck.cpp:9 waits for semaphore 0 "
@@ -214,6 +219,21 @@ TEST(Chip, ADeadlockOnCoreOneNamesCoreOneAlone) {
   EXPECT_EQ(e.bug().instructions[0].core, 1u);
   EXPECT_EQ(e.bug().instructions[0].stream, "scalar");
   EXPECT_EQ(e.where().str(), "stuck.cpp:9");
+}
+
+TEST(Chip, ADeadlockOnEveryCoreListsEachCoresBlockedStream) {
+  const auto e = chipError<KernelBugError>(programsOf({stuckCore(), computeOnly(2), stuckCore()}), testing::trn2());
+  const std::string message = e.what();
+  EXPECT_NE(message.find("\n  core 0: stream 'scalar', instruction 0 (activation) at stuck.cpp:9 waits"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("\n  core 2: stream 'scalar', instruction 0 (activation) at stuck.cpp:9 waits"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("core 1"), std::string::npos) << message;
+  ASSERT_EQ(e.bug().instructions.size(), 2u);
+  EXPECT_EQ(e.bug().instructions[0].core, 0u);
+  EXPECT_EQ(e.bug().instructions[1].core, 2u);
 }
 
 TEST(Chip, TheFirstFailureOfAnyCoreStopsTheRunAndNamesItsCore) {
