@@ -149,6 +149,15 @@ foreach(target tpu-v4 tpu-v5p tpu-7x)
   add_tpu_compile_test(mlp manual ${target})
   add_tpu_compile_test(rmsnorm auto ${target})
 endforeach()
+# An SPMD launch where the simulator splits it between a megacore's two TensorCores: its grid axes are PARALLEL
+# dimensions, under interpret mode (against the two cores' outputs) and the real compiler.
+foreach(target tpu-v4 tpu-v5p)
+  add_tpu_compile_test(add_spmd auto ${target})
+endforeach()
+add_test(NAME backends/pallas-auto/add_spmd/tpu-v5p
+         COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas add_spmd tpu-v5p
+                 ${BACKEND_WORK} auto)
+set_tests_properties(backends/pallas-auto/add_spmd/tpu-v5p PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 # matmul_blocked at 2048^3 with its default blocks, both styles: its buffers pass v5e's 16 MiB default scoped VMEM,
 # so the module raises vmem_limit_bytes (the unrolled module of before took 39.5 MiB and 30 s of Mosaic; the loops
 # take about a second).

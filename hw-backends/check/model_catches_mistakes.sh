@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The NKI checks must be able to fail: an emitted kernel with one mistake a code generator could make (operands of
-# a subtraction swapped; a call with a misspelt keyword; a division on the ALU, which NKI does not have) is caught
-# by the NumPy model and by the manifest check (check_nki_rules.py tests the manifest's rules one by one).
+# a subtraction swapped; a call with a misspelt keyword; a division on the ALU, which NKI does not have; an SPMD
+# launch on one core instead of two) is caught by the NumPy model and by the manifest check (check_nki_rules.py
+# tests the manifest's rules one by one).
 #   model_catches_mistakes.sh TESSERA PYTHON WORKDIR
 set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: $0 TESSERA PYTHON WORKDIR" >&2; exit 2; }
@@ -37,4 +38,15 @@ if PYTHONPATH="$here/nki_model" "$python" "$dir/run.py" --simulate > "$dir/simul
 fi
 grep -q "divide is not an operator of NKI's ALU table" "$dir/simulate.log" ||
   { tail -5 "$dir/simulate.log"; echo "the model failed, but not on nl.divide"; exit 1; }
-echo "all three mistakes caught"
+# add_spmd's launch on trn2 is kernel[2] (the logical NeuronCore's two cores, each one program of axis 0); launched
+# on one core, only program 0's rows are written.
+dir="$work/nki-mistakes-spmd"
+rm -rf "$dir"
+"$tessera" deploy add_spmd --target trn2 -o "$dir"
+grep -q '^    i = nl.program_id(0)$' "$dir/add_spmd.py" || { echo "add_spmd does not read its program id"; exit 1; }
+sed -i 's/^LAUNCH_GRID = (2,)$/LAUNCH_GRID = (1,)/' "$dir/add_spmd.py"
+grep -q '^LAUNCH_GRID = (1,)$' "$dir/add_spmd.py" || { echo "the mistake was not made: the emitted text changed"; exit 1; }
+if PYTHONPATH="$here/nki_model" "$python" "$dir/run.py" --simulate; then
+  echo "the NumPy model accepted an SPMD launch on one core of two"; exit 1
+fi
+echo "all four mistakes caught"

@@ -165,9 +165,12 @@ std::string toText(const RunReport &r) {
   for (const std::string &note : r.notes) line("  note: {}", note);
   line("");
   line("  engine busy");
-  for (auto &[name, pct] : r.busyPercent()) {
+  const std::map<std::string, double> busy = r.busyPercent();
+  size_t width = 8; // an SPMD launch's streams are named by core: "core1.gpsimd"
+  for (const auto &entry : busy) width = std::max(width, entry.first.size());
+  for (auto &[name, pct] : busy) {
     int bar = static_cast<int>(pct / 100.0 * 40 + 0.5);
-    line("    {:<8} {:>6.1f}%  {}", name, pct, std::string(std::min(bar, 40), '#'));
+    line("    {:<{}} {:>6.1f}%  {}", name, width, pct, std::string(std::min(bar, 40), '#'));
   }
   line("");
   for (const TensorCheck &c : r.checks) {

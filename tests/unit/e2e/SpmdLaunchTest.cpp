@@ -19,7 +19,7 @@ using namespace tessera;
 driver::RunReport runAddSpmd(const std::string &target, unsigned launchCores = 0) {
   driver::RunRequest request{.kernel = "add_spmd", .target = target, .shape = {{"M", 512}, {"N", 1024}}};
   if (launchCores) {
-    request.machine = isa::loadTarget(target);
+    request.machine = driver::loadTarget(target);
     request.machine->hbm.launchCores = launchCores;
   }
   return driver::runKernel(request);
@@ -119,9 +119,9 @@ TEST(SpmdLaunch, CoreShareCutsAxisZeroIntoContiguousBlocks) {
   EXPECT_EQ(firstLoadRow(loop0.body, loop0.id), (std::pair<int64_t, int64_t>{0, 128}));
   EXPECT_EQ(firstLoadRow(loop1.body, loop1.id), (std::pair<int64_t, int64_t>{2 * 128, 128}))
       << "core 1's first program is program 2: row 256";
-  EXPECT_EQ(compiler::launchCores(g, isa::loadTarget("trn2")), 2u);
-  EXPECT_EQ(compiler::launchCores(g, isa::loadTarget("trn1")), 1u);
-  EXPECT_EQ(compiler::launchCores(traced("add", {}), isa::loadTarget("trn2")), 1u) << "no grid, one core";
+  EXPECT_EQ(compiler::launchCores(g, driver::loadTarget("trn2")), 2u);
+  EXPECT_EQ(compiler::launchCores(g, driver::loadTarget("trn1")), 1u);
+  EXPECT_EQ(compiler::launchCores(traced("add", {}), driver::loadTarget("trn2")), 1u) << "no grid, one core";
 }
 
 TEST(SpmdLaunch, MergedProgramKeepsEachCoresSemaphores) {

@@ -200,9 +200,9 @@ struct Instruction {
 struct Stream {
   Engine engine = Engine::Tensor;
   uint32_t queue = 0;  ///< DMA queue number; 0 for the compute engines
+  std::vector<Instruction> instructions;
   /// The core it runs on in a program of several cores' streams (mergeCores); -1 in a one-core program.
   int32_t core = -1;
-  std::vector<Instruction> instructions;
 
   std::string label() const;  ///< "tensor", "vector", ..., "dma3"; "core1.vector" with a core
 };
