@@ -21,10 +21,11 @@ install(FILES ${PROJECT_SOURCE_DIR}/compiler/include/tessera/compiler/Compiler.h
               ${PROJECT_SOURCE_DIR}/compiler/include/tessera/compiler/Golden.h
               ${PROJECT_SOURCE_DIR}/compiler/include/tessera/compiler/Provenance.h
               ${PROJECT_SOURCE_DIR}/compiler/include/tessera/compiler/TileProgram.h
+              ${PROJECT_SOURCE_DIR}/compiler/include/tessera/compiler/Launch.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera/compiler)
 install(FILES ${PROJECT_SOURCE_DIR}/tools/tessera/Tessera.h ${PROJECT_SOURCE_DIR}/tools/tessera/Driver.h
               ${PROJECT_SOURCE_DIR}/tools/tessera/HostData.h ${PROJECT_SOURCE_DIR}/tools/tessera/InputDistribution.h
-              ${PROJECT_SOURCE_DIR}/tools/tessera/Plugin.h
+              ${PROJECT_SOURCE_DIR}/tools/tessera/Plugin.h ${PROJECT_SOURCE_DIR}/tools/tessera/LaunchRun.h
               ${PROJECT_SOURCE_DIR}/tools/tessera/Compare.h ${PROJECT_SOURCE_DIR}/tools/tessera/KernelTest.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)
 

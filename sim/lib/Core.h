@@ -66,8 +66,8 @@ private:
   MemoryPorts ports_;
   Semaphores semaphores_;
   StepBarrier stepBarrier_;
-  /// Races and uninitialised reads among this core's streams, in its own memories and in HBM; races between cores
-  /// on HBM are not checked (each core's checker sees its own accesses only).
+  /// Races and uninitialised reads among this core's streams, in its own memories and in HBM (each core's checker
+  /// sees its own accesses only; races between cores on HBM are checkCoresTouchApart's, before the run).
   std::unique_ptr<KernelBugChecks> checks_;
   isa::PackedOperands packedOperands_; ///< matmuls' moving operands, decoded once while unwritten
   std::vector<InstructionEvent> timeline_;

@@ -8,6 +8,7 @@
 #include "ProgramChecks.h"
 #include "SimContext.h"
 #include "Semaphores.h"
+#include "checks/CrossCoreHbm.h"
 #include "checks/HappensBefore.h"
 
 #include "tessera/isa/Error.h"
@@ -84,6 +85,7 @@ ChipResult simulateChip(std::span<const isa::Program> cores, const isa::Target &
       checkTarget(cores[c], target);
       checkStreams(cores[c]);
     });
+  if (options.checks) checkCoresTouchApart(cores);
   FreshSimContext context; // first: waiting for another thread's simulation to finish is not this one's time
   const auto start = std::chrono::steady_clock::now();
   Chip chip(cores, target, hbm, options);

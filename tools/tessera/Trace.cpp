@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <tuple>
 
 namespace tessera::driver {
 namespace {
@@ -242,12 +243,13 @@ json toTrace(const RunReport &report) {
   json events = json::array();
   events.push_back(metadata("process_name", 0, {{"name", fmt::format("{} on {}", report.kernel, report.target.name)}}));
 
-  // Tracks: the compute engines in the ISA's order, then the DMA queues by number; tid = position + 1.
+  // Tracks: per core (an SPMD launch's; one otherwise), the compute engines in the ISA's order, then the DMA queues
+  // by number; tid = position + 1.
   std::vector<uint32_t> order(program.streams.size());
   std::iota(order.begin(), order.end(), 0u);
   std::ranges::stable_sort(order, [&](uint32_t a, uint32_t b) {
     const isa::Stream &x = program.streams[a], &y = program.streams[b];
-    return std::pair(x.engine, x.queue) < std::pair(y.engine, y.queue);
+    return std::tuple(x.core, x.engine, x.queue) < std::tuple(y.core, y.engine, y.queue);
   });
   std::vector<int> tidOf(program.streams.size());
   for (size_t rank = 0; rank < order.size(); ++rank) {

@@ -4,6 +4,7 @@
 
 #include "tessera/Driver.h"
 #include "tessera/Report.h"
+#include "tessera/Trace.h"
 #include "tessera/compiler/Launch.h"
 #include "tessera/dsl/tsr.h"
 
@@ -58,6 +59,21 @@ TEST(SpmdLaunch, Trn2SplitsTheGridBetweenItsTwoCores) {
   EXPECT_EQ(j["launch"]["cores"].size(), 2u);
 }
 
+TEST(SpmdLaunch, TheTraceHasOneGroupOfTracksPerCore) {
+  driver::RunRequest request{.kernel = "add_spmd", .target = "trn2", .recordTimeline = true};
+  const driver::RunReport r = driver::runKernel(request);
+  ASSERT_TRUE(r.ok);
+  std::vector<std::string> tracks;
+  for (const auto &event : driver::toTrace(r)["traceEvents"])
+    if (event["name"] == "thread_name") tracks.push_back(event["args"]["name"]);
+  ASSERT_FALSE(tracks.empty());
+  const auto firstOfCore1 = std::ranges::find_if(tracks, [](const std::string &t) { return t.starts_with("core1."); });
+  ASSERT_NE(firstOfCore1, tracks.end());
+  EXPECT_TRUE(std::all_of(tracks.begin(), firstOfCore1, [](const std::string &t) { return t.starts_with("core0."); }));
+  EXPECT_TRUE(std::all_of(firstOfCore1, tracks.end(), [](const std::string &t) { return t.starts_with("core1."); }));
+  EXPECT_EQ(tracks.front(), "core0.tensor");
+}
+
 TEST(SpmdLaunch, TwoCoresAreFasterThanOne) {
   const driver::RunReport two = runAddSpmd("trn2"), one = runAddSpmd("trn2", 1);
   ASSERT_TRUE(two.ok && one.ok);
@@ -81,6 +97,29 @@ TEST(SpmdLaunch, Trn1RunsTheProgramsOnOneCore) {
   ASSERT_TRUE(r.ok) << driver::toText(r);
   EXPECT_TRUE(r.cores.empty());
   EXPECT_NE(driver::toText(r).find("its programs one after another on one core"), std::string::npos);
+}
+
+TEST(SpmdLaunch, ProgramsWritingTheSameWindowRaceBetweenCores) {
+  tsr::KernelInfo k{.name = "test_spmd_same_window", .summary = "every program writes c's first tile",
+                    .params = {{"M", 256}}};
+  k.signature = [](const tsr::Params &p) {
+    return std::vector<tsr::TensorSpec>{tsr::input("a", {p["M"], 512}, tsr::f32),
+                                        tsr::output("c", {p["M"], 512}, tsr::f32)};
+  };
+  k.body = tsr::body([](tsr::Hbm a, tsr::Hbm c) {
+    tsr::store(c.tile(0, 0, {128, 512}), tsr::load(a.tile(tsr::program_id(0), 0, {128, 512})));
+  });
+  k.grid = [](const tsr::Params &p) { return std::vector<int64_t>{p["M"] / 128}; };
+  try {
+    (void)driver::runKernel({.kernelInfo = &k, .target = "trn2", .golden = false});
+    FAIL() << "the race between cores was not found";
+  } catch (const sim::KernelBugError &e) {
+    EXPECT_EQ(e.bug().kind, sim::BugKind::Race);
+    EXPECT_NE(e.message().find("race between cores: core 1's"), std::string::npos) << e.message();
+    EXPECT_NE(e.hint().find("tsr::program_id"), std::string::npos);
+  }
+  // On one core the programs run in order: the same kernel is no race there.
+  EXPECT_NO_THROW((void)driver::runKernel({.kernelInfo = &k, .target = "trn1", .golden = false}));
 }
 
 tsr::graph::KernelGraph traced(const char *kernel, std::map<std::string, int64_t> shape) {

@@ -263,6 +263,44 @@ TEST(Chip, ProgressCountsEveryCoresInstructions) {
   EXPECT_EQ(reports[0], std::make_pair(uint64_t{64}, uint64_t{80}));
 }
 
+// No semaphore spans two cores: HBM bytes one core writes and another reads or writes are a race, found before the
+// run (checks on), naming both cores' instructions.
+TEST(Chip, TwoCoresWritingTheSameRowsRace) {
+  const std::vector<isa::Program> programs = programsOf({copyHalf(0), copyHalf(0)}); // both write rows 0..127
+  const KernelBugError e = chipError<KernelBugError>(programs, testing::trn2());
+  EXPECT_EQ(e.bug().kind, BugKind::Race);
+  EXPECT_EQ(e.bug().detail, "write after write");
+  ASSERT_EQ(e.bug().instructions.size(), 2u);
+  EXPECT_EQ(e.bug().instructions[0].core, 1u);
+  EXPECT_EQ(e.bug().instructions[1].core, 0u);
+  EXPECT_EQ(e.bug().region.tensor, "y");
+  EXPECT_NE(e.message().find("race between cores: core 1's stream 'dma1', instruction 0 (dma_copy) writes y[0, 0], "
+                             "which core 0's stream 'dma1', instruction 0 (dma_copy) writes"),
+            std::string::npos)
+      << e.message();
+}
+
+TEST(Chip, ACoreReadingWhatAnotherWritesRaces) {
+  ProgramBuilder reader = copyHalf(1, /*store=*/false);
+  // Core 1 also loads row 0 of y, which core 0 writes.
+  reader.add(Engine::Dma,
+             testing::dmaCopy(testing::onChip(MemSpace::Sbuf, DType::F32, 0, 1, 0, kCols),
+                              testing::hbmTile(1, DType::F32, kCols, 0, 1, 0, kCols)),
+             {}, {}, {}, /*queue=*/2);
+  const std::vector<isa::Program> programs = programsOf({copyHalf(0), std::move(reader)});
+  const KernelBugError e = chipError<KernelBugError>(programs, testing::trn2());
+  EXPECT_EQ(e.bug().detail, "read after write");
+  EXPECT_NE(e.message().find("reads y[0, 0]"), std::string::npos) << e.message();
+}
+
+TEST(Chip, CoresOnDisjointRowsDoNotRaceAndWithoutChecksNothingIsLookedFor) {
+  HbmImage hbm;
+  EXPECT_NO_THROW(simulateChip(programsOf({copyHalf(0), copyHalf(1)}), testing::trn2(), hbm));
+  HbmImage unchecked;
+  EXPECT_NO_THROW(simulateChip(programsOf({copyHalf(0), copyHalf(0)}), testing::trn2(), unchecked,
+                               {.checks = false}));
+}
+
 TEST(Chip, ProgramsWithDifferentTensorsAreRefused) {
   ProgramBuilder other = copyHalf(1);
   other.program.tensors[1].shape = {kRows, kCols / 2};

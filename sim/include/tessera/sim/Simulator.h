@@ -108,8 +108,8 @@ struct ChipResult {
 /// semaphores, DMA engines and queues; HBM's contents (`hbm`, as for simulate()) and its bandwidth are shared, the
 /// bandwidth as one pool of the launched cores' shares (cores.size() x hbm.chip_gbps / hbm.cores_per_chip;
 /// docs/memory.md). The first failure of any core stops the run; a deadlock report names every blocked stream of
-/// every core. The kernel-bug checks (races, uninitialised reads) are per core: races between cores on HBM are not
-/// checked. With several cores, error messages start "core N: " and BugInstruction::core says whose stream.
+/// every core. The kernel-bug checks (races, uninitialised reads) are per core, and with SimOptions::checks HBM
+/// elements one core writes and another reads or writes are a race (found before the run). With several cores, error messages start "core N: " and BugInstruction::core says whose stream.
 /// Throws tessera::Error for an empty span, programs whose tensors differ, or more programs than the target's
 /// chip has cores (hbm.cores_per_chip); otherwise as simulate(). simulate() is the one-core case.
 ChipResult simulateChip(std::span<const isa::Program> cores, const isa::Target &target, HbmImage &hbm,
