@@ -184,6 +184,8 @@ set_tests_properties(isa/docs-up-to-date isa/json isa/unknown isa/families isa/t
 
 # The hardware backends' emitted NKI and Pallas modules (tests/backends.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/backends.cmake)
+# The NKI tutorial ports' runs and backend checks (tests/nki-tutorials.cmake).
+include(${CMAKE_CURRENT_SOURCE_DIR}/nki-tutorials.cmake)
 
 # tessera sweep on 2 and 4 MPI ranks against one process (tests/mpi.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/mpi.cmake)
