@@ -33,15 +33,9 @@ foreach(kernel ${nki_tutorial_kernels})
 endforeach()
 # Beyond the defaults where a tutorial's structure needs it: mamba v3 carries each state across two 512-long
 # sequence chunks; the matmuls at more than one block in every dimension; layernorm v2 with two bn_stats chunks.
-foreach(run "tut_mamba_v3 trn2 seq_len=1024" "tut_mamba_v1 trn1 batch=2,channels=384" "tut_matmul_v4 trn2 M=512,N=2048,K=384"
-            "tut_matmul_v5 tpu-v5e M=1024,N=2048,K=512" "tut_layernorm_v2 trn1 R=384,C=1024")
-  separate_arguments(parts UNIX_COMMAND "${run}")
-  list(GET parts 0 kernel)
-  list(GET parts 1 target)
-  list(GET parts 2 shape)
-  add_test(NAME "run/${kernel}/${target}/${shape}" COMMAND tessera run ${kernel} --target ${target} --shape ${shape} --json)
-  set_tests_properties("run/${kernel}/${target}/${shape}" PROPERTIES LABELS e2e)
-endforeach()
+add_e2e_runs("tut_mamba_v3 trn2 seq_len=1024" "tut_mamba_v1 trn1 batch=2,channels=384"
+             "tut_matmul_v4 trn2 M=512,N=2048,K=384" "tut_matmul_v5 tpu-v5e M=1024,N=2048,K=512"
+             "tut_layernorm_v2 trn1 R=384,C=1024")
 
 # The hardware backends, as for the library kernels (backends.cmake): the NKI module on trn1 and trn2 (check_nki.py
 # and the NumPy model of the NKI calls); for the kernels that run on a TPU, the Pallas module in both styles under

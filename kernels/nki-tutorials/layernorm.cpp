@@ -19,9 +19,8 @@
 //  - epsilon is the kernel's scalar parameter eps (the tutorial's argument, 1e-5 in its test).
 //  - v2 is tsr::isa (NeuronCore) calls, as the tutorial's nisa ones: a TPU target refuses it at bn_stats.
 
-#include "tessera/dsl/tsr.h"
+#include "../Rows.h"
 
-#include <cmath>
 #include <string>
 
 namespace {
@@ -39,18 +38,21 @@ std::vector<TensorSpec> signature(const std::string &name, const Params &p, int6
           input("beta_vector", {1, p["C"]}, f32), output("output_tensor", {p["R"], p["C"]}, f32)};
 }
 
-void reference(const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
-  const int64_t R = p["R"], C = p["C"];
-  const double eps = static_cast<float>(p.scalar("eps")); // as the kernel uses it: rounded to FP32
-  for (int64_t r = 0; r < R; ++r) {
-    const float *x = &in[0][r * C];
-    double mean = 0, var = 0;
-    for (int64_t c = 0; c < C; ++c) mean += x[c];
-    mean /= double(C);
-    for (int64_t c = 0; c < C; ++c) var += (x[c] - mean) * (x[c] - mean);
-    const double scale = 1.0 / std::sqrt(var / double(C) + eps);
-    for (int64_t c = 0; c < C; ++c)
-      out[0][r * C + c] = static_cast<float>((x[c] - mean) * scale * in[1][c] + in[2][c]);
+/// The frame v1 and v2 share, as the tutorial writes it in both: gamma and beta loaded broadcast once, before the
+/// loop; per 128-row tile the load, the version's own `shiftScale(input_sb, cols, epsilon)` ((x - mean) *
+/// rsqrt(var + epsilon)), times gamma plus beta, and the store.
+template <class ShiftScale>
+void layerNorm(const Params &p, Hbm input_tensor, Hbm gamma_vector, Hbm beta_vector, Hbm output_tensor,
+               ShiftScale shiftScale) {
+  const int64_t cols = input_tensor.dim(1);
+  const float epsilon = static_cast<float>(p.scalar("eps"));
+  Tile gamma_sb_bcast = load(gamma_vector.window(0, 0, {128, cols}, {0, 1}));
+  Tile beta_sb_bcast = load(beta_vector.window(0, 0, {128, cols}, {0, 1}));
+  for (auto i : affine_range(input_tensor.dim(0) / 128)) {
+    Tile input_sb = load(input_tensor.tile(i, 0, {128, cols}));
+    Tile shift_scale_tensor = shiftScale(input_sb, cols, epsilon);
+    Tile output_sb = shift_scale_tensor * gamma_sb_bcast + beta_sb_bcast;
+    store(output_tensor.tile(i, 0, {128, cols}), output_sb);
   }
 }
 
@@ -61,20 +63,14 @@ const Registration v1{{
     .scalarParams = {{"eps", 1e-5}},
     .signature = [](const Params &p) { return signature("tut_layernorm_v1", p, 1); },
     .body = body([](const Params &p, Hbm input_tensor, Hbm gamma_vector, Hbm beta_vector, Hbm output_tensor) {
-      const int64_t cols = input_tensor.dim(1);
-      const float epsilon = static_cast<float>(p.scalar("eps"));
-      Tile gamma_sb_bcast = load(gamma_vector.window(0, 0, {128, cols}, {0, 1}));
-      Tile beta_sb_bcast = load(beta_vector.window(0, 0, {128, cols}, {0, 1}));
-      for (auto i : affine_range(input_tensor.dim(0) / 128)) {
-        Tile input_sb = load(input_tensor.tile(i, 0, {128, cols}));
-        Tile mean = sum(input_sb) / float(cols);
-        Tile var = sum(square(input_sb)) / float(cols) - mean * mean;
-        Tile shift_scale_tensor = (input_sb - mean) * rsqrt(var + epsilon);
-        Tile output_sb = shift_scale_tensor * gamma_sb_bcast + beta_sb_bcast;
-        store(output_tensor.tile(i, 0, {128, cols}), output_sb);
-      }
+      layerNorm(p, input_tensor, gamma_vector, beta_vector, output_tensor,
+                [](const Tile &input_sb, int64_t cols, float epsilon) {
+                  Tile mean = sum(input_sb) / float(cols);
+                  Tile var = sum(square(input_sb)) / float(cols) - mean * mean;
+                  return (input_sb - mean) * rsqrt(var + epsilon);
+                });
     }),
-    .reference = reference,
+    .reference = tessera::kernels::layerNormReference, // the library layernorm's
 }};
 
 const Registration v2{{
@@ -84,27 +80,22 @@ const Registration v2{{
     .scalarParams = {{"eps", 1e-5}},
     .signature = [](const Params &p) { return signature("tut_layernorm_v2", p, kBnStatsFmax); },
     .body = body([](const Params &p, Hbm input_tensor, Hbm gamma_vector, Hbm beta_vector, Hbm output_tensor) {
-      const int64_t cols = input_tensor.dim(1);
-      const float epsilon = static_cast<float>(p.scalar("eps"));
-      Tile gamma_sb_bcast = load(gamma_vector.window(0, 0, {128, cols}, {0, 1}));
-      Tile beta_sb_bcast = load(beta_vector.window(0, 0, {128, cols}, {0, 1}));
-      for (auto i : affine_range(input_tensor.dim(0) / 128)) {
-        Tile input_sb = load(input_tensor.tile(i, 0, {128, cols}));
-        const int64_t num_bn_stats = cols / kBnStatsFmax;
-        Tile stats_results = ndarray<f32>({128, 6 * num_bn_stats});
-        for (auto j : affine_range(num_bn_stats))
-          isa::bn_stats(stats_results.slice(j * 6, 6), input_sb.slice(j * kBnStatsFmax, kBnStatsFmax));
-        Tile mean_var = ndarray<f32>({128, 2});
-        isa::bn_aggr(mean_var, stats_results);
-        Tile mean = mean_var.slice(0, 1), var = mean_var.slice(1, 1);
-        Tile scale_var = rsqrt(var + epsilon);
-        Tile shift_scale_tensor = ndarray<f32>({128, cols});
-        isa::tensor_scalar(shift_scale_tensor, input_sb, op::subtract, mean, false, op::multiply, scale_var);
-        Tile output_sb = shift_scale_tensor * gamma_sb_bcast + beta_sb_bcast;
-        store(output_tensor.tile(i, 0, {128, cols}), output_sb);
-      }
+      layerNorm(p, input_tensor, gamma_vector, beta_vector, output_tensor,
+                [](const Tile &input_sb, int64_t cols, float epsilon) {
+                  const int64_t num_bn_stats = cols / kBnStatsFmax;
+                  Tile stats_results = ndarray<f32>({128, 6 * num_bn_stats});
+                  for (auto j : affine_range(num_bn_stats))
+                    isa::bn_stats(stats_results.slice(j * 6, 6), input_sb.slice(j * kBnStatsFmax, kBnStatsFmax));
+                  Tile mean_var = ndarray<f32>({128, 2});
+                  isa::bn_aggr(mean_var, stats_results);
+                  Tile mean = mean_var.slice(0, 1), var = mean_var.slice(1, 1);
+                  Tile scale_var = rsqrt(var + epsilon);
+                  Tile shift_scale_tensor = ndarray<f32>({128, cols});
+                  isa::tensor_scalar(shift_scale_tensor, input_sb, op::subtract, mean, false, op::multiply, scale_var);
+                  return shift_scale_tensor;
+                });
     }),
-    .reference = reference,
+    .reference = tessera::kernels::layerNormReference, // the library layernorm's
 }};
 
 } // namespace

@@ -130,6 +130,25 @@ const Registration v1{{
     .reference = reference,
 }};
 
+/// The frame v2 and v3 share (v3 is v2 with the sequence in chunks): loops over the batch and the channel tiles;
+/// per tile the accumulator zeroed and delta and u loaded once, then the loop over the states, each with its column
+/// of A, running `state(B and C's row, delta_i, u_i, A_i, scanC_accum)`; then the store.
+template <class State> void channelTilesThenStates(Hbm delta, Hbm u, Hbm A, Hbm output, State state) {
+  const int64_t S = A.dim(1), channels = A.dim(0), batch_size = delta.dim(0) / channels, seq_len = delta.dim(1);
+  for (auto i_batch : affine_range(batch_size))
+    for (auto i_channel_tile : affine_range(channels / channel_psize)) {
+      const Index channel_start = i_channel_tile * channel_psize, row = i_batch * channels + channel_start;
+      Tile scanC_accum = zeros<f32>({channel_psize, seq_len});
+      Tile delta_i = load(delta.window(row, 0, {channel_psize, seq_len}));
+      Tile u_i = load(u.window(row, 0, {channel_psize, seq_len}));
+      for (auto i_state : affine_range(S)) {
+        Tile A_i = load(A.window(channel_start, i_state, {channel_psize, 1}));
+        state(i_batch * S + i_state, delta_i, u_i, A_i, scanC_accum);
+      }
+      store(output.window(row, 0, {channel_psize, seq_len}), scanC_accum);
+    }
+}
+
 const Registration v2{{
     .name = "tut_mamba_v2",
     .summary = "NKI tutorial 'fused Mamba' v2: loops batch, channel tile, state; delta and u loaded once, FP32 "
@@ -137,22 +156,15 @@ const Registration v2{{
     .params = kShape,
     .signature = [](const Params &p) { return signature("tut_mamba_v2", p, 1); },
     .body = body([](Hbm delta, Hbm u, Hbm A, Hbm B, Hbm C, Hbm output) {
-      const int64_t S = A.dim(1), channels = A.dim(0), batch_size = delta.dim(0) / channels, seq_len = delta.dim(1);
-      for (auto i_batch : affine_range(batch_size))
-        for (auto i_channel_tile : affine_range(channels / channel_psize)) {
-          const Index channel_start = i_channel_tile * channel_psize, row = i_batch * channels + channel_start;
-          Tile scanC_accum = zeros<f32>({channel_psize, seq_len});
-          Tile delta_i = load(delta.window(row, 0, {channel_psize, seq_len}));
-          Tile u_i = load(u.window(row, 0, {channel_psize, seq_len}));
-          for (auto i_state : affine_range(S)) {
-            Tile A_i = load(A.window(channel_start, i_state, {channel_psize, 1}));
-            Tile deltaA = activation(act::exp, delta_i, {.scale = A_i});
-            Tile scanC = ndarray<f32>({channel_psize, seq_len});
-            scanTimesC(deltaA, delta_i, u_i, B, C, i_batch * S + i_state, 0, seq_len, 0.0f, scanC);
-            scanC_accum += scanC;
-          }
-          store(output.window(row, 0, {channel_psize, seq_len}), scanC_accum);
-        }
+      const int64_t seq_len = delta.dim(1);
+      channelTilesThenStates(delta, u, A, output,
+                             [&](const Index &bc_row, const Tile &delta_i, const Tile &u_i, const Tile &A_i,
+                                 const Tile &scanC_accum) {
+                               Tile deltaA = activation(act::exp, delta_i, {.scale = A_i});
+                               Tile scanC = ndarray<f32>({channel_psize, seq_len});
+                               scanTimesC(deltaA, delta_i, u_i, B, C, bc_row, 0, seq_len, 0.0f, scanC);
+                               scanC_accum += scanC;
+                             });
     }),
     .reference = reference,
 }};
@@ -164,16 +176,10 @@ const Registration v3{{
     .params = kShape,
     .signature = [](const Params &p) { return signature("tut_mamba_v3", p, seq_len_fsize); },
     .body = body([](Hbm delta, Hbm u, Hbm A, Hbm B, Hbm C, Hbm output) {
-      const int64_t S = A.dim(1), channels = A.dim(0), batch_size = delta.dim(0) / channels, seq_len = delta.dim(1);
-      const int64_t n_seq_len_tile = seq_len / seq_len_fsize;
-      for (auto i_batch : affine_range(batch_size))
-        for (auto i_channel_tile : affine_range(channels / channel_psize)) {
-          const Index channel_start = i_channel_tile * channel_psize, row = i_batch * channels + channel_start;
-          Tile scanC_accum = zeros<f32>({channel_psize, seq_len});
-          Tile delta_i = load(delta.window(row, 0, {channel_psize, seq_len}));
-          Tile u_i = load(u.window(row, 0, {channel_psize, seq_len}));
-          for (auto i_state : affine_range(S)) {
-            Tile A_i = load(A.window(channel_start, i_state, {channel_psize, 1}));
+      const int64_t n_seq_len_tile = delta.dim(1) / seq_len_fsize;
+      channelTilesThenStates(
+          delta, u, A, output,
+          [&](const Index &bc_row, const Tile &delta_i, const Tile &u_i, const Tile &A_i, const Tile &scanC_accum) {
             Tile scan_init = zeros<f32>({channel_psize, 1}); // the last scan result
             for (int64_t i_seq_len_tile = 0; i_seq_len_tile < n_seq_len_tile; ++i_seq_len_tile) { // static_range
               const int64_t seq_len_start = i_seq_len_tile * seq_len_fsize;
@@ -181,14 +187,12 @@ const Registration v3{{
               // PSUM for the product, "to reduce accumulation latency" (the tutorial).
               Tile scanC = ndarray(f32, {channel_psize, seq_len_fsize}, buffer::psum);
               const Tile scan_res = scanTimesC(deltaA, delta_i.slice(seq_len_start, seq_len_fsize),
-                                               u_i.slice(seq_len_start, seq_len_fsize), B, C, i_batch * S + i_state,
-                                               seq_len_start, seq_len_fsize, scan_init, scanC);
+                                               u_i.slice(seq_len_start, seq_len_fsize), B, C, bc_row, seq_len_start,
+                                               seq_len_fsize, scan_init, scanC);
               assign(scan_init, scan_res.slice(seq_len_fsize - 1, 1));
               scanC_accum.slice(seq_len_start, seq_len_fsize) += scanC;
             }
-          }
-          store(output.window(row, 0, {channel_psize, seq_len}), scanC_accum);
-        }
+          });
     }),
     .reference = reference,
 }};

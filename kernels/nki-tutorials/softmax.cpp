@@ -10,10 +10,7 @@
 //  - Otherwise line for line: load, nl.max -> tsr::max, nl.subtract -> -, nl.exp -> tsr::exp, nl.sum -> tsr::sum,
 //    numerator / denominator (a [128, 1] divisor broadcast along the row), store.
 
-#include "tessera/dsl/tsr.h"
-
-#include <algorithm>
-#include <cmath>
+#include "../Rows.h"
 
 namespace {
 
@@ -41,17 +38,7 @@ const Registration registration{{
         store(out_tensor.tile(i, 0, {128, cols}), sm);
       }
     }),
-    .reference =
-        [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
-          const int64_t R = p["R"], C = p["C"];
-          for (int64_t r = 0; r < R; ++r) {
-            const float *x = &in[0][r * C];
-            const double m = *std::max_element(x, x + C);
-            double s = 0;
-            for (int64_t c = 0; c < C; ++c) s += std::exp(double(x[c]) - m);
-            for (int64_t c = 0; c < C; ++c) out[0][r * C + c] = static_cast<float>(std::exp(double(x[c]) - m) / s);
-          }
-        },
+    .reference = tessera::kernels::softmaxReference, // the library softmax's
 }};
 
 } // namespace
