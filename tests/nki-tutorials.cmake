@@ -5,8 +5,15 @@
 # nki.isa (NeuronCore instructions: a TPU target refuses them at the first such call).
 set(nki_tutorial_kernels tut_tensor_add tut_transpose2d tut_avgpool2d tut_rmsnorm tut_layernorm_v1 tut_layernorm_v2
     tut_softmax tut_matmul_v1 tut_matmul_v2 tut_matmul_v3 tut_matmul_v4 tut_matmul_v5 tut_mamba_v1 tut_mamba_v2
-    tut_mamba_v3 tut_attention_v1)
-set(nki_tutorial_neuroncore_only tut_layernorm_v2 tut_mamba_v1 tut_mamba_v2 tut_mamba_v3 tut_attention_v1)
+    tut_mamba_v3 tut_sd_attention tut_attention_v1 tut_attention_v2 tut_attention_v4 tut_attention_v5 tut_attention_v6)
+set(nki_tutorial_neuroncore_only tut_layernorm_v2 tut_mamba_v1 tut_mamba_v2 tut_mamba_v3 tut_sd_attention
+    tut_attention_v1 tut_attention_v2 tut_attention_v4 tut_attention_v5 tut_attention_v6)
+# The attention forward ports run on their tutorial's inputs, np.random.rand's uniform [0, 1): FP32 attention of the
+# default uniform [-1, 1) inputs, whose outputs are sums of 512 products of either sign near 0, comes within FP32's
+# tolerance only narrowly (max rel err up to 1.01e-5 of 1.02e-5 at seeds 0 to 3, 1.05e-5 at seqlen 1024).
+foreach(kernel tut_attention_v1 tut_attention_v2 tut_attention_v4 tut_attention_v5 tut_attention_v6)
+  set(nki_tutorial_args_${kernel} --input-dist range:0,1)
+endforeach()
 
 # The lists above are the registry's tut_* kernels, no more and no fewer.
 string(REPLACE ";" " " nki_tutorials_expected "${nki_tutorial_kernels}")
@@ -26,7 +33,7 @@ foreach(kernel ${nki_tutorial_kernels})
                COMMAND sh -c "out=$($0 run $1 --target $2 2>&1); status=$?; echo \"$out\"; [ $status -eq 2 ] && echo \"$out\" | grep -q 'tsr::isa::[a-z_]* is a NeuronCore instruction; target tpu-v5e is a TPU'"
                        $<TARGET_FILE:tessera> ${kernel} ${target})
     else()
-      add_test(NAME ${name} COMMAND tessera run ${kernel} --target ${target} --json)
+      add_test(NAME ${name} COMMAND tessera run ${kernel} --target ${target} --json ${nki_tutorial_args_${kernel}})
     endif()
     set_tests_properties(${name} PROPERTIES LABELS e2e)
   endforeach()
@@ -36,6 +43,10 @@ endforeach()
 add_e2e_runs("tut_mamba_v3 trn2 seq_len=1024" "tut_mamba_v1 trn1 batch=2,channels=384"
              "tut_matmul_v4 trn2 M=512,N=2048,K=384" "tut_matmul_v5 tpu-v5e M=1024,N=2048,K=512"
              "tut_layernorm_v2 trn1 R=384,C=1024")
+# Attention over two 512-column kv tiles (its row maxima and sums across them), on the tutorial's inputs.
+add_test(NAME run/tut_attention_v6/trn1/seqlen=1024
+         COMMAND tessera run tut_attention_v6 --target trn1 --shape seqlen=1024 --json --input-dist range:0,1)
+set_tests_properties(run/tut_attention_v6/trn1/seqlen=1024 PROPERTIES LABELS e2e)
 
 # The hardware backends, as for the library kernels (backends.cmake): the NKI module on trn1 and trn2 (check_nki.py
 # and the NumPy model of the NKI calls); for the kernels that run on a TPU, the Pallas module in both styles under
@@ -48,7 +59,8 @@ set(tpu_compile_error_tut_avgpool2d "Stride on last dim is not 1")
 foreach(kernel ${nki_tutorial_kernels})
   foreach(target trn1 trn2)
     add_test(NAME backends/nki/${kernel}/${target}
-             COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki ${kernel} ${target} ${BACKEND_WORK})
+             COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki ${kernel} ${target} ${BACKEND_WORK}
+                     - ${nki_tutorial_args_${kernel}})
     set_tests_properties(backends/nki/${kernel}/${target} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
   endforeach()
   if(kernel IN_LIST nki_tutorial_neuroncore_only)

@@ -1,4 +1,4 @@
-// tut_attention_v1: NKI's "Fused Self Attention" tutorial kernel, ported to the tsr:: DSL.
+// tut_sd_attention: NKI's "Fused Self Attention" tutorial kernel, ported to the tsr:: DSL.
 //   Tutorial: https://awsdocs-neuron.readthedocs-hosted.com/en/v2.29.0/nki/guides/tutorials/sd_attention.html
 //   Source:   github.com/aws-neuron/nki-samples, src/nki_samples/tutorials/sd_attention/sd_attention_nki_kernels.py
 //             (fused_self_attn_for_SD_small_head_size)
@@ -53,15 +53,15 @@ constexpr int64_t kTile = 128; // q, k and v sequence tiles
 constexpr float softmax_scale = 0.125f;
 
 const Registration registration{{
-    .name = "tut_attention_v1",
+    .name = "tut_sd_attention",
     .summary = "NKI tutorial 'fused self attention' (SD, d_head <= 128): softmax(0.125 q k^T) v, bf16 IO, bf16 "
                "matmuls (NeuronCore only)",
     .params = {{"seqlen", 256}, {"d_head", 64}},
     .signature =
         [](const Params &p) {
           const int64_t S = p["seqlen"], d = p["d_head"];
-          require(d <= tile_size::pmax, fmt::format("tut_attention_v1: d_head={} must be at most 128", d));
-          require(S % kTile == 0, fmt::format("tut_attention_v1: seqlen={} must be a multiple of 128", S));
+          require(d <= tile_size::pmax, fmt::format("tut_sd_attention: d_head={} must be at most 128", d));
+          require(S % kTile == 0, fmt::format("tut_sd_attention: seqlen={} must be a multiple of 128", S));
           return std::vector<TensorSpec>{input("q_ref", {S, d}, bf16), input("k_ref", {S, d}, bf16),
                                          input("v_ref", {S, d}, bf16), output("out_ref", {S, d}, bf16)};
         },
