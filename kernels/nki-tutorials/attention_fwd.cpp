@@ -63,12 +63,7 @@ void reference(const Params &p, const std::vector<HostTensor> &in, std::vector<H
                     v = tessera::kernels::denseRows(in[2], S, 0, PMAX);
   DenseMatrix scores(S, S), o(S, PMAX);
   tessera::kernels::gemm(q, true, k, false, scores);
-  for (int64_t r = 0; r < S; ++r) {
-    double m = scores.at(r, 0), sum = 0;
-    for (int64_t c = 1; c < S; ++c) m = std::max(m, scores.at(r, c));
-    for (int64_t c = 0; c < S; ++c) sum += scores.at(r, c) = std::exp(scores.at(r, c) - m);
-    for (int64_t c = 0; c < S; ++c) scores.at(r, c) /= sum;
-  }
+  tessera::kernels::softmaxRows(scores);
   tessera::kernels::gemm(scores, false, v, true, o);
   for (int64_t r = 0; r < S; ++r)
     for (int64_t c = 0; c < PMAX; ++c) out[0][r * PMAX + c] = static_cast<float>(o.at(r, c));
@@ -235,33 +230,26 @@ void attentionFused(Hbm q, Hbm k, Hbm v, Hbm kernel_out, Fused version) {
   }
 }
 
-const Registration v4{{
-    .name = "tut_attention_v4",
-    .summary = "NKI tutorial 'attention forward' v4: loop fusion per 128-query tile, FP32 (NeuronCore only)",
-    .params = {{"seqlen", 512}},
-    .signature = [](const Params &p) { return attentionSignature("tut_attention_v4", p, false); },
-    .body = body([](Hbm q, Hbm k, Hbm v, Hbm out) { attentionFused(q, k, v, out, Fused::LoopFusion); }),
-    .reference = reference,
-}};
+/// The registration of a fused version: seqlen a multiple of 512, default 512.
+KernelInfo fusedKernel(const char *name, const char *summary, Fused version) {
+  return {.name = name,
+          .summary = summary,
+          .params = {{"seqlen", 512}},
+          .signature = [name](const Params &p) { return attentionSignature(name, p, false); },
+          .body = body([version](Hbm q, Hbm k, Hbm v, Hbm out) { attentionFused(q, k, v, out, version); }),
+          .reference = reference};
+}
 
-const Registration v5{{
-    .name = "tut_attention_v5",
-    .summary = "NKI tutorial 'attention forward' v5: v4 with the softmax division delayed to the output, FP32 "
-               "(NeuronCore only)",
-    .params = {{"seqlen", 512}},
-    .signature = [](const Params &p) { return attentionSignature("tut_attention_v5", p, false); },
-    .body = body([](Hbm q, Hbm k, Hbm v, Hbm out) { attentionFused(q, k, v, out, Fused::DelayDivision); }),
-    .reference = reference,
-}};
-
-const Registration v6{{
-    .name = "tut_attention_v6",
-    .summary = "NKI tutorial 'attention forward' v6: v5 with exp and row sums in one activation_reduce, FP32 "
-               "(NeuronCore only)",
-    .params = {{"seqlen", 512}},
-    .signature = [](const Params &p) { return attentionSignature("tut_attention_v6", p, false); },
-    .body = body([](Hbm q, Hbm k, Hbm v, Hbm out) { attentionFused(q, k, v, out, Fused::ActivationReduce); }),
-    .reference = reference,
-}};
+const Registration v4{fusedKernel(
+    "tut_attention_v4", "NKI tutorial 'attention forward' v4: loop fusion per 128-query tile, FP32 (NeuronCore only)",
+    Fused::LoopFusion)};
+const Registration v5{fusedKernel("tut_attention_v5",
+                                  "NKI tutorial 'attention forward' v5: v4 with the softmax division delayed to the "
+                                  "output, FP32 (NeuronCore only)",
+                                  Fused::DelayDivision)};
+const Registration v6{fusedKernel("tut_attention_v6",
+                                  "NKI tutorial 'attention forward' v6: v5 with exp and row sums in one "
+                                  "activation_reduce, FP32 (NeuronCore only)",
+                                  Fused::ActivationReduce)};
 
 } // namespace

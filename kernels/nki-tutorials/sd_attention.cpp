@@ -129,12 +129,7 @@ const Registration registration{{
                             v = tessera::kernels::denseRows(in[2], d, 0, S);
           DenseMatrix scores(S, S), o(S, d);
           tessera::kernels::gemm(q, false, k, true, scores, softmax_scale);
-          for (int64_t r = 0; r < S; ++r) {
-            double m = scores.at(r, 0), sum = 0;
-            for (int64_t c = 1; c < S; ++c) m = std::max(m, scores.at(r, c));
-            for (int64_t c = 0; c < S; ++c) sum += scores.at(r, c) = std::exp(scores.at(r, c) - m);
-            for (int64_t c = 0; c < S; ++c) scores.at(r, c) /= sum;
-          }
+          tessera::kernels::softmaxRows(scores);
           tessera::kernels::gemm(scores, false, v, false, o);
           for (int64_t r = 0; r < S; ++r)
             for (int64_t c = 0; c < d; ++c) out[0][r * d + c] = static_cast<float>(o.at(r, c));
