@@ -43,6 +43,18 @@ endforeach()
 add_e2e_runs("tut_mamba_v3 trn2 seq_len=1024" "tut_mamba_v1 trn1 batch=2,channels=384"
              "tut_matmul_v4 trn2 M=512,N=2048,K=384" "tut_matmul_v5 tpu-v5e M=1024,N=2048,K=512"
              "tut_layernorm_v2 trn1 R=384,C=1024")
+# The fused self attention's causal mask (a fill by position, nisa.affine_select in the NKI module), run and
+# checked through the NKI model on both NeuronCores.
+foreach(target trn1 trn2)
+  add_test(NAME run/tut_sd_attention/${target}/use_causal_mask=1
+           COMMAND tessera run tut_sd_attention --target ${target} --param use_causal_mask=1 --json)
+  set_tests_properties(run/tut_sd_attention/${target}/use_causal_mask=1 PROPERTIES LABELS e2e)
+  add_test(NAME backends/nki/tut_sd_attention-use_causal_mask=1/${target}
+           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki tut_sd_attention ${target}
+                   ${BACKEND_WORK} - --param use_causal_mask=1)
+  set_tests_properties(backends/nki/tut_sd_attention-use_causal_mask=1/${target} PROPERTIES
+                       FIXTURES_REQUIRED backend_venv LABELS backends)
+endforeach()
 # Attention over two 512-column kv tiles (its row maxima and sums across them), on the tutorial's inputs.
 add_test(NAME run/tut_attention_v6/trn1/seqlen=1024
          COMMAND tessera run tut_attention_v6 --target trn1 --shape seqlen=1024 --json --input-dist range:0,1)

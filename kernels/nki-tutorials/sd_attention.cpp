@@ -30,8 +30,11 @@
 //  - The final store writes attn_res_div [d_head, 128] into out's rows transposed (an element-strided DMA). A DSL
 //    window cannot transpose (one step per dimension), so attn_res_div is transposed back on the tensor engine
 //    (nc_transpose, [128, d_head] in PSUM, exact) and stored as 128 whole rows.
-//  - use_causal_mask (False by default in the tutorial) is not ported: its nisa.affine_select takes an offset
-//    (i_q - i_k) * 128 in the loop indices, and tsr::isa::affine_select's offset is a trace-time integer.
+//  - use_causal_mask (scalar parameter, 0 by default as in the tutorial): the tutorial writes the masked scores with
+//    one nisa.affine_select from PSUM, whose offset (i_q - i_k) * 128 uses the loop indices; tsr::isa::affine_select
+//    takes a trace-time offset and SBUF operands, so the scores are copied as without the mask and then set to
+//    -9984 after the diagonal with tsr::fill by position (whose offset may use loop indices): one more
+//    instruction, which a NeuronCore runs as an affine_select on GpSimd (the NKI backend emits nisa.affine_select).
 //  - Accuracy follows from the tutorial's dtypes: scores, exponentials, row sums and the divisor are kernel_dtype
 //    (bf16 here), so the output differs from the double reference by a max rel err of 0.012 to 0.014 (seeds 0-4,
 //    seqlen 256 and 512), within bf16's 0.0156 but near it (attention_fwd, with FP32 statistics: 0.004).
@@ -57,6 +60,7 @@ const Registration registration{{
     .summary = "NKI tutorial 'fused self attention' (SD, d_head <= 128): softmax(0.125 q k^T) v, bf16 IO, bf16 "
                "matmuls (NeuronCore only)",
     .params = {{"seqlen", 256}, {"d_head", 64}},
+    .scalarParams = {{"use_causal_mask", 0.0}},
     .signature =
         [](const Params &p) {
           const int64_t S = p["seqlen"], d = p["d_head"];
@@ -65,7 +69,8 @@ const Registration registration{{
           return std::vector<TensorSpec>{input("q_ref", {S, d}, bf16), input("k_ref", {S, d}, bf16),
                                          input("v_ref", {S, d}, bf16), output("out_ref", {S, d}, bf16)};
         },
-    .body = body([](Hbm q_ref, Hbm k_ref, Hbm v_ref, Hbm out_ref) {
+    .body = body([](const Params &p, Hbm q_ref, Hbm k_ref, Hbm v_ref, Hbm out_ref) {
+      const bool use_causal_mask = p.scalar("use_causal_mask") == 1.0;
       const int64_t seqlen = q_ref.dim(0), d_head = q_ref.dim(1), n_tiles = seqlen / kTile;
       // Step 1: v in 128-row tiles side by side; q (scaled) and k transposed, tile i at free offset i * 128.
       Tile trans_v = ndarray<bf16>({kTile, n_tiles * d_head});
@@ -86,8 +91,12 @@ const Registration registration{{
           // Step 2: q k^T, the q tile stationary, contracting over d_head.
           Tile qk_psum = psum<f32>({kTile, kTile});
           qk_psum += matmul(q_local.slice(i_q * kTile, kTile), k_local.slice(i_k * kTile, kTile));
-          // Step 3 (no causal mask): the PSUM result into the row of scores.
+          // Step 3: the PSUM result into the row of scores, and the optional causal mask: -9984 where the key
+          // i_k * 128 + f comes after the query i_q * 128 + p, f - p + (i_k - i_q) 128 > 0.
           assign(qk_res_buf.slice(i_k * kTile, kTile), qk_psum);
+          if (use_causal_mask)
+            fill(qk_res_buf.slice(i_k * kTile, kTile), -9984.0f,
+                 {.partition = -1, .free = 1, .offset = (i_k - i_q) * kTile, .cmp = op::greater});
           // Step 4: this tile's negated row maxima.
           isa::tensor_reduce(neg_max_res.slice(i_k, 1), op::maximum, qk_res_buf.slice(i_k * kTile, kTile), true);
         }
@@ -122,13 +131,16 @@ const Registration registration{{
     }),
     .reference =
         [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
-          // The tutorial's cpu_golden_attn, in double: softmax((0.125 q) k^T) v.
+          // The tutorial's cpu_golden_attn, in double: softmax((0.125 q) k^T) v, with the kernel's mask.
           using tessera::kernels::DenseMatrix;
           const int64_t S = p["seqlen"], d = p["d_head"];
           const DenseMatrix q = tessera::kernels::denseRows(in[0], d, 0, S), k = tessera::kernels::denseRows(in[1], d, 0, S),
                             v = tessera::kernels::denseRows(in[2], d, 0, S);
           DenseMatrix scores(S, S), o(S, d);
           tessera::kernels::gemm(q, false, k, true, scores, softmax_scale);
+          if (p.scalar("use_causal_mask") == 1.0) // the tutorial's -9984 after the diagonal
+            for (int64_t r = 0; r < S; ++r)
+              for (int64_t c = r + 1; c < S; ++c) scores.at(r, c) = -9984.0;
           tessera::kernels::softmaxRows(scores);
           tessera::kernels::gemm(scores, false, v, false, o);
           for (int64_t r = 0; r < S; ++r)
