@@ -3,6 +3,7 @@
 #include "Blas.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tessera::kernels {
 
@@ -20,6 +21,15 @@ void gemm(const DenseMatrix &a, bool transposeA, const DenseMatrix &b, bool tran
               static_cast<blasint>(c.rows), static_cast<blasint>(c.cols), static_cast<blasint>(k), alpha,
               a.values.data(), static_cast<blasint>(a.cols), b.values.data(), static_cast<blasint>(b.cols), beta,
               c.values.data(), static_cast<blasint>(c.cols));
+}
+
+void softmaxRows(DenseMatrix &m) {
+  for (int64_t r = 0; r < m.rows; ++r) {
+    double mx = m.at(r, 0), sum = 0;
+    for (int64_t c = 1; c < m.cols; ++c) mx = std::max(mx, m.at(r, c));
+    for (int64_t c = 0; c < m.cols; ++c) sum += m.at(r, c) = std::exp(m.at(r, c) - mx);
+    for (int64_t c = 0; c < m.cols; ++c) m.at(r, c) /= sum;
+  }
 }
 
 } // namespace tessera::kernels

@@ -28,4 +28,7 @@ DenseMatrix denseRows(const tsr::HostTensor &t, int64_t cols, int64_t row0, int6
 void gemm(const DenseMatrix &a, bool transposeA, const DenseMatrix &b, bool transposeB, DenseMatrix &c,
           double alpha = 1.0, double beta = 0.0);
 
+/// Each row of m replaced by its softmax, exp(x - max) / sum, in place (the attention tutorials' references).
+void softmaxRows(DenseMatrix &m);
+
 } // namespace tessera::kernels

@@ -1,6 +1,7 @@
 #include "Rows.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tessera::kernels {
 
@@ -46,6 +47,32 @@ Tile broadcastRows(const Tile &row, int64_t rows) {
   if (cols > kUnscopedParts * width) scoped(broadcast);
   else broadcast();
   return out;
+}
+
+void softmaxReference(const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
+  const int64_t R = p["R"], C = p["C"];
+  for (int64_t r = 0; r < R; ++r) {
+    const float *x = &in[0][r * C];
+    float *y = &out[0][r * C];
+    double m = *std::max_element(x, x + C), s = 0;
+    for (int64_t c = 0; c < C; ++c) s += std::exp(double(x[c]) - m);
+    for (int64_t c = 0; c < C; ++c) y[c] = static_cast<float>(std::exp(double(x[c]) - m) / s);
+  }
+}
+
+void layerNormReference(const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
+  const int64_t R = p["R"], C = p["C"];
+  const float *gamma = in[1].data(), *beta = in[2].data();
+  for (int64_t r = 0; r < R; ++r) {
+    const float *x = &in[0][r * C];
+    double mean = 0, var = 0;
+    for (int64_t c = 0; c < C; ++c) mean += x[c];
+    mean /= double(C);
+    for (int64_t c = 0; c < C; ++c) var += (x[c] - mean) * (x[c] - mean);
+    const double eps = static_cast<float>(p.scalar("eps")); // as the kernel uses it: rounded to FP32
+    const double scale = 1.0 / std::sqrt(var / double(C) + eps);
+    for (int64_t c = 0; c < C; ++c) out[0][r * C + c] = static_cast<float>((x[c] - mean) * scale * gamma[c] + beta[c]);
+  }
 }
 
 } // namespace tessera::kernels

@@ -67,4 +67,11 @@ tsr::Tile rowSum(const std::vector<tsr::Tile> &chunks);
 /// result is one product with 1.0. Runs on every target (the MXU on a TPU).
 tsr::Tile broadcastRows(const tsr::Tile &row, int64_t rows);
 
+/// The reference of a row-wise softmax of x[R, C] into y (kernels/softmax.cpp, nki-tutorials/softmax.cpp), in double.
+void softmaxReference(const tsr::Params &p, const std::vector<tsr::HostTensor> &in, std::vector<tsr::HostTensor> &out);
+
+/// The reference of a row-wise LayerNorm of x[R, C] with gamma and beta [1, C] and scalar parameter eps into y
+/// (kernels/layernorm.cpp, nki-tutorials/layernorm.cpp): mean and biased variance in double, two passes.
+void layerNormReference(const tsr::Params &p, const std::vector<tsr::HostTensor> &in, std::vector<tsr::HostTensor> &out);
+
 } // namespace tessera::kernels

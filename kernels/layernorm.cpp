@@ -19,7 +19,6 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <vector>
 
 namespace {
@@ -103,22 +102,7 @@ const Registration registration{{
             storeChunks(y, row, 0, out);
           });
     }),
-    .reference =
-        [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
-          const int64_t R = p["R"], C = p["C"];
-          const float *gamma = in[1].data(), *beta = in[2].data();
-          for (int64_t r = 0; r < R; ++r) {
-            const float *x = &in[0][r * C];
-            double mean = 0, var = 0;
-            for (int64_t c = 0; c < C; ++c) mean += x[c];
-            mean /= double(C);
-            for (int64_t c = 0; c < C; ++c) var += (x[c] - mean) * (x[c] - mean);
-            const double eps = static_cast<float>(p.scalar("eps")); // as the kernel uses it: rounded to FP32
-            const double scale = 1.0 / std::sqrt(var / double(C) + eps);
-            for (int64_t c = 0; c < C; ++c)
-              out[0][r * C + c] = static_cast<float>((x[c] - mean) * scale * gamma[c] + beta[c]);
-          }
-        },
+    .reference = tessera::kernels::layerNormReference,
 }};
 
 } // namespace

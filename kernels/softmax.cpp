@@ -2,9 +2,7 @@
 // Each block of 128 rows is one tile: a row max on the vector engine, the shifted exponential on the scalar
 // engine, a row sum, and a broadcast divide.
 
-#include "tessera/dsl/tsr.h"
-
-#include <cmath>
+#include "Rows.h"
 
 namespace {
 
@@ -27,17 +25,7 @@ const Registration registration{{
         store(y.tile(i, 0, {rows, cols}), e / sum(e));
       }
     }),
-    .reference =
-        [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
-          const int64_t R = p["R"], C = p["C"];
-          for (int64_t r = 0; r < R; ++r) {
-            const float *x = &in[0][r * C];
-            float *y = &out[0][r * C];
-            double m = *std::max_element(x, x + C), s = 0;
-            for (int64_t c = 0; c < C; ++c) s += std::exp(double(x[c]) - m);
-            for (int64_t c = 0; c < C; ++c) y[c] = static_cast<float>(std::exp(double(x[c]) - m) / s);
-          }
-        },
+    .reference = tessera::kernels::softmaxReference,
 }};
 
 } // namespace

@@ -44,14 +44,18 @@ foreach(target trn1 trn2 tpu-v5e tpu-v6e)
   list(APPEND e2e_runs "rmsnorm ${target} R=512,C=1024" "layernorm ${target} R=512,C=1024"
        "gelu ${target} R=256,C=1024" "mlp ${target} T=512,D=512,F=1024")
 endforeach()
-foreach(run ${e2e_runs})
-  separate_arguments(parts UNIX_COMMAND "${run}")
-  list(GET parts 0 kernel)
-  list(GET parts 1 target)
-  list(GET parts 2 shape)
-  add_test(NAME "run/${kernel}/${target}/${shape}" COMMAND tessera run ${kernel} --target ${target} --shape ${shape} --json)
-  set_tests_properties("run/${kernel}/${target}/${shape}" PROPERTIES LABELS e2e)
-endforeach()
+# One test per "KERNEL TARGET SHAPE" argument: `tessera run` there exits 0 (tests/nki-tutorials.cmake uses it too).
+function(add_e2e_runs)
+  foreach(run ${ARGN})
+    separate_arguments(parts UNIX_COMMAND "${run}")
+    list(GET parts 0 kernel)
+    list(GET parts 1 target)
+    list(GET parts 2 shape)
+    add_test(NAME "run/${kernel}/${target}/${shape}" COMMAND tessera run ${kernel} --target ${target} --shape ${shape} --json)
+    set_tests_properties("run/${kernel}/${target}/${shape}" PROPERTIES LABELS e2e)
+  endforeach()
+endfunction()
+add_e2e_runs(${e2e_runs})
 
 # FP16 arithmetic (tests/plugins/fp16.cpp) on every family: native on a NeuronCore, converted around each op on a
 # TPU, where FP16 is storage only. Exit 0: the outputs match the golden model and the reference.
@@ -184,6 +188,8 @@ set_tests_properties(isa/docs-up-to-date isa/json isa/unknown isa/families isa/t
 
 # The hardware backends' emitted NKI and Pallas modules (tests/backends.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/backends.cmake)
+# The NKI tutorial ports' runs and backend checks (tests/nki-tutorials.cmake).
+include(${CMAKE_CURRENT_SOURCE_DIR}/nki-tutorials.cmake)
 
 # tessera sweep on 2 and 4 MPI ranks against one process (tests/mpi.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/mpi.cmake)

@@ -1,0 +1,64 @@
+// tut_rmsnorm: NKI's RMSNorm tutorial kernel, ported to the tsr:: DSL.
+//   Tutorial: https://awsdocs-neuron.readthedocs-hosted.com/en/v2.29.0/nki/guides/tutorials/rmsnorm.html
+//   Source:   github.com/aws-neuron/nki-samples, src/nki_samples/tutorials/rmsnorm/rmsnorm_nki_kernels.py
+//             (nki_rmsnorm_kernel)
+// out = a / sqrt(mean(a^2)) * g along each row, FP32, 128 rows per tile, the whole row in one tile; no eps (the
+// tutorial has none).
+//
+// What differs from the tutorial, and why:
+//  - g_tensor is 1-D [C] in the tutorial (reshaped to [1, C] for its load); HBM tensors are 2-D here: g is [1, C].
+//  - The tutorial loads g once, before the loop, as a [1, C] tile and broadcasts it to [128, C] in the loop
+//    (g_tile.broadcast_to). The DSL has no partition broadcast of an SBUF tile: g is loaded once, before the loop,
+//    with a broadcast window (row 0 on all 128 partitions, one DMA: NKI's HBM-side .broadcast). Same value, loaded
+//    once; the broadcast happens in the DMA instead of on chip.
+//  - The loop runs ceil(R / 128) times with masks on the last tile's rows; no masks here: R must be a multiple of
+//    128 and the loop runs R / 128 times.
+//  - square, sum, / C, rsqrt, multiply, multiply, store: line for line.
+
+#include "tessera/dsl/tsr.h"
+
+#include <cmath>
+
+namespace {
+
+using namespace tsr;
+
+const Registration registration{{
+    .name = "tut_rmsnorm",
+    .summary = "NKI tutorial 'RMSNorm': a[R, C] / rms(row) * g[1, C], FP32, no eps, 128 rows per tile",
+    .params = {{"R", 256}, {"C", 512}},
+    .signature =
+        [](const Params &p) {
+          require(p["R"] % tile_size::pmax == 0, "tut_rmsnorm: R must be a multiple of 128 (the DSL has no masks)");
+          return std::vector<TensorSpec>{input("a_tensor", {p["R"], p["C"]}, f32), input("g_tensor", {1, p["C"]}, f32),
+                                         output("out_tensor", {p["R"], p["C"]}, f32)};
+        },
+    .body = body([](Hbm a_tensor, Hbm g_tensor, Hbm out_tensor) {
+      const int64_t cols = a_tensor.dim(1);
+      // g_tile.broadcast_to((128, C)), as one broadcast load before the loop.
+      Tile g_bcast = load(g_tensor.window(0, 0, {128, cols}, {0, 1}));
+      for (auto i : affine_range(a_tensor.dim(0) / 128)) {
+        Tile a_tile = load(a_tensor.tile(i, 0, {128, cols}));
+        Tile in_square = square(a_tile);
+        Tile square_sum = sum(in_square);
+        Tile mean = square_sum / float(cols);
+        Tile rms_reciprocal = rsqrt(mean);
+        Tile out_tile = a_tile * rms_reciprocal;
+        out_tile = out_tile * g_bcast;
+        store(out_tensor.tile(i, 0, {128, cols}), out_tile);
+      }
+    }),
+    .reference =
+        [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
+          const int64_t R = p["R"], C = p["C"];
+          for (int64_t r = 0; r < R; ++r) {
+            const float *a = &in[0][r * C];
+            double squares = 0;
+            for (int64_t c = 0; c < C; ++c) squares += double(a[c]) * a[c];
+            const double scale = 1.0 / std::sqrt(squares / double(C));
+            for (int64_t c = 0; c < C; ++c) out[0][r * C + c] = static_cast<float>(a[c] * scale * in[1][c]);
+          }
+        },
+}};
+
+} // namespace
