@@ -64,7 +64,8 @@ TEST(SpmdLaunch, TheTraceHasOneGroupOfTracksPerCore) {
   const driver::RunReport r = driver::runKernel(request);
   ASSERT_TRUE(r.ok);
   std::vector<std::string> tracks;
-  for (const auto &event : driver::toTrace(r)["traceEvents"])
+  const nlohmann::ordered_json trace = driver::toTrace(r);
+  for (const auto &event : trace["traceEvents"])
     if (event["name"] == "thread_name") tracks.push_back(event["args"]["name"]);
   ASSERT_FALSE(tracks.empty());
   const auto firstOfCore1 = std::ranges::find_if(tracks, [](const std::string &t) { return t.starts_with("core1."); });
