@@ -50,7 +50,7 @@ OPERATOR_SYMBOLS = ("+=", "-=", "*=", "/=", "==", "!=", "<=", ">=", "&&", "||", 
                     "%", "<", ">", "=", "!", "&", "|", "^", "~", "[", "]", "(", ")")
 TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.']*|::|\.\.\.|\+=|-=|\*=|/=|==|!=|<=|>=|&&|\|\||\+\+|--|->|\S")
 # A path in the document: identifiers joined by ::, the last one possibly an operator.
-PATH = re.compile(r"(?<![\w:])((?:[A-Za-z_]\w*::)*)(operator(?:\+=|-=|\*=|/=|[-+*/])|[A-Za-z_]\w*)")
+PATH = re.compile(r"(?<![\w:])((?:[A-Za-z_]\w*::)*)(operator(?:\+=|-=|\*=|/=|%=|[-+*/%])|[A-Za-z_]\w*)")
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
 FENCED_PREFIXES = ("tsr", "act", "isa", "op", "buffer", "tile_size", "graph")
 

@@ -93,6 +93,10 @@ add_plugin_backend_tests(plugin_fp16 ${fp16_plugin})
 # immediates.
 set(broadcast_plugin --plugin $<TARGET_FILE:tessera-test-plugin-broadcast>)
 add_plugin_backend_tests(plugin_broadcast ${broadcast_plugin})
+# Loop indices divided by constants (tests/plugins/index_division.cpp): NKI writes the offsets each iteration has,
+# Pallas the floor divisions (// on the loop's index).
+set(index_division_plugin --plugin $<TARGET_FILE:tessera-test-plugin-index-division>)
+add_plugin_backend_tests(plugin_index_division ${index_division_plugin})
 # Interpret mode rounds each operation as written under run.py's XLA flags (no FMA contraction, no excess
 # precision), as the simulator does; without them, on a host with FMA, it does not (the check can fail).
 add_test(NAME backends/interpret-rounds-as-written
@@ -143,6 +147,7 @@ foreach(style manual auto)
   foreach(target tpu-v5e tpu-v6e)
     add_tpu_compile_test(plugin_fp16 ${style} ${target} ${fp16_plugin})
     add_tpu_compile_test(plugin_broadcast ${style} ${target} ${broadcast_plugin})
+    add_tpu_compile_test(plugin_index_division ${style} ${target} ${index_division_plugin})
   endforeach()
 endforeach()
 foreach(target tpu-v4 tpu-v5p tpu-7x)

@@ -78,15 +78,9 @@ foreach(kernel ${nki_tutorial_kernels})
   if(kernel IN_LIST nki_tutorial_neuroncore_only)
     continue()
   endif()
-  set(styles manual auto)
-  # Known bug, not of the port: tut_avgpool2d's auto-style (grid) module stores each output row at column 8 i, not
-  # 128-aligned, which the Pallas backend turns into `(8 * i0) // 128` on the grid index; jax.export (run.py
-  # --export, and libtpu's compile) cannot lower that floor division's sign op for a TPU on a CPU host ("Unsupported
-  # TPU device kind: cpu"). Interpret mode passes; the manual style passes everything but the known stride error.
-  if(kernel STREQUAL tut_avgpool2d)
-    set(styles manual)
-  endif()
-  foreach(style ${styles})
+  # (tut_avgpool2d's grid style divides the grid's index, `(8 * i0) // 128`, which jax.export could not lower for a
+  # TPU on a CPU host; the Pallas backend now writes jax.lax.div for a division of a non-negative index.)
+  foreach(style manual auto)
     add_test(NAME backends/pallas-${style}/${kernel}/tpu-v5e
              COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v5e
                      ${BACKEND_WORK} ${style})

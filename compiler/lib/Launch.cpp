@@ -17,6 +17,9 @@ using tsr::graph::Op;
 void shiftLoop(IndexExpr &e, int loop, int64_t shift) {
   for (const auto &[id, coefficient] : e.terms)
     if (id == loop) e.constant += coefficient * shift;
+  for (tsr::graph::FloorTerm &f : e.floors)
+    for (const auto &[id, coefficient] : f.terms)
+      if (id == loop) f.constant += coefficient * shift;
 }
 
 void shiftLoop(Op &op, int loop, int64_t shift) {

@@ -13,6 +13,8 @@ config.substitutions.append(("%tessera", config.tessera))
 # tests/plugins/fp16.cpp: FP16 tensors and arithmetic.
 config.substitutions.append(("%fp16_plugin", config.fp16_plugin))
 config.substitutions.append(("%misuse_plugin", config.misuse_plugin))
+# tests/plugins/index_division.cpp: loop indices divided by constants (t / 2, t % 2).
+config.substitutions.append(("%index_division_plugin", config.index_division_plugin))
 if config.sanitize.upper() in ("ON", "TRUE", "1", "YES"):
     config.available_features.add("asan")
 config.environment["PATH"] = os.pathsep.join([config.llvm_tools_dir, config.environment.get("PATH", "")])

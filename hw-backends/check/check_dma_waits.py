@@ -283,7 +283,12 @@ def stand_in(checker):
         InterpretParams=lambda **kw: None)
     jnp = Functions(float32="f32", bfloat16="bf16", float16="f16", int32="i32", uint32="u32", uint8="u8",
                     float8_e4m3fn="f8e4m3", float8_e5m2="f8e5m2", inf=float("inf"))
-    jax = types.SimpleNamespace(lax=Functions(), nn=Functions(),
+    # jax.lax.div on the grid's indices (the emitter's floor division of a non-negative index): an int, as Python's
+    # truncating division of ints, so that a copy's window stays known.
+    def div(a, b):
+        return int(a / b) if isinstance(a, int) and isinstance(b, int) else Value()
+
+    jax = types.SimpleNamespace(lax=Functions(div=div), nn=Functions(),
                                 ShapeDtypeStruct=lambda shape, dtype: types.SimpleNamespace(shape=tuple(shape)))
     return jax, jnp, pl, pltpu
 

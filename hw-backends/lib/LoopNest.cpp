@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 namespace tessera::backends {
 
@@ -90,9 +91,31 @@ char after(const std::string &text, size_t at) {
   return at < text.size() ? text[at] : '\0';
 }
 
-/// The loop over iterations [first, end) of `t`, its body written in terms of `var`.
-Lines loopOver(const std::vector<Template> &t, size_t first, size_t end, const std::string &var) {
-  const Template &a = t[first], &b = t[first + 1];
+/// How a slot's literal follows the iteration k of a loop: base + step * (k % divisor) + across * (k // divisor);
+/// divisor 0: base + step * k (affine, the common case).
+struct SlotForm {
+  int64_t base = 0, step = 0, across = 0, divisor = 0;
+  bool varies() const { return step != 0 || across != 0; }
+};
+
+/// The form as a Python expression of `var`. The constant is written even when it is 0 (see affine()).
+std::string expression(const SlotForm &f, const std::string &var) {
+  if (f.divisor == 0) return affine(f.base, f.step, var);
+  std::string text;
+  const auto term = [&](int64_t k, const std::string &what) {
+    if (k == 0) return;
+    const std::string factor = k == 1 || k == -1 ? what : fmt::format("{}*{}", k < 0 ? -k : k, what);
+    text += text.empty() ? (k < 0 ? "-" + factor : factor) : (k < 0 ? " - " : " + ") + factor;
+  };
+  term(f.step, fmt::format("({} % {})", var, f.divisor));
+  term(f.across, fmt::format("({} // {})", var, f.divisor));
+  return f.base >= 0 ? fmt::format("{} + {}", text, f.base) : fmt::format("{} - {}", text, -f.base);
+}
+
+/// The loop over iterations [first, end) of `t`, its body written in terms of `var`, each slot's literal by its form.
+Lines loopOver(const std::vector<Template> &t, size_t first, size_t end, const std::string &var,
+               const std::vector<SlotForm> &forms) {
+  const Template &a = t[first];
   std::string body;
   size_t slot = 0;
   for (size_t i = 0; i < a.text.size(); ++i) {
@@ -100,13 +123,12 @@ Lines loopOver(const std::vector<Template> &t, size_t first, size_t end, const s
       body += a.text[i];
       continue;
     }
-    const int64_t step = b.slots[slot] - a.slots[slot];
-    const int64_t base = a.slots[slot] - step * static_cast<int64_t>(first);
-    std::string value = affine(base, step, var);
+    const SlotForm &form = forms[slot];
+    std::string value = expression(form, var);
     const bool compound = value.find_first_of("+-", 1) != std::string::npos || value.front() == '-';
     const char left = before(body, body.size()), right = after(a.text, i + 1);
-    if (compound && step != 0 && (std::string_view("*/%-").find(left) != std::string_view::npos ||
-                                  std::string_view("*/%").find(right) != std::string_view::npos))
+    if (compound && form.varies() && (std::string_view("*/%-").find(left) != std::string_view::npos ||
+                                      std::string_view("*/%").find(right) != std::string_view::npos))
       value = "(" + value + ")";
     body += value;
     ++slot;
@@ -130,6 +152,47 @@ std::vector<int32_t> loopsAround(const compiler::Provenance &prov, int32_t op) {
   for (int32_t loop = prov.tileOps[op].loop; loop >= 0; loop = prov.tileOps[loop].loop) loops.push_back(loop);
   std::reverse(loops.begin(), loops.end());
   return loops;
+}
+
+/// The affine form of each slot over iterations [first, end) (runEnd found them affine).
+std::vector<SlotForm> affineForms(const std::vector<Template> &t, size_t first) {
+  std::vector<SlotForm> forms;
+  for (size_t s = 0; s < t[first].slots.size(); ++s) {
+    const int64_t step = t[first + 1].slots[s] - t[first].slots[s];
+    forms.push_back({.base = t[first].slots[s] - step * static_cast<int64_t>(first), .step = step});
+  }
+  return forms;
+}
+
+/// Every iteration of `t` as one loop whose slots follow k % d and k // d (a loop index divided in the kernel, as
+/// NKI's `i // 2`): each slot affine or, for the least d in [2, n) that fits, base + step (k % d) + across (k // d).
+/// nullopt when the iterations' texts differ or a slot fits no form.
+std::optional<std::vector<SlotForm>> divisionForms(const std::vector<Template> &t) {
+  const size_t n = t.size();
+  if (n < 4 || t[0].text.empty()) return std::nullopt;
+  for (const Template &x : t)
+    if (x.text != t[0].text) return std::nullopt;
+  std::vector<SlotForm> forms;
+  for (size_t s = 0; s < t[0].slots.size(); ++s) {
+    const auto v = [&](size_t k) { return t[k].slots[s]; };
+    const auto fits = [&](const SlotForm &f) {
+      for (size_t k = 0; k < n; ++k) {
+        const auto i = static_cast<int64_t>(k);
+        const int64_t expected = f.divisor == 0 ? f.base + f.step * i
+                                                : f.base + f.step * (i % f.divisor) + f.across * (i / f.divisor);
+        if (v(k) != expected) return false;
+      }
+      return true;
+    };
+    std::optional<SlotForm> found;
+    if (const SlotForm linear{.base = v(0), .step = v(1) - v(0)}; fits(linear)) found = linear;
+    for (size_t d = 2; d < n && !found; ++d)
+      if (const SlotForm f{.base = v(0), .step = v(1) - v(0), .across = v(d) - v(0), .divisor = int64_t(d)}; fits(f))
+        found = f;
+    if (!found) return std::nullopt;
+    forms.push_back(*found);
+  }
+  return forms;
 }
 
 } // namespace
@@ -214,6 +277,13 @@ Lines foldIterations(const std::vector<Lines> &iterations, const std::string &va
       relaxed.push_back(templateOf(loose));
     }
   Lines out;
+  // Iterations that are one loop only with their index divided: one loop, not a run per quotient.
+  if (runEnd(exact, 0) < iterations.size() && (!relax || runEnd(relaxed, 0) < iterations.size())) {
+    if (std::optional<std::vector<SlotForm>> forms = divisionForms(exact))
+      return loopOver(exact, 0, iterations.size(), var, *forms);
+    if (std::optional<std::vector<SlotForm>> forms = relax ? divisionForms(relaxed) : std::nullopt)
+      return loopOver(relaxed, 0, iterations.size(), var, *forms);
+  }
   for (size_t first = 0; first < iterations.size();) {
     size_t end = runEnd(exact, first);
     const std::vector<Template> *t = &exact;
@@ -223,7 +293,7 @@ Lines foldIterations(const std::vector<Lines> &iterations, const std::string &va
         t = &relaxed;
       }
     if (end - first >= 2) {
-      Lines loop = loopOver(*t, first, end, var);
+      Lines loop = loopOver(*t, first, end, var, affineForms(*t, first));
       out.insert(out.end(), loop.begin(), loop.end());
     } else {
       end = first + 1;

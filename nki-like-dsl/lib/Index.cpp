@@ -18,7 +18,34 @@ graph::IndexExpr combine(const graph::IndexExpr &a, const graph::IndexExpr &b, i
     else it->second += sign * coeff;
   }
   std::erase_if(r.terms, [](auto &t) { return t.second == 0; });
+  for (graph::FloorTerm f : b.floors) {
+    f.coefficient *= sign;
+    auto same = std::find_if(r.floors.begin(), r.floors.end(), [&](const graph::FloorTerm &g) {
+      return g.terms == f.terms && g.constant == f.constant && g.divisor == f.divisor;
+    });
+    if (same == r.floors.end()) r.floors.push_back(std::move(f));
+    else same->coefficient += f.coefficient;
+  }
+  std::erase_if(r.floors, [](const graph::FloorTerm &f) { return f.coefficient == 0; });
   return r;
+}
+
+/// floor(n / d) for d > 0.
+int64_t floorDiv(int64_t n, int64_t d) { return n / d - (n % d != 0 && n < 0 ? 1 : 0); }
+
+/// Checks `k` and `a` for `/` and `%`: k positive; `a` affine, or one division alone.
+void checkDivision(const char *op, const graph::IndexExpr &a, const Divisor &k) {
+  if (k.value <= 0)
+    throw tessera::Error(fmt::format("index {} {}: the divisor must be positive", op, k.value), detail::toLoc(k.loc),
+                         "divide loop indices by a positive integer, as NKI's // and % on indices");
+  if (a.floors.empty()) return;
+  const bool oneDivision = a.terms.empty() && a.constant == 0 && a.floors.size() == 1 && a.floors[0].coefficient == 1;
+  if (!oneDivision || std::string_view(op) == "%")
+    throw tessera::Error(fmt::format("index {} {}: the index already holds a division (/ or %), and only a division "
+                                     "alone can be divided again",
+                                     op, k.value),
+                         detail::toLoc(k.loc),
+                         "divide the loop index itself (i / 8 rather than (i / 2 + 1) / 4), or use a loop per level");
 }
 } // namespace
 
@@ -29,7 +56,38 @@ Index operator*(const Index &a, int64_t k) {
   r.constant *= k;
   for (auto &t : r.terms) t.second *= k;
   std::erase_if(r.terms, [](auto &t) { return t.second == 0; });
+  for (auto &f : r.floors) f.coefficient *= k;
+  std::erase_if(r.floors, [](const graph::FloorTerm &f) { return f.coefficient == 0; });
   return Index(std::move(r));
+}
+
+Index operator/(const Index &a, Divisor k) {
+  checkDivision("/", a.expr_, k);
+  const graph::IndexExpr &e = a.expr_;
+  if (!e.floors.empty()) { // floor(floor(x / d) / k) = floor(x / (d k)) for positive d and k
+    graph::IndexExpr r = e;
+    r.floors[0].divisor *= k.value;
+    return Index(std::move(r));
+  }
+  const bool exact = e.constant % k.value == 0 &&
+                     std::all_of(e.terms.begin(), e.terms.end(), [&](auto &t) { return t.second % k.value == 0; });
+  if (exact) { // every value divides: an affine index again
+    graph::IndexExpr r = e;
+    r.constant /= k.value;
+    for (auto &t : r.terms) t.second /= k.value;
+    return Index(std::move(r));
+  }
+  if (e.terms.empty()) return Index(floorDiv(e.constant, k.value));
+  graph::IndexExpr r;
+  r.floors.push_back({e.terms, e.constant, k.value, 1});
+  return Index(std::move(r));
+}
+
+Index operator%(const Index &a, Divisor k) {
+  checkDivision("%", a.expr_, k);
+  const graph::IndexExpr &e = a.expr_;
+  if (e.terms.empty()) return Index(e.constant - k.value * floorDiv(e.constant, k.value));
+  return a - (a / k) * k.value;
 }
 
 affine_range::affine_range(int64_t count, std::source_location loc) : affine_range(0, count, loc) {}

@@ -91,12 +91,9 @@ void signal(const Semaphore &semaphore, Loc loc) {
 void wait(const Semaphore &semaphore, const Index &count, Loc loc) {
   graph::Op o = semaphoreOp("wait", graph::OpKind::Wait, semaphore, loc);
   Tracer &tracer = Tracer::current(loc);
-  int64_t lowest = count.expr().constant;
-  for (auto [loop, coeff] : count.expr().terms) {
-    if (!tracer.isOpen(loop))
-      fail(loc, "tsr::isa::wait: the count uses the index of a loop that has ended");
-    lowest += std::min<int64_t>(0, coeff * (tracer.tripCount(loop) - 1));
-  }
+  for (auto [loop, coeff] : count.expr().terms)
+    if (!tracer.isOpen(loop)) fail(loc, "tsr::isa::wait: the count uses the index of a loop that has ended");
+  const int64_t lowest = tracer.range(count.expr(), loc).first;
   if (lowest < 1)
     fail(loc, fmt::format("tsr::isa::wait: the count can be {}; a wait is for a count of at least 1", lowest),
          "semaphores start at 0 and each signal adds 1: wait for the number of signals that must have happened");

@@ -17,19 +17,8 @@ const graph::TensorArg &tensorOf(int id, const std::source_location &loc = std::
   return Tracer::current(loc).graph().tensors[id];
 }
 
-/// Smallest and largest value `e` takes over the iterations of the open loops; an Error if it uses a closed loop.
 std::pair<int64_t, int64_t> range(const graph::IndexExpr &e, const std::source_location &loc) {
-  Tracer &t = Tracer::current(loc);
-  int64_t lo = e.constant, hi = e.constant;
-  for (auto [loop, coeff] : e.terms) {
-    if (!t.isOpen(loop))
-      throw tessera::Error("an index of a loop that has ended is used outside it", toLoc(loc),
-                           "use loop indices only inside their affine_range body");
-    int64_t last = coeff * (t.tripCount(loop) - 1);
-    lo += std::min<int64_t>(0, last);
-    hi += std::max<int64_t>(0, last);
-  }
-  return {lo, hi};
+  return Tracer::current(loc).range(e, loc);
 }
 } // namespace
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 
 namespace tsr::detail {
 
@@ -87,6 +88,62 @@ void Tracer::checkAlive(int buffer, const std::source_location &loc) const {
                        toLoc(loc),
                        "a tile lives only within the affine_range body that created it: create it before the loop "
                        "(e.g. a psum accumulator), or store it to HBM inside the loop");
+}
+
+std::pair<int64_t, int64_t> Tracer::range(const graph::IndexExpr &e, const std::source_location &loc) const {
+  const auto affine = [&](const std::vector<std::pair<int, int64_t>> &terms, int64_t constant) {
+    int64_t lo = constant, hi = constant;
+    for (auto [loop, coeff] : terms) {
+      if (!isOpen(loop))
+        throw tessera::Error("an index of a loop that has ended is used outside it", toLoc(loc),
+                             "use loop indices only inside their affine_range body");
+      const int64_t last = coeff * (tripCount(loop) - 1);
+      lo += std::min<int64_t>(0, last);
+      hi += std::max<int64_t>(0, last);
+    }
+    return std::pair(lo, hi);
+  };
+  auto [lo, hi] = affine(e.terms, e.constant);
+  if (e.floors.empty()) return {lo, hi};
+  for (const graph::FloorTerm &f : e.floors) (void)affine(f.terms, f.constant); // every loop still open
+  // With divisions, the terms are not independent (i - 2 * (i / 2) is 0 or 1, where bounding each term gives -2
+  // to 3): every iteration of the loops it uses is evaluated, up to a limit, past which each term is bounded alone.
+  std::vector<int> loops;
+  const auto use = [&](int loop) {
+    if (std::find(loops.begin(), loops.end(), loop) == loops.end()) loops.push_back(loop);
+  };
+  for (auto [loop, coeff] : e.terms) use(loop);
+  for (const graph::FloorTerm &f : e.floors)
+    for (auto [loop, coeff] : f.terms) use(loop);
+  const auto floorDiv = [](int64_t n, int64_t d) { return n / d - (n % d != 0 && n < 0 ? 1 : 0); };
+  constexpr int64_t kMaxIterations = int64_t{1} << 20;
+  int64_t iterations = 1;
+  for (int loop : loops) iterations = std::min(kMaxIterations + 1, iterations * tripCount(loop));
+  if (iterations > kMaxIterations) {
+    for (const graph::FloorTerm &f : e.floors) {
+      const auto [dividendLo, dividendHi] = affine(f.terms, f.constant);
+      const int64_t a = f.coefficient * floorDiv(dividendLo, f.divisor);
+      const int64_t b = f.coefficient * floorDiv(dividendHi, f.divisor);
+      lo += std::min(a, b);
+      hi += std::max(a, b);
+    }
+    return {lo, hi};
+  }
+  std::vector<int64_t> at(loops.size(), 0); // the iteration of each loop, as an odometer
+  const auto valueOf = [&](int loop) { return at[std::find(loops.begin(), loops.end(), loop) - loops.begin()]; };
+  lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+  for (int64_t n = 0; n < iterations; ++n) {
+    int64_t v = e.constant;
+    for (auto [loop, coeff] : e.terms) v += coeff * valueOf(loop);
+    for (const graph::FloorTerm &f : e.floors) {
+      int64_t dividend = f.constant;
+      for (auto [loop, coeff] : f.terms) dividend += coeff * valueOf(loop);
+      v += f.coefficient * floorDiv(dividend, f.divisor);
+    }
+    lo = std::min(lo, v), hi = std::max(hi, v);
+    for (size_t d = 0; d < at.size() && ++at[d] == tripCount(loops[d]); ++d) at[d] = 0;
+  }
+  return {lo, hi};
 }
 
 bool Tracer::isOpen(int id) const { return std::find(openLoops_.begin(), openLoops_.end(), id) != openLoops_.end(); }

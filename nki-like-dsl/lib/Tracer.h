@@ -52,6 +52,9 @@ public:
   /// Marks `buffer` as a zero-filled PSUM accumulator (tsr::psum), which matmuls accumulate into whole.
   void markAccumulator(int buffer) { accumulators_.at(buffer) = 1; }
   bool isAccumulator(int buffer) const { return accumulators_.at(buffer) != 0; }
+  /// The smallest and largest value `e` takes over the iterations of the open loops (each division's bounds from
+  /// its dividend's); an Error at `loc` if it uses the index of a loop that has ended.
+  std::pair<int64_t, int64_t> range(const graph::IndexExpr &e, const std::source_location &loc) const;
   /// Trip count of loop `id`.
   int64_t tripCount(int id) const { return tripCounts_[id]; }
 

@@ -45,16 +45,29 @@ private:
   Value constant(int64_t v) { return b_.create<arith::ConstantIndexOp>(b_.getUnknownLoc(), v); }
 
   /// The index value of an affine expression in the enclosing loops.
-  Value index(const graph::IndexExpr &e) {
+  Value affine(const std::vector<std::pair<int, int64_t>> &terms, int64_t constantPart) {
     Location l = b_.getUnknownLoc();
     Value sum;
-    for (auto [loop, coeff] : e.terms) {
+    for (auto [loop, coeff] : terms) {
       Value term = loopVars_.at(loop);
       if (coeff != 1) term = b_.create<arith::MulIOp>(l, term, constant(coeff));
       sum = sum ? b_.create<arith::AddIOp>(l, sum, term).getResult() : term;
     }
-    if (!sum) return constant(e.constant);
-    if (e.constant != 0) sum = b_.create<arith::AddIOp>(l, sum, constant(e.constant));
+    if (!sum) return constant(constantPart);
+    if (constantPart != 0) sum = b_.create<arith::AddIOp>(l, sum, constant(constantPart));
+    return sum;
+  }
+
+  /// The index value of an expression in the enclosing loops: its affine part, plus each floor division
+  /// (arith.floordivsi, which the unroller evaluates and the loop export reads back as a LoopIndex floor).
+  Value index(const graph::IndexExpr &e) {
+    Value sum = affine(e.terms, e.constant);
+    Location l = b_.getUnknownLoc();
+    for (const graph::FloorTerm &f : e.floors) {
+      Value term = b_.create<arith::FloorDivSIOp>(l, affine(f.terms, f.constant), constant(f.divisor));
+      if (f.coefficient != 1) term = b_.create<arith::MulIOp>(l, term, constant(f.coefficient));
+      sum = b_.create<arith::AddIOp>(l, sum, term);
+    }
     return sum;
   }
 

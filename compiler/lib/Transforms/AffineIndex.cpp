@@ -100,6 +100,26 @@ std::optional<AffineIndex> affineIndexOf(Value v) {
   return std::nullopt;
 }
 
+std::optional<int64_t> residueOf(Value v, int64_t m) {
+  if (std::optional<AffineIndex> a = affineIndexOf(v)) return a->residue(m);
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumOperands() != 2) return std::nullopt;
+  const auto modulo = [m](int64_t x) { return ((x % m) + m) % m; };
+  if (llvm::isa<arith::MulIOp>(def)) {
+    for (unsigned k = 0; k < 2; ++k)
+      if (std::optional<int64_t> factor = constantOf(def->getOperand(k))) {
+        if (*factor % m == 0) return 0; // whatever the other side is (an integer)
+        std::optional<int64_t> r = residueOf(def->getOperand(1 - k), m);
+        return r ? std::optional(modulo(*r * *factor)) : std::nullopt;
+      }
+    return std::nullopt;
+  }
+  if (!llvm::isa<arith::AddIOp, arith::SubIOp>(def)) return std::nullopt;
+  std::optional<int64_t> a = residueOf(def->getOperand(0), m), b = residueOf(def->getOperand(1), m);
+  if (!a || !b) return std::nullopt;
+  return modulo(llvm::isa<arith::AddIOp>(def) ? *a + *b : *a - *b);
+}
+
 std::optional<int64_t> tripCountOf(scf::ForOp loop) {
   const std::optional<int64_t> lb = constantOf(loop.getLowerBound()), ub = constantOf(loop.getUpperBound()),
                                step = constantOf(loop.getStep());

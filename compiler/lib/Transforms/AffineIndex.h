@@ -42,6 +42,11 @@ struct AffineIndex {
 /// such values, and induction variables of scf.for loops with constant lower bound and step. nullopt otherwise.
 std::optional<AffineIndex> affineIndexOf(mlir::Value v);
 
+/// `v` modulo `m` (m > 0) at every iteration, when its arithmetic says: affine parts by their residues, and floor
+/// divisions by constants (arith.floordivsi: a loop index divided in the kernel, tsr::Index's / and %) where a
+/// multiple of m multiplies them. nullopt otherwise.
+std::optional<int64_t> residueOf(mlir::Value v, int64_t m);
+
 /// The constant trip count of `loop`, when its bounds and step are constants (0 for an empty loop).
 std::optional<int64_t> tripCountOf(mlir::scf::ForOp loop);
 

@@ -282,12 +282,27 @@ private:
       auto s = subst.find(loop);
       add(c, s != subst.end() ? s->second : loopNames_.at(loop));
     }
-    for (const LoopIndex::Floor &f : r.floors) // Python's // floors, as the compiler's floordivsi does
-      add(f.coefficient, fmt::format("(({}) // {})", index(LoopIndex{f.terms, f.constant, {}}, subst), f.divisor));
+    for (const LoopIndex::Floor &f : r.floors) { // Python's // floors, as the compiler's floordivsi does
+      const LoopIndex numerator{f.terms, f.constant, {}};
+      // A traced numerator that is never negative: jax.lax.div, which truncates (the same there) and which Mosaic
+      // lowers to one division, where jnp's // corrects the sign of negative quotients (lowered with a sign rule
+      // that needs a TPU to ask which generation it is on, so that a deviceless compile fails).
+      if (isTraced(numerator) && leastValue(numerator) >= 0)
+        add(f.coefficient, fmt::format("jax.lax.div({}, {})", index(numerator, subst), f.divisor));
+      else
+        add(f.coefficient, fmt::format("(({}) // {})", index(numerator, subst), f.divisor));
+    }
     if (text.empty()) return std::to_string(r.constant);
     if (r.constant > 0) text += fmt::format(" + {}", r.constant);
     if (r.constant < 0) text += fmt::format(" - {}", -r.constant);
     return text;
+  }
+
+  /// The least value an affine `e` takes over its loops' iterations.
+  int64_t leastValue(const LoopIndex &e) const {
+    int64_t least = e.constant;
+    for (const auto &[loop, c] : e.terms) least += std::min<int64_t>(0, c * (tp_.loops[loop].trips - 1));
+    return least;
   }
 
   /// Whether `e` varies within the kernel at all (a term of a loop that is not one iteration).

@@ -791,3 +791,67 @@ TEST(DslErrors, LaunchGridAxesAreTheOutermostLoops) {
 
 } // namespace
 } // namespace tsr
+
+// ---- Integer division of indices (NKI's // and %) --------------------------------------------------------------
+
+namespace tsr {
+namespace {
+
+TEST(DslErrors, IndexDivisionByZeroIsRejected) {
+  int line = 0;
+  auto k = dsltest::kernelOf({input("a", {512, 64}, f32)}, [&](Hbm a) {
+    for (auto i : affine_range(4)) {
+      line = __LINE__ + 1;
+      (void)load(a.tile(i / 0, 0, {128, 64}));
+    }
+  });
+  tessera::Error e = dsltest::traceError(k);
+  EXPECT_EQ(e.message(), "index / 0: the divisor must be positive");
+  dsltest::expectAt(e, line);
+}
+
+TEST(DslErrors, ADivisionInsideASumCannotBeDividedAgain) {
+  int line = 0;
+  auto k = dsltest::kernelOf({input("a", {512, 64}, f32)}, [&](Hbm a) {
+    for (auto i : affine_range(8)) {
+      line = __LINE__ + 1;
+      (void)load(a.tile((i / 2 + 1) / 4, 0, {128, 64}));
+    }
+  });
+  tessera::Error e = dsltest::traceError(k);
+  EXPECT_EQ(e.message(), "index / 4: the index already holds a division (/ or %), and only a division alone can be "
+                         "divided again");
+  dsltest::expectAt(e, line);
+}
+
+TEST(DslErrors, IndexDivisionsFoldWhereTheyCan) {
+  auto k = dsltest::kernelOf({input("a", {512, 64}, f32)}, [](Hbm) {
+    for (auto i : affine_range(8)) {
+      const graph::IndexExpr twice = (i / 2 / 4).expr(), once = (i / 8).expr();
+      EXPECT_EQ(twice.floors, once.floors);
+      EXPECT_TRUE((i * 4 / 2).expr().floors.empty()) << "an exact division stays affine";
+      EXPECT_EQ((i * 4 / 2).expr().terms.front().second, 2);
+      EXPECT_TRUE((Index(7) / 2).isConstant());
+      EXPECT_EQ((Index(-7) / 2).expr().constant, -4) << "floor division, as Python's //";
+      EXPECT_EQ((Index(-7) % 2).expr().constant, 1) << "a remainder in [0, k), as Python's %";
+      EXPECT_EQ((i % 2).expr().floors.size(), 1u);
+    }
+  });
+  (void)trace(k, {});
+}
+
+TEST(DslErrors, AWindowOfADividedIndexIsBoundsChecked) {
+  int line = 0;
+  auto k = dsltest::kernelOf({input("a", {256, 64}, f32)}, [&](Hbm a) {
+    for (auto i : affine_range(6)) {
+      line = __LINE__ + 1;
+      (void)load(a.tile(i / 2, 0, {128, 64})); // i / 2 reaches 2: rows 256..383 of 256
+    }
+  });
+  tessera::Error e = dsltest::traceError(k);
+  EXPECT_NE(e.message().find("256"), std::string::npos) << e.message();
+  dsltest::expectAt(e, line);
+}
+
+} // namespace
+} // namespace tsr

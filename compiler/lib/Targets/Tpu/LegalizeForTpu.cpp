@@ -365,10 +365,15 @@ private:
     return sum;
   }
 
-  /// The column modulo `m` at every iteration, when the index arithmetic says.
+  /// The column modulo `m` at every iteration, when the index arithmetic says (floor divisions included).
   static std::optional<int64_t> residue(const Column &c, int64_t m) {
-    std::optional<AffineIndex> a = affineOf(c);
-    return a ? a->residue(m) : std::nullopt;
+    int64_t sum = 0;
+    for (Value v : c) {
+      std::optional<int64_t> r = residueOf(v, m);
+      if (!r) return std::nullopt;
+      sum = (sum + *r) % m;
+    }
+    return sum;
   }
 
   /// The most that `v` can lie past a multiple of `lanes` (a power of two): for the largest power of two g up to

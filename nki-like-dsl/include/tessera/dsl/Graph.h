@@ -25,10 +25,22 @@ using tessera::isa::AluOp;
 using tessera::isa::DType;
 using tessera::isa::MemSpace;
 
-/// An affine index: constant + sum of coefficient * loop variable.
+/// coefficient * floor((constant + sum of coefficient * loop variable) / divisor), divisor > 0: an integer division
+/// of an affine index (tsr::Index's `/` and `%`).
+struct FloorTerm {
+  std::vector<std::pair<int, int64_t>> terms; ///< (loop id, coefficient) of the index divided
+  int64_t constant = 0;
+  int64_t divisor = 1;
+  int64_t coefficient = 1;
+  bool operator==(const FloorTerm &) const = default;
+};
+
+/// An index: constant + sum of coefficient * loop variable + the floor divisions in `floors` (empty for an affine
+/// index, the common case).
 struct IndexExpr {
   std::vector<std::pair<int, int64_t>> terms; ///< (loop id, coefficient)
   int64_t constant = 0;
+  std::vector<FloorTerm> floors;
 };
 
 /// A kernel argument in HBM.

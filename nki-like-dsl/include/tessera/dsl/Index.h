@@ -10,7 +10,16 @@
 
 namespace tsr {
 
-/// A symbolic affine index: built from loop variables with +, - and * by constants.
+/// A positive divisor of an index (`i / 2`, `i % 2`), with the caller's line for the errors.
+struct Divisor {
+  Divisor(int64_t value, std::source_location loc = std::source_location::current()) // NOLINT: from integers
+      : value(value), loc(loc) {}
+  int64_t value;
+  std::source_location loc;
+};
+
+/// A symbolic index: built from loop variables with +, - and * by constants, and divided by positive constants with
+/// / (floor division, NKI's `//`) and % (the remainder, NKI's `%`).
 class Index {
 public:
   Index(int64_t constant = 0) { expr_.constant = constant; } // NOLINT: implicit from integers on purpose
@@ -18,12 +27,17 @@ public:
 
   const graph::IndexExpr &expr() const { return expr_; }
   /// True when the index has no loop variable.
-  bool isConstant() const { return expr_.terms.empty(); }
+  bool isConstant() const { return expr_.terms.empty() && expr_.floors.empty(); }
 
   friend Index operator+(const Index &a, const Index &b);
   friend Index operator-(const Index &a, const Index &b);
   friend Index operator*(const Index &a, int64_t k);
   friend Index operator*(int64_t k, const Index &a) { return a * k; }
+  /// floor(a / k) for a positive k (NKI's `a // k`). An index that already holds a division cannot be divided
+  /// again unless it is one division alone (`i / 2 / 4` is `i / 8`): a tsr::Error at the caller's line.
+  friend Index operator/(const Index &a, Divisor k);
+  /// a - k * floor(a / k) for a positive k (NKI's `a % k`): in [0, k). The same rule as `/`.
+  friend Index operator%(const Index &a, Divisor k);
 
 private:
   graph::IndexExpr expr_;
