@@ -19,15 +19,21 @@ foreach(source ${kernel_sources})
   endif()
 endforeach()
 
+# A kernel's Pallas module in `style` for `target` under interpret mode against the simulator, and exported for a
+# TPU (check_kernel.sh pallas); further arguments go to tessera (--plugin ...).
+function(add_pallas_check kernel style target)
+  add_test(NAME backends/pallas-${style}/${kernel}/${target}
+           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} ${target}
+                   ${BACKEND_WORK} ${style} ${ARGN})
+  set_tests_properties(backends/pallas-${style}/${kernel}/${target} PROPERTIES FIXTURES_REQUIRED backend_venv
+                       LABELS backends)
+endfunction()
+
 # Pallas in both styles: manual (the simulated program, statement by statement) and auto (the grid style where the
 # kernel's loops are a grid, which compiler/test/Backends/pallas-grid.test lists, else manual again).
 foreach(kernel ${library_kernels})
   foreach(style manual auto)
-    add_test(NAME backends/pallas-${style}/${kernel}/tpu-v5e
-             COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v5e
-                     ${BACKEND_WORK} ${style})
-    set_tests_properties(backends/pallas-${style}/${kernel}/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv
-                         LABELS backends)
+    add_pallas_check(${kernel} ${style} tpu-v5e)
   endforeach()
   foreach(target trn1 trn2)
     add_test(NAME backends/nki/${kernel}/${target}
@@ -37,10 +43,7 @@ foreach(kernel ${library_kernels})
 endforeach()
 # A second TPU generation for the kernels of each kind: elementwise, row-wise, matmul.
 foreach(kernel add softmax matmul_tiled matmul_blocked)
-  add_test(NAME backends/pallas-auto/${kernel}/tpu-v6e
-           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v6e
-                   ${BACKEND_WORK} auto)
-  set_tests_properties(backends/pallas-auto/${kernel}/tpu-v6e PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+  add_pallas_check(${kernel} auto tpu-v6e)
 endforeach()
 # The kernels' variants that emit other instructions (DMA transposes, bn_stats/bn_aggr, FP8 double row, causal
 # masks with affine_select, GELU gates, 1x1 and strided convolutions), each on the targets where it exists: NKI on
@@ -71,11 +74,7 @@ endforeach()
 # NKI model on the NeuronCores (the real TPU compiler is below). Further arguments go to tessera (--plugin ...).
 function(add_plugin_backend_tests kernel)
   foreach(style manual auto)
-    add_test(NAME backends/pallas-${style}/${kernel}/tpu-v5e
-             COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v5e
-                     ${BACKEND_WORK} ${style} ${ARGN})
-    set_tests_properties(backends/pallas-${style}/${kernel}/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv
-                         LABELS backends)
+    add_pallas_check(${kernel} ${style} tpu-v5e ${ARGN})
   endforeach()
   foreach(target trn1 trn2)
     add_test(NAME backends/nki/${kernel}/${target}
@@ -159,10 +158,7 @@ endforeach()
 foreach(target tpu-v4 tpu-v5p)
   add_tpu_compile_test(add_spmd auto ${target})
 endforeach()
-add_test(NAME backends/pallas-auto/add_spmd/tpu-v5p
-         COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas add_spmd tpu-v5p
-                 ${BACKEND_WORK} auto)
-set_tests_properties(backends/pallas-auto/add_spmd/tpu-v5p PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+add_pallas_check(add_spmd auto tpu-v5p)
 # matmul_blocked at 2048^3 with its default blocks, both styles: its buffers pass v5e's 16 MiB default scoped VMEM,
 # so the module raises vmem_limit_bytes (the unrolled module of before took 39.5 MiB and 30 s of Mosaic; the loops
 # take about a second).
@@ -255,9 +251,6 @@ add_test(NAME backends/pallas-differential/catches-mistakes
                  $<TARGET_FILE:tessera-difftest> ${BACKEND_WORK}/pallas-differential-mutations)
 set_tests_properties(backends/pallas-differential/catches-mistakes PROPERTIES FIXTURES_REQUIRED backend_venv
                      LABELS backends)
-add_test(NAME backends/every-kernel
-         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/hw-backends/check/every_kernel.py $<TARGET_FILE:tessera> ${library_kernels})
-set_tests_properties(backends/every-kernel PROPERTIES LABELS backends)
 # run.py's record -> tessera calibrate (an interpret-mode record given a device time; the same record as the host's
 # wall clock, refused).
 add_test(NAME backends/calibrate-roundtrip

@@ -81,11 +81,14 @@ foreach(kernel ${nki_tutorial_kernels})
   # (tut_avgpool2d's grid style divides the grid's index, `(8 * i0) // 128`, which jax.export could not lower for a
   # TPU on a CPU host; the Pallas backend now writes jax.lax.div for a division of a non-negative index.)
   foreach(style manual auto)
-    add_test(NAME backends/pallas-${style}/${kernel}/tpu-v5e
-             COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} tpu-v5e
-                     ${BACKEND_WORK} ${style})
-    set_tests_properties(backends/pallas-${style}/${kernel}/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv
-                         LABELS backends)
+    add_pallas_check(${kernel} ${style} tpu-v5e)
     add_tpu_compile_test(${kernel} ${style} tpu-v5e)
   endforeach()
 endforeach()
+
+# Every kernel `tessera list` shows, the library's (backends.cmake) and these ports, has backend checks: here, after
+# both lists are known.
+add_test(NAME backends/every-kernel
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/hw-backends/check/every_kernel.py $<TARGET_FILE:tessera>
+                 ${library_kernels} ${nki_tutorial_kernels})
+set_tests_properties(backends/every-kernel PROPERTIES LABELS backends)

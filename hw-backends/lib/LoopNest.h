@@ -44,7 +44,8 @@ using Lines = std::vector<std::string>;
 /// The code of a loop's iterations, in order: each run of two or more consecutive iterations whose lines differ
 /// only in integer literals, each growing by a fixed step from one iteration to the next, becomes
 /// `for VAR in range(...)` with those literals written in terms of VAR (the iteration number); the others stay as
-/// they are. `relax`, when given, rewrites an iteration's lines into a looser form, used for a run where it folds
+/// they are. Iterations that would split into several runs but whose literals all follow
+/// base + a * (VAR % d) + b * (VAR // d) (a loop index divided in the kernel, tsr::Index's / and %) become one loop. `relax`, when given, rewrites an iteration's lines into a looser form, used for a run where it folds
 /// more iterations than the exact lines do (the NKI backend drops engine choices, which NKI then makes itself).
 Lines foldIterations(const std::vector<Lines> &iterations, const std::string &var,
                      const std::function<std::string(const std::string &)> &relax = {});

@@ -4,15 +4,19 @@
 // nki.isa call of its definition (InstructionDef::nki, with the operand names InstructionDef::operands gives),
 // on the engine it ran on, inside the kernel's own loops: the loop nest is rebuilt from each instruction's
 // iterations (LoopNest.h), and a loop's iterations whose calls differ only in offsets that grow by a fixed step
-// become one Python `for ... in range(...)` (NKI 0.6 deprecates nl.affine_range, an alias of range); iterations
+// become one Python `for ... in range(...)` (NKI 0.6 deprecates nl.affine_range, an alias of range), and so do
+// iterations whose offsets follow i // d and i % d (an index divided in the kernel); iterations
 // that differ otherwise (the first matmul of an accumulation, which overwrites) stay apart, and where iterations
 // ran on different engines the loop leaves the choice to NKI. Tiles become nl.ndarray buffers declared in the
 // loop body that allocates them (NKI allocates them per iteration, so Tessera's rotating copies are not written
 // out); HBM outputs are nl.shared_hbm tensors the kernel returns. The calls are in the kernel's order
 // (kernelOrder): a scheduled program's interleaved iterations are put back in turn, since NKI's compiler does
 // its own scheduling (and synchronisation: Tessera's semaphores and DMA queues are not emitted either). Where
-// that order cannot be rebuilt, the program is written straight-line, one buffer per rotating copy.
-// Test: compiler/test/Backends/nki.test (golden text), hw-backends/check (the NumPy model, the API rules).
+// that order cannot be rebuilt, the program is written straight-line, one buffer per rotating copy. An SPMD
+// launch's axis 0 (tsr::program_id), on a target whose launch spans a logical NeuronCore's cores, becomes
+// nl.program_id(0) and the module's LAUNCH_GRID, which the caller launches as kernel[LAUNCH_GRID](...).
+// Test: compiler/test/Backends/nki.test and spmd.test (golden text), hw-backends/check (the NumPy model, the API
+// rules).
 //
 //===------------------------------------------------------------------------------------------------------===//
 

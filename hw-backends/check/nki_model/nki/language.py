@@ -72,22 +72,21 @@ class _Launch:
 _launch = None
 
 
+def _in_launch(function, axis):
+    """Whether a launch grid is running; a ValueError from nl.`function` when it has no axis `axis`."""
+    if _launch is not None and not 0 <= axis < len(_launch.grid):
+        raise ValueError(f"nl.{function}({axis}): the launch grid {_launch.grid} has no axis {axis}")
+    return _launch is not None
+
+
 def program_id(axis=0):
     """This program's index along `axis` of the launch grid (0 in a kernel launched without one)."""
-    if _launch is None:
-        return 0
-    if not 0 <= axis < len(_launch.grid):
-        raise ValueError(f"nl.program_id({axis}): the launch grid {_launch.grid} has no axis {axis}")
-    return _launch.ids[axis]
+    return _launch.ids[axis] if _in_launch("program_id", axis) else 0
 
 
 def num_programs(axes=0):
     """The number of programs along `axes` of the launch grid (1 without one)."""
-    if _launch is None:
-        return 1
-    if not 0 <= axes < len(_launch.grid):
-        raise ValueError(f"nl.num_programs({axes}): the launch grid {_launch.grid} has no axis {axes}")
-    return _launch.grid[axes]
+    return _launch.grid[axes] if _in_launch("num_programs", axes) else 1
 
 
 def program_ndim():
