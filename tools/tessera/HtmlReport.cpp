@@ -657,6 +657,7 @@ void memory(Page &p) {
   std::string peaks;
   for (const LiveSeries *m : panels) {
     std::string key(isa::name(m->space));
+    if (m->core > 0) key += fmt::format("-core{}", m->core); // an SPMD launch's other cores
     peaks += fmt::format(" data-{}-peak='{}'", key, m->peak);
   }
   put(h, "<svg class=chart id=memory-svg viewBox='0 0 {} {}' width='100%'{}>", W,

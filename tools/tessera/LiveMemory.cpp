@@ -12,7 +12,7 @@ using isa::MemSpace;
 std::string LiveSeries::title() const {
   std::string t(isa::name(space));
   for (char &c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return t;
+  return core >= 0 ? t + ", core " + std::to_string(core) : t;
 }
 
 const LiveSeries &LiveBytes::of(isa::MemSpace space) const {
@@ -33,13 +33,17 @@ LiveBytes liveBytesOverTime(const isa::Program &program, const isa::Target &targ
     std::vector<std::pair<double, int64_t>> deltas;
   };
   std::vector<Memory> mems;
-  for (const isa::FamilyMemory &m : isa::familyOf(target).memories(target)) {
-    out.memories.push_back({.space = m.space, .partitions = m.partitions, .capacityBytes = m.bytesPerPartition});
-    mems.emplace_back();
-  }
-  auto memOf = [&](MemSpace s) -> Memory * {
+  int32_t lastCore = -1; // each core of an SPMD launch has memories of its own
+  for (const isa::Stream &stream : program.streams) lastCore = std::max(lastCore, stream.core);
+  for (int32_t core = lastCore < 0 ? -1 : 0; core <= lastCore; ++core)
+    for (const isa::FamilyMemory &m : isa::familyOf(target).memories(target)) {
+      out.memories.push_back(
+          {.space = m.space, .partitions = m.partitions, .capacityBytes = m.bytesPerPartition, .core = core});
+      mems.emplace_back();
+    }
+  auto memOf = [&](MemSpace s, int32_t core) -> Memory * {
     for (size_t i = 0; i < out.memories.size(); ++i)
-      if (out.memories[i].space == s) return &mems[i];
+      if (out.memories[i].space == s && out.memories[i].core == core) return &mems[i];
     return nullptr;
   };
   auto operands = [](const isa::Instruction &inst, auto &&visit) {
@@ -47,7 +51,7 @@ LiveBytes liveBytesOverTime(const isa::Program &program, const isa::Target &targ
   };
   for (const sim::InstructionEvent &e : timeline)
     operands(program.streams[e.stream].instructions[e.index], [&](const isa::AccessPattern &ap, bool) {
-      if (Memory *m = memOf(ap.space); m && ap.partitions > 0) {
+      if (Memory *m = memOf(ap.space, program.streams[e.stream].core); m && ap.partitions > 0) {
         auto [lo, hi] = ap.byteExtent();
         m->cuts.push_back(lo), m->cuts.push_back(hi);
       }
@@ -76,7 +80,7 @@ LiveBytes liveBytesOverTime(const isa::Program &program, const isa::Target &targ
     const isa::Instruction &inst = program.streams[e.stream].instructions[e.index];
     const uint64_t serial = k + 1;
     operands(inst, [&](const isa::AccessPattern &ap, bool write) {
-      Memory *m = memOf(ap.space);
+      Memory *m = memOf(ap.space, program.streams[e.stream].core);
       if (!m || ap.partitions == 0) return;
       auto [lo, hi] = ap.byteExtent();
       const size_t first = std::lower_bound(m->cuts.begin(), m->cuts.end(), lo) - m->cuts.begin();

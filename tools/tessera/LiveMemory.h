@@ -22,18 +22,22 @@ struct LiveSeries {
   isa::MemSpace space = isa::MemSpace::Sbuf;
   uint32_t partitions = 1;      ///< the memory's partitions (1: a flat memory)
   uint64_t capacityBytes = 0;   ///< per partition
-  /// "SBUF", "VMEM": how reports name the memory.
+  /// The core whose memory it is in a program of several cores' streams (an SPMD launch; isa::Stream::core); -1 in
+  /// a one-core program.
+  int32_t core = -1;
+  /// "SBUF", "VMEM", "SBUF, core 1": how reports name the memory.
   std::string title() const;
   /// Steps: from `first` ns on, `second` bytes are live, until the next step. Starts at time 0.
   std::vector<std::pair<double, int64_t>> steps;
   int64_t peak = 0;
 };
 
-/// One series per on-chip memory of the target's family (isa::Family::memories), in its order.
+/// One series per on-chip memory of the target's family (isa::Family::memories), in its order; for a program of
+/// several cores, one per core and memory, core by core.
 struct LiveBytes {
   std::vector<LiveSeries> memories;
 
-  /// The series of `space`; an empty one when the family has no such memory.
+  /// The (first core's) series of `space`; an empty one when the family has no such memory.
   const LiveSeries &of(isa::MemSpace space) const;
 };
 

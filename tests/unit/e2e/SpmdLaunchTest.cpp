@@ -3,6 +3,7 @@
 // core the programs run one after another. The compiler's split (coreShare) and the reports' merge (mergeCores).
 
 #include "tessera/Driver.h"
+#include "tessera/LiveMemory.h"
 #include "tessera/Report.h"
 #include "tessera/Trace.h"
 #include "tessera/compiler/Launch.h"
@@ -73,6 +74,21 @@ TEST(SpmdLaunch, TheTraceHasOneGroupOfTracksPerCore) {
   EXPECT_TRUE(std::all_of(tracks.begin(), firstOfCore1, [](const std::string &t) { return t.starts_with("core0."); }));
   EXPECT_TRUE(std::all_of(firstOfCore1, tracks.end(), [](const std::string &t) { return t.starts_with("core1."); }));
   EXPECT_EQ(tracks.front(), "core0.tensor");
+}
+
+TEST(SpmdLaunch, EachCoreHasItsOwnOnChipMemorySeries) {
+  driver::RunRequest request{.kernel = "add_spmd", .target = "trn2", .recordTimeline = true};
+  const driver::RunReport r = driver::runKernel(request);
+  ASSERT_TRUE(r.ok);
+  const driver::LiveBytes live = driver::liveBytesOverTime(*r.program, r.target, r.sim.timeline);
+  std::vector<std::string> sbuf;
+  for (const driver::LiveSeries &m : live.memories)
+    if (m.space == isa::MemSpace::Sbuf) {
+      sbuf.push_back(m.title());
+      EXPECT_GT(m.peak, 0) << m.title() << ": each core holds its own tiles";
+      EXPECT_LE(m.peak, static_cast<int64_t>(m.capacityBytes)) << m.title();
+    }
+  EXPECT_EQ(sbuf, (std::vector<std::string>{"SBUF, core 0", "SBUF, core 1"}));
 }
 
 TEST(SpmdLaunch, TwoCoresAreFasterThanOne) {
