@@ -54,12 +54,16 @@ tsr::graph::KernelGraph coreShare(const tsr::graph::KernelGraph &kernel, unsigne
   tsr::graph::KernelGraph share = kernel;
   Loop *programs = axisZero(share);
   if (cores <= 1 || !programs) return share;
-  const int64_t n = programs->tripCount;
-  const int64_t first = static_cast<int64_t>(core) * n / cores, end = static_cast<int64_t>(core + 1) * n / cores;
-  programs->tripCount = end - first;
-  shiftLoop(programs->body, programs->id, first);
-  for (tsr::graph::Buffer &buffer : share.buffers) shiftLoop(buffer.viewOffset, programs->id, first);
+  const CoreBlock block = coreBlock(programs->tripCount, core, cores);
+  programs->tripCount = block.programs();
+  shiftLoop(programs->body, programs->id, block.first);
+  for (tsr::graph::Buffer &buffer : share.buffers) shiftLoop(buffer.viewOffset, programs->id, block.first);
   return share;
+}
+
+CoreBlock coreBlock(int64_t programs, unsigned core, unsigned cores) {
+  return {.first = static_cast<int64_t>(core) * programs / cores,
+          .end = static_cast<int64_t>(core + 1) * programs / cores};
 }
 
 } // namespace tessera::compiler

@@ -277,11 +277,10 @@ RunReport runKernel(const RunRequest &request) {
     report.deviceProgram = std::make_shared<const isa::Program>(std::move(whole.program));
   }
   launch.insert(launch.begin(), std::move(compiled.program));
-  for (unsigned core = 0; core < cores && cores > 1; ++core)
-    report.cores.push_back({.core = core,
-                            .firstProgram = int64_t(core) * graph.grid.front() / cores,
-                            .programs = int64_t(core + 1) * graph.grid.front() / cores -
-                                        int64_t(core) * graph.grid.front() / cores});
+  for (unsigned core = 0; core < cores && cores > 1; ++core) {
+    const compiler::CoreBlock block = compiler::coreBlock(graph.grid.front(), core, cores);
+    report.cores.push_back({.core = core, .firstProgram = block.first, .programs = block.programs()});
+  }
   report.program = std::make_shared<const isa::Program>(cores > 1 ? isa::mergeCores(launch) : launch.front());
   if (!compiled.provenance.empty()) {
     if (!report.deviceProgram) report.deviceProgram = report.program;

@@ -15,6 +15,14 @@ namespace tessera::compiler {
 /// axis 0; 1 for a kernel without a launch grid.
 unsigned launchCores(const tsr::graph::KernelGraph &kernel, const isa::Target &target);
 
+/// The block of `programs` (along the launch grid's axis 0) that core `core` of `cores` runs: [first, end), with
+/// first = core * programs / cores.
+struct CoreBlock {
+  int64_t first = 0, end = 0;
+  int64_t programs() const { return end - first; }
+};
+CoreBlock coreBlock(int64_t programs, unsigned core, unsigned cores);
+
 /// The programs of `kernel` that core `core` of `cores` runs: the grid's axis-0 loop cut to that core's block,
 /// programs [core * n / cores, (core + 1) * n / cores) of its n, every index of the loop shifted to match.
 /// `kernel` itself when it has no launch grid or `cores` is 1.
