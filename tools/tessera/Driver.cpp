@@ -379,14 +379,7 @@ sim::SimResult simulateWithinLimits(const isa::Program &program, const isa::Targ
 sim::SimResult simulateWithinLimits(std::span<const isa::Program> cores, const isa::Target &target,
                                     sim::HbmImage &hbm, const sim::SimOptions &options, std::vector<CoreRun> &perCore) {
   try {
-    std::vector<CoreRun> figures;
-    sim::SimResult result = simulateLaunch(cores, target, hbm, options, &figures);
-    for (size_t c = 0; c < perCore.size() && c < figures.size(); ++c) {
-      perCore[c].timeNs = figures[c].timeNs;
-      perCore[c].instructions = figures[c].instructions;
-      perCore[c].hbmBytes = figures[c].hbmBytes;
-    }
-    return result;
+    return simulateLaunch(cores, target, hbm, options, &perCore);
   } catch (const sim::SimulatedTimeOverflow &e) {
     throw LimitError(e.message(), e.where(), e.hint());
   }

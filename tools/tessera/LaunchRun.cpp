@@ -21,24 +21,23 @@ sim::SimResult simulateLaunch(std::span<const isa::Program> cores, const isa::Ta
     merged.hbmBytes += core.hbmBytes;
     for (unsigned d = 0; d < isa::kPeakDtypeCount; ++d) merged.flopsByPeak[d] += core.flopsByPeak[d];
     for (size_t s = 0; s < core.streams.size(); ++s) {
-      isa::Stream named = cores[c].streams[s];
-      named.core = static_cast<int32_t>(c);
-      sim::StreamStats &stats = merged.streams.emplace_back(std::move(core.streams[s]));
-      stats.name = named.label();
+      const isa::Stream &stream = cores[c].streams[s]; // named as mergeCores names it, its instructions not copied
+      const isa::Stream named{.engine = stream.engine, .queue = stream.queue, .core = static_cast<int32_t>(c)};
+      merged.streams.push_back(std::move(core.streams[s]));
+      merged.streams.back().name = named.label();
     }
     for (sim::InstructionEvent event : core.timeline) {
       event.stream += streamBase;
       merged.timeline.push_back(event);
     }
     for (sim::DevicePrint &print : core.prints) {
-      print.stream = fmt::format("core{}.{}", c, print.stream);
+      print.stream = fmt::format("core{}.{}", c, print.stream); // as Stream::label names a core's stream
       merged.prints.push_back(std::move(print));
     }
-    if (perCore)
-      perCore->push_back({.core = static_cast<unsigned>(c),
-                          .timeNs = core.timeNs,
-                          .instructions = core.instructions,
-                          .hbmBytes = core.hbmBytes});
+    if (perCore && c < perCore->size()) {
+      CoreRun &run = (*perCore)[c];
+      run.timeNs = core.timeNs, run.instructions = core.instructions, run.hbmBytes = core.hbmBytes;
+    }
     streamBase += static_cast<uint32_t>(core.streams.size());
   }
   std::ranges::stable_sort(merged.timeline, {}, &sim::InstructionEvent::endNs);

@@ -26,7 +26,8 @@ struct CoreRun {
 /// Simulates `cores` (one program per core, compiled from the same kernel) on one chip of `target`, and returns
 /// the run as one SimResult: the streams of every core in core order, named by core, the timeline's stream indices
 /// into mergeCores(cores)'s streams, the prints of every core in time order, the totals, and the chip's time (its
-/// slowest core). `perCore` receives each core's figures. One program is simulated alone, as sim::simulate does.
+/// slowest core). `perCore`, when given, holds one entry per core (its block of programs), whose time,
+/// instructions and HBM bytes the run fills in. One program is simulated alone, as sim::simulate does.
 sim::SimResult simulateLaunch(std::span<const isa::Program> cores, const isa::Target &target, sim::HbmImage &hbm,
                               const sim::SimOptions &options, std::vector<CoreRun> *perCore = nullptr);
 
