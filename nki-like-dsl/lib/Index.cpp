@@ -30,9 +30,6 @@ graph::IndexExpr combine(const graph::IndexExpr &a, const graph::IndexExpr &b, i
   return r;
 }
 
-/// floor(n / d) for d > 0.
-int64_t floorDiv(int64_t n, int64_t d) { return n / d - (n % d != 0 && n < 0 ? 1 : 0); }
-
 /// Checks `k` and `a` for `/` and `%`: k positive; `a` affine, or one division alone.
 void checkDivision(const char *op, const graph::IndexExpr &a, const Divisor &k) {
   if (k.value <= 0)
@@ -77,7 +74,7 @@ Index operator/(const Index &a, Divisor k) {
     for (auto &t : r.terms) t.second /= k.value;
     return Index(std::move(r));
   }
-  if (e.terms.empty()) return Index(floorDiv(e.constant, k.value));
+  if (e.terms.empty()) return Index(detail::floorDiv(e.constant, k.value));
   graph::IndexExpr r;
   r.floors.push_back({e.terms, e.constant, k.value, 1});
   return Index(std::move(r));
@@ -86,7 +83,7 @@ Index operator/(const Index &a, Divisor k) {
 Index operator%(const Index &a, Divisor k) {
   checkDivision("%", a.expr_, k);
   const graph::IndexExpr &e = a.expr_;
-  if (e.terms.empty()) return Index(e.constant - k.value * floorDiv(e.constant, k.value));
+  if (e.terms.empty()) return Index(e.constant - k.value * detail::floorDiv(e.constant, k.value));
   return a - (a / k) * k.value;
 }
 

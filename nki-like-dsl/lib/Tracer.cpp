@@ -115,7 +115,6 @@ std::pair<int64_t, int64_t> Tracer::range(const graph::IndexExpr &e, const std::
   for (auto [loop, coeff] : e.terms) use(loop);
   for (const graph::FloorTerm &f : e.floors)
     for (auto [loop, coeff] : f.terms) use(loop);
-  const auto floorDiv = [](int64_t n, int64_t d) { return n / d - (n % d != 0 && n < 0 ? 1 : 0); };
   constexpr int64_t kMaxIterations = int64_t{1} << 20;
   int64_t iterations = 1;
   for (int loop : loops) iterations = std::min(kMaxIterations + 1, iterations * tripCount(loop));

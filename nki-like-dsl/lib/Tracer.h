@@ -10,6 +10,9 @@
 
 namespace tsr::detail {
 
+/// floor(n / d) for d > 0, as Python's // (an index's division, tsr::Index's / and %).
+inline int64_t floorDiv(int64_t n, int64_t d) { return n / d - (n % d != 0 && n < 0 ? 1 : 0); }
+
 /// Turns a std::source_location into a tessera::SourceLoc.
 tessera::SourceLoc toLoc(const std::source_location &loc);
 
