@@ -18,9 +18,8 @@
 //  - B_i = nl.load(B[b, s:s+1, :]) followed by B_i.broadcast_to((128, seq_len)): the DSL has no partition
 //    broadcast of an SBUF tile, so the load itself broadcasts (a window repeating row b * S + s on all 128
 //    partitions, one DMA; NKI's HBM-side .broadcast). Likewise C_i.
-//  - nisa.activation(op=exp, data=delta_i, scale=A_i) with A_i a [128, 1] tile: tsr::isa::activation takes only a
-//    number as its scale, so this one call is tsr::activation with {.scale = A_i}, which is the same single
-//    scalar-engine activation instruction on a NeuronCore.
+//  - nisa.activation(op=exp, data=delta_i, scale=A_i), with A_i a [128, 1] tile, is tsr::isa::activation with the
+//    tile as its scale (deltaAOf below): one scalar-engine activation instruction.
 //  - v1's scanC_accum is a 3-D tile [n_channel_tile, par_dim(128), seq_len]: a [128, n_channel_tile * seq_len]
 //    tile, channel tile t being the slice t * seq_len (the loops over t stay affine_range loops).
 //  - nisa.tensor_tensor and nki.isa.tensor_tensor_scan are tsr::isa::tensor_tensor and tsr::isa::tensor_tensor_scan
@@ -81,6 +80,13 @@ void reference(const Params &p, const std::vector<HostTensor> &in, std::vector<H
     }
 }
 
+/// Step 2: deltaA = exp(delta_i * A_i), A_i a [128, 1] tile of each channel's A (nisa.activation with a tile scale).
+Tile deltaAOf(const Tile &delta_i, const Tile &A_i) {
+  Tile deltaA = ndarray<f32>({delta_i.shape()[0], delta_i.shape()[1]});
+  isa::activation(deltaA, act::exp, delta_i, std::nullopt, A_i);
+  return deltaA;
+}
+
 /// Steps 3 to 5 of one state on one tile of channels: scanC = scan(deltaA, delta u B_s) * C_s, with the scan
 /// starting from `initial` (0 or the previous chunk's last state); B_s and C_s are loaded broadcast. Returns the
 /// scan (v3 carries its last column) and writes scanC.
@@ -116,7 +122,7 @@ const Registration v1{{
             const Index channel_start = i_channel_tile * channel_psize;
             Tile delta_i = load(delta.window(i_batch * channels + channel_start, 0, {channel_psize, seq_len}));
             Tile A_i = load(A.window(channel_start, i_state, {channel_psize, 1}));
-            Tile deltaA = activation(act::exp, delta_i, {.scale = A_i});
+            Tile deltaA = deltaAOf(delta_i, A_i);
             Tile u_i = load(u.window(i_batch * channels + channel_start, 0, {channel_psize, seq_len}));
             Tile scanC = ndarray<f32>({channel_psize, seq_len});
             scanTimesC(deltaA, delta_i, u_i, B, C, i_batch * S + i_state, 0, seq_len, 0.0f, scanC);
@@ -160,7 +166,7 @@ const Registration v2{{
       channelTilesThenStates(delta, u, A, output,
                              [&](const Index &bc_row, const Tile &delta_i, const Tile &u_i, const Tile &A_i,
                                  const Tile &scanC_accum) {
-                               Tile deltaA = activation(act::exp, delta_i, {.scale = A_i});
+                               Tile deltaA = deltaAOf(delta_i, A_i);
                                Tile scanC = ndarray<f32>({channel_psize, seq_len});
                                scanTimesC(deltaA, delta_i, u_i, B, C, bc_row, 0, seq_len, 0.0f, scanC);
                                scanC_accum += scanC;
@@ -183,7 +189,7 @@ const Registration v3{{
             Tile scan_init = zeros<f32>({channel_psize, 1}); // the last scan result
             for (int64_t i_seq_len_tile = 0; i_seq_len_tile < n_seq_len_tile; ++i_seq_len_tile) { // static_range
               const int64_t seq_len_start = i_seq_len_tile * seq_len_fsize;
-              Tile deltaA = activation(act::exp, delta_i.slice(seq_len_start, seq_len_fsize), {.scale = A_i});
+              Tile deltaA = deltaAOf(delta_i.slice(seq_len_start, seq_len_fsize), A_i);
               // PSUM for the product, "to reduce accumulation latency" (the tutorial).
               Tile scanC = ndarray(f32, {channel_psize, seq_len_fsize}, buffer::psum);
               const Tile scan_res = scanTimesC(deltaA, delta_i.slice(seq_len_start, seq_len_fsize),

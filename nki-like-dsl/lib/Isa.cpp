@@ -26,11 +26,11 @@ void tensor_tensor(const Tile &dst, const Operand &data1, const Operand &data2, 
 }
 
 void activation(const Tile &dst, tessera::isa::ActFunc func, const Operand &data, const std::optional<Operand> &bias,
-                float scale, Loc loc) {
-  tsr::detail::IsaCall call{.dst = dst, .src0 = data, .src1 = bias};
+                const Scalar &scale, Loc loc) {
+  tsr::detail::IsaCall call{.dst = dst, .src0 = data, .src1 = bias, .src2 = scale.tile()};
   call.settings.op = tessera::isa::Opcode::Activation;
   call.settings.func = func;
-  call.settings.scale = scale;
+  call.settings.scale = scale.tile() ? 1.0f : scale.value();
   tsr::detail::recordInstruction(call, loc);
 }
 

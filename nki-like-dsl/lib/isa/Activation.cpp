@@ -23,13 +23,15 @@ detail::IsaCall activationReduceCall(const Tile &dst, tessera::isa::ActFunc op, 
 
 } // namespace
 
-void activation(const Tile &dst, tessera::isa::ActFunc func, const Operand &data, float bias, float scale, Loc loc) {
+void activation(const Tile &dst, tessera::isa::ActFunc func, const Operand &data, float bias, const Scalar &scale,
+                Loc loc) {
   detail::IsaCall call;
   call.dst = dst;
   call.src0 = data;
+  call.src2 = scale.tile();
   call.settings.op = tessera::isa::Opcode::Activation;
   call.settings.func = func;
-  call.settings.scale = scale;
+  call.settings.scale = scale.tile() ? 1.0f : scale.value();
   call.settings.bias = bias;
   detail::recordInstruction(call, loc);
 }

@@ -235,3 +235,66 @@ TEST(IsaActivation, MisuseIsReportedAtTheKernelLine) {
 }
 
 } // namespace
+
+// y = exp(x * s[p]), z = exp(x * s[p] + 0.125): the scale a [P, 1] tile (nisa.activation(..., scale=tile), the
+// Mamba tutorial's exp(delta * A)), one instruction each. With bias=1 z's bias is an immediate (the float-bias form
+// takes a scale tile too); NeuronCore-v2 takes only a [P, 1] bias tile, so bias=2 gives z a bias tile instead.
+namespace {
+
+const tsr::Registration activationScaleTileKernel{{
+    .name = "test_isa_activation_scale_tile",
+    .summary = "isa::activation with a [P, 1] tile as its scale",
+    .params = {{"N", 64}},
+    .kernelParams = {{"bias", 1}},
+    .signature =
+        [](const tsr::Params &p) {
+          return std::vector<tsr::TensorSpec>{tsr::input("x", {128, p["N"]}, tsr::f32),
+                                              tsr::input("s", {128, 1}, tsr::f32),
+                                              tsr::output("y", {128, p["N"]}, tsr::f32),
+                                              tsr::output("z", {128, p["N"]}, tsr::f32)};
+        },
+    .body = tsr::body([](const tsr::Params &p, tsr::Hbm x, tsr::Hbm s, tsr::Hbm y, tsr::Hbm z) {
+      tsr::Tile xt = tsr::load(x.tile(0, 0, {128, x.dim(1)}));
+      tsr::Tile st = tsr::load(s.tile(0, 0, {128, 1}));
+      tsr::Tile yt = tsr::ndarray<tsr::f32>({128, x.dim(1)}), zt = tsr::ndarray<tsr::f32>({128, x.dim(1)});
+      tsr::isa::activation(yt, tsr::act::exp, xt, std::nullopt, st);
+      if (p["bias"] == 1)
+        tsr::isa::activation(zt, tsr::act::exp, xt, kImmediateBias, st);
+      else
+        tsr::isa::activation(zt, tsr::act::exp, xt, tsr::full(tsr::f32, {128, 1}, kImmediateBias), st);
+      tsr::store(y.tile(0, 0, {128, x.dim(1)}), yt);
+      tsr::store(z.tile(0, 0, {128, x.dim(1)}), zt);
+    }),
+    .reference =
+        [](const tsr::Params &p, const std::vector<tsr::HostTensor> &in, std::vector<tsr::HostTensor> &out) {
+          const int64_t n = p["N"];
+          for (int64_t r = 0; r < 128; ++r)
+            for (int64_t c = 0; c < n; ++c) {
+              const double v = double(in[0][r * n + c]) * in[1][r];
+              out[0][r * n + c] = static_cast<float>(std::exp(v));
+              out[1][r * n + c] = static_cast<float>(std::exp(v + kImmediateBias));
+            }
+        },
+}};
+
+} // namespace
+
+TEST(IsaActivation, AScaleTileScalesEachPartition) {
+  for (const auto &[target, bias] : {std::pair{"trn1", 2}, {"trn2", 1}, {"trn2", 2}}) {
+    const driver::RunReport r = driver::runKernel(
+        {.kernel = "test_isa_activation_scale_tile", .target = target, .kernelParams = {{"bias", bias}}});
+    EXPECT_TRUE(r.ok) << target << " bias=" << bias << "\n" << driver::toText(r);
+    EXPECT_EQ(r.instructions, bias == 1 ? 6u : 7u)
+        << target << ": two loads, two activations, two stores (and the bias tile's memset)";
+  }
+  int line = 0;
+  auto wideScale = kernelOf({tsr::input("x", {64, 32}, tsr::f32)}, [&](tsr::Hbm x) {
+    tsr::Tile a = tsr::load(x.tile(0, 0, {64, 32}));
+    tsr::Tile d = tsr::ndarray<tsr::f32>({64, 32});
+    line = __LINE__ + 1;
+    tsr::isa::activation(d, tsr::act::exp, a, std::nullopt, a);
+  });
+  tessera::Error e = traceError(wideScale);
+  expectAt(e, line);
+  EXPECT_NE(std::string(e.what()).find("scale"), std::string::npos) << e.what();
+}

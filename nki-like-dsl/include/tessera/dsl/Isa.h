@@ -16,6 +16,7 @@
 
 #include "tessera/dsl/Operators.h"
 #include "tessera/dsl/Ops.h"
+#include "tessera/dsl/isa/Scalar.h"
 
 #include <optional>
 
@@ -31,9 +32,11 @@ void tensor_copy(const Tile &dst, const Operand &src, std::optional<Engine> engi
 /// dst = data1 <op> data2, elementwise (nki.isa.tensor_tensor).
 void tensor_tensor(const Tile &dst, const Operand &data1, const Operand &data2, tessera::isa::AluOp op,
                    Loc loc = Loc::current());
-/// dst = func(data * scale + bias) on the scalar engine (nki.isa.activation); `bias` a [P, 1] tile or none.
+/// dst = func(data * scale + bias) on the scalar engine (nki.isa.activation); `bias` a [P, 1] tile or none;
+/// `scale` a number or a [P, 1] tile of each partition's scale (NKI's `scale: float | tile`).
 void activation(const Tile &dst, tessera::isa::ActFunc func, const Operand &data,
-                const std::optional<Operand> &bias = std::nullopt, float scale = 1.0f, Loc loc = Loc::current());
+                const std::optional<Operand> &bias = std::nullopt, const Scalar &scale = 1.0f,
+                Loc loc = Loc::current());
 /// dst[p, 0] = reduce_op(data[p, :]), negated when `negate` (nki.isa.tensor_reduce over the free axis).
 void tensor_reduce(const Tile &dst, tessera::isa::AluOp op, const Operand &data, bool negate = false,
                    Loc loc = Loc::current());

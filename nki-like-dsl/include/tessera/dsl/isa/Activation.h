@@ -11,9 +11,10 @@
 
 namespace tsr::isa {
 
-/// dst = func(data * scale + bias) with `bias` an immediate number (nki.isa.activation with a float bias).
-void activation(const Tile &dst, tessera::isa::ActFunc func, const Operand &data, float bias, float scale = 1.0f,
-                Loc loc = Loc::current());
+/// dst = func(data * scale + bias) with `bias` an immediate number (nki.isa.activation with a float bias); `scale`
+/// a number or a [P, 1] tile.
+void activation(const Tile &dst, tessera::isa::ActFunc func, const Operand &data, float bias,
+                const Scalar &scale = 1.0f, Loc loc = Loc::current());
 
 /// dst = func(data * scale + bias) and reduce_res[p, 0] = reduce_op over dst's row p, reduced from the FP32
 /// results before dst's rounding (nki.isa.activation_reduce); `bias` a [P, 1] tile or none. reduce_op add;
