@@ -120,6 +120,8 @@ add_test(NAME backends/round-to-f16
                  ${PROJECT_SOURCE_DIR}/hw-backends/check/round_to_f16.py)
 set_tests_properties(backends/round-to-f16 PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 # The real TPU compiler: PyPI's libtpu (the version jax[tpu] pins) compiles deviceless on this CPU-only machine.
+# Labelled libtpu as well: the sanitizer pass of scripts/test.sh skips them (what they run of Tessera's, emitting
+# the module, the Pallas checks of the same kernels run under the sanitizers; the rest is libtpu's own time).
 # Every library kernel's Pallas module, both styles, for tpu-v5e and tpu-v6e; the other generations at one shape
 # each (mlp in the manual style, rmsnorm as a grid). Shapes are the kernels' defaults (docs/backends.md, "Real TPU
 # compilation", has every compile time: mamba_scan's is the longest, about 20 s).
@@ -130,7 +132,7 @@ function(add_tpu_compile_test kernel style target) # further arguments go to tes
   add_test(NAME ${name}
            COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python tpu-compile ${kernel} ${target}
                    ${BACKEND_WORK} ${style} ${tpu_compile_args_${kernel}} ${ARGN})
-  set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+  set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS "backends;libtpu")
   if(DEFINED tpu_compile_error_${kernel})
     set_tests_properties(${name} PROPERTIES ENVIRONMENT "EXPECT_COMPILE_ERROR=${tpu_compile_error_${kernel}}")
   endif()
@@ -167,7 +169,7 @@ foreach(style manual auto)
   add_test(NAME ${name}
            COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python tpu-compile matmul_blocked tpu-v5e
                    ${BACKEND_WORK} ${style} --shape M=2048,N=2048,K=2048)
-  set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+  set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS "backends;libtpu")
 endforeach()
 # conv2d at stride 2 reads each phase of its input with a lane-strided vector load after a staging DMA, which Mosaic
 # does not implement: a known failure, asserted as such (its own folder: check_kernel.sh names it by the variant).
@@ -175,7 +177,7 @@ set(name backends/tpu-compile-manual/conv2d-stride2/tpu-v5e)
 add_test(NAME ${name}
          COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python tpu-compile conv2d tpu-v5e
                  ${BACKEND_WORK} manual --param stride=2)
-set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends
+set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS "backends;libtpu"
                      ENVIRONMENT "EXPECT_COMPILE_ERROR=Stride on last dim is not 1")
 # run.py --estimate: libtpu's static cycle estimate beside Tessera's. The grid module of add gets one (exit 0); on
 # the manual module (a DMA semaphore waited on in a pl.loop) libtpu 0.0.50.1's profiler aborts the whole process
