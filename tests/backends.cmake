@@ -96,6 +96,10 @@ add_plugin_backend_tests(plugin_broadcast ${broadcast_plugin})
 # Pallas the floor divisions (// on the loop's index).
 set(index_division_plugin --plugin $<TARGET_FILE:tessera-test-plugin-index-division>)
 add_plugin_backend_tests(plugin_index_division ${index_division_plugin})
+# Tiles sliced along the partition dimension (tests/plugins/partition_slice.cpp): NKI slices a tile's partitions as
+# t[32:64, 0:512]; Pallas slices the ref's rows.
+set(partition_slice_plugin --plugin $<TARGET_FILE:tessera-test-plugin-partition-slice>)
+add_plugin_backend_tests(plugin_partition_slice ${partition_slice_plugin})
 # Interpret mode rounds each operation as written under run.py's XLA flags (no FMA contraction, no excess
 # precision), as the simulator does; without them, on a host with FMA, it does not (the check can fail).
 add_test(NAME backends/interpret-rounds-as-written
@@ -149,6 +153,7 @@ foreach(style manual auto)
     add_tpu_compile_test(plugin_fp16 ${style} ${target} ${fp16_plugin})
     add_tpu_compile_test(plugin_broadcast ${style} ${target} ${broadcast_plugin})
     add_tpu_compile_test(plugin_index_division ${style} ${target} ${index_division_plugin})
+    add_tpu_compile_test(plugin_partition_slice ${style} ${target} ${partition_slice_plugin})
   endforeach()
 endforeach()
 foreach(target tpu-v4 tpu-v5p tpu-7x)

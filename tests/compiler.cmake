@@ -19,7 +19,7 @@ target_compile_definitions(compiler-tests PRIVATE
   TESSERA_TEST_PLUGIN_THROWING="$<TARGET_FILE:tessera-test-plugin-throwing>")
 add_dependencies(compiler-tests tessera-test-plugin tessera-test-plugin-duplicate tessera-test-plugin-empty
                  tessera-test-plugin-undefined tessera-test-plugin-fp16 tessera-test-plugin-throwing
-                 tessera-test-plugin-misuse tessera-test-plugin-index-division)
+                 tessera-test-plugin-misuse tessera-test-plugin-index-division tessera-test-plugin-partition-slice)
 # HtmlReportTest decodes headless Chromium's screenshot of a report.
 find_package(PNG REQUIRED)
 target_link_libraries(compiler-tests PRIVATE PNG::PNG TesseraCompilerLibrary) # the compiler's internals too
@@ -76,6 +76,11 @@ foreach(target trn1 trn2 tpu-v5e tpu-v6e)
            COMMAND tessera run plugin_index_division --plugin $<TARGET_FILE:tessera-test-plugin-index-division>
                    --target ${target} --json)
   set_tests_properties(run/plugin_index_division/${target} PROPERTIES LABELS e2e)
+  # Tiles sliced along the partition dimension (tests/plugins/partition_slice.cpp): the same agreement.
+  add_test(NAME run/plugin_partition_slice/${target}
+           COMMAND tessera run plugin_partition_slice --plugin $<TARGET_FILE:tessera-test-plugin-partition-slice>
+                   --target ${target} --json)
+  set_tests_properties(run/plugin_partition_slice/${target} PROPERTIES LABELS e2e)
 endforeach()
 
 # tessera run --report: the file is written; an unwritable path exits 2 naming it, and leaves nothing behind.

@@ -236,6 +236,12 @@ def model():
         "dma_copy from PSUM": lambda: nisa.dma_copy(dst=b, src=p),
         "dma_copy engine=sync without hwdge": lambda: nisa.dma_copy(dst=b, src=a, engine=nisa.engine.sync),
         "dma_transpose into PSUM": lambda: nisa.dma_transpose(dst=p[0:128, 0:128], src=a[0:128, 0:128]),
+        # An engine access of 64 partitions starts at 0 or 64; of 32, at a multiple of 32 (start_partition).
+        "tensor_copy of partitions 32:96": lambda: nisa.tensor_copy(dst=b[0:64, :], src=a[32:96, :]),
+        "tensor_scalar into partitions 16:48": lambda: nisa.tensor_scalar(dst=b[16:48, :], data=a[0:32, :],
+                                                                          op0=nl.add, operand0=1.0),
+        "activation of partitions 0:32 of a slice at 16": lambda: nisa.activation(dst=b[0:32, :], op=nl.exp,
+                                                                                  data=a[16:128, :][0:32, :]),
     }
     for what, call in refused.items():
         try:
@@ -243,7 +249,11 @@ def model():
             failures.append(f"the model accepted {what}")
         except ValueError:
             pass
-    # What NKI does take runs: affine_select's offset by keyword, double_row on [K, 2, X] views.
+    # What NKI does take runs: affine_select's offset by keyword, double_row on [K, 2, X] views, a copy across
+    # quadrants and halves, and DMAs at any partition.
+    nisa.tensor_copy(dst=b[96:128, :], src=a[0:32, :])
+    nisa.tensor_copy(dst=b[64:128, :], src=a[0:64, :])
+    nisa.dma_copy(dst=b[5:17, :], src=a[3:15, :])
     nisa.affine_select(dst=b, pattern=[[1, 512]], channel_multiplier=-1, on_true_tile=a, on_false_value=0.0,
                        cmp_op=nl.greater_equal, offset=511)
     nisa.nc_matmul(dst=p[0:128, 0:128], stationary=f8[0:128, 0:256].reshape([128, 2, 128]),

@@ -24,32 +24,64 @@ std::pair<int64_t, int64_t> range(const graph::IndexExpr &e, const std::source_l
 
 const Shape &Tile::shape() const { return bufferOf(buffer_).shape; }
 
-Tile Tile::slice(const Index &start, int64_t size, std::source_location loc) const {
-  Tracer &tracer = Tracer::current(loc);
-  tracer.checkAlive(buffer_, loc);
-  const graph::Buffer &base = tracer.graph().buffers[buffer_];
-  const std::string shown = fmt::format("tile '{}' [{}]", base.name, fmt::join(base.shape, ", "));
-  const int root = base.viewOf >= 0 ? base.viewOf : buffer_;
+namespace {
+
+/// The checks every view of `buffer` shares: alive, not a zero-filled accumulator, a positive size. Returns how the
+/// user's tile is named in messages.
+std::string checkViewable(Tracer &tracer, int buffer, const char *what, int64_t size, const std::source_location &loc) {
+  tracer.checkAlive(buffer, loc);
+  const graph::Buffer &base = tracer.graph().buffers[buffer];
+  std::string shown = fmt::format("tile '{}' [{}]", base.name, fmt::join(base.shape, ", "));
+  const int root = base.viewOf >= 0 ? base.viewOf : buffer;
   if (base.space == tessera::isa::MemSpace::Psum && tracer.isAccumulator(root))
-    throw tessera::Error(fmt::format("slice: {} is a zero-filled PSUM accumulator (tsr::psum): matmuls accumulate "
+    throw tessera::Error(fmt::format("{}: {} is a zero-filled PSUM accumulator (tsr::psum): matmuls accumulate "
                                      "into it whole, and its first one starts the accumulation group",
-                                     shown),
+                                     what, shown),
                          toLoc(loc),
                          "to write a PSUM tile piece by piece (transposes side by side), make it with "
                          "tsr::ndarray(dtype, shape, tsr::buffer::psum)");
-  if (size <= 0) throw tessera::Error(fmt::format("slice: size {} of {} must be positive", size, shown), toLoc(loc));
-  auto [lo, hi] = range(start.expr(), loc);
-  if (lo < 0 || hi + size > base.shape[1])
-    throw tessera::Error(fmt::format("slice: {} elements at offsets from {} to {} leave {}", size, lo, hi, shown),
-                         toLoc(loc), "a slice must stay within the free dimension of its tile for every loop index");
+  if (size <= 0) throw tessera::Error(fmt::format("{}: size {} of {} must be positive", what, size, shown), toLoc(loc));
+  return shown;
+}
+
+/// A view of `buffer` (itself a view or not) of `shape`, `partition` partitions and `offset` elements into it.
+Tile viewOf(Tracer &tracer, int buffer, Shape shape, int64_t partition, const Index &offset,
+            const std::source_location &loc) {
+  const graph::Buffer &base = tracer.graph().buffers[buffer];
+  const bool nested = base.viewOf >= 0;
   graph::Buffer view;
-  view.shape = {base.shape[0], size};
+  view.shape = std::move(shape);
   view.dtype = base.dtype;
   view.space = base.space;
   view.loc = toLoc(loc);
-  view.viewOf = base.viewOf >= 0 ? base.viewOf : buffer_;
-  view.viewOffset = base.viewOf >= 0 ? (Index(base.viewOffset) + start).expr() : start.expr();
+  view.viewOf = nested ? base.viewOf : buffer;
+  view.viewOffset = nested ? (Index(base.viewOffset) + offset).expr() : offset.expr();
+  view.viewPartition = (nested ? base.viewPartition : 0) + partition;
   return Tile(tracer.allocate(std::move(view)));
+}
+
+} // namespace
+
+Tile Tile::slice(const Index &start, int64_t size, std::source_location loc) const {
+  Tracer &tracer = Tracer::current(loc);
+  const std::string shown = checkViewable(tracer, buffer_, "slice", size, loc);
+  const Shape &shape = tracer.graph().buffers[buffer_].shape;
+  auto [lo, hi] = range(start.expr(), loc);
+  if (lo < 0 || hi + size > shape[1])
+    throw tessera::Error(fmt::format("slice: {} elements at offsets from {} to {} leave {}", size, lo, hi, shown),
+                         toLoc(loc), "a slice must stay within the free dimension of its tile for every loop index");
+  return viewOf(tracer, buffer_, {shape[0], size}, 0, start, loc);
+}
+
+Tile Tile::partition_slice(int64_t start, int64_t size, std::source_location loc) const {
+  Tracer &tracer = Tracer::current(loc);
+  const std::string shown = checkViewable(tracer, buffer_, "partition_slice", size, loc);
+  const Shape &shape = tracer.graph().buffers[buffer_].shape;
+  if (start < 0 || start + size > shape[0])
+    throw tessera::Error(fmt::format("partition_slice: partitions [{}, {}) leave {}, which has {}", start,
+                                     start + size, shown, shape[0]),
+                         toLoc(loc), "a partition slice must stay within its tile's partitions");
+  return viewOf(tracer, buffer_, {size, shape[1]}, start, Index(0), loc);
 }
 DType Tile::dtype() const { return bufferOf(buffer_).dtype; }
 tessera::isa::MemSpace Tile::space() const { return bufferOf(buffer_).space; }

@@ -149,13 +149,15 @@ private:
     return std::nullopt;
   }
 
-  /// A tile or a view of one: its allocation and the columns it covers there.
+  /// A tile or a view of one: its allocation and the rows and columns it covers there.
   TileOperand operand(Value v, Operation *at) {
     TileOperand o;
+    o.rows = llvm::cast<MemRefType>(v.getType()).getDimSize(0);
     o.cols = llvm::cast<MemRefType>(v.getType()).getDimSize(1);
     LoopIndex col;
     for (auto view = v.getDefiningOp<tile::ViewOp>(); view; view = v.getDefiningOp<tile::ViewOp>()) {
       col = col + index(view.getOffset(), at);
+      o.row += view.firstPartition();
       v = view.getSource();
     }
     auto alloc = v.getDefiningOp<tile::AllocOp>();

@@ -376,7 +376,7 @@ private:
     b_.setInsertionPoint(op);
     Value source = op.getSource();
     Type element = logical(source);
-    llvm::SmallVector<OpFoldResult> offsets{b_.getIndexAttr(0), op.getOffset()};
+    llvm::SmallVector<OpFoldResult> offsets{b_.getIndexAttr(op.firstPartition()), op.getOffset()};
     llvm::SmallVector<OpFoldResult> sizes{b_.getIndexAttr(op.getType().getDimSize(0)),
                                           b_.getIndexAttr(op.getType().getDimSize(1))};
     llvm::SmallVector<OpFoldResult> strides{b_.getIndexAttr(1), b_.getIndexAttr(1)};

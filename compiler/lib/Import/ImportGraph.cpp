@@ -86,8 +86,10 @@ private:
     const graph::Buffer &buf = g_.buffers[a.buffer];
     MemRefType type = tile::tileType(b_.getContext(), buf.shape, compiler::mlirTypeOf(b_.getContext(), buf.dtype),
                                      toTile(buf.space));
-    if (buf.viewOf >= 0) { // a slice of another tile (Tile::slice)
-      buffers_[a.buffer] = b_.create<tile::ViewOp>(loc(buf.loc), type, buffers_.at(buf.viewOf), index(buf.viewOffset));
+    if (buf.viewOf >= 0) { // a slice of another tile (Tile::slice, Tile::partition_slice)
+      buffers_[a.buffer] = b_.create<tile::ViewOp>(
+          loc(buf.loc), type, buffers_.at(buf.viewOf), index(buf.viewOffset),
+          buf.viewPartition ? b_.getI64IntegerAttr(buf.viewPartition) : IntegerAttr());
       return;
     }
     IntegerAttr offset, bufs;

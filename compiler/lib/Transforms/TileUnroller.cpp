@@ -29,7 +29,8 @@ isa::ActFunc toIsa(tile::Func f) { return *isa::parseActFunc(tile::stringifyFunc
 
 isa::AccessPattern Buffer::pattern(int64_t width) const {
   isa::AccessPattern ap =
-      isa::AccessPattern::dense(space, dtype, 0, static_cast<uint32_t>(partitions), address(), freeSize);
+      isa::AccessPattern::dense(space, dtype, static_cast<uint32_t>(partitionStart), static_cast<uint32_t>(partitions),
+                                address(), freeSize);
   if (ap.flat()) ap.partitionStride = pitch;
   if (width > freeSize && freeSize == 1) {
     ap.sizes[0] = width;
@@ -129,8 +130,17 @@ LogicalResult TileUnroller::view(tile::ViewOp o) {
   if (first < 0 || first + size > v.freeSize)
     return o.emitOpError() << "window of " << size << " elements at offset " << first << " leaves its source ("
                            << v.freeSize << " elements)";
-  v.offset = v.address() + first * static_cast<int64_t>(isa::byteSize(v.dtype));
+  const int64_t bytes = isa::byteSize(v.dtype);
+  v.offset = v.address() + first * bytes;
   v.freeSize = size;
+  // A partition slice: on chip its first partition; in a flat memory (VMEM) its first row, `pitch` elements apart.
+  if (const int64_t partition = o.firstPartition(); partition > 0) {
+    if (v.pitch > 0)
+      v.offset += partition * v.pitch * bytes;
+    else
+      v.partitionStart += partition;
+  }
+  v.partitions = o.getType().getDimSize(0);
   v.bufs = 1;
   v.instance = 0;
   v.copyBytes = targetFamily(target_).tileCopyBytes(o.getType(), target_);

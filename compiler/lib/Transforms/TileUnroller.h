@@ -25,6 +25,7 @@ struct Buffer {
   isa::MemSpace space = isa::MemSpace::Sbuf;
   isa::DType dtype = isa::DType::F32;
   int64_t partitions = 0, freeSize = 0;  ///< rows and elements per row
+  int64_t partitionStart = 0;            ///< on chip: the first partition (a view's: Tile::partition_slice)
   int64_t pitch = 0;                     ///< flat memories (VMEM): elements from one row to the next
   int64_t offset = 0, bufs = 1, copyBytes = 0;
   int64_t instance = -1;        ///< how many times the alloc has run, minus one

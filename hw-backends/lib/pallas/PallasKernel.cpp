@@ -372,9 +372,12 @@ private:
                                             const std::string &slot = {}) const {
     const compiler::TileBuffer &t = tp_.tiles[o.tile];
     const compiler::TileAllocation &a = allocationOf(o.tile);
-    const bool whole = isZero(o.col) && o.cols == a.cols;
+    const bool allRows = o.row == 0 && o.rows == a.rows, allCols = isZero(o.col) && o.cols == a.cols;
+    const bool whole = allRows && allCols;
+    const std::string rows = allRows ? ":" : fmt::format("{}:{}", o.row, o.row + o.rows);
+    const std::string cols = allCols ? ":" : slice(o.col, o.cols, subst);
     if (t.storage == TileStorage::Value)
-      return {tileNames_[o.tile], whole ? "" : fmt::format(":, {}", slice(o.col, o.cols, subst))};
+      return {tileNames_[o.tile], whole ? "" : fmt::format("{}, {}", rows, cols)};
     if (t.storage == TileStorage::Block) {
       const TileOpNode &copy = tp_.ops[t.blockOp];
       const InBlock b = inBlock(copy.window, copy.block);
@@ -382,14 +385,14 @@ private:
       if (isZero(b.row) && isZero(b.col) && whole &&
           block.shape[0] == a.rows && block.shape[1] == a.cols)
         return {b.ref, "..."};
-      return {b.ref, fmt::format("{}, {}", slice(b.row, a.rows, subst), slice(b.col + o.col, o.cols, subst))};
+      return {b.ref, fmt::format("{}, {}", slice(b.row + LoopIndex{{}, o.row}, o.rows, subst),
+                                 slice(b.col + o.col, o.cols, subst))};
     }
-    const std::string cols = whole ? ":" : slice(o.col, o.cols, subst);
     if (copies_[o.tile] > 1) {
       const std::string copy = slot.empty() ? copyIndex(o.tile, subst) : slot;
-      return {tileNames_[o.tile], whole ? copy : fmt::format("{}, :, {}", copy, cols)};
+      return {tileNames_[o.tile], whole ? copy : fmt::format("{}, {}, {}", copy, rows, cols)};
     }
-    return {tileNames_[o.tile], whole ? "..." : fmt::format(":, {}", cols)};
+    return {tileNames_[o.tile], whole ? "..." : fmt::format("{}, {}", rows, cols)};
   }
 
   /// The operand's values, in FP32 unless `keepDtype`.

@@ -174,3 +174,67 @@ TEST(TileSlice, PlusEqualsChecksShapes) {
 
 } // namespace
 } // namespace tsr
+
+namespace tsr {
+namespace {
+
+using dsltest::expectAt;
+using dsltest::kernelOf;
+using dsltest::traceError;
+
+TEST(PartitionSlice, RecordsAViewOfTheTilesPartitions) {
+  int base = -1, rows = -1, nested = -1;
+  auto k = kernelOf({input("a", {128, 1024}, f32)}, [&](Hbm a) {
+    Tile t = load(a.tile(0, 0, {128, 1024}));
+    base = t.buffer();
+    Tile upper = t.partition_slice(64, 64);
+    rows = upper.buffer();
+    EXPECT_EQ(upper.shape(), (Shape{64, 1024}));
+    // A slice of a slice, either way round, views the original tile at the sum of the offsets.
+    nested = upper.slice(512, 256).partition_slice(32, 32).buffer();
+  });
+  graph::KernelGraph g = trace(k, {});
+  EXPECT_EQ(g.buffers.at(rows).viewOf, base);
+  EXPECT_EQ(g.buffers.at(rows).viewPartition, 64);
+  EXPECT_EQ(g.buffers.at(rows).viewOffset.constant, 0);
+  EXPECT_EQ(g.buffers.at(nested).viewOf, base);
+  EXPECT_EQ(g.buffers.at(nested).viewPartition, 96);
+  EXPECT_EQ(g.buffers.at(nested).viewOffset.constant, 512);
+  EXPECT_EQ(g.buffers.at(nested).shape, (Shape{32, 256}));
+}
+
+TEST(PartitionSlice, MustStayInsideItsTileAndNotSliceAnAccumulator) {
+  int lineOutside = 0, lineEmpty = 0, lineAccumulator = 0;
+  auto outside = kernelOf({input("a", {128, 512}, f32)}, [&](Hbm a) {
+    Tile t = load(a.tile(0, 0, {96, 512}));
+    lineOutside = __LINE__ + 1;
+    (void)t.partition_slice(64, 64);
+  });
+  tessera::Error e = traceError(outside);
+  EXPECT_EQ(e.message(), "partition_slice: partitions [64, 128) leave tile 't0' [96, 512], which has 96");
+  EXPECT_EQ(e.hint(), "a partition slice must stay within its tile's partitions");
+  expectAt(e, lineOutside);
+
+  auto empty = kernelOf({input("a", {128, 512}, f32)}, [&](Hbm a) {
+    Tile t = load(a.tile(0, 0, {128, 512}));
+    lineEmpty = __LINE__ + 1;
+    (void)t.partition_slice(0, 0);
+  });
+  e = traceError(empty);
+  EXPECT_EQ(e.message(), "partition_slice: size 0 of tile 't0' [128, 512] must be positive");
+  expectAt(e, lineEmpty);
+
+  auto accumulator = kernelOf({input("a", {128, 512}, f32)}, [&](Hbm) {
+    Tile p = psum<f32>({128, 512});
+    lineAccumulator = __LINE__ + 1;
+    (void)p.partition_slice(0, 64);
+  });
+  e = traceError(accumulator);
+  EXPECT_NE(e.message().find("partition_slice: tile 't0' [128, 512] is a zero-filled PSUM accumulator"),
+            std::string::npos)
+      << e.message();
+  expectAt(e, lineAccumulator);
+}
+
+} // namespace
+} // namespace tsr

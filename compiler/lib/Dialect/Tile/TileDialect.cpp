@@ -125,9 +125,12 @@ LogicalResult ViewOp::verify() {
   if (failed(checkTile(*this, getSource(), "source")) || failed(checkTile(*this, getResult(), "result")))
     return failure();
   MemRefType s = typeOf(getSource()), r = typeOf(getResult());
+  const int64_t partition = firstPartition();
   if (memorySpaceOf(r) != memorySpaceOf(s) || r.getElementType() != s.getElementType() ||
-      r.getDimSize(0) != s.getDimSize(0) || r.getDimSize(1) > s.getDimSize(1))
-    return emitOpError() << "result " << r << " is not a window of the free dimension of " << s;
+      r.getDimSize(1) > s.getDimSize(1))
+    return emitOpError() << "result " << r << " is not a window of " << s;
+  if (partition < 0 || partition + r.getDimSize(0) > s.getDimSize(0))
+    return emitOpError() << "partitions [" << partition << ", " << partition + r.getDimSize(0) << ") leave " << s;
   if (auto c = getOffset().getDefiningOp<arith::ConstantIndexOp>())
     if (c.value() < 0 || c.value() + r.getDimSize(1) > s.getDimSize(1))
       return emitOpError() << "window of " << r.getDimSize(1) << " elements at offset " << c.value() << " leaves "

@@ -260,7 +260,7 @@ private:
     return b_.create<tile::ViewOp>(loc,
                                    tile::tileType(b_.getContext(), {type.getDimSize(0), count}, type.getElementType(),
                                                   tile::memorySpaceOf(type)),
-                                   t, offset);
+                                   t, offset, IntegerAttr());
   }
 
   void binary(Location loc, tile::Alu alu, Value lhs, Value rhs, Value dst) {
@@ -327,7 +327,7 @@ private:
     MemRefType t = typeOf(view.getResult());
     Value copy = b_.create<tile::ViewOp>(
         view.getLoc(), tile::tileType(b_.getContext(), t.getShape(), element, tile::memorySpaceOf(t)), source,
-        view.getOffset());
+        view.getOffset(), view.getPartitionAttr());
     copies_[v] = copy;
     return copy;
   }
@@ -466,7 +466,7 @@ private:
     Value offset = b_.create<arith::SubIOp>(loc, col, hull.start);
     return b_.create<tile::ViewOp>(
         loc, tile::tileType(b_.getContext(), t.getShape(), t.getElementType(), tile::memorySpaceOf(staging)),
-        hull.staging, offset);
+        hull.staging, offset, IntegerAttr());
   }
 
   /// The hull that load or store `op`, between HBM tensor `hbm` at `indices` and tile `tile`, needs (built before

@@ -183,6 +183,7 @@ struct LowerTileToTpuPass : PassWrapper<LowerTileToTpuPass, OperationPass<Module
     if (failed(requireFamily(getOperation(), *target, tpuFamily(), "lower-tile-to-tpu")))
       return signalPassFailure();
     if (failed(rejectNeuronCoreOps(*target))) return signalPassFailure();
+    if (failed(rejectUnalignedSliceCopies(*target))) return signalPassFailure();
     for (auto fn : llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
       if (failed(replaceBody(fn, [&](Block &body, OpBuilder &b) {
             Lowering lowering(*target, b, maxInstructions);
@@ -191,6 +192,33 @@ struct LowerTileToTpuPass : PassWrapper<LowerTileToTpuPass, OperationPass<Module
             return lowering.block(body);
           })))
         return signalPassFailure();
+  }
+
+  /// A DMA to or from a partition slice (Tile::partition_slice) whose first row is not a multiple of its dtype's
+  /// sublane tile is an error at its kernel line: Mosaic copies VMEM in whole tiles of rows (libtpu 0.0.50.1: "Offsets
+  /// along tiled dimensions must be aligned to tiles"). Vector operations on such a slice are fine.
+  LogicalResult rejectUnalignedSliceCopies(const isa::Target &target) {
+    WalkResult walked = getOperation().walk([&](Operation *op) {
+      Value tile;
+      if (auto load = llvm::dyn_cast<tile::LoadOp>(op)) tile = load.getDst();
+      if (auto store = llvm::dyn_cast<tile::StoreOp>(op)) tile = store.getSrc();
+      if (!tile) return WalkResult::advance();
+      int64_t row = 0;
+      for (auto view = tile.getDefiningOp<tile::ViewOp>(); view; view = view.getSource().getDefiningOp<tile::ViewOp>())
+        row += view.firstPartition();
+      tile::AllocOp alloc = tile::rootAllocation(tile);
+      if (row == 0 || !alloc) return WalkResult::advance();
+      const int64_t rows = vmemLayout(alloc.getType(), target).sublaneTiling;
+      if (row % rows == 0) return WalkResult::advance();
+      op->emitError() << (llvm::isa<tile::LoadOp>(op) ? "a load into" : "a store from") << " partitions ["
+                      << row << ", " << row + llvm::cast<MemRefType>(tile.getType()).getDimSize(0) << ") of tile"
+                      << tile::quotedName(alloc) << " " << tile::shapeAndDtype(alloc.getType()) << ": " << target.name
+                      << " copies VMEM in tiles of " << rows << " rows of this dtype, so a DMA's first row is a multiple "
+                      << "of " << rows << "; start the slice there, or copy its rows into a tile of their own first "
+                      << "(vector operations take any rows)";
+      return WalkResult::interrupt();
+    });
+    return failure(walked.wasInterrupted());
   }
 
   /// The first op written at the tsr::isa level is an error at its kernel line.

@@ -69,7 +69,7 @@ struct Access {
   std::optional<AffineIndex> col; ///< nullopt: not affine
   int64_t cols = 0;
   bool read = false, write = false;
-  bool whole = false; ///< a write of every element (all columns, no mask, no accumulation into part of it)
+  bool whole = false; ///< a write of every element (all rows and columns, no accumulation into part of it)
 };
 
 /// Where a statement runs in the Pallas kernel: which Python scope it is written in.
@@ -139,6 +139,14 @@ private:
     return col;
   }
 
+  /// The first row of its allocation a tile operand covers (its views' partitions summed).
+  static int64_t firstRowOf(Value v) {
+    int64_t row = 0;
+    for (auto view = v.getDefiningOp<tile::ViewOp>(); view; view = view.getSource().getDefiningOp<tile::ViewOp>())
+      row += view.firstPartition();
+    return row;
+  }
+
   void access(Operation *op, Value tile, bool read, bool write, bool whole = true) {
     tile::AllocOp alloc = tile::rootAllocation(tile);
     if (!alloc) return;
@@ -149,7 +157,9 @@ private:
     a.cols = llvm::cast<MemRefType>(tile.getType()).getDimSize(1);
     a.read = read;
     a.write = write;
-    a.whole = write && whole && a.col && a.col->isConstant() && a.col->constant == 0 &&
+    const bool allRows = firstRowOf(tile) == 0 &&
+                         llvm::cast<MemRefType>(tile.getType()).getDimSize(0) == alloc.getType().getDimSize(0);
+    a.whole = write && whole && allRows && a.col && a.col->isConstant() && a.col->constant == 0 &&
               a.cols == alloc.getType().getDimSize(1);
     accessesOf_[alloc.getOperation()].push_back(accesses_.size());
     accesses_.push_back(std::move(a));

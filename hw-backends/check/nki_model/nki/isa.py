@@ -40,13 +40,32 @@ class oob_mode(enum.Enum):
 _FP8 = (nl.float8_e4m3, nl.float8_e4m3fn, nl.float8_e5m2)
 
 
-def _f32(x):
+def _engine_access(tile):
+    """Raises unless an engine instruction may reach `tile`'s partitions: an access of more than 64 partitions starts
+    at partition 0, of 33 to 64 at 0 or 64, of 32 or fewer at 0, 32, 64 or 96 (the NeuronCore architecture guide,
+    trainium_inferentia2_arch "SBUF/PSUM access": start_partition). DMAs are not engine instructions."""
+    if not isinstance(tile, nl.NkiTensor) or tile.buffer not in (nl.sbuf, nl.psum) or tile.data.ndim == 0:
+        return
+    count, start = tile.data.shape[0], tile.partition_start
+    alignment = 32
+    while alignment < count:
+        alignment *= 2
+    if start % alignment:
+        raise ValueError(f"an engine access of {count} partitions starts at partition {start}, not a multiple of "
+                         f"{alignment} (start_partition)")
+
+
+def _f32(x, dma=False):
     if isinstance(x, nl.NkiTensor):
+        if not dma:
+            _engine_access(x)
         return np.asarray(x.data, dtype=np.float32)
     return np.float32(x)
 
 
-def _write(dst, value):
+def _write(dst, value, dma=False):
+    if not dma:
+        _engine_access(dst)
     if dst.readonly:
         raise ValueError("dst is a broadcast view")
     value = np.broadcast_to(np.asarray(value, dtype=np.float32), dst.data.shape)
@@ -81,7 +100,7 @@ def dma_copy(dst, src, priority=None, oob_mode=oob_mode.error, dge_mode=dge_mode
         raise ValueError(f"dma_copy: engine={engine} (only sync or scalar, and only with dge_mode=hwdge)")
     if dst.data.size != src.data.size:
         raise ValueError(f"dma_copy: {src.data.size} elements into {dst.data.size}")
-    _write(dst, _f32(src).reshape(dst.data.shape))
+    _write(dst, _f32(src, dma=True).reshape(dst.data.shape), dma=True)
 
 
 def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False, is_transpose=False,
@@ -223,7 +242,7 @@ def dma_transpose(dst, src, axes=None, priority=None, dge_mode=dge_mode.unknown,
         raise ValueError(f"dma_transpose: src {src.dtype} into dst {dst.dtype} (the dtypes must match)")
     if src.data.ndim != 2 or axes not in (None, (1, 0), [1, 0]):
         raise NotImplementedError(f"the NumPy model has 2-D dma_transpose only (src {src.shape}, axes {axes})")
-    _write(dst, _f32(src).T)
+    _write(dst, _f32(src, dma=True).T, dma=True)
 
 
 def bn_stats(dst, data, name=None):

@@ -22,19 +22,27 @@ sbuf, psum, shared_hbm, hbm, private_hbm = (_Buffer(n) for n in ("sbuf", "psum",
 
 
 class NkiTensor:
-    """A tensor in one of NKI's memories; slicing gives views, as NKI's NumPy-style indexing does."""
+    """A tensor in one of NKI's memories; slicing gives views, as NKI's NumPy-style indexing does. An on-chip view
+    knows its first partition (`partition_start`), which the engines' access rule reads (isa._engine_access)."""
 
-    def __init__(self, data, buffer, readonly=False):
+    def __init__(self, data, buffer, readonly=False, partition_start=0):
         self.data, self.buffer, self.readonly = data, buffer, readonly
+        self.partition_start = partition_start
 
     shape = property(lambda self: self.data.shape)
     dtype = property(lambda self: self.data.dtype)
 
     def __getitem__(self, index):
         view = self.data[index]
+        first = index[0] if isinstance(index, tuple) and index else index
+        start = self.partition_start
+        if isinstance(first, slice):
+            start += first.indices(self.data.shape[0])[0]
+        elif isinstance(first, (int, np.integer)):
+            start += int(first) % self.data.shape[0]
         if view.ndim < 2:  # on chip, results stay 2-D (the partition dimension is kept)
             view = view.reshape(view.shape[0] if view.ndim else 1, -1)
-        return NkiTensor(view, self.buffer, self.readonly)
+        return NkiTensor(view, self.buffer, self.readonly, start)
 
     def broadcast(self, dim, size):
         """Repeats a size-1 dimension `size` times (a stride-0 access pattern)."""
@@ -42,7 +50,7 @@ class NkiTensor:
             raise ValueError(f"broadcast: dimension {dim} has size {self.data.shape[dim]}, not 1")
         shape = list(self.data.shape)
         shape[dim] = size
-        return NkiTensor(np.broadcast_to(self.data, shape), self.buffer, readonly=True)
+        return NkiTensor(np.broadcast_to(self.data, shape), self.buffer, True, self.partition_start)
 
     def reshape(self, shape):
         """A view with another shape and the same elements, without copying (NkiTensor.reshape): refused where the
@@ -54,7 +62,7 @@ class NkiTensor:
             view = np.reshape(self.data, shape, copy=False)
         except ValueError as e:
             raise ValueError(f"reshape: {self.data.shape} to {shape}: {e}") from None
-        return NkiTensor(view, self.buffer, self.readonly)
+        return NkiTensor(view, self.buffer, self.readonly, self.partition_start)
 
 
 class _Launch:

@@ -51,8 +51,9 @@ struct TensorArg {
   bool isOutput = false;
 };
 
-/// An on-chip tile buffer: [partitions, free]. A view (Tile::slice) is a buffer without memory of its own: the
-/// free-dimension elements [viewOffset, viewOffset + shape[1]) of every partition of buffer `viewOf`.
+/// An on-chip tile buffer: [partitions, free]. A view (Tile::slice, Tile::partition_slice) is a buffer without
+/// memory of its own: the free-dimension elements [viewOffset, viewOffset + shape[1]) of partitions
+/// [viewPartition, viewPartition + shape[0]) of buffer `viewOf`.
 struct Buffer {
   std::string name;             ///< "t3", or the user's name
   std::vector<int64_t> shape;   ///< [partition, free]
@@ -62,6 +63,7 @@ struct Buffer {
   int64_t offset = -1;          ///< >= 0: placed by the kernel at this byte of each partition (tsr::isa::sbuf_tile_at)
   int viewOf = -1;              ///< >= 0: a view of that buffer (never itself a view)
   IndexExpr viewOffset;         ///< a view's first element along the free dimension (affine in the loops)
+  int64_t viewPartition = 0;    ///< a view's first partition of `viewOf`
 };
 
 /// A rectangular window of an HBM tensor: per dimension an element offset (affine in the loops), a size and a

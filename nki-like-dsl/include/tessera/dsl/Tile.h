@@ -33,6 +33,12 @@ public:
   /// into one bank); not a zero-filled accumulator (tsr::psum), which matmuls accumulate into whole. `start` may depend on loop indices; every value it takes must keep the slice
   /// within the tile. The slice lives as long as this tile and the loops of `start` do.
   Tile slice(const Index &start, int64_t size, std::source_location loc = std::source_location::current()) const;
+  /// Partitions [start, start + size) of this tile, every free element, as a tile that shares this one's memory
+  /// (NKI: `t[start:start + size, :]`), under the same rules as `slice`. `start` is a number: a NeuronCore engine
+  /// reaches an access of n partitions only from a start that is a multiple of 32 (n <= 32), of 64 (n <= 64) or 0
+  /// (the compiler checks each instruction); a TPU, from a multiple of the dtype's sublane tile.
+  Tile partition_slice(int64_t start, int64_t size,
+                       std::source_location loc = std::source_location::current()) const;
 
 private:
   int buffer_;

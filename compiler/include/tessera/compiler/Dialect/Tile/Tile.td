@@ -72,16 +72,21 @@ def Tile_AllocOp : Tile_Op<"alloc"> {
 }
 
 def Tile_ViewOp : Tile_Op<"view"> {
-  let summary = "a window of an SBUF or PSUM tile's free dimension, sharing its memory (Tile::slice)";
+  let summary = "a window of an SBUF or PSUM tile, sharing its memory (Tile::slice, Tile::partition_slice)";
   let description = [{
-    The result is the free-dimension elements [offset, offset + result's free size) of every partition of
-    `source`: no memory of its own and no copy. Writes through it change `source`. `offset` is in elements and
-    must keep the window inside `source` (checked here when constant, by the DSL for every loop index).
+    The result is the free-dimension elements [offset, offset + result's free size) of partitions
+    [partition, partition + result's partitions) of `source` (`partition` absent: 0): no memory of its own and no
+    copy. Writes through it change `source`. `offset` is in elements and must keep the window inside `source`
+    (checked here when constant, by the DSL for every loop index).
   }];
-  let arguments = (ins AnyStaticShapeMemRef:$source, Index:$offset);
+  let arguments = (ins AnyStaticShapeMemRef:$source, Index:$offset, OptionalAttr<I64Attr>:$partition);
   let results = (outs AnyStaticShapeMemRef:$result);
   let assemblyFormat = "$source `[` $offset `]` attr-dict `:` type($source) `to` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The first partition of `source` the view covers (0 when `partition` is absent).
+    int64_t firstPartition() { return getPartitionAttr() ? getPartitionAttr().getInt() : 0; }
+  }];
 }
 
 def Tile_LoadOp : Tile_Op<"load"> {
