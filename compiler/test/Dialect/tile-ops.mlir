@@ -664,17 +664,19 @@ func.func @fill_where_not_a_comparison() {
 
 func.func @view_wider_than_source(%j: index) {
   %t = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
-  // expected-error@+1 {{result 'memref<128x1024xbf16, #tile.space<sbuf>>' is not a window of the free dimension of 'memref<128x512xbf16, #tile.space<sbuf>>'}}
+  // expected-error@+1 {{result 'memref<128x1024xbf16, #tile.space<sbuf>>' is not a window of 'memref<128x512xbf16, #tile.space<sbuf>>'}}
   %v = tile.view %t[%j] : memref<128x512xbf16, #tile.space<sbuf>> to memref<128x1024xbf16, #tile.space<sbuf>>
   return
 }
 
 // -----
 
-func.func @view_other_partitions(%j: index) {
+// A partition slice (Tile::partition_slice): 64 partitions from 64 fit, from 96 they leave the source.
+func.func @view_partitions_past_the_end(%j: index) {
   %t = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
-  // expected-error@+1 {{is not a window of the free dimension}}
-  %v = tile.view %t[%j] : memref<128x512xbf16, #tile.space<sbuf>> to memref<64x512xbf16, #tile.space<sbuf>>
+  %ok = tile.view %t[%j] {partition = 64 : i64} : memref<128x512xbf16, #tile.space<sbuf>> to memref<64x512xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{partitions [96, 160) leave 'memref<128x512xbf16, #tile.space<sbuf>>'}}
+  %v = tile.view %t[%j] {partition = 96 : i64} : memref<128x512xbf16, #tile.space<sbuf>> to memref<64x512xbf16, #tile.space<sbuf>>
   return
 }
 
@@ -682,7 +684,7 @@ func.func @view_other_partitions(%j: index) {
 
 func.func @view_other_type(%j: index) {
   %t = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
-  // expected-error@+1 {{is not a window of the free dimension}}
+  // expected-error@+1 {{is not a window of}}
   %v = tile.view %t[%j] : memref<128x512xbf16, #tile.space<sbuf>> to memref<128x256xf32, #tile.space<sbuf>>
   return
 }
