@@ -43,6 +43,24 @@ endforeach()
 add_e2e_runs("tut_mamba_v3 trn2 seq_len=1024" "tut_mamba_v1 trn1 batch=2,channels=384"
              "tut_matmul_v4 trn2 M=512,N=2048,K=384" "tut_matmul_v5 tpu-v5e M=1024,N=2048,K=512"
              "tut_layernorm_v2 trn1 R=384,C=1024")
+# The ragged last block of rows, where the tutorials mask (R = 300: two tiles of 128 and one of 44): the same body
+# on a smaller tile after the loop, multiplying by the first partitions of the broadcast tiles. Run on every family,
+# rmsnorm's also checked through the NKI model, Pallas interpret mode and the real TPU compiler.
+add_e2e_runs("tut_rmsnorm trn1 R=300" "tut_rmsnorm tpu-v5e R=300" "tut_softmax trn2 R=300"
+             "tut_softmax tpu-v5e R=100" "tut_layernorm_v1 trn2 R=300" "tut_layernorm_v1 tpu-v5e R=300"
+             "tut_layernorm_v2 trn1 R=300,C=1024")
+add_test(NAME backends/nki/tut_rmsnorm-R=300/trn2
+         COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki tut_rmsnorm trn2 ${BACKEND_WORK}
+                 - --shape R=300)
+set_tests_properties(backends/nki/tut_rmsnorm-R=300/trn2 PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+foreach(backend pallas tpu-compile)
+  add_test(NAME backends/${backend}-manual/tut_rmsnorm-R=300/tpu-v5e
+           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python ${backend} tut_rmsnorm tpu-v5e
+                   ${BACKEND_WORK} manual --shape R=300)
+  set_tests_properties(backends/${backend}-manual/tut_rmsnorm-R=300/tpu-v5e PROPERTIES FIXTURES_REQUIRED backend_venv
+                       LABELS backends)
+endforeach()
+set_property(TEST backends/tpu-compile-manual/tut_rmsnorm-R=300/tpu-v5e APPEND PROPERTY LABELS libtpu)
 # The fused self attention's causal mask (a fill by position, nisa.affine_select in the NKI module), run and
 # checked through the NKI model on both NeuronCores.
 foreach(target trn1 trn2)

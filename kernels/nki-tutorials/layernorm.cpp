@@ -12,7 +12,10 @@
 //    (broadcast_to), before the loop. The DSL has no partition broadcast of an SBUF tile: each is loaded once,
 //    before the loop, with a broadcast window (row 0 on every partition, one DMA).
 //  - The loop runs ceil(R / 128) times with masks on the last tile's rows, and v2 masks the last bn_stats chunk
-//    when C is not a multiple of 512. No masks here: R must be a multiple of 128 and (v2) C of 512.
+//    when C is not a multiple of 512. NKI 0.2 deprecated masks for slices bounded by min() (its migration guide,
+//    "Deprecation of masking"); here the loop runs over the R / 128 full tiles and the same body runs once more on
+//    the last R % 128 rows, a tile of that many partitions, with the first partitions of gamma's and beta's
+//    broadcast tiles. v2's C must be a multiple of 512 (its bn_stats chunks).
 //  - nl.mean -> tsr::sum / C (the DSL has no mean).
 //  - v2's stats_results[i_p, j * 6 + i_f] = bn_stats(input_sb[i_p, j * 512 + i_f]) in an affine_range over j:
 //    slices of the two tiles at offsets affine in j, the same loop.
@@ -31,7 +34,6 @@ using namespace tsr;
 constexpr int64_t kBnStatsFmax = 512;
 
 std::vector<TensorSpec> signature(const std::string &name, const Params &p, int64_t columnMultiple) {
-  require(p["R"] % tile_size::pmax == 0, name + ": R must be a multiple of 128 (the DSL has no masks)");
   require(p["C"] % columnMultiple == 0, name + ": C must be a multiple of " + std::to_string(columnMultiple));
   require(p.scalar("eps") > 0, name + ": eps must be positive");
   return {input("input_tensor", {p["R"], p["C"]}, f32), input("gamma_vector", {1, p["C"]}, f32),
@@ -48,12 +50,14 @@ void layerNorm(const Params &p, Hbm input_tensor, Hbm gamma_vector, Hbm beta_vec
   const float epsilon = static_cast<float>(p.scalar("eps"));
   Tile gamma_sb_bcast = load(gamma_vector.window(0, 0, {128, cols}, {0, 1}));
   Tile beta_sb_bcast = load(beta_vector.window(0, 0, {128, cols}, {0, 1}));
-  for (auto i : affine_range(input_tensor.dim(0) / 128)) {
-    Tile input_sb = load(input_tensor.tile(i, 0, {128, cols}));
+  // One tile of `rows` rows from row `row`: 128 in the loop, the rest after it.
+  tessera::kernels::forEachBlock(input_tensor.dim(0), 128, [&](const Index &row, int64_t rows) {
+    Tile input_sb = load(input_tensor.window(row, 0, {rows, cols}));
     Tile shift_scale_tensor = shiftScale(input_sb, cols, epsilon);
-    Tile output_sb = shift_scale_tensor * gamma_sb_bcast + beta_sb_bcast;
-    store(output_tensor.tile(i, 0, {128, cols}), output_sb);
-  }
+    auto first = [&](const Tile &t) { return rows == 128 ? t : t.partition_slice(0, rows); };
+    Tile output_sb = shift_scale_tensor * first(gamma_sb_bcast) + first(beta_sb_bcast);
+    store(output_tensor.window(row, 0, {rows, cols}), output_sb);
+  });
 }
 
 const Registration v1{{
@@ -83,14 +87,15 @@ const Registration v2{{
       layerNorm(p, input_tensor, gamma_vector, beta_vector, output_tensor,
                 [](const Tile &input_sb, int64_t cols, float epsilon) {
                   const int64_t num_bn_stats = cols / kBnStatsFmax;
-                  Tile stats_results = ndarray<f32>({128, 6 * num_bn_stats});
+                  const int64_t rows = input_sb.partitions();
+                  Tile stats_results = ndarray<f32>({rows, 6 * num_bn_stats});
                   for (auto j : affine_range(num_bn_stats))
                     isa::bn_stats(stats_results.slice(j * 6, 6), input_sb.slice(j * kBnStatsFmax, kBnStatsFmax));
-                  Tile mean_var = ndarray<f32>({128, 2});
+                  Tile mean_var = ndarray<f32>({rows, 2});
                   isa::bn_aggr(mean_var, stats_results);
                   Tile mean = mean_var.slice(0, 1), var = mean_var.slice(1, 1);
                   Tile scale_var = rsqrt(var + epsilon);
-                  Tile shift_scale_tensor = ndarray<f32>({128, cols});
+                  Tile shift_scale_tensor = ndarray<f32>({rows, cols});
                   isa::tensor_scalar(shift_scale_tensor, input_sb, op::subtract, mean, false, op::multiply, scale_var);
                   return shift_scale_tensor;
                 });

@@ -11,11 +11,13 @@
 //    (g_tile.broadcast_to). The DSL has no partition broadcast of an SBUF tile: g is loaded once, before the loop,
 //    with a broadcast window (row 0 on all 128 partitions, one DMA: NKI's HBM-side .broadcast). Same value, loaded
 //    once; the broadcast happens in the DMA instead of on chip.
-//  - The loop runs ceil(R / 128) times with masks on the last tile's rows; no masks here: R must be a multiple of
-//    128 and the loop runs R / 128 times.
+//  - The loop runs ceil(R / 128) times with masks on the last tile's rows (mask=(i * 128 + ix < num_rows)). NKI
+//    0.2 deprecated masks for slices bounded by min() (its migration guide, "Deprecation of masking"); here the
+//    loop runs over the R / 128 full tiles and the same body runs once more on the last R % 128 rows, a tile of
+//    that many partitions, which multiplies by the first partitions of g's broadcast tile (g_bcast[0:rest, :]).
 //  - square, sum, / C, rsqrt, multiply, multiply, store: line for line.
 
-#include "tessera/dsl/tsr.h"
+#include "../Rows.h"
 
 #include <cmath>
 
@@ -29,7 +31,6 @@ const Registration registration{{
     .params = {{"R", 256}, {"C", 512}},
     .signature =
         [](const Params &p) {
-          require(p["R"] % tile_size::pmax == 0, "tut_rmsnorm: R must be a multiple of 128 (the DSL has no masks)");
           return std::vector<TensorSpec>{input("a_tensor", {p["R"], p["C"]}, f32), input("g_tensor", {1, p["C"]}, f32),
                                          output("out_tensor", {p["R"], p["C"]}, f32)};
         },
@@ -37,16 +38,17 @@ const Registration registration{{
       const int64_t cols = a_tensor.dim(1);
       // g_tile.broadcast_to((128, C)), as one broadcast load before the loop.
       Tile g_bcast = load(g_tensor.window(0, 0, {128, cols}, {0, 1}));
-      for (auto i : affine_range(a_tensor.dim(0) / 128)) {
-        Tile a_tile = load(a_tensor.tile(i, 0, {128, cols}));
+      // One tile of `rows` rows from row `row`: 128 in the loop, the rest after it.
+      tessera::kernels::forEachBlock(a_tensor.dim(0), 128, [&](const Index &row, int64_t rows) {
+        Tile a_tile = load(a_tensor.window(row, 0, {rows, cols}));
         Tile in_square = square(a_tile);
         Tile square_sum = sum(in_square);
         Tile mean = square_sum / float(cols);
         Tile rms_reciprocal = rsqrt(mean);
         Tile out_tile = a_tile * rms_reciprocal;
-        out_tile = out_tile * g_bcast;
-        store(out_tensor.tile(i, 0, {128, cols}), out_tile);
-      }
+        out_tile = out_tile * (rows == 128 ? g_bcast : g_bcast.partition_slice(0, rows));
+        store(out_tensor.window(row, 0, {rows, cols}), out_tile);
+      });
     }),
     .reference =
         [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
