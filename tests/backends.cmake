@@ -100,6 +100,11 @@ add_plugin_backend_tests(plugin_index_division ${index_division_plugin})
 # t[32:64, 0:512]; Pallas slices the ref's rows.
 set(partition_slice_plugin --plugin $<TARGET_FILE:tessera-test-plugin-partition-slice>)
 add_plugin_backend_tests(plugin_partition_slice ${partition_slice_plugin})
+# An HBM scratch tensor (tests/plugins/hbm_scratch.cpp): NKI makes it with nl.ndarray(..., buffer=nl.shared_hbm) and
+# does not return it; Pallas, whose Mosaic allocates scratch in VMEM and SMEM only, makes it an output in HBM
+# (pl.ANY) that the module's function drops.
+set(hbm_scratch_plugin --plugin $<TARGET_FILE:tessera-test-plugin-hbm-scratch>)
+add_plugin_backend_tests(plugin_hbm_scratch ${hbm_scratch_plugin})
 # Interpret mode rounds each operation as written under run.py's XLA flags (no FMA contraction, no excess
 # precision), as the simulator does; without them, on a host with FMA, it does not (the check can fail).
 add_test(NAME backends/interpret-rounds-as-written
@@ -154,6 +159,7 @@ foreach(style manual auto)
     add_tpu_compile_test(plugin_broadcast ${style} ${target} ${broadcast_plugin})
     add_tpu_compile_test(plugin_index_division ${style} ${target} ${index_division_plugin})
     add_tpu_compile_test(plugin_partition_slice ${style} ${target} ${partition_slice_plugin})
+    add_tpu_compile_test(plugin_hbm_scratch ${style} ${target} ${hbm_scratch_plugin})
   endforeach()
 endforeach()
 foreach(target tpu-v4 tpu-v5p tpu-7x)

@@ -19,7 +19,8 @@ target_compile_definitions(compiler-tests PRIVATE
   TESSERA_TEST_PLUGIN_THROWING="$<TARGET_FILE:tessera-test-plugin-throwing>")
 add_dependencies(compiler-tests tessera-test-plugin tessera-test-plugin-duplicate tessera-test-plugin-empty
                  tessera-test-plugin-undefined tessera-test-plugin-fp16 tessera-test-plugin-throwing
-                 tessera-test-plugin-misuse tessera-test-plugin-index-division tessera-test-plugin-partition-slice)
+                 tessera-test-plugin-misuse tessera-test-plugin-index-division tessera-test-plugin-partition-slice
+                 tessera-test-plugin-hbm-scratch)
 # HtmlReportTest decodes headless Chromium's screenshot of a report.
 find_package(PNG REQUIRED)
 target_link_libraries(compiler-tests PRIVATE PNG::PNG TesseraCompilerLibrary) # the compiler's internals too
@@ -81,6 +82,11 @@ foreach(target trn1 trn2 tpu-v5e tpu-v6e)
            COMMAND tessera run plugin_partition_slice --plugin $<TARGET_FILE:tessera-test-plugin-partition-slice>
                    --target ${target} --json)
   set_tests_properties(run/plugin_partition_slice/${target} PROPERTIES LABELS e2e)
+  # An HBM scratch tensor written by one loop and read back by the next (tests/plugins/hbm_scratch.cpp).
+  add_test(NAME run/plugin_hbm_scratch/${target}
+           COMMAND tessera run plugin_hbm_scratch --plugin $<TARGET_FILE:tessera-test-plugin-hbm-scratch>
+                   --target ${target} --json)
+  set_tests_properties(run/plugin_hbm_scratch/${target} PROPERTIES LABELS e2e)
 endforeach()
 
 # tessera run --report: the file is written; an unwritable path exits 2 naming it, and leaves nothing behind.

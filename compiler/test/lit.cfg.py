@@ -17,6 +17,8 @@ config.substitutions.append(("%misuse_plugin", config.misuse_plugin))
 config.substitutions.append(("%index_division_plugin", config.index_division_plugin))
 # tests/plugins/partition_slice.cpp: tiles sliced along the partition dimension.
 config.substitutions.append(("%partition_slice_plugin", config.partition_slice_plugin))
+# tests/plugins/hbm_scratch.cpp: an HBM scratch tensor written and read back.
+config.substitutions.append(("%hbm_scratch_plugin", config.hbm_scratch_plugin))
 if config.sanitize.upper() in ("ON", "TRUE", "1", "YES"):
     config.available_features.add("asan")
 config.environment["PATH"] = os.pathsep.join([config.llvm_tools_dir, config.environment.get("PATH", "")])

@@ -58,6 +58,8 @@ public:
   /// The smallest and largest value `e` takes over the iterations of the open loops (each division's bounds from
   /// its dividend's); an Error at `loc` if it uses the index of a loop that has ended.
   std::pair<int64_t, int64_t> range(const graph::IndexExpr &e, const std::source_location &loc) const;
+  /// Whether a loop of the kernel's own is open (the launch grid's loops do not count).
+  bool inKernelLoop() const { return openLoops_.size() > gridLoops_.size(); }
   /// Trip count of loop `id`.
   int64_t tripCount(int id) const { return tripCounts_[id]; }
 

@@ -165,6 +165,7 @@ std::vector<std::string> writeDeployBundle(const RunRequest &request, const RunR
   nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array();
   for (size_t i = 0; i < program.tensors.size(); ++i) {
     const isa::TensorInfo &t = program.tensors[i];
+    if (t.isScratch) continue; // the kernel's own: the device module makes it
     const std::string file = fmt::format("{}/{}.npy", t.isOutput ? "expected" : "inputs", t.name);
     writeNpy(dir / file, {npyDescr(t.dtype), t.shape, (*report.hbm)[i]});
     files.push_back(file);

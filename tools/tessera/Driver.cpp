@@ -315,7 +315,7 @@ RunReport runKernel(const RunRequest &request) {
   std::vector<tsr::HostTensor> referenceInputs, referenceOutputs;
   for (size_t i = 0; i < program.tensors.size(); ++i) {
     if (program.tensors[i].isOutput) referenceOutputs.emplace_back(program.tensors[i].elements());
-    else referenceInputs.push_back(decodeTensor(program, hbm, i));
+    else if (program.tensors[i].isInput()) referenceInputs.push_back(decodeTensor(program, hbm, i));
   }
   // 5. The references, from the same (rounded) inputs, on their own thread while the simulator runs: the golden
   //    model (the kernel's tile module lowered to LLVM and JIT-compiled for this CPU, so every kernel has one) and
@@ -340,7 +340,7 @@ RunReport runKernel(const RunRequest &request) {
   const bool hasReference = checked.hasReference;
   std::vector<tsr::HostTensor> &inputs = checked.inputs, &expected = checked.expected;
   for (size_t i = 0, in = 0; i < program.tensors.size(); ++i)
-    if (!program.tensors[i].isOutput)
+    if (program.tensors[i].isInput())
       report.inputs[program.tensors[i].name] = {program.tensors[i].shape, std::move(inputs[in++])};
   report.reference = golden && hasReference ? "golden+reference"
                      : golden                ? "golden"

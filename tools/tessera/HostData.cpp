@@ -22,7 +22,7 @@ namespace tessera::driver {
 sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed, const InputDistribution &dist,
                          const std::function<void()> &checkpoint) {
   for (const isa::TensorInfo &t : program.tensors)
-    if (!t.isOutput && !isa::isInteger(t.dtype) && dist.largestMagnitude() > isa::largestFinite(t.dtype))
+    if (t.isInput() && !isa::isInteger(t.dtype) && dist.largestMagnitude() > isa::largestFinite(t.dtype))
       throw InputError(fmt::format("--input-dist {}: input '{}' is {}, whose largest finite value is {}, and draws "
                                    "reach {}",
                                    dist.describe(), t.name, isa::name(t.dtype), isa::largestFinite(t.dtype),
@@ -41,7 +41,7 @@ sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed, const Input
     for (size_t at = 0; at < n; at += kChunk) {
       if (checkpoint) checkpoint();
       values.resize(std::min(kChunk, n - at));
-      if (t.isOutput) std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
+      if (!t.isInput()) std::fill(values.begin(), values.end(), std::numeric_limits<float>::quiet_NaN());
       else
         for (float &v : values) v = isNormal ? normal(rng) : uniform(rng);
       isa::encode(t.dtype, values.data(), bytes.data() + at * width, values.size());
@@ -86,7 +86,7 @@ namespace {
 size_t inputIndex(const isa::Program &program, const std::string &name, const std::string &what) {
   std::vector<std::string> inputs;
   for (size_t i = 0; i < program.tensors.size(); ++i) {
-    if (program.tensors[i].isOutput) continue;
+    if (!program.tensors[i].isInput()) continue;
     if (program.tensors[i].name == name) return i;
     inputs.push_back(program.tensors[i].name);
   }

@@ -24,7 +24,7 @@ struct HostArray {
 };
 
 /// HBM contents for every tensor of `program`: inputs drawn from `dist` (uniform in [-1, 1) by default) with
-/// `seed`, rounded to their dtype; outputs filled with NaN, so an element the kernel never writes shows up
+/// `seed`, rounded to their dtype; outputs (and scratch) filled with NaN, so an element the kernel never writes shows up
 /// (unwrittenElements). A distribution whose draws a float input's dtype cannot hold (InputDistribution::
 /// largestMagnitude past isa::largestFinite) is an InputError naming the input. `checkpoint`, if given, is called
 /// before each million elements: it may throw to stop (the deadline of --timeout).

@@ -84,6 +84,7 @@ isa::Program toProgram(ModuleOp module, std::vector<ProgramStep> *order) {
     t.shape.assign(memref.getShape().begin(), memref.getShape().end());
     t.dtype = *dtype;
     t.isOutput = static_cast<bool>(fn.getArgAttr(i, tile::kOutputAttr));
+    t.isScratch = static_cast<bool>(fn.getArgAttr(i, tile::kScratchAttr));
     p.tensors.push_back(std::move(t));
   }
 

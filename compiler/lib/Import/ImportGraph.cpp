@@ -199,6 +199,7 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &ctx, const graph::KernelGraph &g,
   for (size_t i = 0; i < g.tensors.size(); ++i) {
     fn.setArgAttr(i, tile::kTensorNameAttr, b.getStringAttr(g.tensors[i].name));
     if (g.tensors[i].isOutput) fn.setArgAttr(i, tile::kOutputAttr, b.getUnitAttr());
+    if (g.tensors[i].isScratch) fn.setArgAttr(i, tile::kScratchAttr, b.getUnitAttr());
   }
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToEnd(entry);

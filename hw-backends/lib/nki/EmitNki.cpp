@@ -75,8 +75,9 @@ public:
     header();
     const std::vector<Step> steps = kernelOrder(programOrder(k_), prov_);
     out_.indent();
+    // The outputs, and the kernel's HBM scratch tensors (tsr::shared_hbm: made here, not returned).
     for (const isa::TensorInfo &t : p_.tensors)
-      if (t.isOutput)
+      if (!t.isInput())
         out_.line(fmt::format("{} = nl.ndarray({}, dtype={}, buffer=nl.shared_hbm)", tensorName(t),
                               pythonShape(t.shape), nkiDtype(t.dtype, *k_.target)));
     Block top{-1};
@@ -214,13 +215,14 @@ private:
     out_.line();
     std::vector<std::string> inputs;
     for (const isa::TensorInfo &tensor : p_.tensors)
-      if (!tensor.isOutput) inputs.push_back(tensorName(tensor));
+      if (tensor.isInput()) inputs.push_back(tensorName(tensor));
     out_.line("@nki.jit");
     out_.line(fmt::format("def {}({}):", names_.make(k_.kernel), fmt::join(inputs, ", ")));
     out_.indent();
     std::vector<std::string> doc;
     for (const isa::TensorInfo &tensor : p_.tensors)
-      doc.push_back(fmt::format("{}{} {} {}", tensor.isOutput ? "returns " : "", tensorName(tensor),
+      if (!tensor.isScratch)
+        doc.push_back(fmt::format("{}{} {} {}", tensor.isOutput ? "returns " : "", tensorName(tensor),
                                 pythonShape(tensor.shape), isa::name(tensor.dtype)));
     out_.line(fmt::format("\"\"\"{}\"\"\"", fmt::join(doc, "; ")));
     out_.dedent();

@@ -102,12 +102,12 @@ bool convertsOutputs(const std::vector<isa::DType> &dtypes) {
   return std::any_of(dtypes.begin(), dtypes.end(), [](isa::DType d) { return kernelDtype(d) != d; });
 }
 
-void returnOutputs(PythonWriter &out, const std::vector<isa::DType> &dtypes) {
+void returnOutputs(PythonWriter &out, const std::vector<isa::DType> &dtypes, size_t dropped) {
   auto back = [](const std::string &value, isa::DType dtype) {
     return kernelDtype(dtype) == dtype ? value : fmt::format("{}.astype({})", value, jnpDtype(dtype));
   };
   if (dtypes.size() == 1) {
-    out.line("return " + back("result", dtypes[0]));
+    out.line("return " + back(dropped ? "result[0]" : "result", dtypes[0]));
     return;
   }
   std::vector<std::string> items;
@@ -163,9 +163,10 @@ void pallasPreamble(PythonWriter &out, const KernelSource &kernel, uint64_t vmem
                        topology.empty() ? "None" : fmt::format("\"{}\"", topology), kernel.target->name));
   std::vector<std::string> inputs, outputs;
   for (const isa::TensorInfo &tensor : kernel.program->tensors)
-    (tensor.isOutput ? outputs : inputs)
-        .push_back(
-            fmt::format("(\"{}\", {}, \"{}\")", tensor.name, pythonShape(tensor.shape), numpyDtype(tensor.dtype)));
+    if (!tensor.isScratch) // the kernel's own HBM tensors: not the module's to take or give
+      (tensor.isOutput ? outputs : inputs)
+          .push_back(fmt::format("(\"{}\", {}, \"{}\")", tensor.name, pythonShape(tensor.shape),
+                                 numpyDtype(tensor.dtype)));
   out.line(fmt::format("INPUTS = ({}{})", fmt::join(inputs, ", "), inputs.size() == 1 ? "," : ""));
   out.line(fmt::format("OUTPUTS = ({}{})", fmt::join(outputs, ", "), outputs.size() == 1 ? "," : ""));
   out.line(fmt::format("VMEM_BUFFER_BYTES = {}  # the scratch, and two copies of each block, padded to (8, 128) tiles",

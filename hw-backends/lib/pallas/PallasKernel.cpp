@@ -826,12 +826,13 @@ private:
     return std::any_of(effects_.begin(), effects_.end(), [&](const Effects &e) { return e.touched.count(tile); });
   }
 
-  /// pallas_call's operands in order: (tensor, block or -1 for the whole tensor in HBM), inputs then outputs.
+  /// pallas_call's operands in order: (tensor, block or -1 for the whole tensor in HBM), inputs then outputs, the
+  /// kernel's HBM scratch tensors last among the outputs (they follow the signature's tensors).
   std::vector<std::pair<int32_t, int32_t>> operands() const {
     std::vector<std::pair<int32_t, int32_t>> list;
     for (bool output : {false, true})
       for (size_t t = 0; t < p_.tensors.size(); ++t) {
-        if (p_.tensors[t].isOutput != output) continue;
+        if (p_.tensors[t].isInput() == output) continue;
         if (manual_[t]) {
           list.push_back({static_cast<int32_t>(t), -1});
           continue;
@@ -899,7 +900,10 @@ private:
     std::vector<std::string> inputs, operandNames, inSpecs, outSpecs, outShapes, grid, semantics;
     std::vector<isa::DType> outDtypes;
     for (size_t t = 0; t < p_.tensors.size(); ++t)
-      if (!p_.tensors[t].isOutput) inputs.push_back(tensorNames_[t]);
+      if (p_.tensors[t].isInput()) inputs.push_back(tensorNames_[t]);
+    // The kernel's HBM scratch tensors (tsr::shared_hbm) are outputs of pallas_call in HBM that the wrapper drops:
+    // Mosaic allocates scratch in VMEM and SMEM only.
+    size_t scratchOutputs = 0;
     const uint64_t vmemNeed = vmemBufferBytes();
     for (auto [tensor, block] : operands()) {
       const isa::TensorInfo &info = p_.tensors[tensor];
@@ -908,11 +912,12 @@ private:
         const compiler::GridBlock &b = tp_.blocks[block];
         spec = fmt::format("pl.BlockSpec(({}, {}), {})", b.shape[0], b.shape[1], indexMap(b));
       }
-      if (info.isOutput) {
+      if (!info.isInput()) {
         outSpecs.push_back(spec);
         outShapes.push_back(
             fmt::format("jax.ShapeDtypeStruct({}, {})", pythonShape(info.shape), jnpDtype(kernelDtype(info.dtype))));
-        outDtypes.push_back(info.dtype);
+        if (info.isOutput) outDtypes.push_back(info.dtype);
+        else ++scratchOutputs;
       } else {
         inSpecs.push_back(spec);
         operandNames.push_back(kernelOperand(tensorNames_[tensor], info.dtype));
@@ -929,7 +934,7 @@ private:
     out_.line(fmt::format("def {}({}, *, interpret=False):", functionName_, fmt::join(inputs, ", ")));
     out_.indent();
     out_.line("\"\"\"interpret: False on a TPU; pltpu.InterpretParams(...) to run on a CPU.\"\"\"");
-    const bool convertOutputs = convertsOutputs(outDtypes);
+    const bool convertOutputs = convertsOutputs(outDtypes) || scratchOutputs > 0;
     out_.line(convertOutputs ? "result = pl.pallas_call(" : "return pl.pallas_call(");
     out_.indent();
     out_.line(kernelName_ + ",");
@@ -973,7 +978,7 @@ private:
     out_.line("interpret=interpret,");
     out_.dedent();
     out_.line(fmt::format(")({})", fmt::join(operandNames, ", ")));
-    if (convertOutputs) returnOutputs(out_, outDtypes);
+    if (convertOutputs) returnOutputs(out_, outDtypes, scratchOutputs);
     out_.dedent();
   }
 

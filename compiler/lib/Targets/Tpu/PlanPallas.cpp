@@ -47,6 +47,7 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
@@ -362,6 +363,10 @@ private:
     for (Operation *op : dmas_) {
       const Dma d = *dmaOf(op);
       const auto tensor = static_cast<int64_t>(llvm::cast<BlockArgument>(d.tensor).getArgNumber());
+      if (fn_.getArgAttr(tensor, tile::kScratchAttr)) { // written and read back within the kernel: in HBM, by hand
+        manual.insert(tensor);
+        continue;
+      }
       if (!d.store && fn_.getArgAttr(tensor, tile::kOutputAttr)) readOutputs.insert(tensor);
       std::optional<AffineIndex> row = affineIndexOf(d.indices[0]), col = affineIndexOf(d.indices[1]);
       if (!row || !col || (d.steps && llvm::any_of(*d.steps, [](int64_t s) { return s != 1; }))) {
@@ -623,12 +628,18 @@ private:
         }
         if (inside && (outside || carried)) parallel_[level] = false;
       }
+      llvm::DenseSet<Value> storedHere; // HBM tensors the loop's iterations write
       for (Operation *op : dmas_) { // outputs written at the same place by different iterations
         if (!dmaOf(op)->store || !loop->isAncestor(op)) continue;
+        storedHere.insert(dmaOf(op)->tensor);
         std::optional<AffineIndex> row = affineIndexOf(dmaOf(op)->indices[0]),
                                    col = affineIndexOf(dmaOf(op)->indices[1]);
         if (!row || !col || (row->coefficient(loop) == 0 && col->coefficient(loop) == 0)) parallel_[level] = false;
       }
+      // A tensor the loop writes and the kernel reads back (an HBM scratch tensor, an output read again): a read
+      // may need what another iteration wrote, which a megacore's other TensorCore may run.
+      for (Operation *op : dmas_)
+        if (!dmaOf(op)->store && storedHere.contains(dmaOf(op)->tensor)) parallel_[level] = false;
     }
   }
 

@@ -207,12 +207,16 @@ struct Stream {
   std::string label() const;  ///< "tensor", "vector", ..., "dma3"; "core1.vector" with a core
 };
 
-/// A kernel argument living in HBM.
+/// A kernel argument living in HBM, or (isScratch) an HBM tensor the kernel made for its own intermediates
+/// (tsr::shared_hbm): not an argument of the device kernel, with no values before the kernel writes it.
 struct TensorInfo {
   std::string name;
   std::vector<int64_t> shape;
   DType dtype = DType::F32;
   bool isOutput = false;
+  bool isScratch = false;
+  /// An input of the kernel: neither an output nor scratch.
+  bool isInput() const { return !isOutput && !isScratch; }
   int64_t elements() const;
   int64_t bytes() const { return elements() * byteSize(dtype); }
 };

@@ -43,12 +43,13 @@ struct IndexExpr {
   std::vector<FloorTerm> floors;
 };
 
-/// A kernel argument in HBM.
+/// A kernel argument in HBM, or (isScratch) an HBM tensor the kernel made for itself (tsr::shared_hbm).
 struct TensorArg {
   std::string name;
   std::vector<int64_t> shape;
   DType dtype = DType::F32;
   bool isOutput = false;
+  bool isScratch = false; ///< neither input nor output: the kernel's own intermediates, after the signature's tensors
 };
 
 /// An on-chip tile buffer: [partitions, free]. A view (Tile::slice, Tile::partition_slice) is a buffer without

@@ -11,6 +11,7 @@
 #include "tessera/dsl/Ops.h"
 #include "tessera/dsl/Position.h"
 #include "tessera/dsl/Scan.h"
+#include "tessera/dsl/Scratch.h"
 #include "tessera/dsl/Tile.h"
 #include "tessera/dsl/TileSize.h"
 #include "tessera/dsl/Transpose.h"

@@ -45,6 +45,8 @@ isa::Instruction instructionOf(InstOp op, llvm::function_ref<isa::AccessPattern(
 /// Names of the function-argument attributes that describe a kernel's HBM tensors.
 inline constexpr llvm::StringLiteral kTensorNameAttr = "tile.name";
 inline constexpr llvm::StringLiteral kOutputAttr = "tile.output";
+/// Marks a function argument that is the kernel's own HBM scratch tensor (tsr::shared_hbm): no input, no output.
+inline constexpr llvm::StringLiteral kScratchAttr = "tile.scratch";
 /// The module attribute naming the target a module was compiled for.
 inline constexpr llvm::StringLiteral kTargetAttr = "tessera.target";
 /// The module attribute (a unit) of a kernel that asks for list scheduling of its engines' streams
