@@ -30,9 +30,13 @@ def case(what, args, status, message):
         failures.append(f"{what}: '{message}' printed {count} times, expected once")
 
 
-case("unknown kernel", ["no_such_kernel", "--param", "bm=1,2"], 2, "unknown kernel 'no_such_kernel'")
+# The failures every rank meets alike, three times each: when rank 0 printed after MPI had finished, mpiexec, told
+# of another rank's status first, killed it before the message was out about one run in five.
 missing = os.path.join(work, "libnowhere.so")
-case("plugin that does not exist", ["add", "--shape", "M=128,256", "--plugin", missing], 2, missing + ": no such file")
+for attempt in range(3):
+    case("unknown kernel", ["no_such_kernel", "--param", "bm=1,2"], 2, "unknown kernel 'no_such_kernel'")
+    case("plugin that does not exist", ["add", "--shape", "M=128,256", "--plugin", missing], 2,
+         missing + ": no such file")
 unwritable = os.path.join(work, "no-such-folder", "rows.csv")
 case("CSV rank 0 cannot write", ["add", "--shape", "M=128,256", "--csv", unwritable], 2, unwritable)
 if failures:

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -93,8 +94,17 @@ int main(int argc, char **argv) {
   try {
     loadPlugins(args);
   } catch (const InputError &e) {
-    // Every rank of an MPI sweep fails alike here: rank 0 says so, once.
-    if (!args.empty() && args[0] == "sweep" && launcherRank() != 0) return kBadInput;
+    // Every rank of an MPI sweep fails alike here: rank 0 says so, once, while MPI runs. MPI_Finalize (when
+    // `ranks` ends) is collective, so no rank exits, and no launcher aborts the job for its status, before rank 0's
+    // message is out. A tessera built without MPI cannot join the ranks: rank 0 reports, the others stay silent.
+    if (!args.empty() && args[0] == "sweep" && launchedByMpi()) {
+      std::optional<SweepRanks> ranks;
+      try {
+        ranks.emplace();
+      } catch (const InputError &) {
+      }
+      return launcherRank() == 0 ? reportError(e, kBadInput, json) : kBadInput;
+    }
     return reportError(e, kBadInput, json);
   }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {

@@ -122,7 +122,7 @@ int tpuStoreLine = 0;
 const tsr::Registration tpuPartitionSlice{{
     .name = "test_tpu_partition_slice_start",
     .summary = "doubles a partition slice of a [128, 128] tile with language ops (AccessRulesTest)",
-    .kernelParams = {{"start", 8}, {"rows", 20}},
+    .kernelParams = {{"start", 32}, {"rows", 20}},
     .signature =
         [](const tsr::Params &p) {
           return std::vector<tsr::TensorSpec>{tsr::input("x", {128, 128}, tsr::f32),
@@ -141,7 +141,7 @@ const tsr::Registration tpuPartitionSlice{{
         },
 }};
 
-// A TPU copies VMEM in whole tiles of rows (8 of f32): a DMA from rows 8.. runs, one from rows 4.. is an error at
+// A TPU copies VMEM in whole tiles of rows (8 of f32): a DMA from rows 32.. runs, one from rows 4.. is an error at
 // the store's line, which libtpu 0.0.50.1 also refuses ("Offsets along tiled dimensions must be aligned to tiles").
 TEST(AccessRules, ATpuCopiesAPartitionSliceFromAWholeTileOfRows) {
   driver::RunReport r = driver::runKernel({.kernel = "test_tpu_partition_slice_start", .target = "tpu-v5e"});

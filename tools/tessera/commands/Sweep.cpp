@@ -203,8 +203,19 @@ int sweepOn(const SweepRanks &ranks, const std::vector<std::string> &args) {
 
 int sweepCommand(const std::vector<std::string> &args) {
   SweepRanks ranks;
-  if (ranks.root())
-    return sweepOn(ranks, args); // errors go to main, which reports them
+  if (ranks.root()) {
+    // Rank 0 reports an error while MPI still runs: MPI_Finalize (when `ranks` ends) is collective, so no other
+    // rank exits, and no launcher aborts the job for its status, before the message is out. (Reported by main
+    // after `ranks` ended, the message was lost when mpiexec killed rank 0 first.) A timeout goes to main, which
+    // leaves without waiting on the threads still computing.
+    try {
+      return sweepOn(ranks, args);
+    } catch (const TimeoutError &) {
+      throw;
+    } catch (const Error &e) {
+      return reportError(e, exitStatusOf(e), wantsJson(args));
+    }
+  }
   // Rank 0 reports every error: those before the runs happen alike on every rank, the later ones on rank 0 alone.
   try {
     return sweepOn(ranks, args);
