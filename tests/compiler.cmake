@@ -19,7 +19,7 @@ target_compile_definitions(compiler-tests PRIVATE
   TESSERA_TEST_PLUGIN_THROWING="$<TARGET_FILE:tessera-test-plugin-throwing>")
 add_dependencies(compiler-tests tessera-test-plugin tessera-test-plugin-duplicate tessera-test-plugin-empty
                  tessera-test-plugin-undefined tessera-test-plugin-fp16 tessera-test-plugin-throwing
-                 tessera-test-plugin-misuse tessera-test-plugin-index-division)
+                 tessera-test-plugin-misuse tessera-test-plugin-index-division tessera-test-plugin-batched)
 # HtmlReportTest decodes headless Chromium's screenshot of a report.
 find_package(PNG REQUIRED)
 target_link_libraries(compiler-tests PRIVATE PNG::PNG TesseraCompilerLibrary) # the compiler's internals too
@@ -76,6 +76,14 @@ foreach(target trn1 trn2 tpu-v5e tpu-v6e)
            COMMAND tessera run plugin_index_division --plugin $<TARGET_FILE:tessera-test-plugin-index-division>
                    --target ${target} --json)
   set_tests_properties(run/plugin_index_division/${target} PROPERTIES LABELS e2e)
+endforeach()
+# N-D HBM tensors (tests/plugins/batched.cpp): [B, S, D] with a loop-indexed batch; exit 0, the outputs match the
+# golden model and the reference.
+foreach(target trn1 trn2 tpu-v5e)
+  add_test(NAME run/plugin_batched/${target}
+           COMMAND tessera run plugin_batched --plugin $<TARGET_FILE:tessera-test-plugin-batched> --target ${target}
+                   --json)
+  set_tests_properties(run/plugin_batched/${target} PROPERTIES LABELS e2e)
 endforeach()
 
 # tessera run --report: the file is written; an unwritable path exits 2 naming it, and leaves nothing behind.

@@ -15,6 +15,8 @@ config.substitutions.append(("%fp16_plugin", config.fp16_plugin))
 config.substitutions.append(("%misuse_plugin", config.misuse_plugin))
 # tests/plugins/index_division.cpp: loop indices divided by constants (t / 2, t % 2).
 config.substitutions.append(("%index_division_plugin", config.index_division_plugin))
+# tests/plugins/batched.cpp: 3-D HBM tensors, the batch a loop index (x[b].tile(i, 0, ...)).
+config.substitutions.append(("%batched_plugin", config.batched_plugin))
 if config.sanitize.upper() in ("ON", "TRUE", "1", "YES"):
     config.available_features.add("asan")
 config.environment["PATH"] = os.pathsep.join([config.llvm_tools_dir, config.environment.get("PATH", "")])

@@ -294,13 +294,16 @@ def stand_in(checker):
 
 
 class Input:
-    """An input of the module's function: its shape (astype keeps it)."""
+    """An input of the module's function: its shape (astype keeps it; reshape gives an N-D tensor's matrix)."""
 
     def __init__(self, shape):
         self.shape = tuple(shape)
 
     def astype(self, dtype):
         return self
+
+    def reshape(self, shape):
+        return Input(shape)
 
 
 def check_module(path):

@@ -40,7 +40,9 @@ std::string kernelOperand(const std::string &name, isa::DType dtype);
 /// convert pallas_call's results (`result = pl.pallas_call(...)` then returnOutputs) instead of returning them.
 bool convertsOutputs(const std::vector<isa::DType> &dtypes);
 /// `return result` with each output of `dtypes` converted back to its dtype.
-void returnOutputs(PythonWriter &out, const std::vector<isa::DType> &dtypes);
+/// `reshapes[i]`, when not empty, is the N-D shape output i is given back in (pallas_call made its matrix).
+void returnOutputs(PythonWriter &out, const std::vector<isa::DType> &dtypes,
+                   const std::vector<std::vector<int64_t>> &reshapes);
 
 /// What every Pallas module starts with after its docstring: the imports, and KERNEL, TARGET, TOPOLOGY (libtpu's
 /// name of the target's generation, None when the target file has no [libtpu] table), INPUTS and OUTPUTS (name,

@@ -26,6 +26,7 @@
 #include "../PythonSource.h"
 #include "Jnp.h"
 #include "tessera/isa/Target.h"
+#include "tessera/isa/MatrixShape.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -895,6 +896,14 @@ private:
   void wrapper() {
     std::vector<std::string> inputs, operandNames, inSpecs, outSpecs, outShapes, grid, semantics;
     std::vector<isa::DType> outDtypes;
+    // An N-D tensor goes to pallas_call as its [rows, columns] matrix, the view every block and copy of the kernel
+    // addresses (isa/MatrixShape.h): a row-major reshape of the leading dimensions into the rows, which XLA makes
+    // a bitcast; the outputs are reshaped back.
+    std::vector<std::vector<int64_t>> outReshapes;
+    auto matrixOf = [](const isa::TensorInfo &info) {
+      const std::array<int64_t, 2> m = isa::matrixShape(info.shape);
+      return std::vector<int64_t>{m[0], m[1]};
+    };
     for (size_t t = 0; t < p_.tensors.size(); ++t)
       if (!p_.tensors[t].isOutput) inputs.push_back(tensorNames_[t]);
     const uint64_t vmemNeed = vmemBufferBytes();
@@ -907,12 +916,15 @@ private:
       }
       if (info.isOutput) {
         outSpecs.push_back(spec);
-        outShapes.push_back(
-            fmt::format("jax.ShapeDtypeStruct({}, {})", pythonShape(info.shape), jnpDtype(kernelDtype(info.dtype))));
+        outShapes.push_back(fmt::format("jax.ShapeDtypeStruct({}, {})", pythonShape(matrixOf(info)),
+                                        jnpDtype(kernelDtype(info.dtype))));
         outDtypes.push_back(info.dtype);
+        outReshapes.push_back(info.shape.size() == 2 ? std::vector<int64_t>{} : info.shape);
       } else {
         inSpecs.push_back(spec);
-        operandNames.push_back(kernelOperand(tensorNames_[tensor], info.dtype));
+        std::string operand = kernelOperand(tensorNames_[tensor], info.dtype);
+        if (info.shape.size() != 2) operand = fmt::format("{}.reshape({})", operand, pythonShape(matrixOf(info)));
+        operandNames.push_back(std::move(operand));
       }
     }
     for (int32_t loop : grid_) {
@@ -926,7 +938,8 @@ private:
     out_.line(fmt::format("def {}({}, *, interpret=False):", functionName_, fmt::join(inputs, ", ")));
     out_.indent();
     out_.line("\"\"\"interpret: False on a TPU; pltpu.InterpretParams(...) to run on a CPU.\"\"\"");
-    const bool convertOutputs = convertsOutputs(outDtypes);
+    const bool convertOutputs = convertsOutputs(outDtypes) ||
+                                std::any_of(outReshapes.begin(), outReshapes.end(), [](auto &r) { return !r.empty(); });
     out_.line(convertOutputs ? "result = pl.pallas_call(" : "return pl.pallas_call(");
     out_.indent();
     out_.line(kernelName_ + ",");
@@ -970,7 +983,7 @@ private:
     out_.line("interpret=interpret,");
     out_.dedent();
     out_.line(fmt::format(")({})", fmt::join(operandNames, ", ")));
-    if (convertOutputs) returnOutputs(out_, outDtypes);
+    if (convertOutputs) returnOutputs(out_, outDtypes, outReshapes);
     out_.dedent();
   }
 

@@ -1,0 +1,38 @@
+// plugin_batched: a 3-D HBM tensor indexed as NKI kernels index one, its leading (batch) dimension fixed by a loop
+// index and its last two tiled: out[b] = x[b] * 2 + y[b] over [B, S, D], in [128, D] tiles of each batch's
+// [S, D] matrix (NKI: x[b, i * 128:(i + 1) * 128, 0:D]). Run on both families, its NKI and Pallas modules checked
+// (tests/compiler.cmake, tests/backends.cmake).
+
+#include "tessera/dsl/tsr.h"
+
+namespace {
+
+using namespace tsr;
+
+const Registration registration{{
+    .name = "plugin_batched",
+    .summary = "out[b] = x[b] * 2 + y[b] over 3-D [B, S, D] tensors, the batch a loop index (a test plugin's kernel)",
+    .params = {{"B", 3}, {"S", 256}, {"D", 256}},
+    .signature =
+        [](const Params &p) {
+          require(p["S"] % tile_size::pmax == 0, "plugin_batched: S must be a multiple of 128");
+          const Shape shape{p["B"], p["S"], p["D"]};
+          return std::vector<TensorSpec>{input("x", shape, f32), input("y", shape, f32), output("out", shape, f32)};
+        },
+    .body = body([](Hbm x, Hbm y, Hbm out) {
+      for (auto b : affine_range(x.dim(0)))
+        for (auto i : affine_range(x.dim(1) / tile_size::pmax)) {
+          const Shape size{tile_size::pmax, x.dim(2)};
+          Tile xt = load(x[b].tile(i, 0, size));
+          Tile yt = load(y[b].tile(i, 0, size));
+          store(out[b].tile(i, 0, size), xt * 2.0f + yt);
+        }
+    }),
+    .reference =
+        [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
+          const int64_t elements = p["B"] * p["S"] * p["D"];
+          for (int64_t e = 0; e < elements; ++e) out[0][e] = in[0][e] * 2 + in[1][e];
+        },
+}};
+
+} // namespace
