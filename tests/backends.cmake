@@ -96,10 +96,12 @@ add_plugin_backend_tests(plugin_broadcast ${broadcast_plugin})
 # Pallas the floor divisions (// on the loop's index).
 set(index_division_plugin --plugin $<TARGET_FILE:tessera-test-plugin-index-division>)
 add_plugin_backend_tests(plugin_index_division ${index_division_plugin})
-# N-D HBM tensors (tests/plugins/batched.cpp): NKI indexes the 3-D tensors x[b, rows, columns]; Pallas reshapes them
-# to their [B * S, D] matrices in the jitted wrapper (and the output back).
+# N-D HBM tensors (tests/plugins/batched.cpp, 3-D and 4-D): NKI indexes them x[b, rows, columns]; Pallas passes them
+# with BlockSpecs whose leading dimensions are squeezed (None) in the grid style, and reshaped to their [B * S, D]
+# matrices (the outputs back) in the manual style.
 set(batched_plugin --plugin $<TARGET_FILE:tessera-test-plugin-batched>)
 add_plugin_backend_tests(plugin_batched ${batched_plugin})
+add_plugin_backend_tests(plugin_batched_heads ${batched_plugin})
 # Interpret mode rounds each operation as written under run.py's XLA flags (no FMA contraction, no excess
 # precision), as the simulator does; without them, on a host with FMA, it does not (the check can fail).
 add_test(NAME backends/interpret-rounds-as-written
@@ -152,6 +154,7 @@ foreach(style manual auto)
     add_tpu_compile_test(plugin_broadcast ${style} ${target} ${broadcast_plugin})
     add_tpu_compile_test(plugin_index_division ${style} ${target} ${index_division_plugin})
     add_tpu_compile_test(plugin_batched ${style} ${target} ${batched_plugin})
+    add_tpu_compile_test(plugin_batched_heads ${style} ${target} ${batched_plugin})
   endforeach()
 endforeach()
 foreach(target tpu-v4 tpu-v5p tpu-7x)

@@ -77,13 +77,17 @@ foreach(target trn1 trn2 tpu-v5e tpu-v6e)
                    --target ${target} --json)
   set_tests_properties(run/plugin_index_division/${target} PROPERTIES LABELS e2e)
 endforeach()
-# N-D HBM tensors (tests/plugins/batched.cpp): [B, S, D] with a loop-indexed batch; exit 0, the outputs match the
+# N-D HBM tensors (tests/plugins/batched.cpp): [B, S, D] and [B, H, S, D], loop-indexed leading dimensions; exit 0, the outputs match the
 # golden model and the reference.
 foreach(target trn1 trn2 tpu-v5e)
   add_test(NAME run/plugin_batched/${target}
            COMMAND tessera run plugin_batched --plugin $<TARGET_FILE:tessera-test-plugin-batched> --target ${target}
                    --json)
   set_tests_properties(run/plugin_batched/${target} PROPERTIES LABELS e2e)
+  add_test(NAME run/plugin_batched_heads/${target}
+           COMMAND tessera run plugin_batched_heads --plugin $<TARGET_FILE:tessera-test-plugin-batched>
+                   --target ${target} --json)
+  set_tests_properties(run/plugin_batched_heads/${target} PROPERTIES LABELS e2e)
 endforeach()
 
 # tessera run --report: the file is written; an unwritable path exits 2 naming it, and leaves nothing behind.

@@ -251,11 +251,14 @@ def stand_in(checker):
 
         def call(*operands):
             refs = []
+            def squeezed(shape):  # a None block dimension (an N-D tensor's leading index) is not in the ref
+                return tuple(d for d in shape if d is not None)
+
             for n, (operand, spec) in enumerate(zip(operands, in_specs)):
-                shape = spec.block_shape or operand.shape
+                shape = squeezed(spec.block_shape) if spec.block_shape else operand.shape
                 refs.append(Ref(checker, f"input{n}" if spec.block_shape else f"hbm_input{n}", shape))
             for n, (out, spec) in enumerate(zip(outs, out_specs_list)):
-                shape = spec.block_shape or out.shape
+                shape = squeezed(spec.block_shape) if spec.block_shape else out.shape
                 refs.append(Ref(checker, f"output{n}" if spec.block_shape else f"hbm_output{n}", shape))
             for n, s in enumerate(scratch_shapes):
                 refs.append(Ref(checker, f"scratch{n}", s.shape))

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <iterator>
+
 namespace tsr {
 
 using detail::toLoc;
@@ -68,7 +70,7 @@ int64_t Hbm::dim(int d, std::source_location loc) const {
 }
 
 namespace {
-/// How a view is shown in messages: "x", "x[b]" for one with a fixed index.
+/// How a view is shown in messages: "x", and "x[.]" for one with a fixed index (its value is not known here).
 std::string viewName(const std::string &name, size_t fixed) {
   std::string s = name;
   for (size_t i = 0; i < fixed; ++i) s += "[.]";
@@ -107,12 +109,20 @@ void Hbm::checkTwoDimensional(const char *what, const std::source_location &loc)
   if (s.size() == 2) return;
   const std::string name = viewName(this->name(), fixed_.size());
   const size_t leading = s.size() - 2;
+  // The hint's indices: b, then h, then k (at most kMaxHbmRank - 2 of them).
+  constexpr const char *kIndexNames[] = {"b", "h", "k"};
+  static_assert(std::size(kIndexNames) >= kMaxHbmRank - 2, "a name for every leading index");
+  std::string chained, listed;
+  for (size_t i = 0; i < leading; ++i) {
+    chained += fmt::format("[{}]", kIndexNames[i]);
+    listed += fmt::format("{}, ", kIndexNames[i]);
+  }
   throw tessera::Error(fmt::format("{}.{}: {} is [{}]; a window is 2-D [rows, columns] of the last two dimensions: "
                                    "fix the {} leading dimension{} first",
                                    name, what, name, fmt::join(s, ", "), leading, leading == 1 ? "" : "s"),
                        toLoc(loc),
-                       fmt::format("index them as NKI does: {}{}.{}(...) for {}[{}, rows, columns]", name,
-                                   leading == 1 ? "[b]" : "[b][h]", what, name, leading == 1 ? "b" : "b, h"));
+                       fmt::format("index them as NKI does: {}{}.{}(...) for {}[{}rows, columns]", name, chained, what,
+                                   name, listed));
 }
 
 HbmTile Hbm::tile(const Index &i, const Index &j, Shape size, std::source_location loc) const {

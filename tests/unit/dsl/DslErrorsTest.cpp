@@ -92,6 +92,16 @@ TEST(DslErrors, WindowsOfAnNdTensorNeedItsLeadingIndices) {
   EXPECT_EQ(e.message(), "q[.].window: q[.] is [4, 256, 64]; a window is 2-D [rows, columns] of the last two "
                          "dimensions: fix the 1 leading dimension first");
   expectAt(e, line);
+
+  auto k5 = kernelOf({input("r", {2, 2, 2, 128, 64}, f32)}, [&](Hbm r) {
+    line = __LINE__ + 1;
+    (void)load(r.tile(0, 0, {128, 64}));
+  });
+  e = traceError(k5);
+  EXPECT_EQ(e.message(), "r.tile: r is [2, 2, 2, 128, 64]; a window is 2-D [rows, columns] of the last two "
+                         "dimensions: fix the 3 leading dimensions first");
+  EXPECT_EQ(e.hint(), "index them as NKI does: r[b][h][k].tile(...) for r[b, h, k, rows, columns]");
+  expectAt(e, line);
 }
 
 TEST(DslErrors, LeadingIndexOutsideItsDimension) {
