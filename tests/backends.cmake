@@ -105,6 +105,12 @@ add_plugin_backend_tests(plugin_partition_slice ${partition_slice_plugin})
 # (pl.ANY) that the module's function drops.
 set(hbm_scratch_plugin --plugin $<TARGET_FILE:tessera-test-plugin-hbm-scratch>)
 add_plugin_backend_tests(plugin_hbm_scratch ${hbm_scratch_plugin})
+# N-D HBM tensors (tests/plugins/batched.cpp, 3-D and 4-D): NKI indexes them x[b, rows, columns]; Pallas passes them
+# with BlockSpecs whose leading dimensions are squeezed (None) in the grid style, and reshaped to their [B * S, D]
+# matrices (the outputs back) in the manual style.
+set(batched_plugin --plugin $<TARGET_FILE:tessera-test-plugin-batched>)
+add_plugin_backend_tests(plugin_batched ${batched_plugin})
+add_plugin_backend_tests(plugin_batched_heads ${batched_plugin})
 # Interpret mode rounds each operation as written under run.py's XLA flags (no FMA contraction, no excess
 # precision), as the simulator does; without them, on a host with FMA, it does not (the check can fail).
 add_test(NAME backends/interpret-rounds-as-written
@@ -160,6 +166,8 @@ foreach(style manual auto)
     add_tpu_compile_test(plugin_index_division ${style} ${target} ${index_division_plugin})
     add_tpu_compile_test(plugin_partition_slice ${style} ${target} ${partition_slice_plugin})
     add_tpu_compile_test(plugin_hbm_scratch ${style} ${target} ${hbm_scratch_plugin})
+    add_tpu_compile_test(plugin_batched ${style} ${target} ${batched_plugin})
+    add_tpu_compile_test(plugin_batched_heads ${style} ${target} ${batched_plugin})
   endforeach()
 endforeach()
 foreach(target tpu-v4 tpu-v5p tpu-7x)

@@ -19,8 +19,8 @@ target_compile_definitions(compiler-tests PRIVATE
   TESSERA_TEST_PLUGIN_THROWING="$<TARGET_FILE:tessera-test-plugin-throwing>")
 add_dependencies(compiler-tests tessera-test-plugin tessera-test-plugin-duplicate tessera-test-plugin-empty
                  tessera-test-plugin-undefined tessera-test-plugin-fp16 tessera-test-plugin-throwing
-                 tessera-test-plugin-misuse tessera-test-plugin-index-division tessera-test-plugin-partition-slice
-                 tessera-test-plugin-hbm-scratch)
+                 tessera-test-plugin-misuse tessera-test-plugin-index-division tessera-test-plugin-batched
+                 tessera-test-plugin-partition-slice tessera-test-plugin-hbm-scratch)
 # HtmlReportTest decodes headless Chromium's screenshot of a report.
 find_package(PNG REQUIRED)
 target_link_libraries(compiler-tests PRIVATE PNG::PNG TesseraCompilerLibrary) # the compiler's internals too
@@ -87,6 +87,18 @@ foreach(target trn1 trn2 tpu-v5e tpu-v6e)
            COMMAND tessera run plugin_hbm_scratch --plugin $<TARGET_FILE:tessera-test-plugin-hbm-scratch>
                    --target ${target} --json)
   set_tests_properties(run/plugin_hbm_scratch/${target} PROPERTIES LABELS e2e)
+endforeach()
+# N-D HBM tensors (tests/plugins/batched.cpp): [B, S, D] and [B, H, S, D], loop-indexed leading dimensions; exit 0, the outputs match the
+# golden model and the reference.
+foreach(target trn1 trn2 tpu-v5e)
+  add_test(NAME run/plugin_batched/${target}
+           COMMAND tessera run plugin_batched --plugin $<TARGET_FILE:tessera-test-plugin-batched> --target ${target}
+                   --json)
+  set_tests_properties(run/plugin_batched/${target} PROPERTIES LABELS e2e)
+  add_test(NAME run/plugin_batched_heads/${target}
+           COMMAND tessera run plugin_batched_heads --plugin $<TARGET_FILE:tessera-test-plugin-batched>
+                   --target ${target} --json)
+  set_tests_properties(run/plugin_batched_heads/${target} PROPERTIES LABELS e2e)
 endforeach()
 
 # tessera run --report: the file is written; an unwritable path exits 2 naming it, and leaves nothing behind.

@@ -251,11 +251,14 @@ def stand_in(checker):
 
         def call(*operands):
             refs = []
+            def squeezed(shape):  # a None block dimension (an N-D tensor's leading index) is not in the ref
+                return tuple(d for d in shape if d is not None)
+
             for n, (operand, spec) in enumerate(zip(operands, in_specs)):
-                shape = spec.block_shape or operand.shape
+                shape = squeezed(spec.block_shape) if spec.block_shape else operand.shape
                 refs.append(Ref(checker, f"input{n}" if spec.block_shape else f"hbm_input{n}", shape))
             for n, (out, spec) in enumerate(zip(outs, out_specs_list)):
-                shape = spec.block_shape or out.shape
+                shape = squeezed(spec.block_shape) if spec.block_shape else out.shape
                 refs.append(Ref(checker, f"output{n}" if spec.block_shape else f"hbm_output{n}", shape))
             for n, s in enumerate(scratch_shapes):
                 refs.append(Ref(checker, f"scratch{n}", s.shape))
@@ -294,13 +297,16 @@ def stand_in(checker):
 
 
 class Input:
-    """An input of the module's function: its shape (astype keeps it)."""
+    """An input of the module's function: its shape (astype keeps it; reshape gives an N-D tensor's matrix)."""
 
     def __init__(self, shape):
         self.shape = tuple(shape)
 
     def astype(self, dtype):
         return self
+
+    def reshape(self, shape):
+        return Input(shape)
 
 
 def check_module(path):

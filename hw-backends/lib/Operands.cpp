@@ -1,6 +1,7 @@
 #include "Operands.h"
 
 #include "tessera/isa/InstructionSet.h"
+#include "tessera/isa/MatrixShape.h"
 
 #include <fmt/format.h>
 
@@ -62,19 +63,33 @@ Window windowOf(const KernelSource &k, const Step &step, const isa::AccessPatter
   if (hbm) {
     if (ap.tensor < 0 || static_cast<size_t>(ap.tensor) >= p.tensors.size()) throw fail("it names no kernel tensor");
     const isa::TensorInfo &t = p.tensors[ap.tensor];
-    if (t.shape.size() != 2) throw fail(fmt::format("tensor '{}' has {} dimensions, not 2", t.name, t.shape.size()));
+    // An N-D tensor is addressed as its [rows, columns] matrix (isa/MatrixShape.h).
+    const auto [matrixRows, columns] = isa::matrixShape(t.shape);
     if (ap.partitions > 1) {
-      if (ap.partitionStride < 0 || ap.partitionStride % t.shape[1] != 0)
+      if (ap.partitionStride < 0 || ap.partitionStride % columns != 0)
         throw fail(fmt::format("its rows are {} elements apart, not a whole number of rows of '{}' ({})",
-                               ap.partitionStride, t.name, t.shape[1]));
-      w.rowStep = ap.partitionStride / t.shape[1]; // 0: one row repeated, a broadcast load
+                               ap.partitionStride, t.name, columns));
+      w.rowStep = ap.partitionStride / columns; // 0: one row repeated, a broadcast load
     }
     if (w.broadcast) throw fail("it repeats an HBM element");
     w.tensor = ap.tensor;
-    w.row = ap.offset / t.shape[1];
-    w.col = ap.offset % t.shape[1];
-    if (w.col + w.colSpan() > t.shape[1]) throw fail("a row of it runs past the end of a row of the tensor");
-    if (w.row + w.rowSpan() > t.shape[0]) throw fail("it runs past the last row of the tensor");
+    w.row = ap.offset / columns;
+    w.col = ap.offset % columns;
+    if (w.col + w.colSpan() > columns) throw fail("a row of it runs past the end of a row of the tensor");
+    if (w.row + w.rowSpan() > matrixRows) throw fail("it runs past the last row of the tensor");
+    if (t.shape.size() > 2) { // the leading indices, and the row within the matrix they select
+      const int64_t rowsPerMatrix = t.shape[t.shape.size() - 2];
+      int64_t matrix = w.row / rowsPerMatrix;
+      w.row %= rowsPerMatrix;
+      if (w.row + w.rowSpan() > rowsPerMatrix)
+        throw fail(fmt::format("its rows run from one [{}, {}] matrix of '{}' into the next", rowsPerMatrix, columns,
+                               t.name));
+      w.lead.assign(t.shape.size() - 2, 0);
+      for (size_t d = w.lead.size(); d-- > 0;) {
+        w.lead[d] = matrix % t.shape[d];
+        matrix /= t.shape[d];
+      }
+    }
     return w;
   }
   std::optional<compiler::TilePlace> place = k.provenance->place(step.tileOp, ap);

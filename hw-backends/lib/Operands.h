@@ -16,6 +16,9 @@ struct Window {
   int32_t tensor = -1;      ///< HBM: index into Program::tensors
   int32_t allocation = -1;  ///< on chip: index into Provenance::allocations
   int64_t copy = 0;         ///< on chip: the rotating copy
+  /// HBM, a tensor of more than 2 dimensions: the index of each leading dimension (x[b, h, rows, columns]); `row`
+  /// is then a row of the matrix those indices select.
+  std::vector<int64_t> lead;
   int64_t row = 0, rows = 0;
   int64_t col = 0, cols = 0;
   /// A [rows, 1] column read as `cols` wide (a stride-0 free dimension: an [R, 1] operand broadcast).

@@ -7,15 +7,18 @@
 // partitions), FP32 throughout (the tutorial's test), no scale (as the tutorial's NumPy reference).
 //   v1  seqlen 128: nl.matmul, nl.max/exp/sum/reciprocal, nl.transpose, with nisa.tensor_copy and tensor_scalar
 //   v2  seqlen 128: the same with nki.isa only (nc_matmul, softmax_isa, nc_transpose)
+//   v3  seqlen a multiple of 512: each step (q k^T, row maxima, subtract, exp, row sums, scores, v^T, scores^T,
+//       scores @ v^T) a loop of its own, what one step makes for the next in nl.shared_hbm scratch tensors
 //   v4  seqlen a multiple of 512: per 128-query tile, q k^T in 512-column PSUM tiles, the softmax across them, the
 //       scores transposed 128 x 128 and multiplied by v^T (transposed once, before the loop): loop fusion
 //   v5  v4 with the division by the row sums delayed to the [128, d_head] output
 //   v6  v5 with exp(x - max) and its row sums in one activation_reduce per 512 columns
 //
 // What differs from the tutorial, and why:
-//  - v3 (the tiled version that keeps q k^T, the exponentials, the scores and v^T in nl.shared_hbm scratch tensors
-//    between its loops) is not ported: the DSL has no HBM scratch, a kernel's HBM tensors are its signature's. v4
-//    is v3's computation with those intermediates on chip. v7 and later (bf16 downcasts, ...) are not ported yet.
+//  - v3's nl.shared_hbm scratch tensors are tsr::shared_hbm tensors of the tutorial's shapes (qk [S/128, S/512,
+//    128, 512], indexed qk[i_tile_q][i_tile_kv]); its nl.load / nl.store of them are tsr::load / tsr::store, and
+//    its 128 x 128 transposes through PSUM the transposeThroughPsum below. v7 and later (bf16 downcasts, ...) are
+//    not ported yet.
 //  - The tutorial's 3-D SBUF tiles (v_sbuf_t and scores_sbuf_t [128, n, 128]) are 2-D tiles with tile i at free
 //    offset i * 128; the qk_tiles Python list of PSUM tiles is a C++ vector, its loops static as in the tutorial.
 //  - nl.zeros PSUM accumulators that nisa.nc_matmul accumulates into (attn_out_psum) are tsr::psum tiles with
@@ -152,6 +155,109 @@ const Registration v2{{
       isa::tensor_copy(attn_out_sbuf, attn_out);
       store(kernel_out.tile(0, 0, {S, d_head}), attn_out_sbuf);
     }),
+    .reference = reference,
+}};
+
+/// v3: large sequence length with tiling. Each step is a loop of its own over 128-query tiles, and what a step
+/// makes for the next goes to nl.shared_hbm scratch tensors (tsr::shared_hbm): q k^T, the rows less their maxima, the
+/// exponentials, the scores, v^T and the scores transposed. The row maxima, row sums and their reciprocals stay in
+/// SBUF, one column per query tile.
+void attentionTiled(Hbm q, Hbm k, Hbm v, Hbm kernel_out) {
+  const int64_t S = q.dim(1), d_head = q.dim(0), nq = S / PMAX, nkv = S / FMAX_MOVING;
+  Tile q_sbuf = load(q.tile(0, 0, {d_head, S})), k_sbuf = load(k.tile(0, 0, {d_head, S})),
+       v_sbuf = load(v.tile(0, 0, {d_head, S}));
+  // Q @ K, contract along d_head, one [128, 512] block at a time into qk [nq, nkv, 128, 512].
+  Hbm qk = shared_hbm(f32, {nq, nkv, PMAX, FMAX_MOVING}, "qk");
+  for (auto i_tile_q : affine_range(S / FMAX_STATIONARY))
+    for (auto i_tile_kv : affine_range(nkv)) {
+      Tile qk_psum = ndarray(f32, {PMAX, FMAX_MOVING}, buffer::psum);
+      isa::nc_matmul(qk_psum, q_sbuf.slice(i_tile_q * FMAX_STATIONARY, FMAX_STATIONARY),
+                     k_sbuf.slice(i_tile_kv * FMAX_MOVING, FMAX_MOVING), false);
+      Tile qk_sbuf = ndarray<f32>({PMAX, FMAX_MOVING});
+      isa::tensor_copy(qk_sbuf, qk_psum);
+      store(qk[i_tile_q][i_tile_kv].tile(0, 0, {PMAX, FMAX_MOVING}), qk_sbuf);
+    }
+  // Softmax: reduce max along seqlen_k, a column of row_max per query tile.
+  Tile row_max = ndarray<f32>({PMAX, nq});
+  for (auto i_tile_q : affine_range(nq)) {
+    Tile row_max_kv = ndarray<f32>({PMAX, nkv});
+    for (auto i_tile_kv : affine_range(nkv)) {
+      Tile qk_tile = load(qk[i_tile_q][i_tile_kv].tile(0, 0, {PMAX, FMAX_MOVING}));
+      isa::tensor_reduce(row_max_kv.slice(i_tile_kv, 1), op::maximum, qk_tile);
+    }
+    isa::tensor_reduce(row_max.slice(i_tile_q, 1), op::maximum, row_max_kv);
+  }
+  // Subtract max from row.
+  Hbm norm_row = shared_hbm(f32, {nq, PMAX, S}, "norm_row");
+  for (auto i_tile_q : affine_range(nq)) {
+    Tile norm_buf = ndarray<f32>({PMAX, S});
+    for (auto i_tile_kv : affine_range(nkv)) {
+      Tile qk_tile_sub = load(qk[i_tile_q][i_tile_kv].tile(0, 0, {PMAX, FMAX_MOVING}));
+      isa::tensor_scalar(norm_buf.slice(i_tile_kv * FMAX_MOVING, FMAX_MOVING), qk_tile_sub, op::subtract,
+                         row_max.slice(i_tile_q, 1));
+    }
+    store(norm_row[i_tile_q].tile(0, 0, {PMAX, S}), norm_buf);
+  }
+  // Exponentiation.
+  Hbm exp_row = shared_hbm(f32, {nq, PMAX, S}, "exp_row");
+  for (auto i_tile_q : affine_range(nq)) {
+    Tile exp_buf = ndarray<f32>({PMAX, S});
+    Tile norm_buf = load(norm_row[i_tile_q].tile(0, 0, {PMAX, S}));
+    isa::activation(exp_buf, act::exp, norm_buf);
+    store(exp_row[i_tile_q].tile(0, 0, {PMAX, S}), exp_buf);
+  }
+  // Sum of the exponentials, and its reciprocal ([PMAX, nq]: a column per query tile).
+  Tile sum_row = ndarray<f32>({PMAX, nq});
+  for (auto i_tile_q : affine_range(nq)) {
+    Tile exp_buf = load(exp_row[i_tile_q].tile(0, 0, {PMAX, S}));
+    isa::tensor_reduce(sum_row.slice(i_tile_q, 1), op::add, exp_buf);
+  }
+  Tile inverse_sum_row = ndarray<f32>({PMAX, nq});
+  isa::reciprocal(inverse_sum_row, sum_row);
+  Hbm scores = shared_hbm(f32, {nq, PMAX, S}, "scores");
+  for (auto i_tile_q : affine_range(nq)) {
+    Tile scores_buf = ndarray<f32>({PMAX, S});
+    Tile exp_buf = load(exp_row[i_tile_q].tile(0, 0, {PMAX, S}));
+    isa::tensor_scalar(scores_buf, exp_buf, op::multiply, inverse_sum_row.slice(i_tile_q, 1));
+    store(scores[i_tile_q].tile(0, 0, {PMAX, S}), scores_buf);
+  }
+  // v has the wrong layout.
+  Hbm v_t = shared_hbm(f32, {S / PMAX, PMAX, d_head}, "v_t");
+  for (auto i_tile_kv : affine_range(S / PMAX)) {
+    Tile v_sbuf_t = ndarray<f32>({PMAX, d_head});
+    transposeThroughPsum(v_sbuf_t, v_sbuf.slice(i_tile_kv * PMAX, PMAX));
+    store(v_t[i_tile_kv].tile(0, 0, {PMAX, d_head}), v_sbuf_t);
+  }
+  // scores has the wrong layout: 128 x 128 blocks, each transposed into scores_t [nkv', nq, 128, 128].
+  Hbm scores_t = shared_hbm(f32, {S / PMAX, nq, PMAX, PMAX}, "scores_t");
+  for (auto i_tile_q : affine_range(nq))
+    for (auto i_tile_kv : affine_range(S / PMAX)) {
+      Tile scores_buf = load(scores[i_tile_q].window(0, i_tile_kv * PMAX, {PMAX, PMAX}));
+      Tile scores_sbuf_t = ndarray<f32>({PMAX, PMAX});
+      transposeThroughPsum(scores_sbuf_t, scores_buf);
+      store(scores_t[i_tile_kv][i_tile_q].tile(0, 0, {PMAX, PMAX}), scores_sbuf_t);
+    }
+  // scores @ V, contract along seqlen_kv (d_head == PMAX: no tiling there).
+  for (auto i_tile_q : affine_range(nq)) {
+    Tile attn_out_psum = psum<f32>({PMAX, PMAX});
+    Tile attn_out = ndarray<f32>({PMAX, d_head});
+    for (auto i_tile_kv : affine_range(S / PMAX)) {
+      Tile scores_sbuf_t = load(scores_t[i_tile_kv][i_tile_q].tile(0, 0, {PMAX, PMAX}));
+      Tile v_sbuf_t = load(v_t[i_tile_kv].tile(0, 0, {PMAX, d_head}));
+      attn_out_psum += matmul(scores_sbuf_t, v_sbuf_t);
+    }
+    isa::tensor_copy(attn_out, attn_out_psum);
+    store(kernel_out.window(i_tile_q * PMAX, 0, {PMAX, d_head}), attn_out);
+  }
+}
+
+const Registration v3{{
+    .name = "tut_attention_v3",
+    .summary = "NKI tutorial 'attention forward' v3: each step a loop of its own, intermediates in HBM scratch "
+               "tensors, FP32 (NeuronCore only)",
+    .params = {{"seqlen", 512}},
+    .signature = [](const Params &p) { return attentionSignature("tut_attention_v3", p, false); },
+    .body = body([](Hbm q, Hbm k, Hbm v, Hbm kernel_out) { attentionTiled(q, k, v, kernel_out); }),
     .reference = reference,
 }};
 

@@ -7,8 +7,8 @@
 // along the free dimension.
 //
 // What differs from the tutorial, and why:
-//  - in_tensor is 3-D [C, H, W]; HBM tensors are 2-D here: in_tensor[C, H * W] and out_tensor[C, Hout * Wout], the
-//    same memory.
+//  - in_tensor is 3-D [C, H, W]; here in_tensor[C, H * W] and out_tensor[C, Hout * Wout] (a window is 2-D, of the
+//    last two dimensions, and the tutorial loads all of [C, H, W], channels on partitions, in one), the same memory.
 //  - The tutorial loads the whole [C, H, W] tile once, then reads it through a 5-D access pattern
 //    [C, Hout, k, Wout, k] (nl.mgrid, or .ap() in newer versions) and sums the two k axes in one nl.sum. The DSL's
 //    tiles have no multi-dimensional access patterns (Tile::slice is one contiguous free range); its only strided

@@ -7,7 +7,7 @@
 // with nisa.bn_stats per 512-column chunk and nisa.bn_aggr, and shifts and scales with one nisa.tensor_scalar.
 //
 // What differs from the tutorial, and why:
-//  - gamma_vector and beta_vector are 1-D [C] in the tutorial; HBM tensors are 2-D here: [1, C].
+//  - gamma_vector and beta_vector are 1-D [C] in the tutorial; HBM tensors have at least 2 dimensions here: [1, C].
 //  - The tutorial loads gamma and beta once as [1, C] tiles and broadcasts them to [128, C] on chip
 //    (broadcast_to), before the loop. The DSL has no partition broadcast of an SBUF tile: each is loaded once,
 //    before the loop, with a broadcast window (row 0 on every partition, one DMA).

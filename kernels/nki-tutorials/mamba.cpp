@@ -12,11 +12,11 @@
 //       each chunk's scan times C written to PSUM before it is added into the accumulator.
 //
 // What differs from the tutorial, and why:
-//  - delta, u and the output are 3-D (batch, channels, seq_len) and B, C (batch, state_size, seq_len) in the
-//    tutorial; HBM tensors are 2-D here: [batch * channels, seq_len] and [batch * state_size, seq_len], the same
-//    memory. A is [channels, state_size] as in the tutorial.
+//  - delta, u and the output are 3-D [batch, channels, seq_len] and B, C [batch, state_size, seq_len], as in the
+//    tutorial, and indexed as it does: delta[i_batch].window(channel_start, 0, ...) is its
+//    delta[i_batch, channel_start:channel_start + 128, 0:seq_len]. A is [channels, state_size] as in the tutorial.
 //  - B_i = nl.load(B[b, s:s+1, :]) followed by B_i.broadcast_to((128, seq_len)): the DSL has no partition
-//    broadcast of an SBUF tile, so the load itself broadcasts (a window repeating row b * S + s on all 128
+//    broadcast of an SBUF tile, so the load itself broadcasts (a window of B[b] repeating row s on all 128
 //    partitions, one DMA; NKI's HBM-side .broadcast). Likewise C_i.
 //  - nisa.activation(op=exp, data=delta_i, scale=A_i), with A_i a [128, 1] tile, is tsr::isa::activation with the
 //    tile as its scale (deltaAOf below): one scalar-engine activation instruction.
@@ -48,8 +48,8 @@ std::vector<TensorSpec> signature(const std::string &name, const Params &p, int6
   const int64_t N = p["batch"], D = p["channels"], S = p["state"], L = p["seq_len"];
   require(D % channel_psize == 0, fmt::format("{}: channels={} must be a multiple of 128", name, D));
   require(L % seqMultiple == 0, fmt::format("{}: seq_len={} must be a multiple of {}", name, L, seqMultiple));
-  return {input("delta", {N * D, L}, f32), input("u", {N * D, L}, f32), input("A", {D, S}, f32),
-          input("B", {N * S, L}, f32),     input("C", {N * S, L}, f32), output("output", {N * D, L}, f32)};
+  return {input("delta", {N, D, L}, f32), input("u", {N, D, L}, f32), input("A", {D, S}, f32),
+          input("B", {N, S, L}, f32),     input("C", {N, S, L}, f32), output("output", {N, D, L}, f32)};
 }
 
 const std::vector<std::pair<std::string, int64_t>> kShape = {
@@ -88,8 +88,9 @@ Tile deltaAOf(const Tile &delta_i, const Tile &A_i) {
 }
 
 /// Steps 3 to 5 of one state on one tile of channels: scanC = scan(deltaA, delta u B_s) * C_s, with the scan
-/// starting from `initial` (0 or the previous chunk's last state); B_s and C_s are loaded broadcast. Returns the
-/// scan (v3 carries its last column) and writes scanC.
+/// starting from `initial` (0 or the previous chunk's last state); B_s and C_s (row `row` of B and C, one batch
+/// element's [state_size, seq_len]) are loaded broadcast. Returns the scan (v3 carries its last column) and writes
+/// scanC.
 Tile scanTimesC(const Tile &deltaA, const Tile &delta_i, const Tile &u_i, Hbm B, Hbm C, const Index &row,
                 const Index &col, int64_t width, const isa::Scalar &initial, const Tile &scanC) {
   const Tile B_i_bcast = load(B.window(row, col, {channel_psize, width}, {0, 1}));
@@ -113,23 +114,23 @@ const Registration v1{{
     .params = kShape,
     .signature = [](const Params &p) { return signature("tut_mamba_v1", p, 1); },
     .body = body([](Hbm delta, Hbm u, Hbm A, Hbm B, Hbm C, Hbm output) {
-      const int64_t S = A.dim(1), channels = A.dim(0), batch_size = delta.dim(0) / channels, seq_len = delta.dim(1);
+      const int64_t S = A.dim(1), channels = A.dim(0), batch_size = delta.dim(0), seq_len = delta.dim(2);
       const int64_t n_channel_tile = channels / channel_psize;
       for (auto i_batch : affine_range(batch_size)) {
         Tile scanC_accum = zeros<f32>({channel_psize, n_channel_tile * seq_len}); // [tile][128, seq_len]
         for (auto i_state : affine_range(S))
           for (auto i_channel_tile : affine_range(n_channel_tile)) {
             const Index channel_start = i_channel_tile * channel_psize;
-            Tile delta_i = load(delta.window(i_batch * channels + channel_start, 0, {channel_psize, seq_len}));
+            Tile delta_i = load(delta[i_batch].window(channel_start, 0, {channel_psize, seq_len}));
             Tile A_i = load(A.window(channel_start, i_state, {channel_psize, 1}));
             Tile deltaA = deltaAOf(delta_i, A_i);
-            Tile u_i = load(u.window(i_batch * channels + channel_start, 0, {channel_psize, seq_len}));
+            Tile u_i = load(u[i_batch].window(channel_start, 0, {channel_psize, seq_len}));
             Tile scanC = ndarray<f32>({channel_psize, seq_len});
-            scanTimesC(deltaA, delta_i, u_i, B, C, i_batch * S + i_state, 0, seq_len, 0.0f, scanC);
+            scanTimesC(deltaA, delta_i, u_i, B[i_batch], C[i_batch], i_state, 0, seq_len, 0.0f, scanC);
             scanC_accum.slice(i_channel_tile * seq_len, seq_len) += scanC;
           }
         for (auto i_channel_tile : affine_range(n_channel_tile))
-          store(output.window(i_batch * channels + i_channel_tile * channel_psize, 0, {channel_psize, seq_len}),
+          store(output[i_batch].window(i_channel_tile * channel_psize, 0, {channel_psize, seq_len}),
                 scanC_accum.slice(i_channel_tile * seq_len, seq_len));
       }
     }),
@@ -138,20 +139,20 @@ const Registration v1{{
 
 /// The frame v2 and v3 share (v3 is v2 with the sequence in chunks): loops over the batch and the channel tiles;
 /// per tile the accumulator zeroed and delta and u loaded once, then the loop over the states, each with its column
-/// of A, running `state(B and C's row, delta_i, u_i, A_i, scanC_accum)`; then the store.
-template <class State> void channelTilesThenStates(Hbm delta, Hbm u, Hbm A, Hbm output, State state) {
-  const int64_t S = A.dim(1), channels = A.dim(0), batch_size = delta.dim(0) / channels, seq_len = delta.dim(1);
+/// of A, running `state(B[i_batch], C[i_batch], i_state, delta_i, u_i, A_i, scanC_accum)`; then the store.
+template <class State> void channelTilesThenStates(Hbm delta, Hbm u, Hbm A, Hbm B, Hbm C, Hbm output, State state) {
+  const int64_t S = A.dim(1), channels = A.dim(0), batch_size = delta.dim(0), seq_len = delta.dim(2);
   for (auto i_batch : affine_range(batch_size))
     for (auto i_channel_tile : affine_range(channels / channel_psize)) {
-      const Index channel_start = i_channel_tile * channel_psize, row = i_batch * channels + channel_start;
+      const Index channel_start = i_channel_tile * channel_psize;
       Tile scanC_accum = zeros<f32>({channel_psize, seq_len});
-      Tile delta_i = load(delta.window(row, 0, {channel_psize, seq_len}));
-      Tile u_i = load(u.window(row, 0, {channel_psize, seq_len}));
+      Tile delta_i = load(delta[i_batch].window(channel_start, 0, {channel_psize, seq_len}));
+      Tile u_i = load(u[i_batch].window(channel_start, 0, {channel_psize, seq_len}));
       for (auto i_state : affine_range(S)) {
         Tile A_i = load(A.window(channel_start, i_state, {channel_psize, 1}));
-        state(i_batch * S + i_state, delta_i, u_i, A_i, scanC_accum);
+        state(B[i_batch], C[i_batch], i_state, delta_i, u_i, A_i, scanC_accum);
       }
-      store(output.window(row, 0, {channel_psize, seq_len}), scanC_accum);
+      store(output[i_batch].window(channel_start, 0, {channel_psize, seq_len}), scanC_accum);
     }
 }
 
@@ -162,13 +163,13 @@ const Registration v2{{
     .params = kShape,
     .signature = [](const Params &p) { return signature("tut_mamba_v2", p, 1); },
     .body = body([](Hbm delta, Hbm u, Hbm A, Hbm B, Hbm C, Hbm output) {
-      const int64_t seq_len = delta.dim(1);
-      channelTilesThenStates(delta, u, A, output,
-                             [&](const Index &bc_row, const Tile &delta_i, const Tile &u_i, const Tile &A_i,
-                                 const Tile &scanC_accum) {
+      const int64_t seq_len = delta.dim(2);
+      channelTilesThenStates(delta, u, A, B, C, output,
+                             [&](Hbm B_b, Hbm C_b, const Index &i_state, const Tile &delta_i, const Tile &u_i,
+                                 const Tile &A_i, const Tile &scanC_accum) {
                                Tile deltaA = deltaAOf(delta_i, A_i);
                                Tile scanC = ndarray<f32>({channel_psize, seq_len});
-                               scanTimesC(deltaA, delta_i, u_i, B, C, bc_row, 0, seq_len, 0.0f, scanC);
+                               scanTimesC(deltaA, delta_i, u_i, B_b, C_b, i_state, 0, seq_len, 0.0f, scanC);
                                scanC_accum += scanC;
                              });
     }),
@@ -182,10 +183,11 @@ const Registration v3{{
     .params = kShape,
     .signature = [](const Params &p) { return signature("tut_mamba_v3", p, seq_len_fsize); },
     .body = body([](Hbm delta, Hbm u, Hbm A, Hbm B, Hbm C, Hbm output) {
-      const int64_t n_seq_len_tile = delta.dim(1) / seq_len_fsize;
+      const int64_t n_seq_len_tile = delta.dim(2) / seq_len_fsize;
       channelTilesThenStates(
-          delta, u, A, output,
-          [&](const Index &bc_row, const Tile &delta_i, const Tile &u_i, const Tile &A_i, const Tile &scanC_accum) {
+          delta, u, A, B, C, output,
+          [&](Hbm B_b, Hbm C_b, const Index &i_state, const Tile &delta_i, const Tile &u_i, const Tile &A_i,
+              const Tile &scanC_accum) {
             Tile scan_init = zeros<f32>({channel_psize, 1}); // the last scan result
             for (int64_t i_seq_len_tile = 0; i_seq_len_tile < n_seq_len_tile; ++i_seq_len_tile) { // static_range
               const int64_t seq_len_start = i_seq_len_tile * seq_len_fsize;
@@ -193,8 +195,8 @@ const Registration v3{{
               // PSUM for the product, "to reduce accumulation latency" (the tutorial).
               Tile scanC = ndarray(f32, {channel_psize, seq_len_fsize}, buffer::psum);
               const Tile scan_res = scanTimesC(deltaA, delta_i.slice(seq_len_start, seq_len_fsize),
-                                               u_i.slice(seq_len_start, seq_len_fsize), B, C, bc_row, seq_len_start,
-                                               seq_len_fsize, scan_init, scanC);
+                                               u_i.slice(seq_len_start, seq_len_fsize), B_b, C_b, i_state,
+                                               seq_len_start, seq_len_fsize, scan_init, scanC);
               assign(scan_init, scan_res.slice(seq_len_fsize - 1, 1));
               scanC_accum.slice(seq_len_start, seq_len_fsize) += scanC;
             }

@@ -6,7 +6,8 @@
 // tutorial has none).
 //
 // What differs from the tutorial, and why:
-//  - g_tensor is 1-D [C] in the tutorial (reshaped to [1, C] for its load); HBM tensors are 2-D here: g is [1, C].
+//  - g_tensor is 1-D [C] in the tutorial (reshaped to [1, C] for its load); HBM tensors have at least 2 dimensions
+//    here: g is [1, C].
 //  - The tutorial loads g once, before the loop, as a [1, C] tile and broadcasts it to [128, C] in the loop
 //    (g_tile.broadcast_to). The DSL has no partition broadcast of an SBUF tile: g is loaded once, before the loop,
 //    with a broadcast window (row 0 on all 128 partitions, one DMA: NKI's HBM-side .broadcast). Same value, loaded

@@ -194,12 +194,13 @@ void store(const HbmTile &dst, const Operand &src, Loc loc) {
                      tessera::isa::name(dst.dtype())),
          fmt::format("DMA does not convert: cast first, tsr::copy<tsr::{}>(tile)", tessera::isa::name(dst.dtype())));
   const graph::HbmWindow &w = dst.window();
-  for (size_t d = 0; d < w.steps.size(); ++d)
+  const size_t rowDim = w.sizes.size() - 2; // the window's rows; the leading dimensions before it are fixed
+  for (size_t d = rowDim; d < w.steps.size(); ++d)
     if (w.steps[d] == 0 && w.sizes[d] > 1)
       fail(loc,
            fmt::format("store: the window repeats one {} of the tensor {} times (step 0): every copy would go to the "
                        "same place",
-                       d == 0 ? "row" : "column", w.sizes[d]),
+                       d == rowDim ? "row" : "column", w.sizes[d]),
            "a window with a step of 0 is a broadcast to load; store into a window of positive steps");
   graph::Op o = makeOp(graph::OpKind::Store, -1, {t.buffer()});
   o.hbm = w;

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <iterator>
+
 namespace tsr {
 
 using detail::toLoc;
@@ -89,17 +91,74 @@ tessera::isa::MemSpace Tile::space() const { return bufferOf(buffer_).space; }
 DType HbmTile::dtype() const { return tensorOf(window_.tensor).dtype; }
 
 const std::string &Hbm::name() const { return tensorOf(tensor_).name; }
-const Shape &Hbm::shape() const { return tensorOf(tensor_).shape; }
+const Shape &Hbm::shape() const { return fixed_.empty() ? tensorOf(tensor_).shape : rest_; }
 DType Hbm::dtype() const { return tensorOf(tensor_).dtype; }
 
 int64_t Hbm::dim(int d, std::source_location loc) const {
-  const Shape &s = tensorOf(tensor_, loc).shape;
+  const Shape &s = fixed_.empty() ? tensorOf(tensor_, loc).shape : rest_;
   if (d < 0 || d >= static_cast<int>(s.size()))
     throw tessera::Error(fmt::format("{}.dim({}): the tensor has {} dimensions", name(), d, s.size()), toLoc(loc));
   return s[d];
 }
 
+namespace {
+/// How a view is shown in messages: "x", and "x[.]" for one with a fixed index (its value is not known here).
+std::string viewName(const std::string &name, size_t fixed) {
+  std::string s = name;
+  for (size_t i = 0; i < fixed; ++i) s += "[.]";
+  return s;
+}
+} // namespace
+
+Hbm Hbm::operator[](const LeadingIndex &index) const {
+  const std::source_location &loc = index.loc;
+  const graph::TensorArg &t = tensorOf(tensor_, loc);
+  const Shape &s = fixed_.empty() ? t.shape : rest_;
+  if (s.size() <= 2)
+    throw tessera::Error(fmt::format("{}[...]: {} is [{}] here, its rows and columns: it has no leading dimension "
+                                     "left to fix",
+                                     viewName(t.name, fixed_.size()), viewName(t.name, fixed_.size()),
+                                     fmt::join(s, ", ")),
+                         toLoc(loc), "take a window of the last two dimensions with .tile(i, j, size) or .window");
+  auto [lo, hi] = range(index.index.expr(), loc);
+  if (lo < 0 || hi >= s[0])
+    throw tessera::Error(fmt::format("{}[...]: index from {} to {} along dimension {} leaves the tensor [{}]: "
+                                     "its {} would be {}, {}",
+                                     viewName(t.name, fixed_.size()), lo, hi, fixed_.size(), fmt::join(t.shape, ", "),
+                                     lo < 0 ? "first" : "last", lo < 0 ? lo : hi,
+                                     lo < 0 ? std::string("before index 0")
+                                            : fmt::format("past the last index {}", s[0] - 1)),
+                         toLoc(loc), "a leading index lies inside its dimension for every value of its loop indices");
+  Hbm view(tensor_);
+  view.fixed_ = fixed_;
+  view.fixed_.push_back(index.index.expr());
+  view.rest_.assign(s.begin() + 1, s.end());
+  return view;
+}
+
+void Hbm::checkTwoDimensional(const char *what, const std::source_location &loc) const {
+  const Shape &s = fixed_.empty() ? tensorOf(tensor_, loc).shape : rest_;
+  if (s.size() == 2) return;
+  const std::string name = viewName(this->name(), fixed_.size());
+  const size_t leading = s.size() - 2;
+  // The hint's indices: b, then h, then k (at most kMaxHbmRank - 2 of them).
+  constexpr const char *kIndexNames[] = {"b", "h", "k"};
+  static_assert(std::size(kIndexNames) >= kMaxHbmRank - 2, "a name for every leading index");
+  std::string chained, listed;
+  for (size_t i = 0; i < leading; ++i) {
+    chained += fmt::format("[{}]", kIndexNames[i]);
+    listed += fmt::format("{}, ", kIndexNames[i]);
+  }
+  throw tessera::Error(fmt::format("{}.{}: {} is [{}]; a window is 2-D [rows, columns] of the last two dimensions: "
+                                   "fix the {} leading dimension{} first",
+                                   name, what, name, fmt::join(s, ", "), leading, leading == 1 ? "" : "s"),
+                       toLoc(loc),
+                       fmt::format("index them as NKI does: {}{}.{}(...) for {}[{}rows, columns]", name, chained, what,
+                                   name, listed));
+}
+
 HbmTile Hbm::tile(const Index &i, const Index &j, Shape size, std::source_location loc) const {
+  checkTwoDimensional("tile", loc);
   if (size.size() != 2)
     throw tessera::Error(fmt::format("{}.tile: expected a 2-D tile size, got [{}]", name(), fmt::join(size, ", ")),
                          toLoc(loc));
@@ -113,40 +172,48 @@ HbmTile Hbm::window(const Index &row, const Index &col, Shape size, std::source_
 
 HbmTile Hbm::window(const Index &row, const Index &col, Shape size, Shape step, std::source_location loc) const {
   const graph::TensorArg &t = tensorOf(tensor_, loc);
+  checkTwoDimensional("window", loc);
   if (step.size() != 2 || step[0] < 0 || step[1] < 0 || (step[0] == 0 && step[1] == 0))
     throw tessera::Error(fmt::format("{}: window steps [{}] must be two numbers (rows, columns), each 0 or more and "
                                      "not both 0",
                                      t.name, fmt::join(step, ", ")),
                          toLoc(loc),
                          "a step of 0 repeats one row (or column) of the tensor along the window, a broadcast to load");
-  if (t.shape.size() != 2 || size.size() != 2)
-    throw tessera::Error(fmt::format("{}: windows are 2-D in this version (tensor is [{}], window [{}])", t.name,
-                                     fmt::join(t.shape, ", "), fmt::join(size, ", ")),
+  if (size.size() != 2)
+    throw tessera::Error(fmt::format("{}: windows are 2-D (tensor is [{}], window [{}])", t.name,
+                                     fmt::join(shape(), ", "), fmt::join(size, ", ")),
                          toLoc(loc));
   const Index *offsets[2] = {&row, &col};
+  const size_t lead = fixed_.size(); // the tensor's dimension of the window's rows
   graph::HbmWindow w;
   w.tensor = tensor_;
-  w.sizes = size;
+  w.offsets = fixed_;
+  w.sizes.assign(lead, 1);
+  w.sizes.insert(w.sizes.end(), size.begin(), size.end());
   for (int d = 0; d < 2; ++d) {
     if (size[d] <= 0)
       throw tessera::Error(fmt::format("{}: window size [{}] must be positive", t.name, fmt::join(size, ", ")),
                            toLoc(loc));
     auto [lo, hi] = range(offsets[d]->expr(), loc);
     const int64_t extent = (size[d] - 1) * step[d] + 1; // elements from the window's first to its last
-    if (lo < 0 || hi + extent > t.shape[d])
+    const int64_t dimSize = t.shape[lead + d];
+    if (lo < 0 || hi + extent > dimSize)
       throw tessera::Error(
           fmt::format("{}: window [{}]{} at offsets from {} to {} along dimension {} leaves the tensor [{}]: its {} "
                       "element along dimension {} would be at index {}, {}",
                       t.name, fmt::join(size, ", "),
-                      step[d] == 1 ? std::string{} : fmt::format(" with step {}", step[d]), lo, hi, d,
-                      fmt::join(t.shape, ", "), lo < 0 ? "first" : "last", d, lo < 0 ? lo : hi + extent - 1,
-                      lo < 0 ? std::string("before index 0") : fmt::format("past the last index {}", t.shape[d] - 1)),
+                      step[d] == 1 ? std::string{} : fmt::format(" with step {}", step[d]), lo, hi, lead + d,
+                      fmt::join(t.shape, ", "), lo < 0 ? "first" : "last", lead + d, lo < 0 ? lo : hi + extent - 1,
+                      lo < 0 ? std::string("before index 0") : fmt::format("past the last index {}", dimSize - 1)),
           toLoc(loc),
           "a window lies inside its tensor: start it within the tensor and take fewer elements (or steps), or, for "
           "blocks of a loop, handle the last, smaller block apart when the dimension is not a multiple of the block");
     w.offsets.push_back(offsets[d]->expr());
   }
-  if (step[0] != 1 || step[1] != 1) w.steps = step;
+  if (step[0] != 1 || step[1] != 1) {
+    w.steps.assign(lead, 1);
+    w.steps.insert(w.steps.end(), step.begin(), step.end());
+  }
   return HbmTile(std::move(w));
 }
 

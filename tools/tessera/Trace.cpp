@@ -72,11 +72,25 @@ std::string describe(const isa::Program &program, const isa::AccessPattern &ap) 
                        ap.partitionStart + ap.partitions, ap.offset, sizes, dtype, strides);
   const bool known = ap.tensor >= 0 && static_cast<size_t>(ap.tensor) < program.tensors.size();
   const std::string tensor = known ? program.tensors[ap.tensor].name : fmt::format("tensor{}", ap.tensor);
-  if (known && program.tensors[ap.tensor].shape.size() == 2 && ap.partitionStride > 0 &&
-      ap.partitionStride == program.tensors[ap.tensor].shape[1] && ap.freeRank == 1 && ap.strides[0] == 1) {
-    const int64_t row = ap.offset / ap.partitionStride, column = ap.offset % ap.partitionStride;
-    return fmt::format("hbm {}[{}:{}, {}:{}] {}", tensor, row, row + ap.partitions, column, column + ap.sizes[0],
-                       dtype);
+  // A window of the tensor's [rows, columns] matrix (isa/MatrixShape.h) that stays in one matrix of its leading
+  // indices: x[b, r:r+n, c:c+m] (x[r:r+n, c:c+m] for a 2-D tensor).
+  const std::vector<int64_t> *shape = known ? &program.tensors[ap.tensor].shape : nullptr;
+  if (shape && shape->size() >= 2 && ap.partitionStride > 0 && ap.partitionStride == shape->back() &&
+      ap.freeRank == 1 && ap.strides[0] == 1) {
+    const int64_t rowsPerMatrix = (*shape)[shape->size() - 2];
+    int64_t matrix = ap.offset / ap.partitionStride / rowsPerMatrix;
+    const int64_t row = ap.offset / ap.partitionStride % rowsPerMatrix, column = ap.offset % ap.partitionStride;
+    if (row + ap.partitions <= rowsPerMatrix) {
+      std::vector<int64_t> lead(shape->size() - 2);
+      for (size_t d = lead.size(); d-- > 0;) {
+        lead[d] = matrix % (*shape)[d];
+        matrix /= (*shape)[d];
+      }
+      std::string leading;
+      for (int64_t i : lead) leading += fmt::format("{}, ", i);
+      return fmt::format("hbm {}[{}{}:{}, {}:{}] {}", tensor, leading, row, row + ap.partitions, column,
+                         column + ap.sizes[0], dtype);
+    }
   }
   return fmt::format("hbm {} +{} {} {} row {}{}", tensor, ap.offset, sizes, dtype, ap.partitionStride, strides);
 }

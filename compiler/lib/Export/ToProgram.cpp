@@ -7,6 +7,7 @@
 //
 //===------------------------------------------------------------------------------------------------------===//
 
+#include "tessera/compiler/Dialect/Tile/TensorShape.h"
 #include "tessera/compiler/ToProgram.h"
 #include "tessera/compiler/Dialect/Settings.h"
 #include "tessera/compiler/Dialect/Machine.h"
@@ -82,6 +83,8 @@ isa::Program toProgram(ModuleOp module, std::vector<ProgramStep> *order) {
     auto name = fn.getArgAttrOfType<StringAttr>(i, tile::kTensorNameAttr);
     t.name = name ? name.getValue().str() : fmt::format("arg{}", i);
     t.shape.assign(memref.getShape().begin(), memref.getShape().end());
+    if (auto shape = fn.getArgAttrOfType<DenseI64ArrayAttr>(i, tile::kTensorShapeAttr)) // N-D: its own shape
+      t.shape.assign(shape.asArrayRef().begin(), shape.asArrayRef().end());
     t.dtype = *dtype;
     t.isOutput = static_cast<bool>(fn.getArgAttr(i, tile::kOutputAttr));
     t.isScratch = static_cast<bool>(fn.getArgAttr(i, tile::kScratchAttr));

@@ -21,6 +21,7 @@
 #include "GoldenRuntime.h"
 #include "OutlineOps.h"
 #include "tessera/compiler/Golden.h"
+#include "tessera/isa/MatrixShape.h"
 
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 #include "tessera/compiler/ImportGraph.h"
@@ -300,8 +301,10 @@ void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<st
 
   std::vector<std::vector<int64_t>> descriptors;
   std::vector<void *> descriptorPointers, args;
-  for (size_t i = 0; i < tensors.size(); ++i)
-    descriptors.push_back(descriptor(tensors[i].data(), kernel.tensors[i].shape));
+  for (size_t i = 0; i < tensors.size(); ++i) { // an N-D tensor is its [rows, columns] matrix there (MatrixShape.h)
+    const std::array<int64_t, 2> matrix = isa::matrixShape(kernel.tensors[i].shape);
+    descriptors.push_back(descriptor(tensors[i].data(), {matrix.begin(), matrix.end()}));
+  }
   for (auto &d : descriptors) descriptorPointers.push_back(d.data());
   for (void *&p : descriptorPointers) args.push_back(&p);
   // The JIT compiles the module when the kernel is first looked up.

@@ -1,6 +1,9 @@
+#include "tessera/compiler/Dialect/Tile/TensorShape.h"
 #include "tessera/compiler/ImportGraph.h"
+#include "tessera/compiler/FlatWindow.h"
 #include "tessera/compiler/Dialect/Settings.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
+#include "tessera/isa/MatrixShape.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -71,14 +74,18 @@ private:
     return sum;
   }
 
+  /// A window as the tile dialect keeps it: of the tensor's [rows, columns] matrix (FlatWindow.h).
+  graph::HbmWindow flat(const graph::HbmWindow &w) { return flatWindow(w, g_.tensors.at(w.tensor).shape); }
+
   /// A strided window's steps, as the DMA op's `steps` attribute; none for a window of unit steps.
   DenseI64ArrayAttr steps(const graph::HbmWindow &w) {
-    return w.strided() ? b_.getDenseI64ArrayAttr(w.steps) : DenseI64ArrayAttr();
+    const graph::HbmWindow f = flat(w);
+    return f.strided() ? b_.getDenseI64ArrayAttr(f.steps) : DenseI64ArrayAttr();
   }
 
   llvm::SmallVector<Value> indices(const graph::HbmWindow &w) {
     llvm::SmallVector<Value> r;
-    for (const graph::IndexExpr &e : w.offsets) r.push_back(index(e));
+    for (const graph::IndexExpr &e : flat(w).offsets) r.push_back(index(e));
     return r;
   }
 
@@ -192,14 +199,18 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &ctx, const graph::KernelGraph &g,
   if (g.scheduleInstructions) (*module)->setAttr(tile::kScheduleAttr, b.getUnitAttr());
 
   llvm::SmallVector<Type> args;
-  for (const graph::TensorArg &t : g.tensors)
-    args.push_back(tile::tileType(&ctx, t.shape, compiler::mlirTypeOf(&ctx, t.dtype), tile::MemorySpace::hbm));
+  for (const graph::TensorArg &t : g.tensors) { // an N-D tensor as its [rows, columns] matrix (MatrixShape.h)
+    const std::array<int64_t, 2> matrix = isa::matrixShape(t.shape);
+    args.push_back(tile::tileType(&ctx, matrix, compiler::mlirTypeOf(&ctx, t.dtype), tile::MemorySpace::hbm));
+  }
   b.setInsertionPointToEnd(module->getBody());
   auto fn = b.create<func::FuncOp>(b.getUnknownLoc(), g.name, b.getFunctionType(args, {}));
   for (size_t i = 0; i < g.tensors.size(); ++i) {
     fn.setArgAttr(i, tile::kTensorNameAttr, b.getStringAttr(g.tensors[i].name));
     if (g.tensors[i].isOutput) fn.setArgAttr(i, tile::kOutputAttr, b.getUnitAttr());
     if (g.tensors[i].isScratch) fn.setArgAttr(i, tile::kScratchAttr, b.getUnitAttr());
+    if (g.tensors[i].shape.size() != 2)
+      fn.setArgAttr(i, tile::kTensorShapeAttr, b.getDenseI64ArrayAttr(g.tensors[i].shape));
   }
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToEnd(entry);

@@ -267,7 +267,9 @@ private:
         if (step == 0) return fmt::format("{}:{}", first, first + 1); // a broadcast: the one row or column
         return step == 1 ? fmt::format("{}:{}", first, first + span) : fmt::format("{}:{}:{}", first, first + span, step);
       };
-      std::string window = fmt::format("{}[{}, {}]", tensorName(t), range(w.row, w.rowSpan(), w.rowStep),
+      std::string lead; // an N-D tensor's leading indices: x[b, h, rows, columns]
+      for (int64_t i : w.lead) lead += fmt::format("{}, ", i);
+      std::string window = fmt::format("{}[{}{}, {}]", tensorName(t), lead, range(w.row, w.rowSpan(), w.rowStep),
                                        range(w.col, w.colSpan(), w.colStep));
       // A step of 0 repeats that row (column): NkiTensor.broadcast(dim, size) expands a size-1 dimension (NKI
       // language reference, nki.language.NkiTensor).

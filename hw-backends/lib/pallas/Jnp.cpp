@@ -102,16 +102,19 @@ bool convertsOutputs(const std::vector<isa::DType> &dtypes) {
   return std::any_of(dtypes.begin(), dtypes.end(), [](isa::DType d) { return kernelDtype(d) != d; });
 }
 
-void returnOutputs(PythonWriter &out, const std::vector<isa::DType> &dtypes, size_t dropped) {
-  auto back = [](const std::string &value, isa::DType dtype) {
-    return kernelDtype(dtype) == dtype ? value : fmt::format("{}.astype({})", value, jnpDtype(dtype));
+void returnOutputs(PythonWriter &out, const std::vector<isa::DType> &dtypes,
+                   const std::vector<std::vector<int64_t>> &reshapes, size_t dropped) {
+  auto back = [&](std::string value, size_t i) {
+    if (kernelDtype(dtypes[i]) != dtypes[i]) value = fmt::format("{}.astype({})", value, jnpDtype(dtypes[i]));
+    if (!reshapes[i].empty()) value = fmt::format("{}.reshape({})", value, pythonShape(reshapes[i]));
+    return value;
   };
   if (dtypes.size() == 1) {
-    out.line("return " + back(dropped ? "result[0]" : "result", dtypes[0]));
+    out.line("return " + back(dropped ? "result[0]" : "result", 0));
     return;
   }
   std::vector<std::string> items;
-  for (size_t i = 0; i < dtypes.size(); ++i) items.push_back(back(fmt::format("result[{}]", i), dtypes[i]));
+  for (size_t i = 0; i < dtypes.size(); ++i) items.push_back(back(fmt::format("result[{}]", i), i));
   out.line(fmt::format("return ({})", fmt::join(items, ", ")));
 }
 

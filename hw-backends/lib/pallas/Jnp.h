@@ -41,7 +41,9 @@ std::string kernelOperand(const std::string &name, isa::DType dtype);
 bool convertsOutputs(const std::vector<isa::DType> &dtypes);
 /// `return result` with each output of `dtypes` converted back to its dtype; `dropped` more results follow the
 /// outputs (the kernel's HBM scratch tensors, which pallas_call returns as outputs of its own) and are not returned.
-void returnOutputs(PythonWriter &out, const std::vector<isa::DType> &dtypes, size_t dropped = 0);
+/// `reshapes[i]`, when not empty, is the N-D shape output i is given back in (pallas_call made its matrix).
+void returnOutputs(PythonWriter &out, const std::vector<isa::DType> &dtypes,
+                   const std::vector<std::vector<int64_t>> &reshapes, size_t dropped = 0);
 
 /// What every Pallas module starts with after its docstring: the imports, and KERNEL, TARGET, TOPOLOGY (libtpu's
 /// name of the target's generation, None when the target file has no [libtpu] table), INPUTS and OUTPUTS (name,

@@ -26,6 +26,7 @@
 #include "../PythonSource.h"
 #include "Jnp.h"
 #include "tessera/isa/Target.h"
+#include "tessera/isa/MatrixShape.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -884,21 +885,82 @@ private:
     return bytes;
   }
 
+  /// `e` as high * k + low with low in [0, k) for every iteration of its loops: each term whose coefficient k
+  /// divides goes to high, the others stay in low; nullopt when low can leave [0, k) (or `e` has floors).
+  std::optional<std::pair<LoopIndex, LoopIndex>> splitBy(const LoopIndex &e, int64_t k) const {
+    if (!e.isAffine()) return std::nullopt;
+    LoopIndex high, low;
+    high.constant = e.constant >= 0 ? e.constant / k : -((-e.constant + k - 1) / k);
+    low.constant = e.constant - high.constant * k;
+    int64_t greatest = low.constant;
+    for (const auto &[loop, c] : e.terms) {
+      if (c % k == 0) {
+        high.terms.push_back({loop, c / k});
+        continue;
+      }
+      low.terms.push_back({loop, c});
+      greatest += std::max<int64_t>(0, c * (tp_.loops[loop].trips - 1));
+    }
+    if (leastValue(low) < 0 || greatest >= k) return std::nullopt;
+    return std::pair{high, low};
+  }
+
+  /// A grid block of an N-D tensor as a block of the tensor itself: its index along each leading dimension (a
+  /// squeezed block dimension, None in the BlockSpec) and then its row and column blocks within the matrix those
+  /// select; nullopt for a 2-D tensor or a block whose rows do not stay in one matrix for every grid step.
+  std::optional<std::vector<LoopIndex>> blockIndexNd(const compiler::GridBlock &b) const {
+    const std::vector<int64_t> &shape = p_.tensors[b.tensor].shape;
+    if (shape.size() <= 2 || shape[shape.size() - 2] % b.shape[0] != 0) return std::nullopt;
+    auto rows = splitBy(b.index[0], shape[shape.size() - 2] / b.shape[0]); // (matrix, row block within it)
+    if (!rows) return std::nullopt;
+    std::vector<LoopIndex> index{rows->second, b.index[1]};
+    LoopIndex matrix = rows->first;
+    for (size_t d = shape.size() - 2; d-- > 1;) { // the leading indices, innermost first; the outermost is the rest
+      auto split = splitBy(matrix, shape[d]);
+      if (!split) return std::nullopt;
+      index.insert(index.begin(), split->second);
+      matrix = split->first;
+    }
+    index.insert(index.begin(), matrix);
+    return index;
+  }
+
+  /// A block's BlockSpec: of the tensor's matrix, or, for an N-D tensor whose block stays in one matrix
+  /// (blockIndexNd), of the tensor itself with its leading block dimensions squeezed (None).
+  std::string blockSpec(const compiler::GridBlock &b) const {
+    const std::optional<std::vector<LoopIndex>> nd = blockIndexNd(b);
+    if (!nd) return fmt::format("pl.BlockSpec(({}, {}), {})", b.shape[0], b.shape[1], indexMap(b));
+    std::string leading;
+    for (size_t d = 0; d + 2 < nd->size(); ++d) leading += "None, ";
+    return fmt::format("pl.BlockSpec(({}{}, {}), {})", leading, b.shape[0], b.shape[1], indexMap(*nd));
+  }
+
   /// A block's index_map: the block's index along each dimension from the grid's indices.
-  std::string indexMap(const compiler::GridBlock &b) const {
+  std::string indexMap(const compiler::GridBlock &b) const { return indexMap({b.index[0], b.index[1]}); }
+  /// An index_map of the block index `index` (one per dimension of the array the BlockSpec is of).
+  std::string indexMap(const std::vector<LoopIndex> &index) const {
     std::vector<std::string> vars, dims;
     Substitution positional;
     for (size_t d = 0; d < grid_.size(); ++d) {
       vars.push_back(fmt::format("i{}", d));
       positional[grid_[d]] = vars.back();
     }
-    for (const LoopIndex &e : b.index) dims.push_back(index(e, positional));
+    for (const LoopIndex &e : index) dims.push_back(this->index(e, positional));
     return fmt::format("lambda {}: ({})", fmt::join(vars, ", "), fmt::join(dims, ", "));
   }
 
   void wrapper() {
     std::vector<std::string> inputs, operandNames, inSpecs, outSpecs, outShapes, grid, semantics;
     std::vector<isa::DType> outDtypes;
+    // An N-D tensor goes to pallas_call as itself where it is moved in blocks that stay in one matrix of its
+    // leading indices (BlockSpecs with those dimensions squeezed, None); else as its [rows, columns] matrix, the view
+    // every block and copy of the kernel addresses (isa/MatrixShape.h): a row-major reshape of the leading
+    // dimensions into the rows, which XLA makes a bitcast, the outputs reshaped back.
+    std::vector<std::vector<int64_t>> outReshapes;
+    auto matrixOf = [](const isa::TensorInfo &info) {
+      const std::array<int64_t, 2> m = isa::matrixShape(info.shape);
+      return std::vector<int64_t>{m[0], m[1]};
+    };
     for (size_t t = 0; t < p_.tensors.size(); ++t)
       if (p_.tensors[t].isInput()) inputs.push_back(tensorNames_[t]);
     // The kernel's HBM scratch tensors (tsr::shared_hbm) are outputs of pallas_call in HBM that the wrapper drops:
@@ -908,19 +970,28 @@ private:
     for (auto [tensor, block] : operands()) {
       const isa::TensorInfo &info = p_.tensors[tensor];
       std::string spec = "pl.BlockSpec(memory_space=pl.ANY)";
+      bool asMatrix = info.shape.size() != 2;
       if (block >= 0) {
         const compiler::GridBlock &b = tp_.blocks[block];
-        spec = fmt::format("pl.BlockSpec(({}, {}), {})", b.shape[0], b.shape[1], indexMap(b));
+        spec = blockSpec(b);
+        if (blockIndexNd(b)) asMatrix = false;
       }
       if (!info.isInput()) {
         outSpecs.push_back(spec);
-        outShapes.push_back(
-            fmt::format("jax.ShapeDtypeStruct({}, {})", pythonShape(info.shape), jnpDtype(kernelDtype(info.dtype))));
-        if (info.isOutput) outDtypes.push_back(info.dtype);
-        else ++scratchOutputs;
+        outShapes.push_back(fmt::format("jax.ShapeDtypeStruct({}, {})",
+                                        pythonShape(asMatrix ? matrixOf(info) : info.shape),
+                                        jnpDtype(kernelDtype(info.dtype))));
+        if (info.isOutput) {
+          outDtypes.push_back(info.dtype);
+          outReshapes.push_back(asMatrix ? info.shape : std::vector<int64_t>{});
+        } else {
+          ++scratchOutputs;
+        }
       } else {
         inSpecs.push_back(spec);
-        operandNames.push_back(kernelOperand(tensorNames_[tensor], info.dtype));
+        std::string operand = kernelOperand(tensorNames_[tensor], info.dtype);
+        if (asMatrix) operand = fmt::format("{}.reshape({})", operand, pythonShape(matrixOf(info)));
+        operandNames.push_back(std::move(operand));
       }
     }
     for (int32_t loop : grid_) {
@@ -934,7 +1005,8 @@ private:
     out_.line(fmt::format("def {}({}, *, interpret=False):", functionName_, fmt::join(inputs, ", ")));
     out_.indent();
     out_.line("\"\"\"interpret: False on a TPU; pltpu.InterpretParams(...) to run on a CPU.\"\"\"");
-    const bool convertOutputs = convertsOutputs(outDtypes) || scratchOutputs > 0;
+    const bool convertOutputs = convertsOutputs(outDtypes) || scratchOutputs > 0 ||
+                                std::any_of(outReshapes.begin(), outReshapes.end(), [](auto &r) { return !r.empty(); });
     out_.line(convertOutputs ? "result = pl.pallas_call(" : "return pl.pallas_call(");
     out_.indent();
     out_.line(kernelName_ + ",");
@@ -978,7 +1050,7 @@ private:
     out_.line("interpret=interpret,");
     out_.dedent();
     out_.line(fmt::format(")({})", fmt::join(operandNames, ", ")));
-    if (convertOutputs) returnOutputs(out_, outDtypes, scratchOutputs);
+    if (convertOutputs) returnOutputs(out_, outDtypes, outReshapes, scratchOutputs);
     out_.dedent();
   }
 

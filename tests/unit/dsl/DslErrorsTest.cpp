@@ -51,19 +51,126 @@ TEST(DslErrors, ExactlyPmaxPartitionsIsAllowed) {
   EXPECT_NO_THROW((void)trace(k, {}));
 }
 
-TEST(DslErrors, TensorsOfTheSignatureAreTwoDimensional) {
+TEST(DslErrors, TensorsOfTheSignatureHaveTwoToFiveDimensions) {
   // Refused before the body runs, naming the kernel and the tensor, at the kernel's definition.
-  KernelInfo k3d = kernelOf({input("x", {4, 32, 64}, f32), output("y", {128, 64}, f32)}, [](Hbm, Hbm) {});
-  k3d.loc = {"mykernel.cpp", 12};
-  tessera::Error e = traceError(k3d);
-  EXPECT_EQ(e.message(),
-            "kernel 'test': tensor 'x' is [4, 32, 64]; HBM tensors are 2-D [rows, columns] in this version");
-  EXPECT_EQ(e.hint(), "give it as 2-D, its outer dimensions flattened into the rows ([A, B, C] as [A * B, C]), and "
-                      "index rows accordingly");
+  KernelInfo k1d = kernelOf({input("x", {64}, f32), output("y", {128, 64}, f32)}, [](Hbm, Hbm) {});
+  k1d.loc = {"mykernel.cpp", 12};
+  tessera::Error e = traceError(k1d);
+  EXPECT_EQ(e.message(), "kernel 'test': tensor 'x' is [64]; HBM tensors have 2 to 5 dimensions, the last two "
+                         "[rows, columns]");
+  EXPECT_EQ(e.hint(), "give a vector as one row, [1, N] (or one column, [N, 1])");
   EXPECT_EQ(e.where().file, "mykernel.cpp");
   EXPECT_EQ(e.where().line, 12u);
+  KernelInfo k6d = kernelOf({input("x", {2, 2, 2, 2, 8, 8}, f32)}, [](Hbm) {});
+  e = traceError(k6d);
+  EXPECT_EQ(e.message(), "kernel 'test': tensor 'x' is [2, 2, 2, 2, 8, 8]; HBM tensors have 2 to 5 dimensions, the "
+                         "last two [rows, columns]");
+  EXPECT_EQ(e.hint(), "merge leading dimensions into one ([A, B, C, ...] as [A * B, C, ...]) to have at most 5");
+  KernelInfo k5d = kernelOf({input("x", {2, 2, 2, 8, 8}, f32)}, [](Hbm) {});
+  EXPECT_NO_THROW((void)trace(k5d, {}));
   KernelInfo empty = kernelOf({input("x", {128, 0}, f32)}, [](Hbm) {});
   EXPECT_EQ(traceError(empty).message(), "kernel 'test': tensor 'x' is [128, 0]; each dimension must be at least 1");
+}
+
+TEST(DslErrors, WindowsOfAnNdTensorNeedItsLeadingIndices) {
+  int line = 0;
+  auto k = kernelOf({input("x", {4, 256, 64}, f32)}, [&](Hbm x) {
+    line = __LINE__ + 1;
+    (void)load(x.tile(0, 0, {128, 64}));
+  });
+  tessera::Error e = traceError(k);
+  EXPECT_EQ(e.message(), "x.tile: x is [4, 256, 64]; a window is 2-D [rows, columns] of the last two dimensions: fix "
+                         "the 1 leading dimension first");
+  EXPECT_EQ(e.hint(), "index them as NKI does: x[b].tile(...) for x[b, rows, columns]");
+  expectAt(e, line);
+
+  auto k4 = kernelOf({input("q", {2, 4, 256, 64}, f32)}, [&](Hbm q) {
+    line = __LINE__ + 1;
+    (void)load(q[1].window(0, 0, {128, 64}));
+  });
+  e = traceError(k4);
+  EXPECT_EQ(e.message(), "q[.].window: q[.] is [4, 256, 64]; a window is 2-D [rows, columns] of the last two "
+                         "dimensions: fix the 1 leading dimension first");
+  expectAt(e, line);
+
+  auto k5 = kernelOf({input("r", {2, 2, 2, 128, 64}, f32)}, [&](Hbm r) {
+    line = __LINE__ + 1;
+    (void)load(r.tile(0, 0, {128, 64}));
+  });
+  e = traceError(k5);
+  EXPECT_EQ(e.message(), "r.tile: r is [2, 2, 2, 128, 64]; a window is 2-D [rows, columns] of the last two "
+                         "dimensions: fix the 3 leading dimensions first");
+  EXPECT_EQ(e.hint(), "index them as NKI does: r[b][h][k].tile(...) for r[b, h, k, rows, columns]");
+  expectAt(e, line);
+}
+
+TEST(DslErrors, LeadingIndexOutsideItsDimension) {
+  // Every value the loop index takes must lie in the dimension: b + 1 reaches 4 in a dimension of 4.
+  int line = 0;
+  auto k = kernelOf({input("x", {4, 256, 64}, f32)}, [&](Hbm x) {
+    for (auto b : affine_range(4)) {
+      line = __LINE__ + 1;
+      (void)load(x[b + 1].tile(0, 0, {128, 64}));
+    }
+  });
+  tessera::Error e = traceError(k);
+  EXPECT_EQ(e.message(), "x[...]: index from 1 to 4 along dimension 0 leaves the tensor [4, 256, 64]: its last would "
+                         "be 4, past the last index 3");
+  EXPECT_EQ(e.hint(), "a leading index lies inside its dimension for every value of its loop indices");
+  expectAt(e, line);
+
+  auto k4 = kernelOf({input("q", {2, 3, 256, 64}, f32)}, [&](Hbm q) {
+    line = __LINE__ + 1;
+    (void)load(q[0][-1].tile(0, 0, {128, 64}));
+  });
+  e = traceError(k4);
+  EXPECT_EQ(e.message(), "q[.][...]: index from -1 to -1 along dimension 1 leaves the tensor [2, 3, 256, 64]: its "
+                         "first would be -1, before index 0");
+  expectAt(e, line);
+}
+
+TEST(DslErrors, NoLeadingIndexToFixOnAMatrix) {
+  int line = 0;
+  auto k = kernelOf({input("x", {4, 256, 64}, f32)}, [&](Hbm x) {
+    line = __LINE__ + 1;
+    (void)x[0][1];
+  });
+  tessera::Error e = traceError(k);
+  EXPECT_EQ(e.message(), "x[.][...]: x[.] is [256, 64] here, its rows and columns: it has no leading dimension left "
+                         "to fix");
+  EXPECT_EQ(e.hint(), "take a window of the last two dimensions with .tile(i, j, size) or .window");
+  expectAt(e, line);
+}
+
+TEST(DslErrors, WindowsOfAViewStayInsideItsMatrix) {
+  int line = 0;
+  auto k = kernelOf({input("x", {4, 256, 64}, f32)}, [&](Hbm x) {
+    line = __LINE__ + 1;
+    (void)load(x[3].tile(2, 0, {128, 64}));
+  });
+  tessera::Error e = traceError(k);
+  EXPECT_EQ(e.message(), "x: window [128, 64] at offsets from 256 to 256 along dimension 1 leaves the tensor "
+                         "[4, 256, 64]: its last element along dimension 1 would be at index 383, past the last index "
+                         "255");
+  expectAt(e, line);
+}
+
+TEST(DslErrors, AViewHasTheRemainingDimensions) {
+  auto k = kernelOf({input("x", {2, 3, 256, 64}, f32)}, [&](Hbm x) {
+    EXPECT_EQ(x.shape(), (Shape{2, 3, 256, 64}));
+    EXPECT_EQ(x[1].shape(), (Shape{3, 256, 64}));
+    EXPECT_EQ(x[1][2].dim(0), 256);
+    EXPECT_EQ(x[1][2].dim(1), 64);
+    for (auto b : affine_range(2)) {
+      const HbmTile t = x[b][2].window(8, 0, {64, 32}, {2, 2});
+      EXPECT_EQ(t.shape(), (Shape{64, 32}));
+      EXPECT_EQ(t.window().sizes, (std::vector<int64_t>{1, 1, 64, 32}));
+      EXPECT_EQ(t.window().steps, (std::vector<int64_t>{1, 1, 2, 2}));
+      EXPECT_EQ(t.window().offsets[1].constant, 2);
+      EXPECT_EQ(t.window().offsets[0].terms.size(), 1u);
+    }
+  });
+  EXPECT_NO_THROW((void)trace(k, {}));
 }
 
 TEST(DslErrors, TilesAreTwoDimensionalWithPositiveSizes) {

@@ -65,6 +65,30 @@ TEST(SharedHbm, MisuseIsReportedAtTheLine) {
   e = traceError(empty);
   EXPECT_EQ(e.message(), "shared_hbm: 'scratch0' is [128, 0]; each dimension must be at least 1");
   expectAt(e, lineShape);
+
+  int lineRank = 0;
+  auto vector = kernelOf({input("x", {128, 64}, f32)}, [&](Hbm) {
+    lineRank = __LINE__ + 1;
+    (void)shared_hbm(f32, {128});
+  });
+  e = traceError(vector);
+  EXPECT_EQ(e.message(), "shared_hbm: 'scratch0' is [128]; HBM tensors have 2 to 5 dimensions, the last two [rows, "
+                         "columns]");
+  expectAt(e, lineRank);
+}
+
+// An N-D scratch tensor is indexed as an N-D argument is: qk[i][j] of [nq, nkv, 128, 512] (attention v3's).
+TEST(SharedHbm, TakesTheShapesOfArguments) {
+  auto k = kernelOf({input("x", {128, 512}, f32), output("y", {128, 512}, f32)}, [&](Hbm x, Hbm y) {
+    Hbm qk = shared_hbm(f32, {2, 3, 128, 512}, "qk");
+    EXPECT_EQ(qk[1].shape(), (Shape{3, 128, 512}));
+    for (auto j : affine_range(3)) store(qk[1][j].tile(0, 0, {128, 512}), load(x.tile(0, 0, {128, 512})));
+    store(y.tile(0, 0, {128, 512}), load(qk[1][2].tile(0, 0, {128, 512})));
+  });
+  graph::KernelGraph g = trace(k, {});
+  ASSERT_EQ(g.tensors.size(), 3u);
+  EXPECT_EQ(g.tensors[2].shape, (Shape{2, 3, 128, 512}));
+  EXPECT_TRUE(g.tensors[2].isScratch);
 }
 
 } // namespace

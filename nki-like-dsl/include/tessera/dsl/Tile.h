@@ -14,6 +14,10 @@
 namespace tsr {
 
 using Shape = std::vector<int64_t>;
+
+/// The most dimensions an HBM tensor (a kernel argument) may have: a batch, heads, and a [rows, columns] matrix,
+/// and one more; the fewest is 2.
+inline constexpr int kMaxHbmRank = 5;
 using tessera::isa::DType;
 using tessera::isa::MemSpace;
 
@@ -44,30 +48,53 @@ private:
   int buffer_;
 };
 
-/// A window of an HBM tensor, ready to be loaded or stored.
+/// A window of an HBM tensor, ready to be loaded or stored: 2-D [partition, free], its rows and columns the tensor's
+/// last two dimensions (its leading dimensions, if any, each fixed at one index: size 1 in the window).
 class HbmTile {
 public:
-  explicit HbmTile(graph::HbmWindow window) : window_(std::move(window)) {}
+  explicit HbmTile(graph::HbmWindow window)
+      : window_(std::move(window)), shape_(window_.sizes.end() - 2, window_.sizes.end()) {}
   const graph::HbmWindow &window() const { return window_; }
-  const Shape &shape() const { return window_.sizes; }
+  /// The tile's shape: [rows, columns], the window's last two sizes.
+  const Shape &shape() const { return shape_; }
   DType dtype() const;
 
 private:
   graph::HbmWindow window_;
+  Shape shape_;
 };
 
-/// A kernel argument: a tensor in HBM.
+/// A leading index of an N-D HBM tensor, as `x[b]` takes it: an Index (a number, a loop index, tsr::program_id)
+/// with the line that wrote it, for the messages (operator[] takes one argument only).
+struct LeadingIndex {
+  LeadingIndex(const Index &i, std::source_location loc = std::source_location::current()) // NOLINT: implicit
+      : index(i), loc(loc) {}
+  LeadingIndex(int64_t i, std::source_location loc = std::source_location::current()) // NOLINT: implicit
+      : index(i), loc(loc) {}
+  LeadingIndex(int i, std::source_location loc = std::source_location::current()) // NOLINT: implicit
+      : index(i), loc(loc) {}
+  Index index;
+  std::source_location loc;
+};
+
+/// A kernel argument: a tensor in HBM, [rows, columns] or N-D (up to tsr::kMaxHbmRank dimensions); or such a
+/// tensor with its leading dimensions fixed at indices (x[b], x[b][h]), a view of the remaining dimensions.
 class Hbm {
 public:
   explicit Hbm(int tensor) : tensor_(tensor) {}
   int tensor() const { return tensor_; }
   const std::string &name() const;
+  /// This view's shape: the tensor's, less the leading dimensions fixed by operator[].
   const Shape &shape() const;
   DType dtype() const;
-  /// Size of dimension `d`.
+  /// Size of dimension `d` of this view.
   int64_t dim(int d, std::source_location loc = std::source_location::current()) const;
+  /// The view with its first dimension fixed at `index` (NKI: x[b]): one dimension fewer. `index` may depend on
+  /// loop indices; every value it takes must lie in the dimension. Fix every leading dimension (x[b][h] of
+  /// [B, H, S, D]) before taking a tile or window of the last two.
+  Hbm operator[](const LeadingIndex &index) const;
 
-  /// The block at block indices (i, j) of a tiling of this 2-D tensor into `size` blocks: rows
+  /// The block at block indices (i, j) of a tiling of this 2-D tensor (or view) into `size` blocks: rows
   /// [i*size[0], (i+1)*size[0]), columns [j*size[1], (j+1)*size[1]). Indices may be loop indices.
   HbmTile tile(const Index &i, const Index &j, Shape size,
                std::source_location loc = std::source_location::current()) const;
@@ -83,7 +110,11 @@ public:
                  std::source_location loc = std::source_location::current()) const;
 
 private:
+  /// The leading dimensions' fixed indices and the rest of the shape (a view; both empty for the whole tensor).
+  void checkTwoDimensional(const char *what, const std::source_location &loc) const;
   int tensor_;
+  std::vector<graph::IndexExpr> fixed_;
+  Shape rest_;
 };
 
 /// Anything a compute operation may be handed. Accepting HBM here (and reporting it) lets the DSL name the line
