@@ -195,8 +195,8 @@ struct LowerTileToTpuPass : PassWrapper<LowerTileToTpuPass, OperationPass<Module
   }
 
   /// A DMA to or from a partition slice (Tile::partition_slice) whose first row is not a multiple of its dtype's
-  /// sublane tile is an error at its kernel line: Mosaic copies VMEM in whole tiles of rows (libtpu 0.0.50.1: "Offsets
-  /// along tiled dimensions must be aligned to tiles"). Vector operations on such a slice are fine.
+  /// sublane tile is an error at its kernel line: Mosaic copies VMEM in whole tiles of rows (libtpu 0.0.50.1:
+  /// "Offsets along tiled dimensions must be aligned to tiles"). Vector operations on such a slice are fine.
   LogicalResult rejectUnalignedSliceCopies(const isa::Target &target) {
     WalkResult walked = getOperation().walk([&](Operation *op) {
       Value tile;
@@ -213,9 +213,9 @@ struct LowerTileToTpuPass : PassWrapper<LowerTileToTpuPass, OperationPass<Module
       op->emitError() << (llvm::isa<tile::LoadOp>(op) ? "a load into" : "a store from") << " partitions ["
                       << row << ", " << row + llvm::cast<MemRefType>(tile.getType()).getDimSize(0) << ") of tile"
                       << tile::quotedName(alloc) << " " << tile::shapeAndDtype(alloc.getType()) << ": " << target.name
-                      << " copies VMEM in tiles of " << rows << " rows of this dtype, so a DMA's first row is a multiple "
-                      << "of " << rows << "; start the slice there, or copy its rows into a tile of their own first "
-                      << "(vector operations take any rows)";
+                      << " copies VMEM in tiles of " << rows << " rows of this dtype, so a DMA's first row is a "
+                      << "multiple of " << rows << "; start the slice there, or copy its rows into a tile of their "
+                      << "own first (vector operations take any rows)";
       return WalkResult::interrupt();
     });
     return failure(walked.wasInterrupted());
