@@ -1,5 +1,6 @@
 #include "tessera/dsl/Kernel.h"
 
+#include "HbmShape.h"
 #include "Tracer.h"
 
 #include <fmt/format.h>
@@ -198,20 +199,7 @@ graph::KernelGraph trace(const KernelInfo &kernel, const Params &params) {
   g.scheduleInstructions = kernel.scheduleInstructions;
   for (TensorSpec &t : kernel.signature(params)) {
     // Checked here, before the body runs, so the message is about the signature and not a later window.
-    if (t.shape.size() < 2 || t.shape.size() > static_cast<size_t>(kMaxHbmRank))
-      throw Error(fmt::format("kernel '{}': tensor '{}' is [{}]; HBM tensors have 2 to {} dimensions, the last two "
-                              "[rows, columns]",
-                              kernel.name, t.name, fmt::join(t.shape, ", "), kMaxHbmRank),
-                  kernel.loc,
-                  t.shape.size() < 2 ? "give a vector as one row, [1, N] (or one column, [N, 1])"
-                                     : fmt::format("merge leading dimensions into one ([A, B, C, ...] as [A * B, C, "
-                                                   "...]) to have at most {}",
-                                                   kMaxHbmRank));
-    for (int64_t d : t.shape)
-      if (d < 1)
-        throw Error(fmt::format("kernel '{}': tensor '{}' is [{}]; each dimension must be at least 1", kernel.name,
-                                t.name, fmt::join(t.shape, ", ")),
-                    kernel.loc);
+    detail::requireHbmShape(fmt::format("kernel '{}': tensor '{}'", kernel.name, t.name), t.shape, kernel.loc);
     g.tensors.push_back({std::move(t.name), std::move(t.shape), t.dtype, t.isOutput});
   }
   const std::vector<int64_t> grid = kernel.grid ? kernel.grid(params) : std::vector<int64_t>{};

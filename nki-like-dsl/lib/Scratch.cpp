@@ -1,9 +1,9 @@
 #include "tessera/dsl/Scratch.h"
 
+#include "HbmShape.h"
 #include "Tracer.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 namespace tsr {
 
@@ -21,16 +21,7 @@ Hbm shared_hbm(DType dtype, Shape shape, std::string name, std::source_location 
     if (t.name == name)
       throw tessera::Error(fmt::format("shared_hbm: kernel '{}' already has a tensor '{}'", g.name, name),
                            detail::toLoc(loc), "give the scratch tensor a name of its own");
-  if (shape.size() < 2 || shape.size() > static_cast<size_t>(kMaxHbmRank))
-    throw tessera::Error(fmt::format("shared_hbm: '{}' is [{}]; HBM tensors have 2 to {} dimensions, the last two "
-                                     "[rows, columns]",
-                                     name, fmt::join(shape, ", "), kMaxHbmRank),
-                         detail::toLoc(loc), "give a vector as one row, [1, N]; merge leading dimensions beyond five");
-  for (int64_t d : shape)
-    if (d < 1)
-      throw tessera::Error(fmt::format("shared_hbm: '{}' is [{}]; each dimension must be at least 1", name,
-                                       fmt::join(shape, ", ")),
-                           detail::toLoc(loc));
+  detail::requireHbmShape(fmt::format("shared_hbm: '{}'", name), shape, detail::toLoc(loc));
   g.tensors.push_back({std::move(name), std::move(shape), dtype, false, true});
   return Hbm(static_cast<int>(g.tensors.size()) - 1);
 }

@@ -38,6 +38,13 @@ AllocOp rootAllocation(Value tile) {
   return {};
 }
 
+int64_t firstPartitionOf(Value tile) {
+  int64_t row = 0;
+  for (auto view = tile.getDefiningOp<ViewOp>(); view; view = view.getSource().getDefiningOp<ViewOp>())
+    row += view.firstPartition();
+  return row;
+}
+
 std::string quotedName(AllocOp alloc) { return alloc.getName() ? " '" + alloc.getName()->str() + "'" : ""; }
 
 std::string shapeAndDtype(MemRefType type) {

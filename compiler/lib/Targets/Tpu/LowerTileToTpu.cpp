@@ -203,9 +203,7 @@ struct LowerTileToTpuPass : PassWrapper<LowerTileToTpuPass, OperationPass<Module
       if (auto load = llvm::dyn_cast<tile::LoadOp>(op)) tile = load.getDst();
       if (auto store = llvm::dyn_cast<tile::StoreOp>(op)) tile = store.getSrc();
       if (!tile) return WalkResult::advance();
-      int64_t row = 0;
-      for (auto view = tile.getDefiningOp<tile::ViewOp>(); view; view = view.getSource().getDefiningOp<tile::ViewOp>())
-        row += view.firstPartition();
+      const int64_t row = tile::firstPartitionOf(tile);
       tile::AllocOp alloc = tile::rootAllocation(tile);
       if (row == 0 || !alloc) return WalkResult::advance();
       const int64_t rows = vmemLayout(alloc.getType(), target).sublaneTiling;

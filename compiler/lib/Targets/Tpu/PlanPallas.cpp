@@ -140,14 +140,6 @@ private:
     return col;
   }
 
-  /// The first row of its allocation a tile operand covers (its views' partitions summed).
-  static int64_t firstRowOf(Value v) {
-    int64_t row = 0;
-    for (auto view = v.getDefiningOp<tile::ViewOp>(); view; view = view.getSource().getDefiningOp<tile::ViewOp>())
-      row += view.firstPartition();
-    return row;
-  }
-
   void access(Operation *op, Value tile, bool read, bool write, bool whole = true) {
     tile::AllocOp alloc = tile::rootAllocation(tile);
     if (!alloc) return;
@@ -158,7 +150,7 @@ private:
     a.cols = llvm::cast<MemRefType>(tile.getType()).getDimSize(1);
     a.read = read;
     a.write = write;
-    const bool allRows = firstRowOf(tile) == 0 &&
+    const bool allRows = tile::firstPartitionOf(tile) == 0 &&
                          llvm::cast<MemRefType>(tile.getType()).getDimSize(0) == alloc.getType().getDimSize(0);
     a.whole = write && whole && allRows && a.col && a.col->isConstant() && a.col->constant == 0 &&
               a.cols == alloc.getType().getDimSize(1);

@@ -32,6 +32,9 @@ mlir::MemRefType tileType(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> shape,
 /// The allocation a tile value lives in: its tile.alloc, or a view's source's; null for anything else (an HBM
 /// argument).
 AllocOp rootAllocation(mlir::Value tile);
+/// The first partition (row) of its root allocation that `tile` covers: its views' first partitions summed (0 for
+/// the allocation itself).
+int64_t firstPartitionOf(mlir::Value tile);
 
 /// A tile's name in messages: " 'x'" when the kernel named it, else "".
 std::string quotedName(AllocOp alloc);
