@@ -111,6 +111,11 @@ add_plugin_backend_tests(plugin_hbm_scratch ${hbm_scratch_plugin})
 set(batched_plugin --plugin $<TARGET_FILE:tessera-test-plugin-batched>)
 add_plugin_backend_tests(plugin_batched ${batched_plugin})
 add_plugin_backend_tests(plugin_batched_heads ${batched_plugin})
+# int8, int16 and uint16 tensors (tests/plugins/int_dtypes.cpp): nl.int8/nl.int16/nl.uint16 in NKI, the NumPy
+# model converting to integers as the simulator does (rounded, saturated); jnp.int8/int16/uint16 in Pallas, whose
+# VPU arithmetic works on f32 conversions of them.
+set(int_dtypes_plugin --plugin $<TARGET_FILE:tessera-test-plugin-int-dtypes>)
+add_plugin_backend_tests(plugin_int_dtypes ${int_dtypes_plugin})
 # Interpret mode rounds each operation as written under run.py's XLA flags (no FMA contraction, no excess
 # precision), as the simulator does; without them, on a host with FMA, it does not (the check can fail).
 add_test(NAME backends/interpret-rounds-as-written
@@ -168,6 +173,7 @@ foreach(style manual auto)
     add_tpu_compile_test(plugin_hbm_scratch ${style} ${target} ${hbm_scratch_plugin})
     add_tpu_compile_test(plugin_batched ${style} ${target} ${batched_plugin})
     add_tpu_compile_test(plugin_batched_heads ${style} ${target} ${batched_plugin})
+    add_tpu_compile_test(plugin_int_dtypes ${style} ${target} ${int_dtypes_plugin})
   endforeach()
 endforeach()
 foreach(target tpu-v4 tpu-v5p tpu-7x)

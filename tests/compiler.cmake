@@ -20,7 +20,7 @@ target_compile_definitions(compiler-tests PRIVATE
 add_dependencies(compiler-tests tessera-test-plugin tessera-test-plugin-duplicate tessera-test-plugin-empty
                  tessera-test-plugin-undefined tessera-test-plugin-fp16 tessera-test-plugin-throwing
                  tessera-test-plugin-misuse tessera-test-plugin-index-division tessera-test-plugin-batched
-                 tessera-test-plugin-partition-slice tessera-test-plugin-hbm-scratch)
+                 tessera-test-plugin-partition-slice tessera-test-plugin-hbm-scratch tessera-test-plugin-int-dtypes)
 # HtmlReportTest decodes headless Chromium's screenshot of a report.
 find_package(PNG REQUIRED)
 target_link_libraries(compiler-tests PRIVATE PNG::PNG TesseraCompilerLibrary) # the compiler's internals too
@@ -87,7 +87,17 @@ foreach(target trn1 trn2 tpu-v5e tpu-v6e)
            COMMAND tessera run plugin_hbm_scratch --plugin $<TARGET_FILE:tessera-test-plugin-hbm-scratch>
                    --target ${target} --json)
   set_tests_properties(run/plugin_hbm_scratch/${target} PROPERTIES LABELS e2e)
+  # int8, int16 and uint16 tensors (tests/plugins/int_dtypes.cpp): the integer outputs compared exactly.
+  add_test(NAME run/plugin_int_dtypes/${target}
+           COMMAND tessera run plugin_int_dtypes --plugin $<TARGET_FILE:tessera-test-plugin-int-dtypes>
+                   --target ${target} --json)
+  set_tests_properties(run/plugin_int_dtypes/${target} PROPERTIES LABELS e2e)
 endforeach()
+# An int8 matmul operand on a TPU: f32 copies of it (a NeuronCore refuses it: compiler/test/Backends/int-dtypes.test).
+add_test(NAME run/plugin_int_dtypes/tpu-v5e/quantized_matmul
+         COMMAND tessera run plugin_int_dtypes --plugin $<TARGET_FILE:tessera-test-plugin-int-dtypes> --target tpu-v5e
+                 --param quantized_matmul=1 --json)
+set_tests_properties(run/plugin_int_dtypes/tpu-v5e/quantized_matmul PROPERTIES LABELS e2e)
 # N-D HBM tensors (tests/plugins/batched.cpp): [B, S, D] and [B, H, S, D], loop-indexed leading dimensions; exit 0, the outputs match the
 # golden model and the reference.
 foreach(target trn1 trn2 tpu-v5e)

@@ -41,6 +41,7 @@ class Value:
     __lt__ = __le__ = __gt__ = __ge__ = __and__ = __rand__ = __or__ = __ror__ = __invert__ = _op
     __rshift__ = __lshift__ = _op
     astype = __getitem__ = _op
+    min = max = property(_op)  # jnp.iinfo(t).min in an integer conversion
 
     def __eq__(self, other):
         return Value()
@@ -285,6 +286,7 @@ def stand_in(checker):
         CompilerParams=lambda **kw: None, PARALLEL="parallel", ARBITRARY="arbitrary",
         InterpretParams=lambda **kw: None)
     jnp = Functions(float32="f32", bfloat16="bf16", float16="f16", int32="i32", uint32="u32", uint8="u8",
+                    int8="i8", int16="i16", uint16="u16",
                     float8_e4m3fn="f8e4m3", float8_e5m2="f8e5m2", inf=float("inf"))
     # jax.lax.div on the grid's indices (the emitter's floor division of a non-negative index): an int, as Python's
     # truncating division of ints, so that a copy's window stays known.

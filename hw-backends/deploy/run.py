@@ -440,7 +440,8 @@ def scratch_lines_of(path, shapes):
                 continue
             dims = ",".join(d.strip() for d in decl.group(1).split(",") if d.strip())
             short = {"float32": "f32", "bfloat16": "bf16", "float16": "f16", "int32": "s32", "uint32": "u32",
-                     "uint8": "u8", "float8_e4m3fn": "f8e4m3fn", "float8_e5m2": "f8e5m2"}.get(decl.group(2))
+                     "uint8": "u8", "int8": "s8", "int16": "s16", "uint16": "u16", "float8_e4m3fn": "f8e4m3fn",
+                     "float8_e5m2": "f8e5m2"}.get(decl.group(2))
             if f"{short}[{dims}]" in shapes:
                 place = KERNEL_LINE.search(text)
                 found.append((number, f"{place.group(1)}:{place.group(2)}" if place else None))

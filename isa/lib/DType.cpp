@@ -15,7 +15,7 @@ struct DTypeInfo {
   int mantissaBits; ///< stored fraction bits (the significand has one more); -1 for integers
 };
 
-constexpr std::array<DTypeInfo, 8> kDTypes = {{
+constexpr std::array<DTypeInfo, 11> kDTypes = {{
     {DType::F32, "f32", 23},
     {DType::BF16, "bf16", 7},
     {DType::F16, "f16", 10},
@@ -24,6 +24,9 @@ constexpr std::array<DTypeInfo, 8> kDTypes = {{
     {DType::I32, "i32", -1},
     {DType::U32, "u32", -1},
     {DType::U8, "u8", -1},
+    {DType::I8, "i8", -1},
+    {DType::I16, "i16", -1},
+    {DType::U16, "u16", -1},
 }};
 
 const DTypeInfo *find(DType t) {

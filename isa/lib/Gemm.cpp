@@ -59,7 +59,10 @@ int significandBits(DType t) {
   case DType::F16: return 11;
   case DType::F8E4M3: return 4;
   case DType::F8E5M2: return 3;
-  case DType::U8: return 8;
+  case DType::U8:
+  case DType::I8: return 8;
+  case DType::I16:
+  case DType::U16: return 16;
   case DType::F32:
   case DType::I32:
   case DType::U32: return 24;

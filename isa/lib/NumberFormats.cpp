@@ -236,6 +236,9 @@ float roundTo(DType t, float f) {
   case DType::I32: return static_cast<float>(toInteger<int32_t>(f));
   case DType::U32: return static_cast<float>(toInteger<uint32_t>(f));
   case DType::U8: return static_cast<float>(toInteger<uint8_t>(f));
+  case DType::I8: return static_cast<float>(toInteger<int8_t>(f));
+  case DType::I16: return static_cast<float>(toInteger<int16_t>(f));
+  case DType::U16: return static_cast<float>(toInteger<uint16_t>(f));
   case DType::F32: return f;
   case DType::BF16: return bf16ToFloat(floatToBf16(f));
   case DType::F16: return f16ToFloat(floatToF16(f));
@@ -250,6 +253,9 @@ float largestFinite(DType t) {
   case DType::I32: return static_cast<float>(std::numeric_limits<int32_t>::max());
   case DType::U32: return static_cast<float>(std::numeric_limits<uint32_t>::max());
   case DType::U8: return static_cast<float>(std::numeric_limits<uint8_t>::max());
+  case DType::I8: return static_cast<float>(std::numeric_limits<int8_t>::max());
+  case DType::I16: return static_cast<float>(std::numeric_limits<int16_t>::max());
+  case DType::U16: return static_cast<float>(std::numeric_limits<uint16_t>::max());
   case DType::F32: return std::numeric_limits<float>::max();
   case DType::BF16: return decodeBf16(uint16_t(kBf16Format.maxFiniteBits()));
   case DType::F16: return decodeMinifloat<kF16Format>(kF16Format.maxFiniteBits());
@@ -274,6 +280,9 @@ float largestFinite(DType t) {
   case DType::I32: return decodeIntegers<int32_t>(src, dst, count);
   case DType::U32: return decodeIntegers<uint32_t>(src, dst, count);
   case DType::U8: return decodeIntegers<uint8_t>(src, dst, count);
+  case DType::I8: return decodeIntegers<int8_t>(src, dst, count);
+  case DType::I16: return decodeIntegers<int16_t>(src, dst, count);
+  case DType::U16: return decodeIntegers<uint16_t>(src, dst, count);
   }
 }
 
@@ -293,7 +302,10 @@ static_assert(recodeBf16(0x7f81) == encodeBf16(decodeBf16(0x7f81)) && recodeBf16
                                                                 size_t count) {
   switch (t) {
   case DType::F32:
-  case DType::U8: std::memcpy(dst, src, count * byteSize(t)); return;
+  case DType::U8:
+  case DType::I8:
+  case DType::I16:
+  case DType::U16: std::memcpy(dst, src, count * byteSize(t)); return; // every value decodes exactly
   case DType::BF16:
     for (size_t i = 0; i < count; ++i) {
       uint16_t bits;
@@ -326,6 +338,9 @@ static_assert(recodeBf16(0x7f81) == encodeBf16(decodeBf16(0x7f81)) && recodeBf16
   case DType::I32: return encodeIntegers<int32_t>(src, dst, count);
   case DType::U32: return encodeIntegers<uint32_t>(src, dst, count);
   case DType::U8: return encodeIntegers<uint8_t>(src, dst, count);
+  case DType::I8: return encodeIntegers<int8_t>(src, dst, count);
+  case DType::I16: return encodeIntegers<int16_t>(src, dst, count);
+  case DType::U16: return encodeIntegers<uint16_t>(src, dst, count);
   }
 }
 

@@ -30,6 +30,9 @@ std::string numpyName(isa::DType dtype) {
   case isa::DType::I32: return "int32";
   case isa::DType::U32: return "uint32";
   case isa::DType::U8: return "uint8";
+  case isa::DType::I8: return "int8";
+  case isa::DType::I16: return "int16";
+  case isa::DType::U16: return "uint16";
   }
   return "float32";
 }

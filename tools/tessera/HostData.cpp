@@ -73,6 +73,8 @@ std::optional<std::vector<float>> npyValues(const NpyArray &a) {
   else if (kind == "u4") each(uint32_t{});
   else if (kind == "u1") each(uint8_t{});
   else if (kind == "i1") each(int8_t{});
+  else if (kind == "i2") each(int16_t{});
+  else if (kind == "u2") each(uint16_t{});
   else if (kind == "f2") isa::decode(isa::DType::F16, a.data.data(), v.data(), n);
   else return std::nullopt;
   return v;
@@ -96,12 +98,20 @@ size_t inputIndex(const isa::Program &program, const std::string &name, const st
 
 std::string shapeText(const std::vector<int64_t> &s) { return fmt::format("({})", fmt::join(s, ", ")); }
 
-/// Every value of `values` must be an integer for an integer tensor; `what` starts the error.
+/// Every value of `values` must be an integer the tensor's integer type holds (encoding would round or saturate
+/// it); `what` starts the error.
 void requireIntegers(const isa::TensorInfo &t, const std::vector<float> &values, const std::string &what) {
   if (!isa::isInteger(t.dtype)) return;
-  for (float v : values)
+  const float lowest = isa::roundTo(t.dtype, -std::numeric_limits<float>::infinity());
+  const float highest = isa::roundTo(t.dtype, std::numeric_limits<float>::infinity());
+  for (float v : values) {
     if (v != std::nearbyint(v))
       throw InputError(fmt::format("{} holds {}, not an integer, for the {} tensor", what, v, isa::name(t.dtype)));
+    if (v < lowest || v > highest)
+      throw InputError(fmt::format("{} holds {}, outside the {} range [{}, {}]", what, v, isa::name(t.dtype),
+                                   lowest, highest),
+                       {}, "give values the tensor's dtype holds, or a wider integer dtype in the kernel's signature");
+  }
 }
 
 /// Element `flat` of a tensor of `shape` as its index: "[3, 17]".

@@ -38,6 +38,9 @@ std::string npyDescr(isa::DType dtype) {
   case isa::DType::U8: return "|u1";
   case isa::DType::I32: return "<i4";
   case isa::DType::U32: return "<u4";
+  case isa::DType::I8: return "|i1";
+  case isa::DType::I16: return "<i2";
+  case isa::DType::U16: return "<u2";
   }
   return "<f4";
 }

@@ -262,6 +262,9 @@ Type mlirTypeOf(MLIRContext *ctx, isa::DType t) {
   case isa::DType::I32: return b.getIntegerType(32, /*isSigned=*/true);
   case isa::DType::U32: return b.getIntegerType(32, /*isSigned=*/false);
   case isa::DType::U8: return b.getIntegerType(8, /*isSigned=*/false);
+  case isa::DType::I8: return b.getIntegerType(8, /*isSigned=*/true);
+  case isa::DType::I16: return b.getIntegerType(16, /*isSigned=*/true);
+  case isa::DType::U16: return b.getIntegerType(16, /*isSigned=*/false);
   }
   return {};
 }
@@ -275,6 +278,9 @@ std::optional<isa::DType> dtypeOf(Type t) {
   if (t.isSignedInteger(32)) return isa::DType::I32;
   if (t.isUnsignedInteger(32)) return isa::DType::U32;
   if (t.isUnsignedInteger(8)) return isa::DType::U8;
+  if (t.isSignedInteger(8)) return isa::DType::I8;
+  if (t.isSignedInteger(16)) return isa::DType::I16;
+  if (t.isUnsignedInteger(16)) return isa::DType::U16;
   return std::nullopt;
 }
 

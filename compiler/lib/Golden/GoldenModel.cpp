@@ -80,10 +80,13 @@ bool hasHostForm(isa::DType t) {
   case isa::DType::BF16:
   case isa::DType::F16:
   case isa::DType::F8E4M3: // stored as i8, converted with integer code (tile-to-linalg)
-  case isa::DType::F8E5M2: return true;
-  case isa::DType::I32:
+  case isa::DType::F8E5M2:
+  case isa::DType::I32: // stored as the integer of their width (tile-to-linalg)
   case isa::DType::U32:
-  case isa::DType::U8: return false; // integer tiles come only from tsr::isa instructions the model lacks
+  case isa::DType::U8:
+  case isa::DType::I8:
+  case isa::DType::I16:
+  case isa::DType::U16: return true;
   }
   return false;
 }

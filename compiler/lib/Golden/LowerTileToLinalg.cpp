@@ -31,7 +31,8 @@
 // arith.maximumf). fp8 (f8E4M3FN, f8E5M2) has no LLVM type in LLVM 19: fp8 tensors and tiles are stored as their
 // bits in i8 memrefs, converted with integer arithmetic (the same algorithm as isa/lib/NumberFormats.cpp:
 // ml_dtypes' rounding, overflow and NaN rules). A window that can leave its tensor for some loop iteration is
-// an error here, since host code has no simulator to catch it.
+// an error here, since host code has no simulator to catch it. Integer tiles (si8 ... ui32) are stored as signless
+// integers of their width, read with sitofp/uitofp, and written rounded to nearest even, saturated, NaN as 0.
 //
 // Test: compiler/test/Golden/tile-to-linalg.mlir
 //
@@ -49,7 +50,10 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
+#include <utility>
 
 using namespace mlir;
 
@@ -57,10 +61,27 @@ namespace tessera::compiler {
 namespace {
 
 bool isFp8(Type t) { return t.isFloat8E4M3FN() || t.isFloat8E5M2(); }
-bool isSupported(Type t) { return t.isF32() || t.isBF16() || t.isF16() || isFp8(t); }
+/// The integer element types tiles hold (si8, ui16, si32, ...: the tile dialect's integers carry their sign).
+bool isTileInteger(Type t) {
+  auto i = dyn_cast<IntegerType>(t);
+  return i && !i.isSignless();
+}
+bool isSupported(Type t) { return t.isF32() || t.isBF16() || t.isF16() || isFp8(t) || isTileInteger(t); }
 
-/// How an element type is stored on the host: fp8 as its bits in an i8.
-Type storageOf(Type t) { return isFp8(t) ? IntegerType::get(t.getContext(), 8) : t; }
+/// The least and greatest values of a tile integer type (exact in f64 up to 32 bits).
+std::pair<double, double> integerLimits(IntegerType type) {
+  const int bits = static_cast<int>(type.getWidth());
+  if (type.isUnsignedInteger()) return {0.0, std::ldexp(1.0, bits) - 1};
+  return {-std::ldexp(1.0, bits - 1), std::ldexp(1.0, bits - 1) - 1};
+}
+
+/// How an element type is stored on the host: fp8 as its bits in an i8, an integer as the signless integer of its
+/// width (what arith computes on).
+Type storageOf(Type t) {
+  if (isFp8(t)) return IntegerType::get(t.getContext(), 8);
+  if (isTileInteger(t)) return IntegerType::get(t.getContext(), t.getIntOrFloatBitWidth());
+  return t;
+}
 
 /// The host memref for a tile or tensor type: the default memory space, fp8 stored as i8.
 MemRefType hostType(MemRefType t) {
@@ -101,6 +122,8 @@ public:
   /// `v`, an element stored for logical type `type`, as f32.
   Value toF32(Value v, Type type) {
     if (type.isF32()) return v;
+    if (type.isUnsignedInteger()) return b_.create<arith::UIToFPOp>(loc_, b_.getF32Type(), v);
+    if (type.isSignedInteger()) return b_.create<arith::SIToFPOp>(loc_, b_.getF32Type(), v);
     if (!isFp8(type)) return b_.create<arith::ExtFOp>(loc_, b_.getF32Type(), v);
     return decodeFp8(v, Minifloat::of(type));
   }
@@ -108,11 +131,26 @@ public:
   /// `f` (f32) rounded to nearest even into logical type `type`, as stored.
   Value fromF32(Value f, Type type) {
     if (type.isF32()) return f;
+    if (isTileInteger(type)) return toInteger(f, cast<IntegerType>(type));
     if (!isFp8(type)) return b_.create<arith::TruncFOp>(loc_, type, f);
     return encodeFp8(f, Minifloat::of(type));
   }
 
   Value f32(float v) { return b_.create<arith::ConstantOp>(loc_, b_.getF32FloatAttr(v)); }
+
+  /// `f` as integer type `type`, stored signless: rounded to nearest (ties to even), saturated at the type's
+  /// limits, NaN as 0 (isa::roundTo's rule). In f64, where every limit up to 32 bits is exact.
+  Value toInteger(Value f, IntegerType type) {
+    const auto [lo, hi] = integerLimits(type);
+    auto f64 = [&](double v) { return b_.create<arith::ConstantOp>(loc_, b_.getF64FloatAttr(v)).getResult(); };
+    Value x = b_.create<math::RoundEvenOp>(loc_, b_.create<arith::ExtFOp>(loc_, b_.getF64Type(), f));
+    x = select(b_.create<arith::CmpFOp>(loc_, arith::CmpFPredicate::OLT, x, f64(lo)), f64(lo), x);
+    x = select(b_.create<arith::CmpFOp>(loc_, arith::CmpFPredicate::OGT, x, f64(hi)), f64(hi), x);
+    x = select(b_.create<arith::CmpFOp>(loc_, arith::CmpFPredicate::UNO, x, x), f64(0.0), x);
+    Type stored = b_.getIntegerType(type.getWidth());
+    if (type.isSignedInteger()) return b_.create<arith::FPToSIOp>(loc_, stored, x);
+    return b_.create<arith::FPToUIOp>(loc_, stored, x);
+  }
   Value exp(Value x) { return b_.create<math::ExpOp>(loc_, x); }
 
   /// func(x) in f32, written independently of isa::apply(ActFunc) from the functions' definitions.
@@ -346,7 +384,7 @@ private:
   void retypeArguments() {
     Block &entry = fn_.getBody().front();
     for (BlockArgument arg : entry.getArguments())
-      if (auto t = dyn_cast<MemRefType>(arg.getType()); t && isFp8(t.getElementType())) {
+      if (auto t = dyn_cast<MemRefType>(arg.getType()); t && storageOf(t.getElementType()) != t.getElementType()) {
         logical_[arg] = t.getElementType();
         arg.setType(hostType(t));
       }
@@ -677,6 +715,18 @@ private:
   LogicalResult memset(tile::MemsetOp op) {
     Value dst = op.getDst();
     Type td = logical(dst);
+    if (auto integer = dyn_cast<IntegerType>(td); integer && isTileInteger(td)) { // rounded and saturated
+      const double value = op.getValue().convertToDouble();
+      const auto [lo, hi] = integerLimits(integer);
+      const double stored = std::isnan(value) ? 0.0 : std::clamp(std::nearbyint(value), lo, hi);
+      b_.create<linalg::FillOp>(
+          op.getLoc(),
+          b_.create<arith::ConstantOp>(op.getLoc(), b_.getIntegerAttr(b_.getIntegerType(integer.getWidth()),
+                                                                      static_cast<int64_t>(stored)))
+              .getResult(),
+          dst);
+      return success();
+    }
     // The value rounded to nearest even into the tile's type (APFloat follows the same rules as the DSL).
     llvm::APFloat value = op.getValue();
     bool lost = false;

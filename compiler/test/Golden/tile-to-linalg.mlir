@@ -234,6 +234,49 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
+// Integers: tensors and tiles are signless memrefs of their width; reading converts with sitofp (uitofp for the
+// unsigned types); writing rounds to nearest even in f64, saturates at the type's limits (-128..127 for si8,
+// 0..65535 for ui16) and makes NaN 0 before fptosi/fptoui. A memset rounds and saturates at compile time: 300
+// in si8 is 127, 2.5 in ui16 is 2.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @integers
+  // CHECK-SAME: (%[[X:.*]]: memref<128x64xi8>, %[[Y:.*]]: memref<128x64xi16> {tile.output})
+  // CHECK-COUNT-3: memref.alloc()
+  // CHECK: %[[N:.*]] = memref.alloc() : memref<128x64xi8>
+  // CHECK-NEXT: %[[U:.*]] = memref.alloc() : memref<128x64xi16>
+  // CHECK: %[[MAX:.*]] = arith.constant 127 : i8
+  // CHECK: linalg.fill ins(%[[MAX]] : i8) outs(%[[N]] : memref<128x64xi8>)
+  // CHECK: %[[TWO:.*]] = arith.constant 2 : i16
+  // CHECK: linalg.fill ins(%[[TWO]] : i16) outs(%[[U]] : memref<128x64xi16>)
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<128x64xi8>) outs(%{{.*}} : memref<128x64xf32>)
+  // CHECK:   arith.sitofp %{{.*}} : i8 to f32
+  // CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<128x64xf32>) outs(%{{.*}} : memref<128x64xi16>)
+  // CHECK:   math.roundeven %{{.*}} : f64
+  // CHECK:   arith.constant 0.000000e+00 : f64
+  // CHECK:   arith.constant 6.553500e+04 : f64
+  // CHECK:   arith.cmpf uno
+  // CHECK:   arith.fptoui %{{.*}} : f64 to i16
+  // CHECK-NOT: si8
+  // CHECK-NOT: ui16
+  func.func @integers(%x: memref<128x64xsi8>, %y: memref<128x64xui16> {tile.output}) {
+    %c0 = arith.constant 0 : index
+    %a = tile.alloc : memref<128x64xsi8, #tile.space<sbuf>>
+    %f = tile.alloc : memref<128x64xf32, #tile.space<sbuf>>
+    %b = tile.alloc : memref<128x64xui16, #tile.space<sbuf>>
+    %n = tile.alloc : memref<128x64xsi8, #tile.space<sbuf>>
+    %u = tile.alloc : memref<128x64xui16, #tile.space<sbuf>>
+    tile.memset %n, 3.0e+02 : memref<128x64xsi8, #tile.space<sbuf>>
+    tile.memset %u, 2.5e+00 : memref<128x64xui16, #tile.space<sbuf>>
+    tile.load %x[%c0, %c0], %a : memref<128x64xsi8>, memref<128x64xsi8, #tile.space<sbuf>>
+    tile.copy %a, %f : memref<128x64xsi8, #tile.space<sbuf>>, memref<128x64xf32, #tile.space<sbuf>>
+    tile.copy %f, %b : memref<128x64xf32, #tile.space<sbuf>>, memref<128x64xui16, #tile.space<sbuf>>
+    tile.store %b, %y[%c0, %c0] : memref<128x64xui16, #tile.space<sbuf>>, memref<128x64xui16>
+    return
+  }
+}
+
+// -----
+
 // A strided window (tile.load/store `steps`) is a subview with those strides: every other column of rows 0, 3, 6
 // and 9 in, every third row out.
 module attributes {tessera.target = "trn2"} {

@@ -55,6 +55,9 @@ std::string nkiDtype(isa::DType dtype, const isa::Target &target) {
   case isa::DType::I32: return "nl.int32";
   case isa::DType::U32: return "nl.uint32";
   case isa::DType::U8: return "nl.uint8";
+  case isa::DType::I8: return "nl.int8";
+  case isa::DType::I16: return "nl.int16";
+  case isa::DType::U16: return "nl.uint16";
   }
   return "nl.float32";
 }

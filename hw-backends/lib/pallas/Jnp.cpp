@@ -20,6 +20,9 @@ std::string jnpDtype(isa::DType dtype) {
   case isa::DType::I32: return "jnp.int32";
   case isa::DType::U32: return "jnp.uint32";
   case isa::DType::U8: return "jnp.uint8";
+  case isa::DType::I8: return "jnp.int8";
+  case isa::DType::I16: return "jnp.int16";
+  case isa::DType::U16: return "jnp.uint16";
   }
   return "jnp.float32";
 }

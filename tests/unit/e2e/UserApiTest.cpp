@@ -11,6 +11,7 @@
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -36,6 +37,27 @@ const tsr::Registration wrongReference{{
     .reference =
         [](const tsr::Params &, const std::vector<tsr::HostTensor> &in, std::vector<tsr::HostTensor> &out) {
           out[0] = in[0];
+        },
+}};
+
+// y = 2.5 x in int8: half the products are ties (2.5 -> 2, 7.5 -> 8), and |x| > 50 saturates. For the range
+// check of integer inputs, and the conversion rule in the simulator, the golden model and the reference at once.
+const tsr::Registration int8Scaling{{
+    .name = "test_api_int8_scaling",
+    .summary = "y = 2.5 x in int8 (rounded to nearest even, saturated)",
+    .params = {},
+    .signature =
+        [](const tsr::Params &) {
+          return std::vector<tsr::TensorSpec>{tsr::input("x", {128, 64}, tsr::i8), tsr::output("y", {128, 64}, tsr::i8)};
+        },
+    .body = tsr::body([](tsr::Hbm x, tsr::Hbm y) {
+      tsr::Tile t = tsr::load(x.tile(0, 0, {128, 64}));
+      tsr::store(y.tile(0, 0, {128, 64}), tsr::copy<tsr::i8>(tsr::copy<tsr::f32>(t) * 2.5f));
+    }),
+    .reference =
+        [](const tsr::Params &, const std::vector<tsr::HostTensor> &in, std::vector<tsr::HostTensor> &out) {
+          for (size_t i = 0; i < in[0].size(); ++i)
+            out[0][i] = std::clamp(std::nearbyint(in[0][i] * 2.5f), -128.0f, 127.0f);
         },
 }};
 
@@ -90,6 +112,32 @@ TEST(UserApi, InputArraysAreCheckedAgainstTheKernelsTensors) {
   } catch (const InputError &e) {
     EXPECT_NE(std::string(e.what()).find("kernel 'add' has no input 'z' (its inputs: a, b)"), std::string::npos)
         << e.what();
+  }
+}
+
+TEST(UserApi, IntegerInputsMustBeIntegersTheirDtypeHolds) {
+  RunRequest request{.kernel = "test_api_int8_scaling", .target = "trn2"};
+  HostArray x{{128, 64}, std::vector<float>(128 * 64)};
+  for (size_t i = 0; i < x.values.size(); ++i) x.values[i] = float(int(i % 256) - 128); // -128 to 127
+  request.inputs["x"] = x;
+  const RunReport report = runKernel(request);
+  EXPECT_TRUE(report.ok);
+  EXPECT_EQ(report.reference, "golden+reference");
+  HostArray expected = x;
+  for (float &v : expected.values) v = std::clamp(std::nearbyint(v * 2.5f), -128.0f, 127.0f);
+  EXPECT_EQ(expected.values[129], 2.0f); // x = 1: 2.5 rounds to even
+  EXPECT_EQ(expected.values[131], 8.0f); // x = 3: 7.5 rounds to even
+  EXPECT_TRUE(outputMatches(report, "y", expected));
+  for (const auto &[value, message] : {std::pair{128.0f, "input 'x' holds 128, outside the i8 range [-128, 127]"},
+                                       std::pair{-129.0f, "input 'x' holds -129, outside the i8 range [-128, 127]"},
+                                       std::pair{0.5f, "input 'x' holds 0.5, not an integer, for the i8 tensor"}}) {
+    request.inputs["x"].values[7] = value;
+    try {
+      runKernel(request);
+      ADD_FAILURE() << value << " was taken for an i8 input";
+    } catch (const InputError &e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
   }
 }
 

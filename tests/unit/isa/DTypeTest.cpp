@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tessera::isa {
 namespace {
@@ -31,8 +34,58 @@ TEST(DType, ParseInvertsName) {
 }
 
 TEST(DType, ParseRejectsUnknownNames) {
-  for (std::string_view bad : {"", "F32", "float32", "bf16 ", "f8", "fp8e4m3", "i8"})
+  for (std::string_view bad : {"", "F32", "float32", "bf16 ", "f8", "fp8e4m3", "s8", "int8"})
     EXPECT_FALSE(parseDType(bad).has_value()) << '"' << bad << '"';
+}
+
+/// The integer types NKI lists (API reference, "Supported Data Types": int8, int16, int32, uint8, uint16, uint32).
+constexpr DType kIntegerDTypes[] = {DType::I8, DType::I16, DType::I32, DType::U8, DType::U16, DType::U32};
+
+TEST(DType, IntegerTypesAreNamedSizedAndParsed) {
+  const std::pair<std::string_view, unsigned> expected[] = {{"i8", 1}, {"i16", 2}, {"i32", 4},
+                                                            {"u8", 1}, {"u16", 2}, {"u32", 4}};
+  for (size_t i = 0; i < std::size(kIntegerDTypes); ++i) {
+    const DType t = kIntegerDTypes[i];
+    EXPECT_EQ(name(t), expected[i].first);
+    EXPECT_EQ(byteSize(t), expected[i].second) << name(t);
+    EXPECT_EQ(parseDType(name(t)), t);
+    EXPECT_TRUE(isInteger(t)) << name(t);
+    EXPECT_EQ(isSignedInteger(t), name(t)[0] == 'i') << name(t);
+    EXPECT_EQ(unitRoundoff(t), 0.0) << name(t);
+  }
+  for (DType t : kAllDTypes) EXPECT_FALSE(isInteger(t)) << name(t);
+}
+
+/// Converting to an integer type rounds to nearest (ties to even), saturates at the type's limits and makes NaN 0,
+/// and encode/decode round-trip every value the type holds.
+TEST(DType, NarrowIntegersRoundAndSaturate) {
+  EXPECT_EQ(roundTo(DType::I8, 2.5f), 2.0f);
+  EXPECT_EQ(roundTo(DType::I8, -3.5f), -4.0f);
+  EXPECT_EQ(roundTo(DType::I8, 200.0f), 127.0f);
+  EXPECT_EQ(roundTo(DType::I8, -200.0f), -128.0f);
+  EXPECT_EQ(roundTo(DType::I16, 40000.0f), 32767.0f);
+  EXPECT_EQ(roundTo(DType::I16, -40000.0f), -32768.0f);
+  EXPECT_EQ(roundTo(DType::U16, -1.0f), 0.0f);
+  EXPECT_EQ(roundTo(DType::U16, 70000.0f), 65535.0f);
+  EXPECT_EQ(roundTo(DType::U16, std::nanf("")), 0.0f);
+  EXPECT_EQ(largestFinite(DType::I8), 127.0f);
+  EXPECT_EQ(largestFinite(DType::I16), 32767.0f);
+  EXPECT_EQ(largestFinite(DType::U16), 65535.0f);
+  for (DType t : {DType::I8, DType::I16, DType::U16}) {
+    const float lo = roundTo(t, -1e9f), hi = roundTo(t, 1e9f);
+    std::vector<float> values;
+    for (float v = lo; v <= hi; v += 1) values.push_back(v);
+    std::vector<std::byte> bytes(values.size() * byteSize(t));
+    encode(t, values.data(), bytes.data(), values.size());
+    std::vector<float> back(values.size());
+    decode(t, bytes.data(), back.data(), values.size());
+    EXPECT_EQ(back, values) << name(t);
+  }
+  const float tooBig[] = {300.0f, -300.0f};
+  std::byte stored[2];
+  encode(DType::I8, tooBig, stored, 2);
+  EXPECT_EQ(std::to_integer<int8_t>(stored[0]), 127);
+  EXPECT_EQ(std::to_integer<int8_t>(stored[1]), -128);
 }
 
 TEST(DType, ByteSizes) {

@@ -69,7 +69,18 @@ def _write(dst, value, dma=False):
     if dst.readonly:
         raise ValueError("dst is a broadcast view")
     value = np.broadcast_to(np.asarray(value, dtype=np.float32), dst.data.shape)
-    dst.data[...] = value.astype(dst.data.dtype)
+    dst.data[...] = _to_dtype(value, dst.data.dtype)
+
+
+def _to_dtype(value, dtype):
+    """`value` (FP32) as `dtype`: an integer type rounds to nearest (ties to even), saturates and makes NaN 0, as
+    Tessera assumes (docs/dsl.md, "Dtypes": the NKI documentation does not say how engines round to integers);
+    NumPy's astype would truncate and wrap."""
+    if np.dtype(dtype).kind not in "iu":
+        return value.astype(dtype)
+    limits = np.iinfo(dtype)
+    rounded = np.clip(np.rint(value.astype(np.float64)), limits.min, limits.max)
+    return np.nan_to_num(rounded, nan=0.0).astype(dtype)
 
 
 def _engine(where, given, allowed):

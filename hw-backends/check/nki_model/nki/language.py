@@ -8,6 +8,7 @@ float8_e4m3fn, float8_e5m2 = np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtyp
 # infinities, largest finite 240): the NKI reference gives its bit layout (1S,4E,3M), not its special values.
 float8_e4m3 = np.dtype(ml_dtypes.float8_e4m3)
 int32, uint32, uint8 = np.dtype(np.int32), np.dtype(np.uint32), np.dtype(np.uint8)
+int8, int16, uint16 = np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.uint16)
 
 
 class _Buffer:

@@ -23,6 +23,9 @@ inline constexpr DType f8e5m2 = DType::F8E5M2;
 inline constexpr DType i32 = DType::I32; ///< indices, iota values
 inline constexpr DType u32 = DType::U32; ///< indices (local_gather), predicates
 inline constexpr DType u8 = DType::U8;   ///< predicates (tensor_copy_predicated)
+inline constexpr DType i8 = DType::I8;   ///< quantized values
+inline constexpr DType i16 = DType::I16;
+inline constexpr DType u16 = DType::U16;
 
 /// Where tsr::ndarray puts a tile (NKI's buffer=nl.sbuf / nl.psum).
 namespace buffer {
