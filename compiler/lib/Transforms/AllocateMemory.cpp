@@ -4,7 +4,9 @@
 // or writes it or a view of it (a use nested in a loop or other region keeps it for the whole of that op). Tiles
 // are placed first-fit in the byte ranges free at their tile.alloc, so a later tile reuses a dead tile's bytes.
 // The instructions that write the new tile then wait for the dead tile's last readers: insert-semaphores orders
-// accesses by address (write after read), whichever tile the bytes belong to.
+// accesses by address (write after read), whichever tile the bytes belong to. Those waits cost overlap (a step's
+// load waits for the previous step's compute), so by default (scope-first) a function is first allocated with
+// every tile kept to the end of its block, sharing no bytes, and by liveness only when that does not fit.
 // A tile allocated inside a loop body gets `bufs` rotating copies (iteration i uses copy i mod bufs), so the DMA
 // of iteration i+1 can overlap the compute of iteration i; when that does not fit, fewer copies are tried, down
 // to one, in the memory that ran out: a kernel short of PSUM banks keeps the SBUF copies that fit. Because
@@ -163,13 +165,19 @@ struct Memory {
   }
 };
 
+/// How long a tile holds its bytes in one attempt at allocating a function.
+enum class Lifetimes {
+  Scope,   ///< to the end of its block (a loop's tiles: of the outermost loop), no tile taking a dead one's place
+  Liveness ///< to its last use (ProgramOrder::lastUse), and dead tiles' places taken in loop bodies
+};
+
 /// One attempt at allocating a function with a given number of copies for loop-local tiles, per memory.
 class Allocation {
 public:
   /// The memories `family` places tiles in, each with `bufs` copies for loop-local tiles.
   Allocation(const isa::Target &t, const TargetFamily &family, const std::map<isa::MemSpace, int64_t> &bufs,
-             const ProgramOrder &order)
-      : target_(t), family_(family), order_(order) {
+             const ProgramOrder &order, Lifetimes lifetimes)
+      : target_(t), family_(family), order_(order), lifetimes_(lifetimes) {
     for (const isa::FamilyMemory &m : family.family().memories(t)) {
       auto it = bufs.find(m.space);
       if (it == bufs.end()) continue; // no tile lives there (a TPU's SMEM)
@@ -213,9 +221,10 @@ private:
     HeldTile tile{.alloc = alloc,
                   .bytes = family_.tileCopyBytes(alloc.getType(), target_) * copies,
                   .copies = copies,
-                  .lastUse = order_.lastUse(alloc),
+                  .lastUse = lifetimes_ == Lifetimes::Liveness ? order_.lastUse(alloc)
+                                                               : order_.end(&alloc->getBlock()->back()),
                   .outermostLoop = loop};
-    if (HeldTile *dead = loop ? deadPlaceInBody(m, tile, at) : nullptr) {
+    if (HeldTile *dead = loop && lifetimes_ == Lifetimes::Liveness ? deadPlaceInBody(m, tile, at) : nullptr) {
       tile.offset = dead->offset;
       *dead = tile; // the tiles are listed in allocation order: the dead one leaves, the new one comes last
       std::rotate(dead, dead + 1, m.held.data() + m.held.size());
@@ -254,6 +263,7 @@ private:
   const isa::Target &target_;
   const TargetFamily &family_;
   const ProgramOrder &order_;
+  Lifetimes lifetimes_;
   std::vector<Memory> memories_;
 };
 
@@ -269,6 +279,10 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
   Option<unsigned> loopBuffers{*this, "loop-buffers",
                                llvm::cl::desc("Rotating copies of tiles allocated in loop bodies (1: no overlap)"),
                                llvm::cl::init(4)};
+  Option<bool> scopeFirst{*this, "scope-first",
+                          llvm::cl::desc("Keep tiles to the end of their block where that fits, and reuse dead tiles' "
+                                         "bytes only where it does not (false: always by liveness)"),
+                          llvm::cl::init(true)};
 
   void runOnOperation() override {
     const isa::Target *target = targetOf(getOperation());
@@ -285,9 +299,15 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
     for (tile::MemorySpace space : {tile::MemorySpace::sbuf, tile::MemorySpace::psum})
       bufs[family.tileSpace(space)] = mostBuffers;
     // Halve the copies of the memory that ran out until everything fits, or one copy of it does not.
+    // With as many copies, tiles kept by scope first (no bytes shared, so nothing waits for a dead tile's
+    // readers), then by liveness.
     const ProgramOrder order(fn);
     while (true) {
-      Allocation a(target, family, bufs, order);
+      if (scopeFirst) {
+        Allocation byScope(target, family, bufs, order, Lifetimes::Scope);
+        if (!byScope.run(fn)) return recordPeaks(fn, byScope, family, target);
+      }
+      Allocation a(target, family, bufs, order, Lifetimes::Liveness);
       tile::AllocOp failed = a.run(fn);
       if (!failed) return recordPeaks(fn, a, family, target);
       const Memory &s = a.memoryOf(failed);

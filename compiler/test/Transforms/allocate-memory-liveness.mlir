@@ -2,12 +2,18 @@
 // a view of it; an op whose region uses it, a loop, holds it to its end), and a later tile takes the first free
 // range it fits in. In a loop body only a tile of the same body with copies as many and as large takes a dead
 // tile's place; nothing else reuses a loop's bytes before the outermost loop ends.
-// RUN: tessera-opt %s -split-input-file -verify-diagnostics -tile-allocate-memory | FileCheck %s
+// By default tiles are first kept to the end of their block (no bytes shared, so nothing waits for a dead tile's
+// readers), and allocated by liveness only when that does not fit (the last case); scope-first=false always goes
+// by liveness.
+// RUN: tessera-opt %s -split-input-file -verify-diagnostics -tile-allocate-memory=scope-first=false | FileCheck %s
+// RUN: tessera-opt %s -split-input-file -verify-diagnostics -tile-allocate-memory | FileCheck %s --check-prefix=SCOPE
 
 // Straight-line code: 'a' is dead after the copy into 'b', so 'c' takes its bytes; 'b' is still live when 'd'
 // is made (the store after reads it), so 'd' goes above it, not at 2048.
 module attributes {tessera.target = "trn2"} {
   // CHECK-LABEL: func.func @reuse_after_last_use
+  // SCOPE-LABEL: func.func @reuse_after_last_use
+  // SCOPE: tile.alloc {bufs = 1 : i64, name = "c", offset = 4096 : i64}
   // CHECK-SAME: tile.sbuf_peak = 6144 : i64
   func.func @reuse_after_last_use(%x: memref<128x512xf32>, %y: memref<128x512xf32> {tile.output}) {
     %c0 = arith.constant 0 : index
@@ -142,6 +148,30 @@ module attributes {tessera.target = "trn2"} {
     // expected-note@+1 {{hint: SBUF on trn2 has 212984 bytes per partition}}
     %d = tile.alloc {name = "d"} : memref<128x26000xf32, #tile.space<sbuf>>
     tile.binary add %d, %c, %d : memref<128x26000xf32, #tile.space<sbuf>>, memref<128x1xf32, #tile.space<sbuf>>, memref<128x26000xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// By default: 'a' and 'b' (104000 bytes each) fit, 'c' does not while they keep their bytes, so the function is
+// allocated by liveness and 'c' takes the bytes of 'a', dead after the copy.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @scope_short
+  // SCOPE-LABEL: func.func @scope_short
+  // SCOPE-SAME: tile.sbuf_peak = 208000 : i64
+  // SCOPE: tile.alloc {bufs = 1 : i64, name = "a", offset = 0 : i64}
+  // SCOPE: tile.alloc {bufs = 1 : i64, name = "b", offset = 104000 : i64}
+  // SCOPE: tile.alloc {bufs = 1 : i64, name = "c", offset = 0 : i64}
+  func.func @scope_short(%x: memref<128x26000xf32>, %y: memref<128x26000xf32> {tile.output}) {
+    %c0 = arith.constant 0 : index
+    %a = tile.alloc {name = "a"} : memref<128x26000xf32, #tile.space<sbuf>>
+    tile.load %x[%c0, %c0], %a : memref<128x26000xf32>, memref<128x26000xf32, #tile.space<sbuf>>
+    %b = tile.alloc {name = "b"} : memref<128x26000xf32, #tile.space<sbuf>>
+    tile.copy %a, %b : memref<128x26000xf32, #tile.space<sbuf>>, memref<128x26000xf32, #tile.space<sbuf>>
+    %c = tile.alloc {name = "c"} : memref<128x26000xf32, #tile.space<sbuf>>
+    tile.binary add %b, %b, %c : memref<128x26000xf32, #tile.space<sbuf>>, memref<128x26000xf32, #tile.space<sbuf>>, memref<128x26000xf32, #tile.space<sbuf>>
+    tile.store %c, %y[%c0, %c0] : memref<128x26000xf32, #tile.space<sbuf>>, memref<128x26000xf32>
     return
   }
 }
