@@ -6,7 +6,8 @@
 // The instructions that write the new tile then wait for the dead tile's last readers: insert-semaphores orders
 // accesses by address (write after read), whichever tile the bytes belong to. Those waits cost overlap (a step's
 // load waits for the previous step's compute), so by default (scope-first) a function is first allocated with
-// every tile kept to the end of its block, sharing no bytes, and by liveness only when that does not fit.
+// every tile kept to the end of its block, sharing no bytes (with fewer copies where needed, as below), and by
+// liveness only when that does not fit even with one copy.
 // A tile allocated inside a loop body gets `bufs` rotating copies (iteration i uses copy i mod bufs), so the DMA
 // of iteration i+1 can overlap the compute of iteration i; when that does not fit, fewer copies are tried, down
 // to one, in the memory that ran out: a kernel short of PSUM banks keeps the SBUF copies that fit. Because
@@ -299,14 +300,18 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
     for (tile::MemorySpace space : {tile::MemorySpace::sbuf, tile::MemorySpace::psum})
       bufs[family.tileSpace(space)] = mostBuffers;
     // Halve the copies of the memory that ran out until everything fits, or one copy of it does not.
-    // With as many copies, tiles kept by scope first (no bytes shared, so nothing waits for a dead tile's
-    // readers), then by liveness.
+    // Tiles kept by scope first (no bytes shared, so nothing waits for a dead tile's readers), with fewer copies
+    // where needed; by liveness, from the most copies again, only when one copy does not fit by scope.
     const ProgramOrder order(fn);
+    for (std::map<isa::MemSpace, int64_t> scopeBufs = bufs; scopeFirst;) {
+      Allocation byScope(target, family, scopeBufs, order, Lifetimes::Scope);
+      tile::AllocOp failed = byScope.run(fn);
+      if (!failed) return recordPeaks(fn, byScope, family, target);
+      int64_t &shrink = scopeBufs[byScope.memoryOf(failed).space];
+      if (shrink == 1) break;
+      shrink /= 2;
+    }
     while (true) {
-      if (scopeFirst) {
-        Allocation byScope(target, family, bufs, order, Lifetimes::Scope);
-        if (!byScope.run(fn)) return recordPeaks(fn, byScope, family, target);
-      }
       Allocation a(target, family, bufs, order, Lifetimes::Liveness);
       tile::AllocOp failed = a.run(fn);
       if (!failed) return recordPeaks(fn, a, family, target);
