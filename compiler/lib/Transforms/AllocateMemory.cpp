@@ -1,22 +1,35 @@
-//===- AllocateMemory.cpp - static on-chip allocation by scope ---------------------------------------------===//
+//===- AllocateMemory.cpp - static on-chip allocation by liveness ------------------------------------------===//
 //
-// Every tile lives from its tile.alloc to the end of the enclosing block, so allocation is a stack per memory:
-// a loop's tiles are pushed on entry and popped on exit, so sibling loops reuse the same bytes, except inside
-// a loop body, whose nested tiles all keep their own bytes (see Allocation::run). A tile
-// allocated inside a loop body gets `bufs` rotating copies (iteration i uses copy i mod bufs), so the DMA of
-// iteration i+1 can overlap the compute of iteration i; when that does not fit, fewer copies are tried, down
-// to one, in the memory that ran out: a kernel short of PSUM banks keeps the SBUF copies that fit.
+// A tile holds bytes of its memory from its tile.alloc to its last use: the last op, in program order, that reads
+// or writes it or a view of it (a use nested in a loop or other region keeps it for the whole of that op). Tiles
+// are placed first-fit in the byte ranges free at their tile.alloc, so a later tile reuses a dead tile's bytes.
+// The instructions that write the new tile then wait for the dead tile's last readers: insert-semaphores orders
+// accesses by address (write after read), whichever tile the bytes belong to. Those waits cost overlap (a step's
+// load waits for the previous step's compute), so by default (scope-first) a function is first allocated with
+// every tile kept to the end of its block, sharing no bytes (with fewer copies where needed, as below), and by
+// liveness only when that does not fit even with one copy.
+// A tile allocated inside a loop body gets `bufs` rotating copies (iteration i uses copy i mod bufs), so the DMA
+// of iteration i+1 can overlap the compute of iteration i; when that does not fit, fewer copies are tried, down
+// to one, in the memory that ran out: a kernel short of PSUM banks keeps the SBUF copies that fit. Because
+// iterations overlap, a loop's tiles keep their bytes until the outermost loop around them ends, with one
+// exception: a later tile of the same loop body (the same block) with the same copy size and copies takes a dead
+// tile's place exactly. Both allocs run once per iteration, so copy k of the one is only ever copy k of the
+// other, used in the same iteration after the dead tile's last use; tiles rotating by different loop counters,
+// or copies of different sizes, would map copy k onto another iteration's live copy, and never share bytes.
+// Unused tiles, and tiles used in a manual_sync scope (whose instructions get no automatic waits between them),
+// keep their bytes to the end of their block, as by scope.
 // The target's family (TargetFamily) says which memory each tile lives in, how much of it one kernel may take
 // (tileBudget: a TPU kernel gets libtpu's per-kernel VMEM, [libtpu] kernel_vmem_max_bytes), how many bytes a copy takes
 // (NeuronCore: SBUF or PSUM per partition, PSUM tiles in whole banks, since a matmul accumulation group lives in
 // one bank (docs/targets.md "nc_matmul"); TPU: the one VMEM, in Mosaic's layout, at most two copies), and may add
 // notes after (a TPU's padded tiles). Peak use is recorded on the function per memory (tile.sbuf_peak,
-// tile.psum_peak, tile.vmem_peak). A `fixed` tile (placed by the kernel, tsr::isa::sbuf_tile_at) keeps its offset
-// and one copy, and takes no room from the stack.
-// When a tile does not fit, the error (at the kernel line that made the tile) lists what is live in that memory
+// tile.psum_peak, tile.vmem_peak): the end of the highest byte range any tile took, what the memory must have.
+// A `fixed` tile (placed by the kernel, tsr::isa::sbuf_tile_at) keeps its offset and one copy, and takes no room.
+// When a tile does not fit, the error (at the kernel line that made the tile) lists what holds that memory
 // there, by kernel line and shape, in the units the memory is taken in (PSUM banks), and its hint says how the
 // memory is organised on the target (from the target file) and what to try.
-// Test: compiler/test/Transforms/allocate-memory.mlir, allocate-memory-tpu.mlir; tests/unit/e2e/RunKernelTest.cpp
+// Test: compiler/test/Transforms/allocate-memory.mlir, allocate-memory-liveness.mlir, allocate-memory-tpu.mlir;
+// tests/unit/e2e/RunKernelTest.cpp
 //
 //===------------------------------------------------------------------------------------------------------===//
 
@@ -29,6 +42,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -37,100 +51,221 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <vector>
 
 using namespace mlir;
 
 namespace tessera::compiler {
 namespace {
 
-/// A tile that holds bytes of a memory: what a failure lists as live.
-struct LiveTile {
-  tile::AllocOp alloc;
-  int64_t bytes = 0; ///< all its copies
-  int64_t copies = 1;
+/// Where each op of a function stands in program order (a pre-order walk, so the ops nested in an op follow it
+/// and come before its next sibling), and until where each tile is needed.
+class ProgramOrder {
+public:
+  explicit ProgramOrder(func::FuncOp fn) {
+    int64_t next = 0;
+    fn.walk<WalkOrder::PreOrder>([&](Operation *op) { position_[op] = next++; });
+    fn.walk<WalkOrder::PostOrder>([&](Operation *op) {
+      int64_t &last = end_[op];
+      last = std::max(last, position_.lookup(op));
+      if (Operation *parent = op->getParentOp()) end_[parent] = std::max(end_[parent], last);
+    });
+  }
+
+  int64_t position(Operation *op) const { return position_.lookup(op); }
+  /// The position of the last op nested in `op`, or its own when it has none.
+  int64_t end(Operation *op) const { return end_.lookup(op); }
+
+  /// The position after which `alloc`'s bytes are dead: the end of the last op of its block that uses it or one of
+  /// its views (an op whose region uses it, a loop, needs it in every iteration). A tile nothing uses, or one that
+  /// an op of a manual_sync scope uses (the kernel's own semaphores order those, and would not order a reuse of
+  /// its bytes), is kept to the end of its block.
+  int64_t lastUse(tile::AllocOp alloc) const {
+    Block *block = alloc->getBlock();
+    const int64_t blockEnd = end(&block->back());
+    int64_t last = -1;
+    llvm::SmallVector<Value> aliases{alloc.getResult()};
+    while (!aliases.empty()) {
+      Value tile = aliases.pop_back_val();
+      for (Operation *user : tile.getUsers()) {
+        if (user->hasAttr(tile::kManualAttr)) return blockEnd;
+        if (auto view = dyn_cast<tile::ViewOp>(user)) aliases.push_back(view.getResult());
+        last = std::max(last, end(block->findAncestorOpInBlock(*user)));
+      }
+    }
+    return last < 0 ? blockEnd : last;
+  }
+
+  /// The outermost loop around `op`, or null in straight-line code.
+  static Operation *outermostLoop(Operation *op) {
+    Operation *outermost = nullptr;
+    for (Operation *p = op->getParentOp(); p && !llvm::isa<func::FuncOp>(p); p = p->getParentOp())
+      if (llvm::isa<scf::ForOp>(p)) outermost = p;
+    return outermost;
+  }
+
+private:
+  llvm::DenseMap<Operation *, int64_t> position_, end_;
 };
 
-struct Stack {
+/// A tile that holds bytes of a memory: what a failure lists as live.
+struct HeldTile {
+  tile::AllocOp alloc;
+  int64_t offset = 0;
+  int64_t bytes = 0; ///< all its copies
+  int64_t copies = 1;
+  int64_t lastUse = 0;                ///< the ProgramOrder position after which it is dead
+  Operation *outermostLoop = nullptr; ///< its bytes are free after this loop; null: after its last use
+};
+
+/// One memory being allocated: its budget, and the byte ranges tiles hold at the current point of the program.
+struct Memory {
   isa::MemSpace space = isa::MemSpace::Sbuf;
   uint32_t partitions = 0;
   int64_t capacity = 0;   ///< what the kernel's tiles may take (TargetFamily::tileBudget)
   std::string limitedBy; ///< why capacity is less than the memory, if it is
   int64_t bankBytes = 0;  ///< > 0: tiles take whole banks of this many bytes, and errors count banks
   std::string remedy;     ///< what a kernel that does not fit can do (TileBudget::remedy)
-  int64_t top = 0;
-  int64_t peak = 0;
-  int64_t bufs = 1; ///< the copies a loop-local tile gets in this memory
-  std::vector<LiveTile> live = {}; ///< the tiles holding its bytes, in allocation order
+  int64_t peak = 0;       ///< the end of the highest range any tile took
+  int64_t bufs = 1;       ///< the copies a loop-local tile gets in this memory
+  std::vector<HeldTile> held = {}; ///< the tiles holding its bytes, in allocation order
+
+  int64_t heldBytes() const {
+    int64_t sum = 0;
+    for (const HeldTile &t : held) sum += t.bytes;
+    return sum;
+  }
+
+  /// The free byte ranges, [begin, end), lowest first.
+  std::vector<std::pair<int64_t, int64_t>> freeRanges() const {
+    std::vector<std::pair<int64_t, int64_t>> taken;
+    for (const HeldTile &t : held) taken.push_back({t.offset, t.offset + t.bytes});
+    std::sort(taken.begin(), taken.end());
+    std::vector<std::pair<int64_t, int64_t>> free;
+    int64_t next = 0;
+    for (auto [begin, end] : taken) {
+      if (begin > next) free.push_back({next, begin});
+      next = std::max(next, end);
+    }
+    if (next < capacity) free.push_back({next, capacity});
+    return free;
+  }
+
+  /// The lowest offset where `bytes` fit in free bytes (first fit), if any.
+  std::optional<int64_t> firstFit(int64_t bytes) const {
+    for (auto [begin, end] : freeRanges())
+      if (end - begin >= bytes) return begin;
+    return std::nullopt;
+  }
+
+  int64_t largestFreeRange() const {
+    int64_t largest = 0;
+    for (auto [begin, end] : freeRanges()) largest = std::max(largest, end - begin);
+    return largest;
+  }
+};
+
+/// How long a tile holds its bytes in one attempt at allocating a function.
+enum class Lifetimes {
+  Scope,   ///< to the end of its block (a loop's tiles: of the outermost loop), no tile taking a dead one's place
+  Liveness ///< to its last use (ProgramOrder::lastUse), and dead tiles' places taken in loop bodies
 };
 
 /// One attempt at allocating a function with a given number of copies for loop-local tiles, per memory.
 class Allocation {
 public:
-  /// The stacks of the memories `family` places tiles in, each with `bufs` copies for loop-local tiles.
-  Allocation(const isa::Target &t, const TargetFamily &family, const std::map<isa::MemSpace, int64_t> &bufs)
-      : target_(t), family_(family) {
+  /// The memories `family` places tiles in, each with `bufs` copies for loop-local tiles.
+  Allocation(const isa::Target &t, const TargetFamily &family, const std::map<isa::MemSpace, int64_t> &bufs,
+             const ProgramOrder &order, Lifetimes lifetimes)
+      : target_(t), family_(family), order_(order), lifetimes_(lifetimes) {
     for (const isa::FamilyMemory &m : family.family().memories(t)) {
       auto it = bufs.find(m.space);
       if (it == bufs.end()) continue; // no tile lives there (a TPU's SMEM)
       TileBudget budget = family.tileBudget(m, t);
-      stacks_.push_back({.space = m.space, .partitions = m.partitions, .capacity = budget.bytes,
-                         .limitedBy = std::move(budget.limitedBy), .bankBytes = budget.bankBytes,
-                         .remedy = std::move(budget.remedy), .bufs = it->second});
+      memories_.push_back({.space = m.space, .partitions = m.partitions, .capacity = budget.bytes,
+                           .limitedBy = std::move(budget.limitedBy), .bankBytes = budget.bankBytes,
+                           .remedy = std::move(budget.remedy), .bufs = it->second});
     }
   }
 
-  /// Allocates `block` and what it contains; returns the alloc that did not fit, or null.
-  tile::AllocOp run(Block &block, bool inLoop) {
-    for (Operation &op : block) {
-      if (auto alloc = dyn_cast<tile::AllocOp>(op)) {
-        if (alloc.getFixed()) continue;
-        if (!place(alloc, inLoop)) return alloc;
-        continue;
-      }
-      // A nested region's tiles are dead after it. Their bytes are reused only outside every loop: inside a
-      // loop, iteration i+1 overlaps iteration i, and tiles rotating by different loop counters must never
-      // share bytes, or the overlap would make them wait for each other.
-      std::vector<std::pair<int64_t, size_t>> marks;
-      for (const Stack &s : stacks_) marks.push_back({s.top, s.live.size()});
-      for (Region &region : op.getRegions())
-        for (Block &inner : region)
-          if (tile::AllocOp failed = run(inner, inLoop || llvm::isa<scf::ForOp>(op))) return failed;
-      if (!inLoop)
-        for (size_t k = 0; k < stacks_.size(); ++k) {
-          stacks_[k].top = marks[k].first;
-          stacks_[k].live.resize(marks[k].second);
-        }
-    }
-    return nullptr;
+  /// Allocates the tiles of `fn` in program order; returns the alloc that did not fit, or null.
+  tile::AllocOp run(func::FuncOp fn) {
+    tile::AllocOp failed;
+    fn.walk<WalkOrder::PreOrder>([&](tile::AllocOp alloc) {
+      if (alloc.getFixed() || place(alloc)) return WalkResult::advance();
+      failed = alloc;
+      return WalkResult::interrupt();
+    });
+    return failed;
   }
 
-  const std::vector<Stack> &stacks() const { return stacks_; }
-  /// The stack a tile lives in, as the target's family places it.
-  Stack &stackOf(tile::AllocOp alloc) {
+  const std::vector<Memory> &memories() const { return memories_; }
+  /// The memory a tile lives in, as the target's family places it.
+  Memory &memoryOf(tile::AllocOp alloc) {
     const isa::MemSpace space = family_.tileSpace(tile::memorySpaceOf(alloc.getType()));
-    for (Stack &s : stacks_)
-      if (s.space == space) return s;
-    return stacks_.front(); // every space tileSpace gives has a stack (the family lists its memories)
+    for (Memory &m : memories_)
+      if (m.space == space) return m;
+    return memories_.front(); // every space tileSpace gives has a memory (the family lists its memories)
   }
 
 private:
-  bool place(tile::AllocOp alloc, bool inLoop) {
-    Stack &s = stackOf(alloc);
-    const int64_t bufs = inLoop ? s.bufs : 1;
-    const int64_t size = family_.tileCopyBytes(alloc.getType(), target_) * bufs;
-    if (s.top + size > s.capacity) return false;
+  /// Frees what is dead at the alloc at position `at`, then places `alloc`: in the place of a dead tile of its loop
+  /// body of the same size, else at the first free range it fits in. The memory is left as it was at `at` when
+  /// the tile does not fit, for the error to list.
+  bool place(tile::AllocOp alloc) {
+    Memory &m = memoryOf(alloc);
+    const int64_t at = order_.position(alloc);
+    release(m, at);
+    Operation *loop = ProgramOrder::outermostLoop(alloc);
+    const int64_t copies = loop ? m.bufs : 1;
+    HeldTile tile{.alloc = alloc,
+                  .bytes = family_.tileCopyBytes(alloc.getType(), target_) * copies,
+                  .copies = copies,
+                  .lastUse = lifetimes_ == Lifetimes::Liveness ? order_.lastUse(alloc)
+                                                               : order_.end(&alloc->getBlock()->back()),
+                  .outermostLoop = loop};
+    if (HeldTile *dead = loop && lifetimes_ == Lifetimes::Liveness ? deadPlaceInBody(m, tile, at) : nullptr) {
+      tile.offset = dead->offset;
+      *dead = tile; // the tiles are listed in allocation order: the dead one leaves, the new one comes last
+      std::rotate(dead, dead + 1, m.held.data() + m.held.size());
+    } else if (std::optional<int64_t> offset = m.firstFit(tile.bytes)) {
+      tile.offset = *offset;
+      m.held.push_back(tile);
+    } else {
+      return false;
+    }
     Builder b(alloc.getContext());
-    alloc.setOffsetAttr(b.getI64IntegerAttr(s.top));
-    alloc.setBufsAttr(b.getI64IntegerAttr(bufs));
-    s.top += size;
-    s.peak = std::max(s.peak, s.top);
-    s.live.push_back({alloc, size, bufs});
+    alloc.setOffsetAttr(b.getI64IntegerAttr(tile.offset));
+    alloc.setBufsAttr(b.getI64IntegerAttr(copies));
+    m.peak = std::max(m.peak, tile.offset + tile.bytes);
     return true;
+  }
+
+  /// Frees the bytes of the tiles dead at position `at`: a tile of straight-line code after its last use, a loop's
+  /// tile after the outermost loop around it.
+  void release(Memory &m, int64_t at) {
+    std::erase_if(m.held, [&](const HeldTile &t) {
+      return (t.outermostLoop ? order_.end(t.outermostLoop) : t.lastUse) < at;
+    });
+  }
+
+  /// A tile of the same loop body as `tile`, dead at position `at`, whose copies are as many and as large: `tile`
+  /// may take its place, copy k for copy k (the lowest such place), since both rotate with the same iterations.
+  HeldTile *deadPlaceInBody(Memory &m, const HeldTile &tile, int64_t at) {
+    HeldTile *lowest = nullptr;
+    for (HeldTile &t : m.held)
+      if (t.lastUse < at && t.alloc->getBlock() == tile.alloc->getBlock() && t.copies == tile.copies &&
+          t.bytes == tile.bytes && (!lowest || t.offset < lowest->offset))
+        lowest = &t;
+    return lowest;
   }
 
   const isa::Target &target_;
   const TargetFamily &family_;
-  std::vector<Stack> stacks_;
+  const ProgramOrder &order_;
+  Lifetimes lifetimes_;
+  std::vector<Memory> memories_;
 };
 
 struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<ModuleOp>> {
@@ -145,6 +280,10 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
   Option<unsigned> loopBuffers{*this, "loop-buffers",
                                llvm::cl::desc("Rotating copies of tiles allocated in loop bodies (1: no overlap)"),
                                llvm::cl::init(4)};
+  Option<bool> scopeFirst{*this, "scope-first",
+                          llvm::cl::desc("Keep tiles to the end of their block where that fits, and reuse dead tiles' "
+                                         "bytes only where it does not (false: always by liveness)"),
+                          llvm::cl::init(true)};
 
   void runOnOperation() override {
     const isa::Target *target = targetOf(getOperation());
@@ -161,11 +300,22 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
     for (tile::MemorySpace space : {tile::MemorySpace::sbuf, tile::MemorySpace::psum})
       bufs[family.tileSpace(space)] = mostBuffers;
     // Halve the copies of the memory that ran out until everything fits, or one copy of it does not.
+    // Tiles kept by scope first (no bytes shared, so nothing waits for a dead tile's readers), with fewer copies
+    // where needed; by liveness, from the most copies again, only when one copy does not fit by scope.
+    const ProgramOrder order(fn);
+    for (std::map<isa::MemSpace, int64_t> scopeBufs = bufs; scopeFirst;) {
+      Allocation byScope(target, family, scopeBufs, order, Lifetimes::Scope);
+      tile::AllocOp failed = byScope.run(fn);
+      if (!failed) return recordPeaks(fn, byScope, family, target);
+      int64_t &shrink = scopeBufs[byScope.memoryOf(failed).space];
+      if (shrink == 1) break;
+      shrink /= 2;
+    }
     while (true) {
-      Allocation a(target, family, bufs);
-      tile::AllocOp failed = a.run(fn.getBody().front(), false);
+      Allocation a(target, family, bufs, order, Lifetimes::Liveness);
+      tile::AllocOp failed = a.run(fn);
       if (!failed) return recordPeaks(fn, a, family, target);
-      const Stack &s = a.stackOf(failed);
+      const Memory &s = a.memoryOf(failed);
       if (int64_t &shrink = bufs[s.space]; shrink > 1) {
         shrink /= 2;
         continue;
@@ -186,7 +336,7 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
   LogicalResult recordPeaks(func::FuncOp fn, const Allocation &a, const TargetFamily &family,
                             const isa::Target &target) {
     Builder b(fn.getContext());
-    for (const Stack &s : a.stacks())
+    for (const Memory &s : a.memories())
       fn->setAttr(fmt::format("tile.{}_peak", isa::name(s.space)), b.getI64IntegerAttr(s.peak));
     family.noteAllocation(fn, target);
     return success();
@@ -194,31 +344,36 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
 
   /// `bytes` of `s` as its tiles take them: "2 banks (4096 bytes per partition)", "2048 bytes per partition",
   /// "4096 bytes" (VMEM).
-  static std::string amount(const Stack &s, int64_t bytes) {
+  static std::string amount(const Memory &s, int64_t bytes) {
     const std::string perPartition = s.partitions > 1 ? " per partition" : "";
     if (s.bankBytes <= 0) return fmt::format("{} bytes{}", bytes, perPartition);
     return fmt::format("{} ({} bytes{})", banks(s, bytes), bytes, perPartition);
   }
 
   /// "1 bank", "3 banks".
-  static std::string banks(const Stack &s, int64_t bytes) {
+  static std::string banks(const Memory &s, int64_t bytes) {
     const int64_t n = bytes / s.bankBytes;
     return fmt::format("{} bank{}", n, n == 1 ? "" : "s");
   }
 
   /// What is left of `s` where a tile does not fit: "all 8 banks are taken", "only 1 of 8 banks is free", "only
-  /// 20224 of 180224 are free".
-  static std::string freeHere(const Stack &s) {
-    const int64_t free = s.capacity - s.top;
-    if (s.bankBytes <= 0) return fmt::format("only {} of {} are free", free, s.capacity);
-    const int64_t freeBanks = free / s.bankBytes, allBanks = s.capacity / s.bankBytes;
+  /// 20224 of 180224 are free", and when the free bytes lie apart, the largest range of them: "only 4096 of 180224
+  /// are free in one range (8192 in all)".
+  static std::string freeHere(const Memory &s) {
+    const int64_t free = s.capacity - s.heldBytes(), largest = s.largestFreeRange();
+    if (s.bankBytes <= 0)
+      return fmt::format("only {} of {} are free{}", largest, s.capacity,
+                         largest < free ? fmt::format(" in one range ({} in all)", free) : "");
+    const int64_t freeBanks = free / s.bankBytes, largestBanks = largest / s.bankBytes;
+    const int64_t allBanks = s.capacity / s.bankBytes;
     if (freeBanks == 0) return fmt::format("all {} banks are taken", allBanks);
-    return fmt::format("only {} of {} banks {} free", freeBanks, allBanks, freeBanks == 1 ? "is" : "are");
+    return fmt::format("only {} of {} banks {} free{}", largestBanks, allBanks, largestBanks == 1 ? "is" : "are",
+                       largestBanks < freeBanks ? fmt::format(" in one range ({} in all)", freeBanks) : "");
   }
 
   /// How `s` is organised, from the target file: "8 banks of 2 KiB per partition, and each PSUM tile takes whole
   /// banks", "212984 bytes per partition for tiles", "67043328 bytes for one kernel's tiles".
-  static std::string layout(const Stack &s) {
+  static std::string layout(const Memory &s) {
     if (s.bankBytes > 0) {
       const std::string bank = s.bankBytes % 1024 == 0 ? fmt::format("{} KiB", s.bankBytes / 1024)
                                                        : fmt::format("{} bytes", s.bankBytes);
@@ -231,14 +386,14 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
   /// "Live in PSUM here (8 tiles): 8 x [128, 512] f32 at kernel.cpp:23 (1 bank each), ...": what
   /// holds the memory where one more tile does not fit, in the kernel's terms (the line that made each tile, its
   /// shape), tiles of one line and shape together, most bytes first.
-  static std::string liveTiles(const Stack &s) {
-    if (s.live.empty()) return "Nothing else is live in it here";
+  static std::string liveTiles(const Memory &s) {
+    if (s.held.empty()) return "Nothing else is live in it here";
     struct Group {
       std::string where, shape, name; ///< name: of a group of one
       int64_t bytes = 0, count = 0, copies = 1;
     };
     std::vector<Group> groups;
-    for (const LiveTile &t : s.live) {
+    for (const HeldTile &t : s.held) {
       tile::AllocOp alloc = t.alloc;
       const SourceLoc at = sourceOf(alloc.getLoc());
       Group g{at.known() ? std::filesystem::path(at.file).filename().string() + ":" + std::to_string(at.line) : "",
@@ -255,8 +410,8 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
     const auto share = [&](int64_t bytes) {
       return s.bankBytes > 0 ? banks(s, bytes) : fmt::format("{} bytes{}", bytes, perPartition);
     };
-    std::string out = fmt::format("Live in {} here ({} tile{}):", upperName(s.space), s.live.size(),
-                                  s.live.size() == 1 ? "" : "s");
+    std::string out = fmt::format("Live in {} here ({} tile{}):", upperName(s.space), s.held.size(),
+                                  s.held.size() == 1 ? "" : "s");
     for (size_t i = 0; i < std::min(groups.size(), kListed); ++i) {
       const Group &g = groups[i];
       const std::string at = g.where.empty() ? "" : " at " + g.where;

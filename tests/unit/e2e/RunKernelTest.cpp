@@ -371,6 +371,51 @@ TEST(Allocation, PsumExhaustionListsTheLiveTilesByLine) {
   EXPECT_TRUE(runKernel({.kernel = "test_psum_full", .target = "trn2"}).ok) << "eight fit";
 }
 
+// Tiles that die early (allocation by liveness): each step loads a tile, the Scalar engine takes its exp, a DMA
+// stores that. Three straight-line steps (a C++ loop, traced step by step) of [128, 12288] f32 tiles do not fit
+// SBUF when each tile keeps its bytes to the end of the kernel (6 x 48 KiB), so the allocator goes by liveness:
+// each step takes the bytes of the step before, and then the steps of a static chunk loop inside an affine_range
+// loop share two tiles' places. A step's load overwrites bytes the previous step's exp may still be reading: it
+// must wait for that exp (write after read), or the outputs would be wrong (or the race check would stop the run).
+const tsr::Registration reuseAfterLastUse{{
+    .name = "test_reuse_after_last_use",
+    .summary = "steps whose tiles die before the next step's: the next step reuses their bytes",
+    .signature = [](const tsr::Params &) {
+      return std::vector<tsr::TensorSpec>{tsr::input("a", {256, 3 * 12288}, tsr::f32),
+                                          tsr::output("straight", {128, 3 * 12288}, tsr::f32),
+                                          tsr::output("chunked", {256, 2048}, tsr::f32)};
+    },
+    .body = tsr::body([](tsr::Hbm a, tsr::Hbm straight, tsr::Hbm chunked) {
+      for (int64_t step = 0; step < 3; ++step) {
+        tsr::Tile x = tsr::load(a.tile(0, step, {128, 12288}));
+        tsr::store(straight.tile(0, step, {128, 12288}), tsr::exp(x));
+      }
+      for (auto row : tsr::affine_range(2))
+        for (int64_t chunk = 0; chunk < 4; ++chunk) { // static: unrolled while tracing, one loop body
+          tsr::Tile x = tsr::load(a.tile(row, chunk, {128, 512}));
+          tsr::store(chunked.tile(row, chunk, {128, 512}), tsr::exp(x));
+        }
+    }),
+    .reference = [](const tsr::Params &, const std::vector<tsr::HostTensor> &in, std::vector<tsr::HostTensor> &out) {
+      for (size_t i = 0; i < out[0].size(); ++i) out[0][i] = std::exp(in[0][i]);
+      for (size_t row = 0; row < 256; ++row)
+        for (size_t col = 0; col < 2048; ++col) out[1][row * 2048 + col] = std::exp(in[0][row * 3 * 12288 + col]);
+    },
+}};
+
+TEST(Allocation, ReusedBytesKeepTheNumerics) {
+  for (const char *target : {"trn1", "trn2"}) {
+    RunReport r = runKernel({.kernel = "test_reuse_after_last_use", .target = target, .seed = 7});
+    ASSERT_EQ(r.checks.size(), 2u) << target;
+    for (const auto &check : r.checks)
+      EXPECT_TRUE(check.ok) << target << " " << check.name << ": max rel err " << check.maxRelErr;
+    EXPECT_TRUE(r.ok) << target;
+    // By liveness the straight-line steps share two tiles' bytes (2 x 49152), which the loop then takes; its
+    // chunks share two tiles' places, 4 copies each of 2048 bytes (by scope: 8 tiles' places).
+    EXPECT_EQ(r.sbufPeakBytes, 2 * 49152) << target;
+  }
+}
+
 } // namespace
 
 namespace {
