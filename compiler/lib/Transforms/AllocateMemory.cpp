@@ -16,8 +16,8 @@
 // tile's place exactly. Both allocs run once per iteration, so copy k of the one is only ever copy k of the
 // other, used in the same iteration after the dead tile's last use; tiles rotating by different loop counters,
 // or copies of different sizes, would map copy k onto another iteration's live copy, and never share bytes.
-// Unused tiles, and tiles used in a manual_sync scope (whose instructions get no automatic waits between them),
-// keep their bytes to the end of their block, as by scope.
+// Unused tiles keep their bytes to the end of their block, as by scope; so does every tile of a function with a
+// manual_sync scope (whose instructions get no automatic waits, so none would order a reuse of bytes).
 // The target's family (TargetFamily) says which memory each tile lives in, how much of it one kernel may take
 // (tileBudget: a TPU kernel gets libtpu's per-kernel VMEM, [libtpu] kernel_vmem_max_bytes), how many bytes a copy takes
 // (NeuronCore: SBUF or PSUM per partition, PSUM tiles in whole banks, since a matmul accumulation group lives in
@@ -78,9 +78,8 @@ public:
   int64_t end(Operation *op) const { return end_.lookup(op); }
 
   /// The position after which `alloc`'s bytes are dead: the end of the last op of its block that uses it or one of
-  /// its views (an op whose region uses it, a loop, needs it in every iteration). A tile nothing uses, or one that
-  /// an op of a manual_sync scope uses (the kernel's own semaphores order those, and would not order a reuse of
-  /// its bytes), is kept to the end of its block.
+  /// its views (an op whose region uses it, a loop, needs it in every iteration). A tile nothing uses is kept to
+  /// the end of its block.
   int64_t lastUse(tile::AllocOp alloc) const {
     Block *block = alloc->getBlock();
     const int64_t blockEnd = end(&block->back());
@@ -89,7 +88,6 @@ public:
     while (!aliases.empty()) {
       Value tile = aliases.pop_back_val();
       for (Operation *user : tile.getUsers()) {
-        if (user->hasAttr(tile::kManualAttr)) return blockEnd;
         if (auto view = dyn_cast<tile::ViewOp>(user)) aliases.push_back(view.getResult());
         last = std::max(last, end(block->findAncestorOpInBlock(*user)));
       }
@@ -302,8 +300,14 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
     // Halve the copies of the memory that ran out until everything fits, or one copy of it does not.
     // Tiles kept by scope first (no bytes shared, so nothing waits for a dead tile's readers), with fewer copies
     // where needed; by liveness, from the most copies again, only when one copy does not fit by scope.
+    // A function with a manual_sync scope keeps every tile by scope: its instructions get no automatic waits, so
+    // nothing would make a write into reused bytes wait for the dead tile's readers.
+    const bool manualSync = fn.walk([](Operation *op) {
+                                return op->hasAttr(tile::kManualAttr) ? WalkResult::interrupt() : WalkResult::advance();
+                              }).wasInterrupted();
+    const Lifetimes fallback = manualSync ? Lifetimes::Scope : Lifetimes::Liveness;
     const ProgramOrder order(fn);
-    for (std::map<isa::MemSpace, int64_t> scopeBufs = bufs; scopeFirst;) {
+    for (std::map<isa::MemSpace, int64_t> scopeBufs = bufs; scopeFirst && !manualSync;) {
       Allocation byScope(target, family, scopeBufs, order, Lifetimes::Scope);
       tile::AllocOp failed = byScope.run(fn);
       if (!failed) return recordPeaks(fn, byScope, family, target);
@@ -312,7 +316,7 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
       shrink /= 2;
     }
     while (true) {
-      Allocation a(target, family, bufs, order, Lifetimes::Liveness);
+      Allocation a(target, family, bufs, order, fallback);
       tile::AllocOp failed = a.run(fn);
       if (!failed) return recordPeaks(fn, a, family, target);
       const Memory &s = a.memoryOf(failed);

@@ -175,3 +175,24 @@ module attributes {tessera.target = "trn2"} {
     return
   }
 }
+
+// -----
+
+// A function with a manual_sync scope (ops marked tile.manual) is allocated by scope only, even where that does
+// not fit: its instructions get no automatic waits, so a write into a dead tile's bytes would not wait for the
+// dead tile's readers. 'c' does not fit beside 'a' and 'b', as above, and does not take the bytes of 'a'.
+module attributes {tessera.target = "trn2"} {
+  func.func @manual_sync_keeps_scope(%x: memref<128x26000xf32>, %y: memref<128x26000xf32> {tile.output}) {
+    %c0 = arith.constant 0 : index
+    %a = tile.alloc {name = "a"} : memref<128x26000xf32, #tile.space<sbuf>>
+    tile.load %x[%c0, %c0], %a : memref<128x26000xf32>, memref<128x26000xf32, #tile.space<sbuf>>
+    %b = tile.alloc {name = "b"} : memref<128x26000xf32, #tile.space<sbuf>>
+    tile.copy %a, %b : memref<128x26000xf32, #tile.space<sbuf>>, memref<128x26000xf32, #tile.space<sbuf>>
+    // expected-error @+2 {{tile 'c' [128, 26000] f32 needs 104000 bytes per partition of SBUF but only}}
+    // expected-note @+1 {{hint: SBUF on trn2 has 212984 bytes per partition}}
+    %c = tile.alloc {name = "c"} : memref<128x26000xf32, #tile.space<sbuf>>
+    tile.binary add %b, %b, %c {tile.manual} : memref<128x26000xf32, #tile.space<sbuf>>, memref<128x26000xf32, #tile.space<sbuf>>, memref<128x26000xf32, #tile.space<sbuf>>
+    tile.store %c, %y[%c0, %c0] : memref<128x26000xf32, #tile.space<sbuf>>, memref<128x26000xf32>
+    return
+  }
+}
