@@ -248,6 +248,23 @@ float roundTo(DType t, float f) {
   return f;
 }
 
+int64_t integerValue(DType t, float f) {
+  switch (t) {
+  case DType::I32: return toInteger<int32_t>(f);
+  case DType::U32: return toInteger<uint32_t>(f);
+  case DType::U8: return toInteger<uint8_t>(f);
+  case DType::I8: return toInteger<int8_t>(f);
+  case DType::I16: return toInteger<int16_t>(f);
+  case DType::U16: return toInteger<uint16_t>(f);
+  default: return static_cast<int64_t>(roundTo(t, f)); // a float type: callers pass integers
+  }
+}
+
+std::pair<int64_t, int64_t> integerRange(DType t) {
+  const float inf = std::numeric_limits<float>::infinity();
+  return {integerValue(t, -inf), integerValue(t, inf)};
+}
+
 float largestFinite(DType t) {
   switch (t) {
   case DType::I32: return static_cast<float>(std::numeric_limits<int32_t>::max());

@@ -2,8 +2,9 @@
 // converted, computed with and stored. Weights w_q i8 [K, N] are dequantized by a per-row scale s f32 [K, 1] into
 // bf16, multiplied by x_t bf16 [K, M], and a bias b u16 [M, N] is added:
 //   y[m, n] = sum_k x_t[k, m] * bf16(w_q[k, n] * s[k]) + b[m, n]
-// An integer output is exact whatever the summation order, and tests the conversion rule (round to nearest,
-// saturate): sat[k, n] = w_q[k, n] * -40000 as i16 (w_q = 1 gives -32768, w_q = -1 gives 32767). Run, deployed and
+// An integer output is exact whatever the summation order, and tests the conversion rule's saturation and the
+// rounding of a fill: sat[k, n] = w_q[k, n] * -40000 + i8(-2.7) as i16, the fill rounding to -3 (truncation
+// would give -2), w_q = 1 saturating to -32768, w_q = -1 to 32767. Run, deployed and
 // compiled for both families (tests/compiler.cmake, tests/backends.cmake). With quantized_matmul=1 the kernel
 // multiplies by w_q itself (y = x_t^T w_q + b): a NeuronCore refuses it (nc_matmul takes float types;
 // compiler/test/Backends/int-dtypes.test), a TPU makes f32 copies of the operands.
@@ -48,7 +49,8 @@ const Registration registration{{
       Tile bias = load(b.tile(0, 0, {m, n}));
       Tile product = p["quantized_matmul"] ? matmul(x, q) : matmul(x, w);
       store(y.tile(0, 0, {m, n}), product + bias);
-      store(sat.tile(0, 0, {kPartitions, n}), copy<i16>(wide * -40000));
+      Tile offset = full(i8, {kPartitions, n}, -2.7f); // a memset on a NeuronCore, rounded into the tile's dtype
+      store(sat.tile(0, 0, {kPartitions, n}), copy<i16>(wide * -40000 + offset));
     }),
     .reference =
         [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
@@ -58,7 +60,7 @@ const Registration registration{{
             for (int64_t j = 0; j < n; ++j) {
               const float q = in[1][k * n + j];
               w[k * n + j] = p["quantized_matmul"] ? q : roundTo(bf16, q * in[2][k]);
-              out[1][k * n + j] = saturate(q * -40000.0f, -32768, 32767);
+              out[1][k * n + j] = saturate(q * -40000.0f - 3.0f, -32768, 32767);
             }
           for (int64_t i = 0; i < m; ++i)
             for (int64_t j = 0; j < n; ++j) {

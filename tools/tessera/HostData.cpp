@@ -102,12 +102,11 @@ std::string shapeText(const std::vector<int64_t> &s) { return fmt::format("({})"
 /// it); `what` starts the error.
 void requireIntegers(const isa::TensorInfo &t, const std::vector<float> &values, const std::string &what) {
   if (!isa::isInteger(t.dtype)) return;
-  const float lowest = isa::roundTo(t.dtype, -std::numeric_limits<float>::infinity());
-  const float highest = isa::roundTo(t.dtype, std::numeric_limits<float>::infinity());
+  const auto [lowest, highest] = isa::integerRange(t.dtype);
   for (float v : values) {
     if (v != std::nearbyint(v))
       throw InputError(fmt::format("{} holds {}, not an integer, for the {} tensor", what, v, isa::name(t.dtype)));
-    if (v < lowest || v > highest)
+    if (double(v) < double(lowest) || double(v) > double(highest))
       throw InputError(fmt::format("{} holds {}, outside the {} range [{}, {}]", what, v, isa::name(t.dtype),
                                    lowest, highest),
                        {}, "give values the tensor's dtype holds, or a wider integer dtype in the kernel's signature");

@@ -73,24 +73,6 @@ namespace tessera::compiler {
 namespace {
 
 
-/// Whether the golden model lowers element type `t` (a new DType must be added here: -Wswitch says so).
-bool hasHostForm(isa::DType t) {
-  switch (t) {
-  case isa::DType::F32:
-  case isa::DType::BF16:
-  case isa::DType::F16:
-  case isa::DType::F8E4M3: // stored as i8, converted with integer code (tile-to-linalg)
-  case isa::DType::F8E5M2:
-  case isa::DType::I32: // stored as the integer of their width (tile-to-linalg)
-  case isa::DType::U32:
-  case isa::DType::U8:
-  case isa::DType::I8:
-  case isa::DType::I16:
-  case isa::DType::U16: return true;
-  }
-  return false;
-}
-
 /// The first op in `block` (or its loops) recorded as a tile.inst instruction, or null.
 const tsr::graph::Op *firstInstruction(const tsr::graph::Block &block) {
   for (const tsr::graph::Stmt &stmt : block.stmts) {
@@ -102,16 +84,10 @@ const tsr::graph::Op *firstInstruction(const tsr::graph::Block &block) {
   return nullptr;
 }
 
+/// The model lowers the language-level ops, on every dtype (tile-to-linalg: fp8 as its bits in i8, integers as
+/// integers of their width); the engine instructions a kernel records with tsr::isa calls (tile.inst) are checked
+/// against their definitions' reference semantics and the kernel's own reference.
 void checkSupported(const tsr::graph::KernelGraph &kernel) {
-  auto check = [&](isa::DType t, const std::string &what) {
-    if (!hasHostForm(t))
-      throw GoldenUnsupported(fmt::format("the golden model does not support {} ({} of kernel {})", isa::name(t),
-                                          what, kernel.name));
-  };
-  for (const tsr::graph::TensorArg &t : kernel.tensors) check(t.dtype, "tensor " + t.name);
-  for (const tsr::graph::Buffer &b : kernel.buffers) check(b.dtype, "tile " + b.name);
-  // The model lowers the language-level ops; the engine instructions a kernel records with tsr::isa calls
-  // (tile.inst) are checked against their definitions' reference semantics and the kernel's own reference.
   if (const tsr::graph::Op *op = firstInstruction(kernel.body))
     throw GoldenUnsupported(fmt::format("the golden model does not implement tsr::isa::{} (kernel {}, {})",
                                         isa::definition(op->settings.op).nki.substr(std::string_view("nki.isa.").size()),

@@ -6,8 +6,8 @@
 // The instructions that write the new tile then wait for the dead tile's last readers: insert-semaphores orders
 // accesses by address (write after read), whichever tile the bytes belong to. Those waits cost overlap (a step's
 // load waits for the previous step's compute), so by default (scope-first) a function is first allocated with
-// every tile kept to the end of its block, sharing no bytes (with fewer copies where needed, as below), and by
-// liveness only when that does not fit even with one copy.
+// every tile kept to the end of its block (the bytes of a loop's tiles free after the loop, for a sibling loop;
+// fewer copies where needed, as below), and by liveness only when that does not fit even with one copy.
 // A tile allocated inside a loop body gets `bufs` rotating copies (iteration i uses copy i mod bufs), so the DMA
 // of iteration i+1 can overlap the compute of iteration i; when that does not fit, fewer copies are tried, down
 // to one, in the memory that ran out: a kernel short of PSUM banks keeps the SBUF copies that fit. Because
@@ -16,8 +16,9 @@
 // tile's place exactly. Both allocs run once per iteration, so copy k of the one is only ever copy k of the
 // other, used in the same iteration after the dead tile's last use; tiles rotating by different loop counters,
 // or copies of different sizes, would map copy k onto another iteration's live copy, and never share bytes.
-// Unused tiles keep their bytes to the end of their block, as by scope; so does every tile of a function with a
-// manual_sync scope (whose instructions get no automatic waits, so none would order a reuse of bytes).
+// Unused tiles keep their bytes to the end of their block, as by scope. A function with a manual_sync scope
+// (whose instructions get no automatic waits) is allocated by scope only, as before liveness existed: sibling
+// loops still share bytes there, and the kernel's own semaphores must order them.
 // The target's family (TargetFamily) says which memory each tile lives in, how much of it one kernel may take
 // (tileBudget: a TPU kernel gets libtpu's per-kernel VMEM, [libtpu] kernel_vmem_max_bytes), how many bytes a copy takes
 // (NeuronCore: SBUF or PSUM per partition, PSUM tiles in whole banks, since a matmul accumulation group lives in
@@ -67,9 +68,13 @@ public:
     int64_t next = 0;
     fn.walk<WalkOrder::PreOrder>([&](Operation *op) { position_[op] = next++; });
     fn.walk<WalkOrder::PostOrder>([&](Operation *op) {
-      int64_t &last = end_[op];
-      last = std::max(last, position_.lookup(op));
-      if (Operation *parent = op->getParentOp()) end_[parent] = std::max(end_[parent], last);
+      // By value: inserting the parent's entry may grow the map and move this op's.
+      const int64_t last = std::max(end_.lookup(op), position_.lookup(op));
+      end_[op] = last;
+      if (Operation *parent = op->getParentOp()) {
+        int64_t &parentEnd = end_[parent];
+        parentEnd = std::max(parentEnd, last);
+      }
     });
   }
 

@@ -237,7 +237,7 @@ module attributes {tessera.target = "trn2"} {
 // Integers: tensors and tiles are signless memrefs of their width; reading converts with sitofp (uitofp for the
 // unsigned types); writing rounds to nearest even in f64, saturates at the type's limits (-128..127 for si8,
 // 0..65535 for ui16) and makes NaN 0 before fptosi/fptoui. A memset rounds and saturates at compile time: 300
-// in si8 is 127, 2.5 in ui16 is 2.
+// in si8 is 127, 2.5 in ui16 is 2. The second function writes si8 (fptosi, limits -128 and 127).
 module attributes {tessera.target = "trn2"} {
   // CHECK-LABEL: func.func @integers
   // CHECK-SAME: (%[[X:.*]]: memref<128x64xi8>, %[[Y:.*]]: memref<128x64xi16> {tile.output})
@@ -251,11 +251,15 @@ module attributes {tessera.target = "trn2"} {
   // CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<128x64xi8>) outs(%{{.*}} : memref<128x64xf32>)
   // CHECK:   arith.sitofp %{{.*}} : i8 to f32
   // CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<128x64xf32>) outs(%{{.*}} : memref<128x64xi16>)
-  // CHECK:   math.roundeven %{{.*}} : f64
-  // CHECK:   arith.constant 0.000000e+00 : f64
-  // CHECK:   arith.constant 6.553500e+04 : f64
-  // CHECK:   arith.cmpf uno
-  // CHECK:   arith.fptoui %{{.*}} : f64 to i16
+  // CHECK:   %[[R:.*]] = math.roundeven %{{.*}} : f64
+  // CHECK:   %[[LO:.*]] = arith.constant 0.000000e+00 : f64
+  // CHECK:   arith.cmpf olt, %[[R]]
+  // CHECK:   %[[HI:.*]] = arith.constant 6.553500e+04 : f64
+  // CHECK:   arith.cmpf ogt
+  // CHECK:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+  // CHECK:   %[[NAN:.*]] = arith.cmpf uno, %[[X:.*]], %[[X]] : f64
+  // CHECK:   %[[OK:.*]] = arith.select %[[NAN]], %[[ZERO]], %[[X]] : f64
+  // CHECK:   arith.fptoui %[[OK]] : f64 to i16
   // CHECK-NOT: si8
   // CHECK-NOT: ui16
   func.func @integers(%x: memref<128x64xsi8>, %y: memref<128x64xui16> {tile.output}) {
@@ -271,6 +275,20 @@ module attributes {tessera.target = "trn2"} {
     tile.copy %a, %f : memref<128x64xsi8, #tile.space<sbuf>>, memref<128x64xf32, #tile.space<sbuf>>
     tile.copy %f, %b : memref<128x64xf32, #tile.space<sbuf>>, memref<128x64xui16, #tile.space<sbuf>>
     tile.store %b, %y[%c0, %c0] : memref<128x64xui16, #tile.space<sbuf>>, memref<128x64xui16>
+    return
+  }
+
+  // CHECK-LABEL: func.func @signed_integers
+  // CHECK:   arith.constant -1.280000e+02 : f64
+  // CHECK:   arith.constant 1.270000e+02 : f64
+  // CHECK:   arith.fptosi %{{.*}} : f64 to i8
+  func.func @signed_integers(%x: memref<128x64xf32>, %y: memref<128x64xsi8> {tile.output}) {
+    %c0 = arith.constant 0 : index
+    %a = tile.alloc : memref<128x64xf32, #tile.space<sbuf>>
+    %b = tile.alloc : memref<128x64xsi8, #tile.space<sbuf>>
+    tile.load %x[%c0, %c0], %a : memref<128x64xf32>, memref<128x64xf32, #tile.space<sbuf>>
+    tile.copy %a, %b : memref<128x64xf32, #tile.space<sbuf>>, memref<128x64xsi8, #tile.space<sbuf>>
+    tile.store %b, %y[%c0, %c0] : memref<128x64xsi8, #tile.space<sbuf>>, memref<128x64xsi8>
     return
   }
 }

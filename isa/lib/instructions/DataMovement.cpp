@@ -259,8 +259,8 @@ constexpr SettingDef kTensorCopyPredicatedSettings[] = {{Setting::Value, "src"},
 
 void memsetNki(const Instruction &inst, NkiCall &c) {
   c.operand("dst", Slot::Dst);
-  if (isInteger(inst.dst.dtype))
-    c.integer("value", static_cast<int64_t>(inst.value));
+  if (isInteger(inst.dst.dtype)) // the value dst holds: rounded to nearest even and saturated, as executed
+    c.integer("value", integerValue(inst.dst.dtype, inst.value));
   else
     c.real("value", inst.value);
   c.engine();

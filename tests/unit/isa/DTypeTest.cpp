@@ -81,6 +81,15 @@ TEST(DType, NarrowIntegersRoundAndSaturate) {
     decode(t, bytes.data(), back.data(), values.size());
     EXPECT_EQ(back, values) << name(t);
   }
+  // Exact where a float is not: i32's limits, and u32's.
+  EXPECT_EQ(integerValue(DType::I32, 3e9f), 2147483647);
+  EXPECT_EQ(integerValue(DType::I32, -3e9f), -2147483648LL);
+  EXPECT_EQ(integerValue(DType::U32, 5e9f), 4294967295LL);
+  EXPECT_EQ(integerValue(DType::I8, -2.7f), -3);
+  EXPECT_EQ(integerValue(DType::I8, 3.5f), 4);
+  EXPECT_EQ(integerValue(DType::U16, std::nanf("")), 0);
+  EXPECT_EQ(integerRange(DType::I8), (std::pair<int64_t, int64_t>{-128, 127}));
+  EXPECT_EQ(integerRange(DType::U32), (std::pair<int64_t, int64_t>{0, 4294967295LL}));
   const float tooBig[] = {300.0f, -300.0f};
   std::byte stored[2];
   encode(DType::I8, tooBig, stored, 2);

@@ -21,7 +21,7 @@
 //    log2(F) rounds instead of F dependent steps, a VPU's way (it has no serial scan instruction). The FP32
 //    results differ from the serial order's by rounding only.
 //  - VPU arithmetic (tile.binary, tile.activation, tile.reduce, those above included) on a storage-only type
-//    (isa::vpuComputes: f16, fp8, u8; Mosaic refuses vector arithmetic on f16): each such source is converted into
+//    (isa::vpuComputes: f16, fp8, u8, i8, i16, u16; Mosaic refuses vector arithmetic on f16): each such source is converted into
 //    an f32 tile before the op, and a destination of such a type is computed in f32 and converted into after it.
 //    The VPU computes in FP32 anyway, so the values are those of the NeuronCore's single instruction; the
 //    simulator times the conversions as vpu_convert instructions (Mosaic keeps them in vregs: an overestimate).

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <span>
 
 namespace tessera::isa {
@@ -23,6 +24,12 @@ float f8e5m2ToFloat(uint8_t bits);
 
 /// `f` rounded to the nearest value representable in `t` (the value a store then load would give).
 float roundTo(DType t, float f);
+
+/// The value integer type `t` holds for `f`: rounded to nearest (ties to even), saturated at the type's limits, 0
+/// for NaN (the value roundTo gives, exact where a float is not: 2147483647 for i32, not 2^31).
+int64_t integerValue(DType t, float f);
+/// The least and greatest values of integer type `t` ([-128, 127] for i8, [0, 4294967295] for u32).
+std::pair<int64_t, int64_t> integerRange(DType t);
 
 /// The largest finite value of `t` (448 for f8e4m3, 57344 for f8e5m2, 65504 for f16); beyond about it a float
 /// encodes as Inf, or NaN in a format without infinities.

@@ -11,7 +11,7 @@ namespace tessera::isa {
 struct Target;
 
 /// Whether VPU arithmetic (vpu_binary, vpu_unary, vpu_reduce) takes `t`: f32, bf16, i32 and u32, Mosaic's vector
-/// types on every generation. Others (f16, fp8, u8) are storage only: vpu_convert them to f32 first.
+/// types on every generation. Others (f16, fp8, u8, i8, i16, u16) are storage only: vpu_convert them to f32 first.
 bool vpuComputes(DType t);
 
 /// Whether an MXU takes `t` as a matmul operand: bf16 and f32 on every TPU, fp8 where `target` publishes an FP8

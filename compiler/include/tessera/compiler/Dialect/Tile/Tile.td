@@ -57,7 +57,7 @@ def Tile_Func : I32EnumAttr<"Func", "an activation function", [
 class Tile_Op<string mnemonic, list<Trait> traits = []> : Op<Tile_Dialect, mnemonic, traits>;
 
 def Tile_AllocOp : Tile_Op<"alloc"> {
-  let summary = "an on-chip tile buffer, live until the end of its block";
+  let summary = "an on-chip tile buffer, live until the end of its block (its bytes may be reused after its last use)";
   let description = [{
     `offset` (bytes within each partition) and `bufs` (rotating copies, one per loop iteration in flight) are
     set by the memory allocation pass, except for a `fixed` tile, which the kernel placed itself
