@@ -116,6 +116,15 @@ add_plugin_backend_tests(plugin_batched_heads ${batched_plugin})
 # VPU arithmetic works on f32 conversions of them.
 set(int_dtypes_plugin --plugin $<TARGET_FILE:tessera-test-plugin-int-dtypes>)
 add_plugin_backend_tests(plugin_int_dtypes ${int_dtypes_plugin})
+# nc_stream_shuffle (tests/plugins/stream_shuffle.cpp, NeuronCore only): NKI's call with its shuffle_mask list, run
+# by the NKI model, which applies the instruction's partition rules.
+foreach(target trn1 trn2)
+  add_test(NAME backends/nki/plugin_stream_shuffle/${target}
+           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki plugin_stream_shuffle
+                   ${target} ${BACKEND_WORK} - --plugin $<TARGET_FILE:tessera-test-plugin-stream-shuffle>)
+  set_tests_properties(backends/nki/plugin_stream_shuffle/${target}
+                       PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+endforeach()
 # Interpret mode rounds each operation as written under run.py's XLA flags (no FMA contraction, no excess
 # precision), as the simulator does; without them, on a host with FMA, it does not (the check can fail).
 add_test(NAME backends/interpret-rounds-as-written

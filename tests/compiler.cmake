@@ -20,7 +20,8 @@ target_compile_definitions(compiler-tests PRIVATE
 add_dependencies(compiler-tests tessera-test-plugin tessera-test-plugin-duplicate tessera-test-plugin-empty
                  tessera-test-plugin-undefined tessera-test-plugin-fp16 tessera-test-plugin-throwing
                  tessera-test-plugin-misuse tessera-test-plugin-index-division tessera-test-plugin-batched
-                 tessera-test-plugin-partition-slice tessera-test-plugin-hbm-scratch tessera-test-plugin-int-dtypes)
+                 tessera-test-plugin-partition-slice tessera-test-plugin-hbm-scratch tessera-test-plugin-int-dtypes
+                 tessera-test-plugin-stream-shuffle)
 # HtmlReportTest decodes headless Chromium's screenshot of a report.
 find_package(PNG REQUIRED)
 target_link_libraries(compiler-tests PRIVATE PNG::PNG TesseraCompilerLibrary) # the compiler's internals too
@@ -92,6 +93,14 @@ foreach(target trn1 trn2 tpu-v5e tpu-v6e)
            COMMAND tessera run plugin_int_dtypes --plugin $<TARGET_FILE:tessera-test-plugin-int-dtypes>
                    --target ${target} --json)
   set_tests_properties(run/plugin_int_dtypes/${target} PROPERTIES LABELS e2e)
+endforeach()
+# A broadcast across partitions and reversed quadrants with nc_stream_shuffle (tests/plugins/stream_shuffle.cpp),
+# on every NeuronCore: exit 0, the outputs match the reference.
+foreach(target trn1 trn2 trn3)
+  add_test(NAME run/plugin_stream_shuffle/${target}
+           COMMAND tessera run plugin_stream_shuffle --plugin $<TARGET_FILE:tessera-test-plugin-stream-shuffle>
+                   --target ${target} --json)
+  set_tests_properties(run/plugin_stream_shuffle/${target} PROPERTIES LABELS e2e)
 endforeach()
 # An int8 matmul operand on a TPU: f32 copies of it (a NeuronCore refuses it: compiler/test/Backends/int-dtypes.test).
 add_test(NAME run/plugin_int_dtypes/tpu-v5e/quantized_matmul

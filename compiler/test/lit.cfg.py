@@ -21,6 +21,8 @@ config.substitutions.append(("%partition_slice_plugin", config.partition_slice_p
 config.substitutions.append(("%hbm_scratch_plugin", config.hbm_scratch_plugin))
 # tests/plugins/int_dtypes.cpp: int8, int16 and uint16 tensors.
 config.substitutions.append(("%int_dtypes_plugin", config.int_dtypes_plugin))
+# tests/plugins/stream_shuffle.cpp: partitions moved on chip with tsr::isa::nc_stream_shuffle.
+config.substitutions.append(("%stream_shuffle_plugin", config.stream_shuffle_plugin))
 # tests/plugins/batched.cpp: 3-D HBM tensors, the batch a loop index (x[b].tile(i, 0, ...)).
 config.substitutions.append(("%batched_plugin", config.batched_plugin))
 if config.sanitize.upper() in ("ON", "TRUE", "1", "YES"):

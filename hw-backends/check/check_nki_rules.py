@@ -184,6 +184,7 @@ def model():
     sys.path.insert(0, os.path.join(HERE, "nki_model"))
     import inspect
 
+    import numpy as np
     import nki.isa as nisa
     import nki.language as nl
     failures, compared = [], 0
@@ -242,6 +243,16 @@ def model():
                                                                           op0=nl.add, operand0=1.0),
         "activation of partitions 0:32 of a slice at 16": lambda: nisa.activation(dst=b[0:32, :], op=nl.exp,
                                                                                   data=a[16:128, :][0:32, :]),
+        # nc_stream_shuffle: 64 active partitions start at 0 or 64; a mask entry names a quadrant's partition; a
+        # quadrant of dst copies from the same quadrant of src, which must have it.
+        "nc_stream_shuffle from partitions 32:64 into 0:64": lambda: nisa.nc_stream_shuffle(
+            dst=b[0:64, :], src=a[32:64, :], shuffle_mask=[0] * 32),
+        "nc_stream_shuffle with a mask entry of 32": lambda: nisa.nc_stream_shuffle(
+            dst=b[0:32, :], src=a[0:32, :], shuffle_mask=[32] + [0] * 31),
+        "nc_stream_shuffle of one partition onto 128": lambda: nisa.nc_stream_shuffle(
+            dst=b, src=a[0:1, :], shuffle_mask=[0] * 32),
+        "nc_stream_shuffle converting f32 to f8": lambda: nisa.nc_stream_shuffle(
+            dst=f8[0:32, :], src=a[0:32, 0:256], shuffle_mask=[0] * 32),
     }
     for what, call in refused.items():
         try:
@@ -254,6 +265,15 @@ def model():
     nisa.tensor_copy(dst=b[96:128, :], src=a[0:32, :])
     nisa.tensor_copy(dst=b[64:128, :], src=a[0:64, :])
     nisa.dma_copy(dst=b[5:17, :], src=a[3:15, :])
+    # One partition onto a quadrant at 96 (a broadcast), and a reversal of each quadrant in place.
+    a.data[0, :] = 7.0
+    nisa.nc_stream_shuffle(dst=b[96:128, :], src=a[0:1, :], shuffle_mask=[0] * 32)
+    if not (b.data[96:128, :] == 7.0).all():
+        failures.append("nc_stream_shuffle did not broadcast partition 0 onto partitions 96:128")
+    a.data[:, 0] = np.arange(128)
+    nisa.nc_stream_shuffle(dst=a, src=a, shuffle_mask=[31 - i for i in range(32)])
+    if list(a.data[0:33, 0]) != list(range(31, -1, -1)) + [63]:
+        failures.append(f"nc_stream_shuffle did not reverse each quadrant: {a.data[0:33, 0]}")
     nisa.affine_select(dst=b, pattern=[[1, 512]], channel_multiplier=-1, on_true_tile=a, on_false_value=0.0,
                        cmp_op=nl.greater_equal, offset=511)
     nisa.nc_matmul(dst=p[0:128, 0:128], stationary=f8[0:128, 0:256].reshape([128, 2, 128]),

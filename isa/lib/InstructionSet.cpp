@@ -37,6 +37,7 @@ struct Table {
     for (auto group : {instructions::dataMovementInstructions(), instructions::tensorEngineInstructions(),
                        instructions::elementwiseInstructions(), instructions::activationInstructions(),
                        instructions::reductionInstructions(), instructions::gatherInstructions(),
+                       instructions::shuffleInstructions(),
                        instructions::tpuVectorInstructions(), instructions::tpuCoreInstructions()})
       for (const InstructionDef &def : group) {
         const auto index = static_cast<unsigned>(def.op);
@@ -164,7 +165,8 @@ uint32_t changedSettings(const Instruction &inst) {
          bit(Setting::Initial, !sameBits(inst.initial, d.initial)) |
          bit(Setting::ElementsPerIndex, inst.elementsPerIndex != d.elementsPerIndex) |
          bit(Setting::ValidIndices, inst.validIndices != d.validIndices) |
-         bit(Setting::Pattern, !(inst.pattern == d.pattern)) | bit(Setting::Preserve, inst.preserve != d.preserve);
+         bit(Setting::Pattern, !(inst.pattern == d.pattern)) | bit(Setting::Preserve, inst.preserve != d.preserve) |
+         bit(Setting::ShuffleMask, inst.shuffleMask != d.shuffleMask);
 }
 
 bool readsSetting(const InstructionDef &def, Setting s) {

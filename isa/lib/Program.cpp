@@ -139,7 +139,7 @@ bool Instruction::sameWork(const Instruction &o) const {
          reverse0 == o.reverse0 && reverse1 == o.reverse1 && negate == o.negate && preserve == o.preserve &&
          mode == o.mode && scale == o.scale && bias == o.bias && value == o.value && onFalse == o.onFalse && operand0 == o.operand0 &&
          operand1 == o.operand1 && initial == o.initial && elementsPerIndex == o.elementsPerIndex &&
-         validIndices == o.validIndices && pattern == o.pattern &&
+         validIndices == o.validIndices && pattern == o.pattern && shuffleMask == o.shuffleMask &&
          text == o.text && dst == o.dst && dst2 == o.dst2 && src0 == o.src0 && src1 == o.src1 && src2 == o.src2;
 }
 

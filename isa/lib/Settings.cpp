@@ -4,6 +4,7 @@
 #include "tessera/isa/Settings.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 
@@ -36,6 +37,7 @@ constexpr std::array kSettings = {
     SettingInfo{Setting::ValidIndices, "valid_indices", SettingKind::Integer},
     SettingInfo{Setting::Pattern, "pattern", SettingKind::Pattern},
     SettingInfo{Setting::Preserve, "preserve", SettingKind::Flag},
+    SettingInfo{Setting::ShuffleMask, "shuffle_mask", SettingKind::Mask},
 };
 
 constexpr std::array<Setting, kSettings.size()> kAll = [] {
@@ -101,6 +103,7 @@ SettingValue get(const Instruction &inst, Setting s) {
   case Setting::ElementsPerIndex: return inst.elementsPerIndex;
   case Setting::ValidIndices: return inst.validIndices;
   case Setting::Pattern: return inst.pattern;
+  case Setting::ShuffleMask: return inst.shuffleMask;
   default: break;
   }
   if (info(s).kind == SettingKind::Flag)
@@ -117,6 +120,7 @@ void set(Instruction &inst, Setting s, const SettingValue &value) {
   case Setting::ElementsPerIndex: inst.elementsPerIndex = std::get<int64_t>(value); return;
   case Setting::ValidIndices: inst.validIndices = std::get<int64_t>(value); return;
   case Setting::Pattern: inst.pattern = std::get<AffinePattern>(value); return;
+  case Setting::ShuffleMask: inst.shuffleMask = std::get<ShuffleMask>(value); return;
   default: break;
   }
   if (info(s).kind == SettingKind::Flag)
@@ -145,6 +149,7 @@ std::string formatSetting(const Instruction &inst, Setting s) {
     return fmt::format("[{}, {}, {}, {}, {}, {}]", p.base, p.partitionStep, p.steps[0], p.steps[1], p.steps[2],
                        p.steps[3]);
   }
+  case SettingKind::Mask: return fmt::format("[{}]", fmt::join(std::get<ShuffleMask>(v), ", "));
   }
   return {};
 }

@@ -190,6 +190,11 @@ DictionaryAttr paramsAttr(OpBuilder &b, const isa::Instruction &inst) {
       attr = b.getDenseI64ArrayAttr(pattern);
       break;
     }
+    case isa::SettingKind::Mask: {
+      const isa::ShuffleMask &mask = std::get<isa::ShuffleMask>(value);
+      attr = b.getDenseI32ArrayAttr(llvm::SmallVector<int32_t>(mask.begin(), mask.end()));
+      break;
+    }
     }
     params.push_back(b.getNamedAttr(isa::key(setting), attr));
   }
@@ -244,6 +249,16 @@ std::string readParams(DictionaryAttr params, isa::Instruction &inst) {
       p.partitionStep = array[1];
       for (unsigned d = 0; d < isa::AccessPattern::kMaxFreeDims; ++d) p.steps[d] = array[2 + d];
       isa::set(inst, *setting, p);
+      break;
+    }
+    case isa::SettingKind::Mask: {
+      auto array = llvm::dyn_cast<DenseI32ArrayAttr>(value);
+      auto entry = [](int32_t v) { return (v >= 0 && v < int32_t{isa::kShuffleMaskSize}) || v == isa::kShuffleKeep; };
+      if (!array || array.size() != int64_t{isa::kShuffleMaskSize} || !llvm::all_of(array.asArrayRef(), entry))
+        return fail("array<i32> of 32 partitions, each 0 to 31 or 255 (kept)");
+      isa::ShuffleMask mask;
+      llvm::copy(array.asArrayRef(), mask.begin());
+      isa::set(inst, *setting, mask);
       break;
     }
     }

@@ -289,6 +289,7 @@ std::span<const InstructionDef> elementwiseInstructions();
 std::span<const InstructionDef> activationInstructions();
 std::span<const InstructionDef> reductionInstructions();
 std::span<const InstructionDef> gatherInstructions();
+std::span<const InstructionDef> shuffleInstructions();
 std::span<const InstructionDef> tpuVectorInstructions();
 std::span<const InstructionDef> tpuCoreInstructions();
 

@@ -39,7 +39,13 @@ namespace {
 /// The tsr::isa call (without the namespace) an op was written with, when it has one: those are NeuronCore
 /// instructions. nullopt for a tsr:: language op.
 std::optional<std::string> neuronCoreCall(Operation *op) {
-  if (auto inst = llvm::dyn_cast<tile::InstOp>(op)) return inst.getOpcode().str();
+  if (auto inst = llvm::dyn_cast<tile::InstOp>(op)) {
+    // The call the kernel wrote is NKI's name (tsr::isa::nc_stream_shuffle for the instruction stream_shuffle).
+    const std::optional<isa::Opcode> code = isa::parseOpcode(inst.getOpcode().str());
+    constexpr std::string_view kModule = "nki.isa.";
+    const std::string_view nki = code ? isa::definition(*code).nki : std::string_view();
+    return nki.starts_with(kModule) ? std::string(nki.substr(kModule.size())) : inst.getOpcode().str();
+  }
   if (llvm::isa<tile::WaitOp>(op)) return "wait";
   if (llvm::isa<tile::SignalOp>(op)) return "signal";
   if (auto alloc = llvm::dyn_cast<tile::AllocOp>(op); alloc && alloc.getFixed()) return "sbuf_tile_at";

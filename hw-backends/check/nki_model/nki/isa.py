@@ -293,6 +293,42 @@ def tensor_copy(dst, src, engine=engine.unknown, name=None):
     _write(dst, _f32(src))
 
 
+def nc_stream_shuffle(dst, src, shuffle_mask, name=None):
+    """Within each quadrant q of 32 partitions, partition i of dst copies partition shuffle_mask[i] of src's quadrant
+    q (255: dst's partition is kept), on the Vector engine (NKI ISA reference, nki.isa.nc_stream_shuffle). One
+    dtype, as many elements per partition; with A = the larger partition count in whole quadrants, both start at 0
+    (A of 96 or 128), 0 or 64 (A = 64) or a multiple of 32 (A = 32). A copy from a partition src lacks is refused."""
+    mask = list(shuffle_mask)
+    if len(mask) != 32 or any(not (0 <= int(m) < 32 or int(m) == 255) for m in mask):
+        raise ValueError(f"nc_stream_shuffle: shuffle_mask must be 32 partitions of a quadrant (0 to 31) or 255, "
+                         f"not {mask}")
+    for what, t in (("dst", dst), ("src", src)):
+        if not isinstance(t, nl.NkiTensor) or t.buffer not in (nl.sbuf, nl.psum):
+            raise ValueError(f"nc_stream_shuffle: {what} must be an SBUF or PSUM tile")
+    if dst.readonly:
+        raise ValueError("dst is a broadcast view")
+    if dst.data.dtype != src.data.dtype:
+        raise ValueError(f"nc_stream_shuffle: dst is {dst.data.dtype} but src is {src.data.dtype}")
+    rows, sources = dst.data.shape[0], src.data.shape[0]
+    values, out = src.data.reshape(sources, -1), np.array(dst.data).reshape(rows, -1)
+    if values.shape[1] != out.shape[1]:
+        raise ValueError(f"nc_stream_shuffle: dst has {out.shape[1]} elements per partition, src {values.shape[1]}")
+    active = -(-max(rows, sources) // 32) * 32
+    for what, t in (("dst", dst), ("src", src)):
+        if (t.partition_start != 0) if active > 64 else (t.partition_start % active != 0):
+            raise ValueError(f"nc_stream_shuffle: {what} starts at partition {t.partition_start} with {active} "
+                             f"active partitions")
+    for p in range(rows):
+        m = int(mask[p % 32])
+        if m == 255:
+            continue
+        if p // 32 * 32 + m >= sources:
+            raise ValueError(f"nc_stream_shuffle: partition {p} of dst copies partition {p // 32 * 32 + m} of src, "
+                             f"which has {sources}")
+        out[p] = values[p // 32 * 32 + m]
+    dst.data[...] = out.reshape(dst.data.shape)
+
+
 def memset(dst, value, engine=engine.unknown, name=None):
     _engine("memset", engine, (_Engine.vector, _Engine.gpsimd))
     _no_psum_on_gpsimd("memset", engine, dst)

@@ -96,6 +96,7 @@ enum class Opcode : uint8_t {
   FindIndex8,           ///< dst[p, j] = index of the first element of src0[p, :] equal to src1[p, j]
   MatchReplace8,        ///< dst = src0 with the first match of each src1[p, j] replaced by value
   LocalGather,          ///< dst[p, ...] = elements of src0 in p's 16-partition group selected by src1's indices
+  StreamShuffle,        ///< dst[32q + i] = src0[32q + mask[i]] in each quadrant q, across partitions (Vector)
   // TPU TensorCore (Mosaic level): operands in VMEM (DMA: HBM <-> VMEM), rows x free elements.
   MxuMatmul,            ///< dst[M,N] (VMEM, f32) (+)= src0[K,M].T @ src1[K,N] on the MXUs
   VpuBinary,            ///< dst = src0 <alu> src1, elementwise on the VPU ([R, 1] operands broadcast)
@@ -150,6 +151,13 @@ struct AffinePattern {
   bool operator==(const AffinePattern &) const = default;
 };
 
+/// nc_stream_shuffle's shuffle_mask: for each partition i of a 32-partition quadrant, the partition of the source's
+/// quadrant it copies (NKI ISA reference, nki.isa.nc_stream_shuffle: "a 32-element list").
+inline constexpr size_t kShuffleMaskSize = 32;
+/// The mask value that leaves a partition of dst unmodified.
+inline constexpr uint8_t kShuffleKeep = 255;
+using ShuffleMask = std::array<uint8_t, kShuffleMaskSize>;
+
 /// Wait until semaphore `sem` has been signalled at least `count` times.
 struct SemWait {
   uint32_t sem = 0;
@@ -182,6 +190,7 @@ struct Instruction {
   int64_t elementsPerIndex = 0;     ///< local_gather: elements gathered per index (0: NKI's default, 1)
   int64_t validIndices = 0;         ///< local_gather: indices in use (0: NKI's default, all of them)
   AffinePattern pattern;            ///< Iota, AffineSelect; RangeSelect uses pattern.base as the range start
+  ShuffleMask shuffleMask{};        ///< stream_shuffle: the source partition of each partition of a quadrant
   uint32_t text = 0;                ///< Print: its name, an index into Program::texts
   AccessPattern dst, dst2, src0, src1, src2;
 

@@ -21,15 +21,15 @@ namespace tessera::isa {
 enum class Setting : uint8_t {
   Alu, Alu1, Func, Accumulate, Reverse0, Reverse1, Negate, Mode,
   Scale, Bias, Value, OnFalse, Operand0, Operand1, Initial,
-  ElementsPerIndex, ValidIndices, Pattern, Preserve,
+  ElementsPerIndex, ValidIndices, Pattern, Preserve, ShuffleMask,
 };
 
 /// How a setting's value is written: an ALU operation, an activation function, a flag, a real number, an integer,
-/// or an affine pattern.
-enum class SettingKind : uint8_t { Alu, Func, Flag, Real, Integer, Pattern };
+/// an affine pattern, or a shuffle mask.
+enum class SettingKind : uint8_t { Alu, Func, Flag, Real, Integer, Pattern, Mask };
 
 /// A setting's value, of the type its kind says.
-using SettingValue = std::variant<AluOp, ActFunc, bool, float, int64_t, AffinePattern>;
+using SettingValue = std::variant<AluOp, ActFunc, bool, float, int64_t, AffinePattern, ShuffleMask>;
 
 /// Every setting, in declaration order.
 std::span<const Setting> allSettings();
@@ -50,7 +50,8 @@ SettingValue get(const Instruction &inst, Setting s);
 void set(Instruction &inst, Setting s, const SettingValue &value);
 /// Whether `inst`'s `s` is what a default-constructed Instruction has.
 bool isDefault(const Instruction &inst, Setting s);
-/// `inst`'s `s` as text: "add", "exp", "true", "0.125", "-3", "[0, 1, -1, 0, 0, 0]" (base, partition step, steps).
+/// `inst`'s `s` as text: "add", "exp", "true", "0.125", "-3", "[0, 1, -1, 0, 0, 0]" (base, partition step, steps),
+/// "[31, 30, ..., 0]" (a shuffle mask, 255 for a partition kept).
 std::string formatSetting(const Instruction &inst, Setting s);
 
 } // namespace tessera::isa

@@ -19,4 +19,5 @@
 #include "tessera/dsl/isa/Elementwise.h"
 #include "tessera/dsl/isa/Reductions.h"
 #include "tessera/dsl/isa/Scalar.h"
+#include "tessera/dsl/isa/Shuffle.h"
 #include "tessera/dsl/isa/TensorEngine.h"
