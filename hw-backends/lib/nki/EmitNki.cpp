@@ -222,12 +222,15 @@ private:
     out_.line("@nki.jit");
     out_.line(fmt::format("def {}({}):", names_.make(k_.kernel), fmt::join(inputs, ", ")));
     out_.indent();
-    std::vector<std::string> doc;
+    // "x (128, 512) f32; b (1, 512) f32; returns y (128, 512) f32, s (128, 1) f32"
+    std::vector<std::string> takes, returns;
     for (const isa::TensorInfo &tensor : p_.tensors)
       if (!tensor.isScratch)
-        doc.push_back(fmt::format("{}{} {} {}", tensor.isOutput ? "returns " : "", tensorName(tensor),
-                                pythonShape(tensor.shape), isa::name(tensor.dtype)));
-    out_.line(fmt::format("\"\"\"{}\"\"\"", fmt::join(doc, "; ")));
+        (tensor.isOutput ? returns : takes)
+            .push_back(fmt::format("{} {} {}", tensorName(tensor), pythonShape(tensor.shape), isa::name(tensor.dtype)));
+    std::string doc = fmt::format("{}", fmt::join(takes, "; "));
+    if (!returns.empty()) doc += fmt::format("{}returns {}", takes.empty() ? "" : "; ", fmt::join(returns, ", "));
+    out_.line(fmt::format("\"\"\"{}\"\"\"", doc));
     out_.dedent();
   }
 
