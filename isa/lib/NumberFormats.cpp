@@ -233,12 +233,12 @@ template <typename Int> void encodeIntegers(const float *src, std::byte *dst, si
 
 float roundTo(DType t, float f) {
   switch (t) {
-  case DType::I32: return static_cast<float>(toInteger<int32_t>(f));
-  case DType::U32: return static_cast<float>(toInteger<uint32_t>(f));
-  case DType::U8: return static_cast<float>(toInteger<uint8_t>(f));
-  case DType::I8: return static_cast<float>(toInteger<int8_t>(f));
-  case DType::I16: return static_cast<float>(toInteger<int16_t>(f));
-  case DType::U16: return static_cast<float>(toInteger<uint16_t>(f));
+  case DType::I32:
+  case DType::U32:
+  case DType::U8:
+  case DType::I8:
+  case DType::I16:
+  case DType::U16: return static_cast<float>(integerValue(t, f));
   case DType::F32: return f;
   case DType::BF16: return bf16ToFloat(floatToBf16(f));
   case DType::F16: return f16ToFloat(floatToF16(f));
@@ -256,8 +256,13 @@ int64_t integerValue(DType t, float f) {
   case DType::I8: return toInteger<int8_t>(f);
   case DType::I16: return toInteger<int16_t>(f);
   case DType::U16: return toInteger<uint16_t>(f);
-  default: return static_cast<int64_t>(roundTo(t, f)); // a float type: callers pass integers
+  case DType::F32:
+  case DType::BF16:
+  case DType::F16:
+  case DType::F8E4M3:
+  case DType::F8E5M2: break;
   }
+  return static_cast<int64_t>(roundTo(t, f)); // a float type: callers pass integers
 }
 
 std::pair<int64_t, int64_t> integerRange(DType t) {
@@ -267,12 +272,12 @@ std::pair<int64_t, int64_t> integerRange(DType t) {
 
 float largestFinite(DType t) {
   switch (t) {
-  case DType::I32: return static_cast<float>(std::numeric_limits<int32_t>::max());
-  case DType::U32: return static_cast<float>(std::numeric_limits<uint32_t>::max());
-  case DType::U8: return static_cast<float>(std::numeric_limits<uint8_t>::max());
-  case DType::I8: return static_cast<float>(std::numeric_limits<int8_t>::max());
-  case DType::I16: return static_cast<float>(std::numeric_limits<int16_t>::max());
-  case DType::U16: return static_cast<float>(std::numeric_limits<uint16_t>::max());
+  case DType::I32:
+  case DType::U32:
+  case DType::U8:
+  case DType::I8:
+  case DType::I16:
+  case DType::U16: return static_cast<float>(integerRange(t).second);
   case DType::F32: return std::numeric_limits<float>::max();
   case DType::BF16: return decodeBf16(uint16_t(kBf16Format.maxFiniteBits()));
   case DType::F16: return decodeMinifloat<kF16Format>(kF16Format.maxFiniteBits());

@@ -271,6 +271,26 @@ private:
   std::vector<Memory> memories_;
 };
 
+/// The last allocation tried, and the tile that did not fit in it (null when everything fit).
+struct Attempt {
+  Allocation allocation;
+  tile::AllocOp failed;
+};
+
+/// Allocates `fn` with `lifetimes`, halving the copies of the memory that ran out until everything fits, or one
+/// copy of it does not.
+Attempt fitByHalvingCopies(func::FuncOp fn, const isa::Target &target, const TargetFamily &family,
+                           std::map<isa::MemSpace, int64_t> bufs, const ProgramOrder &order, Lifetimes lifetimes) {
+  while (true) {
+    Allocation a(target, family, bufs, order, lifetimes);
+    tile::AllocOp failed = a.run(fn);
+    if (!failed) return {std::move(a), failed};
+    int64_t &copies = bufs[a.memoryOf(failed).space];
+    if (copies == 1) return {std::move(a), failed};
+    copies /= 2;
+  }
+}
+
 struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AllocateMemoryPass)
   StringRef getName() const override { return "AllocateMemory"; }
@@ -302,7 +322,6 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
     std::map<isa::MemSpace, int64_t> bufs;
     for (tile::MemorySpace space : {tile::MemorySpace::sbuf, tile::MemorySpace::psum})
       bufs[family.tileSpace(space)] = mostBuffers;
-    // Halve the copies of the memory that ran out until everything fits, or one copy of it does not.
     // Tiles kept by scope first (no bytes shared, so nothing waits for a dead tile's readers), with fewer copies
     // where needed; by liveness, from the most copies again, only when one copy does not fit by scope.
     // A function with a manual_sync scope keeps every tile by scope: its instructions get no automatic waits, so
@@ -312,34 +331,21 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
                               }).wasInterrupted();
     const Lifetimes fallback = manualSync ? Lifetimes::Scope : Lifetimes::Liveness;
     const ProgramOrder order(fn);
-    for (std::map<isa::MemSpace, int64_t> scopeBufs = bufs; scopeFirst && !manualSync;) {
-      Allocation byScope(target, family, scopeBufs, order, Lifetimes::Scope);
-      tile::AllocOp failed = byScope.run(fn);
-      if (!failed) return recordPeaks(fn, byScope, family, target);
-      int64_t &shrink = scopeBufs[byScope.memoryOf(failed).space];
-      if (shrink == 1) break;
-      shrink /= 2;
-    }
-    while (true) {
-      Allocation a(target, family, bufs, order, fallback);
-      tile::AllocOp failed = a.run(fn);
-      if (!failed) return recordPeaks(fn, a, family, target);
-      const Memory &s = a.memoryOf(failed);
-      if (int64_t &shrink = bufs[s.space]; shrink > 1) {
-        shrink /= 2;
-        continue;
-      }
-      // The kernel's line is the error's location; the note is the tessera::Error's hint (ErrorCollector.h).
-      InFlightDiagnostic error = failed.emitError() << fmt::format(
-          "tile{} {} needs {} of {} but {} here on {}{}. {}", tile::quotedName(failed),
-          tile::shapeAndDtype(failed.getType()), amount(s, family.tileCopyBytes(failed.getType(), target)),
-          upperName(s.space), freeHere(s), target.name, s.limitedBy.empty() ? "" : "; " + s.limitedBy,
-          liveTiles(s));
-      error.attachNote() << kHintNote << fmt::format("{} on {} has {}: {}", upperName(s.space), target.name,
-                                                     layout(s), s.remedy);
-      return error;
-    }
-    return success();
+    if (scopeFirst && !manualSync)
+      if (Attempt byScope = fitByHalvingCopies(fn, target, family, bufs, order, Lifetimes::Scope); !byScope.failed)
+        return recordPeaks(fn, byScope.allocation, family, target);
+    Attempt attempt = fitByHalvingCopies(fn, target, family, bufs, order, fallback);
+    if (!attempt.failed) return recordPeaks(fn, attempt.allocation, family, target);
+    tile::AllocOp failed = attempt.failed;
+    const Memory &s = attempt.allocation.memoryOf(failed);
+    // The kernel's line is the error's location; the note is the tessera::Error's hint (ErrorCollector.h).
+    InFlightDiagnostic error = failed.emitError() << fmt::format(
+        "tile{} {} needs {} of {} but {} here on {}{}. {}", tile::quotedName(failed),
+        tile::shapeAndDtype(failed.getType()), amount(s, family.tileCopyBytes(failed.getType(), target)),
+        upperName(s.space), freeHere(s), target.name, s.limitedBy.empty() ? "" : "; " + s.limitedBy, liveTiles(s));
+    error.attachNote() << kHintNote << fmt::format("{} on {} has {}: {}", upperName(s.space), target.name,
+                                                   layout(s), s.remedy);
+    return error;
   }
 
   LogicalResult recordPeaks(func::FuncOp fn, const Allocation &a, const TargetFamily &family,

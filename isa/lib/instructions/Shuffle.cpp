@@ -36,6 +36,10 @@ uint32_t activePartitions(const Instruction &inst) {
   return static_cast<uint32_t>((most + kShuffleMaskSize - 1) / kShuffleMaskSize * kShuffleMaskSize);
 }
 
+/// The partition of src that partition `p` of dst copies, `from` being its mask entry (not kShuffleKeep): the same
+/// partition of the same quadrant.
+size_t sourcePartition(uint32_t p, uint8_t from) { return p / kShuffleMaskSize * kShuffleMaskSize + from; }
+
 void streamShuffle(const Instruction &inst, const Memories &mem) {
   const ResolvedPattern src = resolve(inst.src0, mem), dst = resolve(inst.dst, mem);
   Scratch &s = scratch();
@@ -45,7 +49,7 @@ void streamShuffle(const Instruction &inst, const Memories &mem) {
   for (uint32_t p = 0; p < dst.rows; ++p) {
     const uint8_t from = inst.shuffleMask[p % kShuffleMaskSize];
     if (from == kShuffleKeep) continue;
-    const size_t source = p / kShuffleMaskSize * kShuffleMaskSize + from;
+    const size_t source = sourcePartition(p, from);
     assert(source < src.rows); // verifyStreamShuffle
     std::copy_n(in + static_cast<size_t>(source) * n, n, out + static_cast<size_t>(p) * n);
   }
@@ -87,8 +91,9 @@ std::string verifyStreamShuffle(const Instruction &inst, const Target *) {
     if (std::string bad = requireShuffleStart(slot, *ap, active); !bad.empty()) return bad;
   for (uint32_t p = 0; p < inst.dst.partitions; ++p) {
     const uint8_t from = inst.shuffleMask[p % kShuffleMaskSize];
-    const size_t source = p / kShuffleMaskSize * kShuffleMaskSize + from;
-    if (from != kShuffleKeep && source >= inst.src0.partitions)
+    if (from == kShuffleKeep) continue;
+    const size_t source = sourcePartition(p, from);
+    if (source >= inst.src0.partitions)
       return fmt::format("partition {} of dst copies partition {} of src (shuffle_mask[{}] = {} in quadrant {}), "
                          "but src has {} partition{}",
                          p, source, p % kShuffleMaskSize, from, p / kShuffleMaskSize, inst.src0.partitions,
