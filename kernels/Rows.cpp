@@ -28,27 +28,6 @@ Tile rowSum(const std::vector<Tile> &chunks) {
   return total;
 }
 
-Tile broadcastRows(const Tile &row, int64_t rows) {
-  const int64_t cols = row.shape()[1], width = tile_size::gemm_moving_fmax;
-  Tile ones = full(row.dtype(), {1, rows}, 1.0f);
-  Tile out = zeros<f32>({rows, cols});
-  auto broadcast = [&] {
-    for (int64_t start = 0; start < cols; start += width) {
-      const int64_t size = std::min(width, cols - start);
-      Tile part = matmul(ones, row.slice(start, size));
-      out.slice(start, size) += part;
-    }
-  };
-  // Each part's PSUM bank is held to the kernel's end when the broadcast is outside a loop. Up to two parts per
-  // broadcast, layernorm's four (gamma and beta, for the full block height and the last block's) fit a
-  // NeuronCore's 8 banks; a wider row's parts are scoped, released after the broadcast (scoped adds a loop, so
-  // the kernel is then no longer one loop nest, the shape of a Pallas grid: the narrow rows keep that).
-  constexpr int64_t kUnscopedParts = 2;
-  if (cols > kUnscopedParts * width) scoped(broadcast);
-  else broadcast();
-  return out;
-}
-
 void softmaxReference(const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
   const int64_t R = p["R"], C = p["C"];
   for (int64_t r = 0; r < R; ++r) {

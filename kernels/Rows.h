@@ -62,11 +62,6 @@ void storeChunks(const tsr::Hbm &y, const tsr::Index &row, const tsr::Index &col
 /// The row sums of the columns `chunks` hold together (as loadChunks cut a row block): [rows, 1], FP32.
 tsr::Tile rowSum(const std::vector<tsr::Tile> &chunks);
 
-/// A new [rows, C] FP32 tile whose every partition holds `row` (a [1, C] tile): the tensor engine's partition
-/// broadcast (NKI's broadcast_to along partitions), ones[1, rows].T @ row, 512 columns per matmul. Exact: each
-/// result is one product with 1.0. Runs on every target (the MXU on a TPU).
-tsr::Tile broadcastRows(const tsr::Tile &row, int64_t rows);
-
 /// The reference of a row-wise softmax of x[R, C] into y (kernels/softmax.cpp, nki-tutorials/softmax.cpp), in double.
 void softmaxReference(const tsr::Params &p, const std::vector<tsr::HostTensor> &in, std::vector<tsr::HostTensor> &out);
 

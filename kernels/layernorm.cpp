@@ -1,7 +1,7 @@
 // layernorm: Y[r, :] = (X[r, :] - mean) / sqrt(var + eps) * gamma + beta, mean and (biased) variance over the
 // row, FP32, rows on partitions (NKI's LayerNorm tutorial). Per block of up to 128 rows, moved in column chunks of
-// 512 as rmsnorm's (Rows.h). gamma and beta [1, C] are broadcast to every partition once, before the loop
-// (Rows.h). R need not be a multiple of 128 (the last R % 128 rows are one smaller block after the loop), nor C of
+// 512 as rmsnorm's (Rows.h). gamma and beta [1, C] are broadcast to every partition once per block height, before
+// the loop (broadcast_to: on a NeuronCore, loads that repeat the row on every partition). R need not be a multiple of 128 (the last R % 128 rows are one smaller block after the loop), nor C of
 // 512. Scalar parameter eps (default 1e-5, PyTorch's). FP32 in and out, as rmsnorm (see there for why).
 //
 // Kernel parameter form picks how the statistics are taken:
@@ -24,7 +24,6 @@
 namespace {
 
 using namespace tsr;
-using tessera::kernels::broadcastRows;
 using tessera::kernels::forEachBlock;
 using tessera::kernels::kChunkColumns;
 using tessera::kernels::loadChunks;
@@ -65,7 +64,7 @@ const Registration registration{{
       forEachBlock(
           x.dim(0), tile_size::pmax,
           [&](int64_t rows) {
-            return RowConstants{broadcastRows(gammaRow, rows), broadcastRows(betaRow, rows)};
+            return RowConstants{gammaRow.broadcast_to({rows, cols}), betaRow.broadcast_to({rows, cols})};
           },
           [&](const Index &row, int64_t rows, const RowConstants &k) {
             const std::vector<Tile> chunks = loadChunks(x, row, 0, rows, cols);

@@ -2,7 +2,8 @@
 // tutorial, plus the eps it leaves out). Per block of up to 128 rows, moved in column chunks of 512 (Rows.h): the
 // chunks' squares and row sums, added, divided by C, plus eps (numbers, as NKI writes them), rsqrt; then each
 // chunk multiplied by that [rows, 1] reciprocal (broadcast along the row) and by its columns of gamma. gamma[1, C]
-// is broadcast to every partition once, before the loop, on the tensor engine (Rows.h). R need not be a multiple
+// is broadcast to every partition once per block height, before the loop (broadcast_to: on a NeuronCore a load
+// that repeats the row on every partition; on a TPU a VPU copy). R need not be a multiple
 // of 128 (the last R % 128 rows are one smaller block after the loop), nor C of 512 (the last chunk is narrower).
 // The chunks pay on a NeuronCore, where one DMA runs on one of 16 engines: at R=2048, C=4096 trn2 takes 756 us
 // instead of 982 with one DMA per row block; tpu-v5e, whose DMAs each stream at HBM's full rate, 95 us instead of
@@ -19,7 +20,6 @@
 namespace {
 
 using namespace tsr;
-using tessera::kernels::broadcastRows;
 using tessera::kernels::forEachBlock;
 using tessera::kernels::kChunkColumns;
 using tessera::kernels::loadChunks;
@@ -43,7 +43,7 @@ const Registration registration{{
       Tile gammaRow = load(gamma.tile(0, 0, {1, cols}));
       forEachBlock(
           x.dim(0), tile_size::pmax,
-          [&](int64_t rows) { return broadcastRows(gammaRow, rows); }, // gamma on every row, once per block height
+          [&](int64_t rows) { return gammaRow.broadcast_to({rows, cols}); }, // gamma on every row, once per block height
           [&](const Index &row, int64_t rows, const Tile &gammaRows) {
             const std::vector<Tile> chunks = loadChunks(x, row, 0, rows, cols);
             std::vector<Tile> squares;

@@ -32,8 +32,8 @@ further shapes on trn1, trn2 and tpu-v5e (tests/unit/e2e/RunKernelTest.cpp, Libr
 - **% peak**: the kernel's FLOPs per second over the target's published peak at the dtype each matmul ran at
   (`tensor.peak_fp8_tflops` for FP8 operands, `peak_fp32_tflops` for FP32 ones, `peak_bf16_tflops` for the rest
   and for every other instruction's FLOPs): matmul_fp8 on trn2 is measured against 158 TFLOP/s, so rows=1 (the
-  BF16 rate) reaches at most half of it and rows=2 (double row) all of it; the FP32 ones-matmuls of the norms and
-  of avgpool2d against the FP32 peak. attention_fwd counts its transposes' FLOPs too (4 S^2 D + the transposes:
+  BF16 rate) reaches at most half of it and rows=2 (double row) all of it; the FP32 ones-matmuls of avgpool2d
+  against the FP32 peak. attention_fwd counts its transposes' FLOPs too (4 S^2 D + the transposes:
   `tessera run` reports what the tensor engine did).
 - **bound**: the busiest unit and its busy share when it is busy for at least half of the run (compute: a compute
   engine; memory: DMA), else overhead (fixed costs, dependencies and latency: no unit is busy most of the time).

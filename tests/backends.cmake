@@ -111,6 +111,11 @@ add_plugin_backend_tests(plugin_hbm_scratch ${hbm_scratch_plugin})
 set(batched_plugin --plugin $<TARGET_FILE:tessera-test-plugin-batched>)
 add_plugin_backend_tests(plugin_batched ${batched_plugin})
 add_plugin_backend_tests(plugin_batched_heads ${batched_plugin})
+# Tiles broadcast on chip (tests/plugins/tile_broadcast.cpp): NKI copies a row onto partitions with one
+# nisa.nc_stream_shuffle per quadrant and a column along the free dimension with tensor_copy of t[:, 0:1].broadcast;
+# Pallas writes jnp.broadcast_to.
+set(tile_broadcast_plugin --plugin $<TARGET_FILE:tessera-test-plugin-tile-broadcast>)
+add_plugin_backend_tests(plugin_tile_broadcast ${tile_broadcast_plugin})
 # int8, int16 and uint16 tensors (tests/plugins/int_dtypes.cpp): nl.int8/nl.int16/nl.uint16 in NKI, the NumPy
 # model converting to integers as the simulator does (rounded, saturated); jnp.int8/int16/uint16 in Pallas, whose
 # VPU arithmetic works on f32 conversions of them.
@@ -183,6 +188,7 @@ foreach(style manual auto)
     add_tpu_compile_test(plugin_batched ${style} ${target} ${batched_plugin})
     add_tpu_compile_test(plugin_batched_heads ${style} ${target} ${batched_plugin})
     add_tpu_compile_test(plugin_int_dtypes ${style} ${target} ${int_dtypes_plugin})
+    add_tpu_compile_test(plugin_tile_broadcast ${style} ${target} ${tile_broadcast_plugin})
   endforeach()
 endforeach()
 foreach(target tpu-v4 tpu-v5p tpu-7x)

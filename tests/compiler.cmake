@@ -88,6 +88,11 @@ foreach(target trn1 trn2 tpu-v5e tpu-v6e)
            COMMAND tessera run plugin_hbm_scratch --plugin $<TARGET_FILE:tessera-test-plugin-hbm-scratch>
                    --target ${target} --json)
   set_tests_properties(run/plugin_hbm_scratch/${target} PROPERTIES LABELS e2e)
+  # Tiles broadcast on chip with broadcast_to (tests/plugins/tile_broadcast.cpp): the same agreement.
+  add_test(NAME run/plugin_tile_broadcast/${target}
+           COMMAND tessera run plugin_tile_broadcast --plugin $<TARGET_FILE:tessera-test-plugin-tile-broadcast>
+                   --target ${target} --json)
+  set_tests_properties(run/plugin_tile_broadcast/${target} PROPERTIES LABELS e2e)
   # int8, int16 and uint16 tensors (tests/plugins/int_dtypes.cpp): the integer outputs compared exactly.
   add_test(NAME run/plugin_int_dtypes/${target}
            COMMAND tessera run plugin_int_dtypes --plugin $<TARGET_FILE:tessera-test-plugin-int-dtypes>

@@ -8,9 +8,8 @@
 //
 // What differs from the tutorial, and why:
 //  - gamma_vector and beta_vector are 1-D [C] in the tutorial; HBM tensors have at least 2 dimensions here: [1, C].
-//  - The tutorial loads gamma and beta once as [1, C] tiles and broadcasts them to [128, C] on chip
-//    (broadcast_to), before the loop. The DSL has no partition broadcast of an SBUF tile: each is loaded once,
-//    before the loop, with a broadcast window (row 0 on every partition, one DMA).
+//  - gamma and beta are loaded once as [1, C] tiles and broadcast to [128, C] on chip (broadcast_to) before the
+//    loop, as the tutorial does.
 //  - The loop runs ceil(R / 128) times with masks on the last tile's rows, and v2 masks the last bn_stats chunk
 //    when C is not a multiple of 512. NKI 0.2 deprecated masks for slices bounded by min() (its migration guide,
 //    "Deprecation of masking"); here the loop runs over the R / 128 full tiles and the same body runs once more on
@@ -40,7 +39,7 @@ std::vector<TensorSpec> signature(const std::string &name, const Params &p, int6
           input("beta_vector", {1, p["C"]}, f32), output("output_tensor", {p["R"], p["C"]}, f32)};
 }
 
-/// The frame v1 and v2 share, as the tutorial writes it in both: gamma and beta loaded broadcast once, before the
+/// The frame v1 and v2 share, as the tutorial writes it in both: gamma and beta loaded and broadcast once, before the
 /// loop; per 128-row tile the load, the version's own `shiftScale(input_sb, cols, epsilon)` ((x - mean) *
 /// rsqrt(var + epsilon)), times gamma plus beta, and the store.
 template <class ShiftScale>
@@ -48,8 +47,8 @@ void layerNorm(const Params &p, Hbm input_tensor, Hbm gamma_vector, Hbm beta_vec
                ShiftScale shiftScale) {
   const int64_t cols = input_tensor.dim(1);
   const float epsilon = static_cast<float>(p.scalar("eps"));
-  Tile gamma_sb_bcast = load(gamma_vector.window(0, 0, {128, cols}, {0, 1}));
-  Tile beta_sb_bcast = load(beta_vector.window(0, 0, {128, cols}, {0, 1}));
+  Tile gamma_sb_bcast = load(gamma_vector.tile(0, 0, {1, cols})).broadcast_to({128, cols});
+  Tile beta_sb_bcast = load(beta_vector.tile(0, 0, {1, cols})).broadcast_to({128, cols});
   // One tile of `rows` rows from row `row`: 128 in the loop, the rest after it.
   tessera::kernels::forEachBlock(input_tensor.dim(0), 128, [&](const Index &row, int64_t rows) {
     Tile input_sb = load(input_tensor.window(row, 0, {rows, cols}));

@@ -15,9 +15,8 @@
 //  - delta, u and the output are 3-D [batch, channels, seq_len] and B, C [batch, state_size, seq_len], as in the
 //    tutorial, and indexed as it does: delta[i_batch].window(channel_start, 0, ...) is its
 //    delta[i_batch, channel_start:channel_start + 128, 0:seq_len]. A is [channels, state_size] as in the tutorial.
-//  - B_i = nl.load(B[b, s:s+1, :]) followed by B_i.broadcast_to((128, seq_len)): the DSL has no partition
-//    broadcast of an SBUF tile, so the load itself broadcasts (a window of B[b] repeating row s on all 128
-//    partitions, one DMA; NKI's HBM-side .broadcast). Likewise C_i.
+//  - B_i = nl.load(B[b, s:s+1, :]) followed by B_i.broadcast_to((128, seq_len)), as the tutorial writes it (on a
+//    NeuronCore four nc_stream_shuffles). Likewise C_i.
 //  - nisa.activation(op=exp, data=delta_i, scale=A_i), with A_i a [128, 1] tile, is tsr::isa::activation with the
 //    tile as its scale (deltaAOf below): one scalar-engine activation instruction.
 //  - v1's scanC_accum is a 3-D tile [n_channel_tile, par_dim(128), seq_len]: a [128, n_channel_tile * seq_len]
@@ -89,11 +88,12 @@ Tile deltaAOf(const Tile &delta_i, const Tile &A_i) {
 
 /// Steps 3 to 5 of one state on one tile of channels: scanC = scan(deltaA, delta u B_s) * C_s, with the scan
 /// starting from `initial` (0 or the previous chunk's last state); B_s and C_s (row `row` of B and C, one batch
-/// element's [state_size, seq_len]) are loaded broadcast. Returns the scan (v3 carries its last column) and writes
+/// element's [state_size, seq_len]) are loaded as [1, width] rows and broadcast to every partition. Returns the scan (v3 carries its last column) and writes
 /// scanC.
 Tile scanTimesC(const Tile &deltaA, const Tile &delta_i, const Tile &u_i, Hbm B, Hbm C, const Index &row,
                 const Index &col, int64_t width, const isa::Scalar &initial, const Tile &scanC) {
-  const Tile B_i_bcast = load(B.window(row, col, {channel_psize, width}, {0, 1}));
+  const Tile B_i = load(B.window(row, col, {1, width}));
+  const Tile B_i_bcast = B_i.broadcast_to({channel_psize, width});
   Tile deltaU = ndarray<f32>({channel_psize, width});
   isa::tensor_tensor(deltaU, delta_i, u_i, op::multiply);
   Tile deltaBu = ndarray<f32>({channel_psize, width});
@@ -103,7 +103,8 @@ Tile scanTimesC(const Tile &deltaA, const Tile &delta_i, const Tile &u_i, Hbm B,
     isa::tensor_tensor_scan(scan_res, deltaA, deltaBu, *t, op::multiply, op::add);
   else
     isa::tensor_tensor_scan(scan_res, deltaA, deltaBu, initial.value(), op::multiply, op::add);
-  const Tile C_i_bcast = load(C.window(row, col, {channel_psize, width}, {0, 1}));
+  const Tile C_i = load(C.window(row, col, {1, width}));
+  const Tile C_i_bcast = C_i.broadcast_to({channel_psize, width});
   isa::tensor_tensor(scanC, scan_res, C_i_bcast, op::multiply);
   return scan_res;
 }

@@ -8,10 +8,8 @@
 // What differs from the tutorial, and why:
 //  - g_tensor is 1-D [C] in the tutorial (reshaped to [1, C] for its load); HBM tensors have at least 2 dimensions
 //    here: g is [1, C].
-//  - The tutorial loads g once, before the loop, as a [1, C] tile and broadcasts it to [128, C] in the loop
-//    (g_tile.broadcast_to). The DSL has no partition broadcast of an SBUF tile: g is loaded once, before the loop,
-//    with a broadcast window (row 0 on all 128 partitions, one DMA: NKI's HBM-side .broadcast). Same value, loaded
-//    once; the broadcast happens in the DMA instead of on chip.
+//  - g is loaded once, before the loop, as a [1, C] tile and broadcast to [128, C] in the loop
+//    (g_tile.broadcast_to((128, C))), as the tutorial does: on a NeuronCore four nc_stream_shuffles per iteration.
 //  - The loop runs ceil(R / 128) times with masks on the last tile's rows (mask=(i * 128 + ix < num_rows)). NKI
 //    0.2 deprecated masks for slices bounded by min() (its migration guide, "Deprecation of masking"); here the
 //    loop runs over the R / 128 full tiles and the same body runs once more on the last R % 128 rows, a tile of
@@ -37,8 +35,7 @@ const Registration registration{{
         },
     .body = body([](Hbm a_tensor, Hbm g_tensor, Hbm out_tensor) {
       const int64_t cols = a_tensor.dim(1);
-      // g_tile.broadcast_to((128, C)), as one broadcast load before the loop.
-      Tile g_bcast = load(g_tensor.window(0, 0, {128, cols}, {0, 1}));
+      Tile g_tile = load(g_tensor.tile(0, 0, {1, cols}));
       // One tile of `rows` rows from row `row`: 128 in the loop, the rest after it.
       tessera::kernels::forEachBlock(a_tensor.dim(0), 128, [&](const Index &row, int64_t rows) {
         Tile a_tile = load(a_tensor.window(row, 0, {rows, cols}));
@@ -47,6 +44,7 @@ const Registration registration{{
         Tile mean = square_sum / float(cols);
         Tile rms_reciprocal = rsqrt(mean);
         Tile out_tile = a_tile * rms_reciprocal;
+        Tile g_bcast = g_tile.broadcast_to({128, cols});
         out_tile = out_tile * (rows == 128 ? g_bcast : g_bcast.partition_slice(0, rows));
         store(out_tensor.window(row, 0, {rows, cols}), out_tile);
       });

@@ -250,6 +250,11 @@ private:
           n.srcs = {operand(c.getSrc(), o)};
           n.dst = operand(c.getDst(), o);
         })
+        .Case([&](tile::BroadcastOp c) {
+          n.kind = TileOpKind::Broadcast;
+          n.srcs = {operand(c.getSrc(), o)};
+          n.dst = operand(c.getDst(), o);
+        })
         .Case([&](tile::MemsetOp m) {
           n.kind = TileOpKind::Memset;
           n.value = m.getValue().convertToFloat();

@@ -23,6 +23,7 @@
 //   tile.reduce                 linalg.generic: dst[p, 0] = src[p, 0], then a reduction over src[p, 1:], folding
 //                               left to right as the DSL does (an f32 accumulator when dst is narrower)
 //   tile.copy                   linalg.generic with arith.extf / arith.truncf
+//   tile.broadcast              the same, src's map repeating its dimensions of size 1 ((p, f) -> (0, f))
 //   tile.memset                 linalg.fill with the value rounded to the tile's type
 //   tile.print, tile.wait,      nothing: printing belongs to the simulator, and host code runs in program order
 //   tile.signal
@@ -439,6 +440,7 @@ private:
     if (auto o = dyn_cast<tile::ScanOp>(op)) return scan(o);
     if (auto o = dyn_cast<tile::ReduceOp>(op)) return reduce(o);
     if (auto o = dyn_cast<tile::CopyOp>(op)) return copy(o);
+    if (auto o = dyn_cast<tile::BroadcastOp>(op)) return copy(o);
     if (auto o = dyn_cast<tile::MemsetOp>(op)) return memset(o);
     if (llvm::isa<tile::PrintOp, tile::WaitOp, tile::SignalOp>(op)) return success(); // erased by the caller
     return op->emitOpError("has no host lowering");
@@ -471,11 +473,13 @@ private:
   }
 
   AffineMap identity2d() { return b_.getMultiDimIdentityMap(2); }
-  /// (p, f) -> (p, 0) for a [P, 1] operand of a wider op, else the identity.
+  /// (p, f) -> (p, 0) for a [P, 1] operand of a wider op, (0, f) for a [1, F] one of a taller op (tile.broadcast),
+  /// (0, 0) for a [1, 1] one; else the identity.
   AffineMap broadcastMap(Value operand, Value dst) {
-    if (dim(operand, 1) == 1 && dim(dst, 1) != 1)
-      return AffineMap::get(2, 0, {b_.getAffineDimExpr(0), b_.getAffineConstantExpr(0)}, b_.getContext());
-    return identity2d();
+    auto index = [&](unsigned d) {
+      return dim(operand, d) == 1 && dim(dst, d) != 1 ? b_.getAffineConstantExpr(0) : b_.getAffineDimExpr(d);
+    };
+    return AffineMap::get(2, 0, {index(0), index(1)}, b_.getContext());
   }
   static constexpr utils::IteratorType kParallel = utils::IteratorType::parallel;
   static constexpr utils::IteratorType kReduction = utils::IteratorType::reduction;
@@ -704,10 +708,11 @@ private:
     return success();
   }
 
-  LogicalResult copy(tile::CopyOp op) {
+  /// tile.copy, and tile.broadcast (src read repeatedly along its dimensions of size 1).
+  template <typename CopyOrBroadcast> LogicalResult copy(CopyOrBroadcast op) {
     Value src = op.getSrc(), dst = op.getDst();
     Type ts = logical(src), td = logical(dst);
-    generic(op.getLoc(), {src}, {dst}, {identity2d(), identity2d()}, {kParallel, kParallel},
+    generic(op.getLoc(), {src}, {dst}, {broadcastMap(src, dst), identity2d()}, {kParallel, kParallel},
             [&](Scalars &s, ValueRange a) { return ts == td ? a[0] : s.fromF32(s.toF32(a[0], ts), td); });
     return success();
   }

@@ -149,6 +149,8 @@ private:
                                            b_.getF32FloatAttr(op.value));
     case graph::OpKind::Transpose:
       return b_.create<tile::TransposeOp>(l, src(0), dst);
+    case graph::OpKind::Broadcast:
+      return b_.create<tile::BroadcastOp>(l, src(0), dst);
     case graph::OpKind::FillWhere:
       return b_.create<tile::FillWhereOp>(l, tile::AluAttr::get(b_.getContext(), toTile(op.where.cmp)), dst,
                                           index(op.where.offset), b_.getF32FloatAttr(op.value),

@@ -27,11 +27,15 @@ isa::AluOp toIsa(tile::Alu a) { return *isa::parseAluOp(tile::stringifyAlu(a)); 
 
 isa::ActFunc toIsa(tile::Func f) { return *isa::parseActFunc(tile::stringifyFunc(f)); }
 
-isa::AccessPattern Buffer::pattern(int64_t width) const {
+isa::AccessPattern Buffer::pattern(int64_t width, int64_t rows) const {
   isa::AccessPattern ap =
       isa::AccessPattern::dense(space, dtype, static_cast<uint32_t>(partitionStart), static_cast<uint32_t>(partitions),
                                 address(), freeSize);
   if (ap.flat()) ap.partitionStride = pitch;
+  if (ap.flat() && rows > partitions && partitions == 1) {
+    ap.partitions = static_cast<uint32_t>(rows);
+    ap.partitionStride = 0;
+  }
   if (width > freeSize && freeSize == 1) {
     ap.sizes[0] = width;
     ap.strides[0] = 0;
@@ -227,6 +231,12 @@ isa::Instruction TileUnroller::computeInstruction(Operation *op, isa::Opcode opc
       .Case([&](tile::CopyOp o) {
         i.src0 = read(o.getSrc()).pattern();
         i.dst = written(o.getDst()).pattern();
+      })
+      .Case([&](tile::BroadcastOp o) {
+        const Buffer &src = read(o.getSrc());
+        const Buffer &dst = written(o.getDst());
+        i.src0 = src.pattern(dst.freeSize, dst.partitions);
+        i.dst = dst.pattern();
       })
       .Case([&](tile::PrintOp o) { i.src0 = read(o.getSrc()).pattern(); });
   return i;

@@ -35,8 +35,9 @@ struct Buffer {
   std::optional<mlir::Location> memsetLoc;
 
   int64_t address() const { return offset + (instance % bufs) * copyBytes; }
-  /// The whole tile, or (when `width` is larger than a [P, 1] tile's 1) the tile broadcast to `width`.
-  isa::AccessPattern pattern(int64_t width = 0) const;
+  /// The whole tile, or (when `width` is larger than a [P, 1] tile's 1) the tile broadcast to `width`; in a flat
+  /// memory (VMEM), when `rows` is larger than a [1, F] tile's 1, its row read `rows` times (a row stride of 0).
+  isa::AccessPattern pattern(int64_t width = 0, int64_t rows = 0) const;
 };
 
 /// Numbers the ops nested in `body` in pre-order from 0: the numbering of Provenance::tileOps.
@@ -77,9 +78,10 @@ protected:
   // The instruction each tile op becomes, with the target's `opcode` for it: operands at their current
   // addresses, sources read (pending zero fills emitted) before destinations are written.
 
-  /// A tile.binary, tile.activation, tile.reduce, tile.copy, tile.transpose, tile.fill_where or tile.print: its
-  /// operator, function and scale, and its operands (an [R, 1] source of a binary op broadcast to dst's width; an
-  /// activation's bias in src1 and row sums in dst2; a fill_where reads and writes its tile).
+  /// A tile.binary, tile.activation, tile.reduce, tile.copy, tile.broadcast, tile.transpose, tile.fill_where or
+  /// tile.print: its operator, function and scale, and its operands (an [R, 1] source of a binary op broadcast to
+  /// dst's width; a broadcast's source repeated to dst's shape, its rows only in a flat memory; an activation's
+  /// bias in src1 and row sums in dst2; a fill_where reads and writes its tile).
   isa::Instruction computeInstruction(mlir::Operation *op, isa::Opcode opcode);
   /// A tile.matmul: exactly as written when `verbatim`; else accumulating only onto what may not be zeros (onto
   /// a zero-filled accumulator the matmul overwrites instead, and the fill is never emitted).

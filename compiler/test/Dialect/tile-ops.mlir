@@ -130,6 +130,23 @@ func.func @activation_with_bias_and_sum() {
 
 // -----
 
+// CHECK-LABEL: func.func @broadcast
+func.func @broadcast() {
+  %row = tile.alloc : memref<1x512xf32, #tile.space<sbuf>>
+  %col = tile.alloc : memref<128x1xf32, #tile.space<psum>>
+  %one = tile.alloc : memref<1x1xf32, #tile.space<sbuf>>
+  %dst = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // CHECK: tile.broadcast %{{.*}}, %{{.*}} : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>
+  tile.broadcast %row, %dst : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>
+  // CHECK: tile.broadcast %{{.*}}, %{{.*}} : memref<128x1xf32, #tile.space<psum>>, memref<128x512xbf16, #tile.space<sbuf>>
+  tile.broadcast %col, %dst : memref<128x1xf32, #tile.space<psum>>, memref<128x512xbf16, #tile.space<sbuf>>
+  // CHECK: tile.broadcast %{{.*}}, %{{.*}} : memref<1x1xf32, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>
+  tile.broadcast %one, %dst : memref<1x1xf32, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @transpose_and_fill_where
 func.func @transpose_and_fill_where() {
   %x = tile.alloc : memref<128x64xbf16, #tile.space<sbuf>>
@@ -696,5 +713,35 @@ func.func @view_past_the_end() {
   %c384 = arith.constant 384 : index
   // expected-error@+1 {{window of 256 elements at offset 384 leaves 'memref<128x512xbf16, #tile.space<sbuf>>'}}
   %v = tile.view %t[%c384] : memref<128x512xbf16, #tile.space<sbuf>> to memref<128x256xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @broadcast_not_from_one() {
+  %x = tile.alloc : memref<2x512xf32, #tile.space<sbuf>>
+  %d = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.broadcast' op cannot broadcast 'memref<2x512xf32, #tile.space<sbuf>>' to 'memref<128x512xf32, #tile.space<sbuf>>': dimension 0 of src is 2, neither 1 nor 128}}
+  tile.broadcast %x, %d : memref<2x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @broadcast_into_psum() {
+  %x = tile.alloc : memref<1x512xf32, #tile.space<sbuf>>
+  %d = tile.alloc : memref<128x512xf32, #tile.space<psum>>
+  // expected-error@+1 {{'tile.broadcast' op dst 'memref<128x512xf32, #tile.space<psum>>' is not in SBUF}}
+  tile.broadcast %x, %d : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
+  return
+}
+
+// -----
+
+func.func @broadcast_of_one_shape() {
+  %x = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+  %d = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.broadcast' op src and dst share the shape of 'memref<128x512xbf16, #tile.space<sbuf>>': a tile.copy}}
+  tile.broadcast %x, %d : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>
   return
 }

@@ -493,3 +493,30 @@ module attributes {tessera.target = "trn2"} {
     return
   }
 }
+
+// -----
+
+// tile.broadcast: the copy's generic with src's map repeating its dimension of size 1 ((d0, d1) -> (0, d1) for a
+// row onto partitions, (d0, 0) for a column along the free dimension), converting the element type.
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (d0, 0)>
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @broadcast
+  // CHECK: linalg.generic {indexing_maps = [#[[ROW]], #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : memref<1x64xf32>) outs(%{{.*}} : memref<128x64xbf16>)
+  // CHECK:   arith.truncf %{{.*}} : f32 to bf16
+  // CHECK: linalg.generic {indexing_maps = [#[[COL]], #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : memref<128x1xf32>) outs(%{{.*}} : memref<128x64xf32>)
+  func.func @broadcast(%x: memref<1x64xf32>, %s: memref<128x1xf32>, %y: memref<128x64xbf16>, %z: memref<128x64xf32>) {
+    %c0 = arith.constant 0 : index
+    %row = tile.alloc : memref<1x64xf32, #tile.space<sbuf>>
+    %col = tile.alloc : memref<128x1xf32, #tile.space<sbuf>>
+    %rows = tile.alloc : memref<128x64xbf16, #tile.space<sbuf>>
+    %cols = tile.alloc : memref<128x64xf32, #tile.space<sbuf>>
+    tile.load %x[%c0, %c0], %row : memref<1x64xf32>, memref<1x64xf32, #tile.space<sbuf>>
+    tile.load %s[%c0, %c0], %col : memref<128x1xf32>, memref<128x1xf32, #tile.space<sbuf>>
+    tile.broadcast %row, %rows : memref<1x64xf32, #tile.space<sbuf>>, memref<128x64xbf16, #tile.space<sbuf>>
+    tile.broadcast %col, %cols : memref<128x1xf32, #tile.space<sbuf>>, memref<128x64xf32, #tile.space<sbuf>>
+    tile.store %rows, %y[%c0, %c0] : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x64xbf16>
+    tile.store %cols, %z[%c0, %c0] : memref<128x64xf32, #tile.space<sbuf>>, memref<128x64xf32>
+    return
+  }
+}

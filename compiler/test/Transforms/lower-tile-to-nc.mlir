@@ -617,6 +617,52 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
+// tile.broadcast: a row onto 128 partitions is one stream_shuffle per quadrant with a mask of zeros (the default
+// mask is not printed), each reading the row itself; a column along the free dimension one tensor_copy reading it
+// with a stride of 0; a row converted onto 40 partitions a tensor_copy into the destination's first partition, then
+// shuffles from there (the first quadrant in place), the last one of 8 partitions.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @broadcast
+  // CHECK: nc.inst "stream_shuffle" {dst = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 32], pstride = 0, offset = 4096, dims = [512], strides = [1]>, engine = "vector", src0 = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 1], pstride = 0, offset = 0, dims = [512], strides = [1]>}
+  // CHECK-NEXT: nc.inst "stream_shuffle" {dst = #nc.ap<"sbuf", f32, tensor = -1, partitions = [32, 32], {{.*}} offset = 4096, {{.*}} src0 = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 1], pstride = 0, offset = 0,
+  // CHECK-NEXT: nc.inst "stream_shuffle" {dst = #nc.ap<"sbuf", f32, tensor = -1, partitions = [64, 32],
+  // CHECK-NEXT: nc.inst "stream_shuffle" {dst = #nc.ap<"sbuf", f32, tensor = -1, partitions = [96, 32],
+  // CHECK-NEXT: nc.tensor_copy #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 8192, dims = [512], strides = [1]>, #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 128], pstride = 0, offset = 2048, dims = [512], strides = [0]>
+  // CHECK-NEXT: nc.tensor_copy #nc.ap<"sbuf", bf16, tensor = -1, partitions = [0, 1], pstride = 0, offset = 12288, dims = [512], strides = [1]>, #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 1], pstride = 0, offset = 0, dims = [512], strides = [1]>
+  // CHECK-NEXT: nc.inst "stream_shuffle" {dst = #nc.ap<"sbuf", bf16, tensor = -1, partitions = [0, 32], pstride = 0, offset = 12288, {{.*}}, engine = "vector", src0 = #nc.ap<"sbuf", bf16, tensor = -1, partitions = [0, 1], pstride = 0, offset = 12288,
+  // CHECK-NEXT: nc.inst "stream_shuffle" {dst = #nc.ap<"sbuf", bf16, tensor = -1, partitions = [32, 8], pstride = 0, offset = 12288, {{.*}}, engine = "vector", src0 = #nc.ap<"sbuf", bf16, tensor = -1, partitions = [0, 1], pstride = 0, offset = 12288,
+  // CHECK-NEXT: return
+  func.func @broadcast() {
+    %row = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<1x512xf32, #tile.space<sbuf>>
+    %col = tile.alloc {offset = 2048 : i64, bufs = 1 : i64} : memref<128x1xf32, #tile.space<sbuf>>
+    %rows = tile.alloc {offset = 4096 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<sbuf>>
+    %cols = tile.alloc {offset = 8192 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<sbuf>>
+    %short = tile.alloc {offset = 12288 : i64, bufs = 1 : i64} : memref<40x512xbf16, #tile.space<sbuf>>
+    tile.broadcast %row, %rows : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    tile.broadcast %col, %cols : memref<128x1xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    tile.broadcast %row, %short : memref<1x512xf32, #tile.space<sbuf>>, memref<40x512xbf16, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// A row that starts at partition 8 (a partition_slice) cannot be shuffled: nc_stream_shuffle's operands start at a
+// quadrant's first partition. The error says so, at the broadcast.
+module attributes {tessera.target = "trn2"} {
+  func.func @broadcast_from_unaligned_row() {
+    %t = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<16x512xf32, #tile.space<sbuf>>
+    %rows = tile.alloc {offset = 4096 : i64, bufs = 1 : i64} : memref<32x512xf32, #tile.space<sbuf>>
+    %c0 = arith.constant 0 : index
+    %row = tile.view %t[%c0] {partition = 8 : i64} : memref<16x512xf32, #tile.space<sbuf>> to memref<1x512xf32, #tile.space<sbuf>>
+    // expected-error@+1 {{no engine of trn2 can run it: stream_shuffle on the vector engine: src starts at partition 8; with 32 active partitions (the larger of src and dst, in whole quadrants of 32) it must start at a multiple of 32}}
+    tile.broadcast %row, %rows : memref<1x512xf32, #tile.space<sbuf>>, memref<32x512xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
 // The pass is for NeuronCore targets only.
 // expected-error@+1 {{lower-tile-to-nc: target tpu-v5e is a TPU; lower its kernels with lower-tile-to-tpu}}
 module attributes {tessera.target = "tpu-v5e"} {

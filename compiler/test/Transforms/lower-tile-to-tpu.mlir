@@ -327,3 +327,24 @@ module attributes {tessera.target = "trn2"} {
     return
   }
 }
+
+// -----
+
+// tile.broadcast is one vpu_convert whose source repeats its row (rows = 128 read with a pitch of 0: a sublane
+// broadcast) or its column (a free stride of 0: a lane broadcast), converting to the destination's type.
+module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @broadcast
+  // CHECK: tpu.vpu_convert #tpu.ref<"vmem", f32, tensor = -1, rows = 128, pitch = 512, offset = 8192, dims = [512], strides = [1]>, #tpu.ref<"vmem", f32, tensor = -1, rows = 128, pitch = 0, offset = 0, dims = [512], strides = [1]> {engine = "vpu"}
+  // CHECK-NEXT: tpu.vpu_convert #tpu.ref<"vmem", bf16, tensor = -1, rows = 128, pitch = 512, offset = 270336, dims = [512], strides = [1]>, #tpu.ref<"vmem", f32, tensor = -1, rows = 128, pitch = 128, offset = 4096, dims = [512], strides = [0]> {engine = "vpu"}
+  func.func @broadcast() {
+    %row = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<1x512xf32, #tile.space<sbuf>>
+    %col = tile.alloc {offset = 4096 : i64, bufs = 1 : i64} : memref<128x1xf32, #tile.space<sbuf>>
+    %rows = tile.alloc {offset = 8192 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<sbuf>>
+    %cols = tile.alloc {offset = 270336 : i64, bufs = 1 : i64} : memref<128x512xbf16, #tile.space<sbuf>>
+    tile.memset %row, 1.0 : memref<1x512xf32, #tile.space<sbuf>>
+    tile.memset %col, 2.0 : memref<128x1xf32, #tile.space<sbuf>>
+    tile.broadcast %row, %rows : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    tile.broadcast %col, %cols : memref<128x1xf32, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>
+    return
+  }
+}

@@ -740,6 +740,9 @@ private:
       return;
     }
     case TileOpKind::Copy: assign(*o.dst, read(o.srcs[0])); return;
+    case TileOpKind::Broadcast: // a [1, F] row or [P, 1] column repeated, as a Pallas author writes it
+      assign(*o.dst, fmt::format("jnp.broadcast_to({}, ({}, {}))", read(o.srcs[0]), o.dst->rows, o.dst->cols));
+      return;
     case TileOpKind::Memset:
       assign(*o.dst, fmt::format("jnp.full(({}, {}), {}, jnp.float32)", allocationOf(o.dst->tile).rows, o.dst->cols,
                                  pythonFloat(o.value)));

@@ -37,6 +37,50 @@ graph::Op lastOf(const graph::KernelGraph &g, graph::OpKind kind) {
   return {};
 }
 
+// ---- broadcast_to ---------------------------------------------------------------------------------------------
+
+TEST(LanguageOps, BroadcastToRecordsANewSbufTileOfTheShapeAndDtypeAsked) {
+  auto k = kernelOf({input("g", {1, 512}, f32), input("s", {128, 1}, f32)}, [](Hbm g, Hbm s) {
+    Tile row = load(g.tile(0, 0, {1, 512}));
+    Tile rows = row.broadcast_to({128, 512}); // NKI's tile method, in the row's dtype
+    EXPECT_EQ(rows.shape(), (Shape{128, 512}));
+    EXPECT_EQ(rows.dtype(), f32);
+    EXPECT_EQ(rows.space(), tessera::isa::MemSpace::Sbuf);
+    Tile cols = broadcast_to(load(s.tile(0, 0, {128, 1})), {128, 256}, bf16);
+    EXPECT_EQ(cols.dtype(), bf16);
+    EXPECT_EQ(broadcast_to(row, {1, 512}).buffer(), row.buffer()); // the same shape and dtype: the tile itself
+  });
+  graph::KernelGraph g = trace(k, {});
+  std::vector<graph::Op> broadcasts;
+  for (const graph::Op &op : opsOf(g))
+    if (op.kind == graph::OpKind::Broadcast) broadcasts.push_back(op);
+  ASSERT_EQ(broadcasts.size(), 2u);
+  EXPECT_EQ(g.buffers[broadcasts[1].dst].dtype, bf16);
+}
+
+TEST(LanguageOps, BroadcastToMisuseIsNamedAtItsLine) {
+  int rankLine = 0, dimLine = 0;
+  auto rank = kernelOf({input("g", {1, 512}, f32)}, [&](Hbm g) {
+    Tile row = load(g.tile(0, 0, {1, 512}));
+    rankLine = __LINE__ + 1;
+    (void)broadcast_to(row, {512});
+  });
+  tessera::Error e = traceError(rank);
+  EXPECT_EQ(e.message(), "broadcast_to: the shape [512] has 1 dimensions but the tile [1, 512] has 2");
+  expectAt(e, rankLine);
+
+  auto dim = kernelOf({input("x", {2, 512}, f32)}, [&](Hbm x) {
+    Tile two = load(x.tile(0, 0, {2, 512}));
+    dimLine = __LINE__ + 1;
+    (void)two.broadcast_to({128, 512});
+  });
+  e = traceError(dim);
+  EXPECT_EQ(e.message(), "broadcast_to: cannot broadcast [2, 512] to [128, 512]: dimension 0 is 2, not 1 or 128");
+  EXPECT_EQ(e.hint(), "only a dimension of size 1 repeats; slice the tile to one row (partition_slice) or one column "
+                      "first");
+  expectAt(e, dimLine);
+}
+
 // ---- transpose -----------------------------------------------------------------------------------------------
 
 TEST(LanguageOps, TransposeMakesAPsumTileOfTheSwappedShapeOrWritesTheOneGiven) {

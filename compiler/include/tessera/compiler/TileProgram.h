@@ -64,7 +64,11 @@ struct TensorWindow {
   int64_t rows = 0, cols = 0, rowStep = 1, colStep = 1;
 };
 
-enum class TileOpKind { Load, Store, Matmul, Binary, BinaryScalar, Activation, Reduce, Copy, Memset, FillWhere, Print };
+enum class TileOpKind {
+  Load, Store, Matmul, Binary, BinaryScalar, Activation, Reduce, Copy,
+  Broadcast, ///< dst = srcs[0] repeated along its dimensions of size 1 (tile.broadcast)
+  Memset, FillWhere, Print
+};
 
 /// One tile op, with the operands its kind uses.
 struct TileOpNode {
@@ -73,7 +77,7 @@ struct TileOpNode {
   SourceLoc loc;
   /// What it reads: Store the tile; Matmul the stationary and moving tiles; Binary lhs and rhs; BinaryScalar its
   /// one tile; Activation the
-  /// source and (when it has one) the [P, 1] bias; Reduce and Copy the source.
+  /// source and (when it has one) the [P, 1] bias; Reduce, Copy and Broadcast the source.
   std::vector<TileOperand> srcs;
   std::optional<TileOperand> dst;  ///< what it writes (Matmul: the accumulator)
   std::optional<TileOperand> dst2; ///< Activation: the [P, 1] row sums, when asked for

@@ -220,6 +220,18 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
+LogicalResult BroadcastOp::verify() {
+  if (failed(checkTile(*this, getSrc(), "src")) || failed(checkTile(*this, getDst(), "dst"))) return failure();
+  MemRefType s = typeOf(getSrc()), d = typeOf(getDst());
+  if (memorySpaceOf(d) != MemorySpace::sbuf) return emitOpError() << "dst " << d << " is not in SBUF";
+  if (s.getShape() == d.getShape()) return emitOpError() << "src and dst share the shape of " << d << ": a tile.copy";
+  for (int64_t dim = 0; dim < 2; ++dim)
+    if (s.getDimSize(dim) != 1 && s.getDimSize(dim) != d.getDimSize(dim))
+      return emitOpError() << "cannot broadcast " << s << " to " << d << ": dimension " << dim << " of src is "
+                           << s.getDimSize(dim) << ", neither 1 nor " << d.getDimSize(dim);
+  return success();
+}
+
 LogicalResult ScanOp::verify() {
   for (auto [v, role] : {std::pair{getA(), "a"}, std::pair{getB(), "b"}, std::pair{getDst(), "dst"}})
     if (failed(checkTile(*this, v, role))) return failure();

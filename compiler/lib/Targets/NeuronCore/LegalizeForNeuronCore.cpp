@@ -12,6 +12,13 @@
 //    tile.copy between: NKI's DMA cannot read or write PSUM (nki.isa.dma_copy; NKI 0.3.0 release notes).
 //  - tile.binary with both operands in PSUM reads its right operand from an SBUF copy: NKI's tensor_tensor takes
 //    at most one input from PSUM.
+//  - tile.broadcast of a row just loaded from HBM, in its own dtype, onto partitions becomes the load itself with
+//    the row repeated on every partition (a broadcast DMA) instead of one Vector-engine nc_stream_shuffle per
+//    quadrant. An assumption about what NKI's compiler makes of `nl.load` then `broadcast_to`, which its documents
+//    do not say; the published profile of NKI's fused Mamba tutorial says it is not Vector-engine work there: each
+//    (channel tile, state) pair of v2 runs in 3.1 us at 99.6% Vector activity, where two broadcasts of [1, 512] as
+//    shuffles would add 8 x 512 Vector cycles (3.7 us at 1.12 GHz) on top of its five compute calls
+//    (docs/fidelity.md, "Published measurements not in the suite").
 //  - tile.transpose into SBUF (a DMA transpose) on NeuronCore-v2, which has none (a Trainium2 DMA feature): a
 //    tensor-engine transpose into a PSUM tile of the source's dtype, then a copy into the destination.
 // Test: compiler/test/Transforms/legalize-for-neuroncore.mlir
@@ -131,19 +138,60 @@ void transposeThroughPsum(tile::TransposeOp op, llvm::DenseMap<std::pair<Block *
   b.create<tile::CopyOp>(op.getLoc(), psum, dst);
 }
 
+/// A row loaded from HBM and broadcast onto partitions as it is (tile.load of a [1, F] window into `row`, then
+/// tile.broadcast row -> dst of row's dtype): one load of that window repeated on every partition of dst (steps
+/// {0, 1}, a broadcast DMA), the load into `row` dropped when nothing else uses the row. Only where that is the same
+/// value: `row` has no other writer and the tensor is never stored to in the kernel; the load is where the broadcast
+/// may name its indices (in the broadcast's block or one around it).
+void broadcastLoadedRow(tile::BroadcastOp op, const llvm::DenseSet<Value> &storedTensors) {
+  auto rowType = llvm::cast<MemRefType>(op.getSrc().getType());
+  auto dstType = llvm::cast<MemRefType>(op.getDst().getType());
+  if (rowType.getDimSize(0) != 1 || rowType.getDimSize(1) != dstType.getDimSize(1) ||
+      rowType.getElementType() != dstType.getElementType())
+    return;
+  auto row = op.getSrc().getDefiningOp<tile::AllocOp>();
+  if (!row) return;
+  tile::LoadOp load;
+  for (Operation *user : row->getUsers()) {
+    if (auto l = llvm::dyn_cast<tile::LoadOp>(user); l && l.getDst() == row.getResult() && !load) {
+      load = l;
+      continue;
+    }
+    if (!llvm::isa<tile::BroadcastOp>(user) || llvm::cast<tile::BroadcastOp>(user).getDst() == row.getResult()) return;
+  }
+  if (!load || load.getSteps() || storedTensors.contains(load.getSrc())) return;
+  Operation *broadcastThere = load->getBlock()->findAncestorOpInBlock(*op); // op, or the loop around it there
+  if (!broadcastThere || !load->isBeforeInBlock(broadcastThere)) return;
+  OpBuilder b(op);
+  const int64_t rank = static_cast<int64_t>(load.getIndices().size());
+  llvm::SmallVector<int64_t> steps(rank, 1);
+  steps[rank - 2] = 0; // the window's rows: one row, repeated
+  b.create<tile::LoadOp>(op.getLoc(), load.getSrc(), load.getIndices(), op.getDst(), b.getDenseI64ArrayAttr(steps));
+  op->erase();
+  if (llvm::all_of(row->getUsers(), [&](Operation *user) { return user == load.getOperation(); })) {
+    load->erase();
+    row->erase();
+  }
+}
+
 struct LegalizeForNeuronCorePass : PassWrapper<LegalizeForNeuronCorePass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LegalizeForNeuronCorePass)
   StringRef getName() const override { return "LegalizeForNeuronCore"; }
   StringRef getArgument() const override { return "tile-legalize-for-neuroncore"; }
   StringRef getDescription() const override {
-    return "Rewrite divisions, PSUM transfers, PSUM operand pairs and (on NeuronCore-v2) DMA transposes into what "
-           "NeuronCore engines run";
+    return "Rewrite divisions, PSUM transfers, PSUM operand pairs, broadcasts of loaded rows and (on NeuronCore-v2) "
+           "DMA transposes into what NeuronCore engines run";
   }
 
   void runOnOperation() override {
     const isa::Target *target = targetOf(getOperation());
     if (!target) return signalPassFailure();
     if (&targetFamily(*target) != &neuronCoreFamily()) return; // other families divide and reach PSUM otherwise
+    llvm::DenseSet<Value> storedTensors;
+    getOperation().walk([&](tile::StoreOp op) { storedTensors.insert(op.getDst()); });
+    llvm::SmallVector<tile::BroadcastOp> broadcasts;
+    getOperation().walk([&](tile::BroadcastOp op) { broadcasts.push_back(op); });
+    for (tile::BroadcastOp op : broadcasts) broadcastLoadedRow(op, storedTensors);
     llvm::SmallVector<tile::BinaryOp> divisions;
     getOperation().walk([&](tile::BinaryOp op) {
       if (op.getOp() == tile::Alu::divide) divisions.push_back(op);

@@ -14,6 +14,8 @@
 //    written: no fill dropped, no accumulation rewritten. Ops of a manual_sync scope (tile.manual) give
 //    instructions marked nc.manual; tile.wait makes the next of them wait for a semaphore, tile.signal makes
 //    the previous one signal it;
+//  - tile.broadcast onto partitions becomes one nc_stream_shuffle per quadrant of 32 partitions (after a
+//    tensor_copy into the result's first partition where it converts or also repeats a column);
 //  - tile.print becomes nc.print, a reader of the tile on the least busy engine that can reach it;
 //  - tile.view emits nothing: its uses address the window of its source's current copy.
 // Test: compiler/test/Transforms/lower-tile-to-nc.mlir
@@ -87,6 +89,7 @@ private:
         })
         .Case([&](tile::ReduceOp o) { return compute(o, isa::Opcode::TensorReduce); })
         .Case([&](tile::CopyOp o) { return copy(o); })
+        .Case([&](tile::BroadcastOp o) { return broadcast(o); })
         .Case([&](tile::MemsetOp o) { return memset(o); })
         .Case([&](tile::InstOp o) { return instruction(o); })
         .Case([&](tile::PrintOp o) { return compute(o, isa::Opcode::Print, o.getLabel()); })
@@ -178,14 +181,46 @@ private:
 
   /// tensor_copy; on a NeuronCore-v2 scalar engine, where tensor_copy does not run, activation(copy) (NKI's
   /// advice, nki.isa.tensor_copy): the same FP32 round trip.
-  LogicalResult copy(tile::CopyOp o) {
-    const isa::Instruction i = computeInstruction(o, isa::Opcode::TensorCopy);
+  LogicalResult copy(tile::CopyOp o) { return copyForms(o, computeInstruction(o, isa::Opcode::TensorCopy)); }
+
+  /// `copy` (a tensor_copy) placed as tensor_copy or activation(copy).
+  LogicalResult copyForms(Operation *op, const isa::Instruction &copy) {
     isa::Instruction activation;
     activation.op = isa::Opcode::Activation;
     activation.func = isa::ActFunc::Identity;
-    activation.dst = i.dst;
-    activation.src0 = i.src0;
-    return place(o, {i, activation});
+    activation.dst = copy.dst;
+    activation.src0 = copy.src0;
+    return place(op, {copy, activation});
+  }
+
+  /// Along the free dimension ([P, 1] -> [P, F]): a tensor_copy reading the column repeatedly. Onto partitions
+  /// ([1, F] -> [P, F]): one nc_stream_shuffle per quadrant of dst with a mask of zeros, each copying the row onto
+  /// the quadrant's partitions (NKI ISA reference, nki.isa.nc_stream_shuffle; the NKI library's
+  /// stream_shuffle_broadcast). A shuffle neither converts nor repeats along the free dimension, so where the dtype
+  /// changes or src is [1, 1], a tensor_copy first makes the row in dst's first partition, and the shuffles copy
+  /// it from there (the first quadrant's in place: that partition copies itself, so no partition of dst is read
+  /// before it is written).
+  LogicalResult broadcast(tile::BroadcastOp o) {
+    const isa::Instruction copy = computeInstruction(o, isa::Opcode::TensorCopy);
+    if (copy.src0.partitions == copy.dst.partitions) return copyForms(o, copy);
+    isa::AccessPattern row = copy.src0;
+    const bool ownRow = row.dtype != copy.dst.dtype || isBroadcast(row);
+    if (ownRow) {
+      isa::Instruction first = copy;
+      first.dst.partitions = 1;
+      if (failed(copyForms(o, first))) return failure();
+      row = first.dst;
+    }
+    for (uint32_t start = 0; start < copy.dst.partitions; start += isa::kShuffleMaskSize) {
+      isa::Instruction shuffle;
+      shuffle.op = isa::Opcode::StreamShuffle;
+      shuffle.dst = copy.dst;
+      shuffle.dst.partitionStart += start;
+      shuffle.dst.partitions = std::min<uint32_t>(isa::kShuffleMaskSize, copy.dst.partitions - start);
+      shuffle.src0 = row;
+      if (failed(place(o, {shuffle}))) return failure();
+    }
+    return success();
   }
 
   /// Whether `ap` reads one element per partition across a wider row (Buffer::pattern's [P, 1] broadcast).

@@ -96,8 +96,9 @@ std::string nameOf(Value v) {
 /// The tile an op writes (its destination), or null.
 Value writtenBy(Operation *op) {
   return llvm::TypeSwitch<Operation *, Value>(op)
-      .Case<tile::LoadOp, tile::CopyOp, tile::BinaryOp, tile::BinaryScalarOp, tile::ActivationOp, tile::ReduceOp,
-            tile::MemsetOp, tile::FillWhereOp, tile::TransposeOp, tile::ScanOp>([](auto o) { return o.getDst(); })
+      .Case<tile::LoadOp, tile::CopyOp, tile::BroadcastOp, tile::BinaryOp, tile::BinaryScalarOp, tile::ActivationOp,
+            tile::ReduceOp, tile::MemsetOp, tile::FillWhereOp, tile::TransposeOp, tile::ScanOp>(
+          [](auto o) { return o.getDst(); })
       .Default([](Operation *) { return Value(); });
 }
 

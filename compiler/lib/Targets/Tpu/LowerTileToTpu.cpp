@@ -5,6 +5,7 @@
 //  - tile.load/store become DMAs between HBM and VMEM, on queues taken round robin (loads on the first half of
 //    the target's queues, stores on the second);
 //  - tile.matmul runs on the MXU; elementwise ops, activations, reductions, copies, fills and prints on the VPU;
+//    a broadcast is a VPU copy whose source repeats its row (a row stride of 0) or column (a free stride of 0);
 //  - a zero-filled accumulator (tile.memset 0 of a PSUM tile) gets a real VPU fill only when something reads it
 //    first: a matmul accumulating onto it overwrites it instead (its `accumulate` is dropped);
 //  - grid steps: the scalar core's bookkeeping (tpu.grid_step) runs once at the kernel's entry and at the start
@@ -103,6 +104,7 @@ private:
         .Case([&](tile::FillWhereOp o) { return fillWhere(o); })
         .Case([&](tile::ReduceOp o) { return vpu(o, isa::Opcode::VpuReduce); })
         .Case([&](tile::CopyOp o) { return vpu(o, isa::Opcode::VpuConvert); })
+        .Case([&](tile::BroadcastOp o) { return vpu(o, isa::Opcode::VpuConvert); }) // src read repeatedly
         .Case([&](tile::PrintOp o) { return vpu(o, isa::Opcode::Print, o.getLabel()); })
         .Case([&](tile::MemsetOp o) -> LogicalResult {
           // A zero fill of an accumulator waits for its first reader; a matmul overwrites it instead.

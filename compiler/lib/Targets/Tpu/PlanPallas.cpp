@@ -187,7 +187,7 @@ private:
             access(op, o.getSrc(), true, false);
             access(op, o.getDst(), false, true);
           })
-          .Case([&](tile::CopyOp o) {
+          .Case<tile::CopyOp, tile::BroadcastOp>([&](auto o) {
             access(op, o.getSrc(), true, false);
             access(op, o.getDst(), false, true);
           })

@@ -85,6 +85,7 @@ enum class OpKind {
   Load, Store, Matmul, Binary, Activation, Reduce, Copy, Memset,
   BinaryScalar, ///< dst = srcs[0] <alu> value, or value <alu> srcs[0] when `reverse` (a number in the kernel)
   Transpose, ///< dst[f, p] = srcs[0][p, f] (tsr::transpose)
+  Broadcast, ///< dst = srcs[0] repeated along its dimensions of size 1, converted to dst's dtype (tsr::broadcast_to)
   FillWhere, ///< dst = value where `where` holds of the element's position, else unchanged (tsr::fill)
   Scan,      ///< dst[p, f] = srcs[0][p, f] * dst[p, f - 1] + srcs[1][p, f], from srcs[2] or 0 (tsr::scan)
   Print,  ///< log srcs[0]'s values at this point of simulated time (tsr::device_print)

@@ -43,6 +43,9 @@ public:
   /// (the compiler checks each instruction); a TPU, from a multiple of the dtype's sublane tile.
   Tile partition_slice(int64_t start, int64_t size,
                        std::source_location loc = std::source_location::current()) const;
+  /// This tile repeated along its dimensions of size 1 into a new SBUF tile of `shape` (NKI:
+  /// t.broadcast_to(shape)); tsr::broadcast_to (Broadcast.h) says how each target does it.
+  Tile broadcast_to(Shape shape, std::source_location loc = std::source_location::current()) const;
 
 private:
   int buffer_;

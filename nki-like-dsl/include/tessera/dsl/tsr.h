@@ -3,6 +3,7 @@
 /// Everything a kernel author includes: `#include "tessera/dsl/tsr.h"`.
 
 #include "tessera/dsl/Activation.h"
+#include "tessera/dsl/Broadcast.h"
 #include "tessera/dsl/Index.h"
 #include "tessera/dsl/Isa.h"
 #include "tessera/dsl/Kernel.h"

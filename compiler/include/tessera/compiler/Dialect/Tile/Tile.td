@@ -171,6 +171,20 @@ def Tile_TransposeOp : Tile_Op<"transpose"> {
   let hasVerifier = 1;
 }
 
+def Tile_BroadcastOp : Tile_Op<"broadcast"> {
+  let summary = "dst = src repeated along src's dimensions of size 1, converting the element type (tsr::broadcast_to)";
+  let description = [{
+    src is [1, F], [P, 1] or [1, 1] in SBUF or PSUM; dst is [P, F] in SBUF: each of its dimensions equals src's
+    or src's is 1, and at least one differs (an equal shape is a tile.copy). dst[p, f] = src[p or 0, f or 0].
+    A NeuronCore runs it as a tensor_copy along the free dimension and one nc_stream_shuffle per quadrant of dst
+    onto the partitions (tile-legalize-for-neuroncore makes a broadcast of a row just loaded from HBM a broadcast
+    load); a TPU as one VPU copy that reads the source row or column repeatedly.
+  }];
+  let arguments = (ins AnyStaticShapeMemRef:$src, AnyStaticShapeMemRef:$dst);
+  let assemblyFormat = "$src `,` $dst attr-dict `:` type($src) `,` type($dst)";
+  let hasVerifier = 1;
+}
+
 def Tile_ScanOp : Tile_Op<"scan"> {
   let summary = "dst[p, f] = a[p, f] * dst[p, f - 1] + b[p, f] along the free dimension (tsr::scan)";
   let description = [{
