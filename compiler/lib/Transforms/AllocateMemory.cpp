@@ -7,7 +7,8 @@
 // accesses by address (write after read), whichever tile the bytes belong to. Those waits cost overlap (a step's
 // load waits for the previous step's compute), so by default (scope-first) a function is first allocated with
 // every tile kept to the end of its block (the bytes of a loop's tiles free after the loop, for a sibling loop;
-// fewer copies where needed, as below), and by liveness only when that does not fit even with one copy.
+// fewer copies where needed, as below), and a memory whose tiles do not fit that way even with one copy by liveness
+// (the other memories keep theirs by scope).
 // A tile allocated inside a loop body gets `bufs` rotating copies (iteration i uses copy i mod bufs), so the DMA
 // of iteration i+1 can overlap the compute of iteration i; when that does not fit, fewer copies are tried, down
 // to one, in the memory that ran out: a kernel short of PSUM banks keeps the SBUF copies that fit. Because
@@ -123,6 +124,12 @@ struct HeldTile {
 };
 
 /// One memory being allocated: its budget, and the byte ranges tiles hold at the current point of the program.
+/// How long a tile holds its bytes in one attempt at allocating a function.
+enum class Lifetimes {
+  Scope,   ///< to the end of its block (a loop's tiles: of the outermost loop), no tile taking a dead one's place
+  Liveness ///< to its last use (ProgramOrder::lastUse), and dead tiles' places taken in loop bodies
+};
+
 struct Memory {
   isa::MemSpace space = isa::MemSpace::Sbuf;
   uint32_t partitions = 0;
@@ -132,6 +139,7 @@ struct Memory {
   std::string remedy;     ///< what a kernel that does not fit can do (TileBudget::remedy)
   int64_t peak = 0;       ///< the end of the highest range any tile took
   int64_t bufs = 1;       ///< the copies a loop-local tile gets in this memory
+  Lifetimes lifetimes = Lifetimes::Scope; ///< how long its tiles hold their bytes
   std::vector<HeldTile> held = {}; ///< the tiles holding its bytes, in allocation order
 
   int64_t heldBytes() const {
@@ -169,26 +177,26 @@ struct Memory {
   }
 };
 
-/// How long a tile holds its bytes in one attempt at allocating a function.
-enum class Lifetimes {
-  Scope,   ///< to the end of its block (a loop's tiles: of the outermost loop), no tile taking a dead one's place
-  Liveness ///< to its last use (ProgramOrder::lastUse), and dead tiles' places taken in loop bodies
-};
+/// Per memory: the copies loop-local tiles get, and how long tiles hold their bytes.
+using Copies = std::map<isa::MemSpace, int64_t>;
+using LifetimesOf = std::map<isa::MemSpace, Lifetimes>;
 
-/// One attempt at allocating a function with a given number of copies for loop-local tiles, per memory.
+/// One attempt at allocating a function with a given number of copies for loop-local tiles and given lifetimes,
+/// per memory.
 class Allocation {
 public:
-  /// The memories `family` places tiles in, each with `bufs` copies for loop-local tiles.
-  Allocation(const isa::Target &t, const TargetFamily &family, const std::map<isa::MemSpace, int64_t> &bufs,
-             const ProgramOrder &order, Lifetimes lifetimes)
-      : target_(t), family_(family), order_(order), lifetimes_(lifetimes) {
+  /// The memories `family` places tiles in, each with `bufs` copies for loop-local tiles and its `lifetimes`.
+  Allocation(const isa::Target &t, const TargetFamily &family, const Copies &bufs, const ProgramOrder &order,
+             const LifetimesOf &lifetimes)
+      : target_(t), family_(family), order_(order) {
     for (const isa::FamilyMemory &m : family.family().memories(t)) {
       auto it = bufs.find(m.space);
       if (it == bufs.end()) continue; // no tile lives there (a TPU's SMEM)
       TileBudget budget = family.tileBudget(m, t);
       memories_.push_back({.space = m.space, .partitions = m.partitions, .capacity = budget.bytes,
                            .limitedBy = std::move(budget.limitedBy), .bankBytes = budget.bankBytes,
-                           .remedy = std::move(budget.remedy), .bufs = it->second});
+                           .remedy = std::move(budget.remedy), .bufs = it->second,
+                           .lifetimes = lifetimes.at(m.space)});
     }
   }
 
@@ -225,10 +233,10 @@ private:
     HeldTile tile{.alloc = alloc,
                   .bytes = family_.tileCopyBytes(alloc.getType(), target_) * copies,
                   .copies = copies,
-                  .lastUse = lifetimes_ == Lifetimes::Liveness ? order_.lastUse(alloc)
+                  .lastUse = m.lifetimes == Lifetimes::Liveness ? order_.lastUse(alloc)
                                                                : order_.end(&alloc->getBlock()->back()),
                   .outermostLoop = loop};
-    if (HeldTile *dead = loop && lifetimes_ == Lifetimes::Liveness ? deadPlaceInBody(m, tile, at) : nullptr) {
+    if (HeldTile *dead = loop && m.lifetimes == Lifetimes::Liveness ? deadPlaceInBody(m, tile, at) : nullptr) {
       tile.offset = dead->offset;
       *dead = tile; // the tiles are listed in allocation order: the dead one leaves, the new one comes last
       std::rotate(dead, dead + 1, m.held.data() + m.held.size());
@@ -267,7 +275,6 @@ private:
   const isa::Target &target_;
   const TargetFamily &family_;
   const ProgramOrder &order_;
-  Lifetimes lifetimes_;
   std::vector<Memory> memories_;
 };
 
@@ -279,8 +286,8 @@ struct Attempt {
 
 /// Allocates `fn` with `lifetimes`, halving the copies of the memory that ran out until everything fits, or one
 /// copy of it does not.
-Attempt fitByHalvingCopies(func::FuncOp fn, const isa::Target &target, const TargetFamily &family,
-                           std::map<isa::MemSpace, int64_t> bufs, const ProgramOrder &order, Lifetimes lifetimes) {
+Attempt fitByHalvingCopies(func::FuncOp fn, const isa::Target &target, const TargetFamily &family, Copies bufs,
+                           const ProgramOrder &order, const LifetimesOf &lifetimes) {
   while (true) {
     Allocation a(target, family, bufs, order, lifetimes);
     tile::AllocOp failed = a.run(fn);
@@ -318,24 +325,33 @@ struct AllocateMemoryPass : PassWrapper<AllocateMemoryPass, OperationPass<Module
   LogicalResult allocate(func::FuncOp fn, const isa::Target &target) {
     const TargetFamily &family = targetFamily(target);
     const int64_t mostBuffers = family.loopBuffers(std::max(1u, loopBuffers.getValue()));
-    // The memories tiles live in, each starting with the most copies.
-    std::map<isa::MemSpace, int64_t> bufs;
-    for (tile::MemorySpace space : {tile::MemorySpace::sbuf, tile::MemorySpace::psum})
-      bufs[family.tileSpace(space)] = mostBuffers;
-    // Tiles kept by scope first (no bytes shared, so nothing waits for a dead tile's readers), with fewer copies
-    // where needed; by liveness, from the most copies again, only when one copy does not fit by scope.
     // A function with a manual_sync scope keeps every tile by scope: its instructions get no automatic waits, so
     // nothing would make a write into reused bytes wait for the dead tile's readers.
     const bool manualSync = fn.walk([](Operation *op) {
                                 return op->hasAttr(tile::kManualAttr) ? WalkResult::interrupt() : WalkResult::advance();
                               }).wasInterrupted();
     const Lifetimes fallback = manualSync ? Lifetimes::Scope : Lifetimes::Liveness;
+    // The memories tiles live in, each starting with the most copies, and (scope-first) by scope: no bytes shared,
+    // so nothing waits for a dead tile's readers. A memory whose tiles do not fit by scope even with one copy is
+    // allocated by liveness, from the most copies again; the other memories keep theirs by scope.
+    Copies bufs;
+    LifetimesOf lifetimes;
+    for (tile::MemorySpace space : {tile::MemorySpace::sbuf, tile::MemorySpace::psum}) {
+      bufs[family.tileSpace(space)] = mostBuffers;
+      lifetimes[family.tileSpace(space)] = scopeFirst ? Lifetimes::Scope : fallback;
+    }
     const ProgramOrder order(fn);
-    if (scopeFirst && !manualSync)
-      if (Attempt byScope = fitByHalvingCopies(fn, target, family, bufs, order, Lifetimes::Scope); !byScope.failed)
-        return recordPeaks(fn, byScope.allocation, family, target);
-    Attempt attempt = fitByHalvingCopies(fn, target, family, bufs, order, fallback);
-    if (!attempt.failed) return recordPeaks(fn, attempt.allocation, family, target);
+    while (true) {
+      Attempt attempt = fitByHalvingCopies(fn, target, family, bufs, order, lifetimes);
+      if (!attempt.failed) return recordPeaks(fn, attempt.allocation, family, target);
+      Lifetimes &ranOut = lifetimes[attempt.allocation.memoryOf(attempt.failed).space];
+      if (ranOut == fallback) return outOfMemory(attempt, family, target);
+      ranOut = fallback;
+    }
+  }
+
+  /// The error for the tile that did not fit in `attempt`, at its kernel line.
+  LogicalResult outOfMemory(Attempt &attempt, const TargetFamily &family, const isa::Target &target) {
     tile::AllocOp failed = attempt.failed;
     const Memory &s = attempt.allocation.memoryOf(failed);
     // The kernel's line is the error's location; the note is the tessera::Error's hint (ErrorCollector.h).

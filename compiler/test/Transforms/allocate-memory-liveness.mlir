@@ -3,8 +3,8 @@
 // range it fits in. In a loop body only a tile of the same body with copies as many and as large takes a dead
 // tile's place; nothing else reuses a loop's bytes before the outermost loop ends.
 // By default tiles are first kept to the end of their block (no bytes shared, so nothing waits for a dead tile's
-// readers), and allocated by liveness only when that does not fit (the last case); scope-first=false always goes
-// by liveness.
+// readers), and a memory by liveness only when its tiles do not fit that way (the last cases; the other memory keeps
+// its allocation by scope); scope-first=false always goes by liveness.
 // RUN: tessera-opt %s -split-input-file -verify-diagnostics -tile-allocate-memory=scope-first=false | FileCheck %s
 // RUN: tessera-opt %s -split-input-file -verify-diagnostics -tile-allocate-memory | FileCheck %s --check-prefix=SCOPE
 
@@ -167,6 +167,39 @@ module attributes {tessera.target = "trn2"} {
     %c0 = arith.constant 0 : index
     %a = tile.alloc {name = "a"} : memref<128x26000xf32, #tile.space<sbuf>>
     tile.load %x[%c0, %c0], %a : memref<128x26000xf32>, memref<128x26000xf32, #tile.space<sbuf>>
+    %b = tile.alloc {name = "b"} : memref<128x26000xf32, #tile.space<sbuf>>
+    tile.copy %a, %b : memref<128x26000xf32, #tile.space<sbuf>>, memref<128x26000xf32, #tile.space<sbuf>>
+    %c = tile.alloc {name = "c"} : memref<128x26000xf32, #tile.space<sbuf>>
+    tile.binary add %b, %b, %c : memref<128x26000xf32, #tile.space<sbuf>>, memref<128x26000xf32, #tile.space<sbuf>>, memref<128x26000xf32, #tile.space<sbuf>>
+    tile.store %c, %y[%c0, %c0] : memref<128x26000xf32, #tile.space<sbuf>>, memref<128x26000xf32>
+    return
+  }
+}
+
+// -----
+
+// The fallback is per memory: SBUF does not fit by scope ('c', as above), so SBUF goes by liveness and 'c' takes
+// the bytes of 'a'; PSUM fits by scope and keeps it, so 'q' gets a bank of its own although 'p' is dead by then
+// (by liveness, the second RUN line, it takes the bank of 'p').
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @fallback_per_memory
+  // SCOPE-LABEL: func.func @fallback_per_memory
+  // SCOPE: tile.alloc {bufs = 1 : i64, name = "p", offset = 0 : i64}
+  // SCOPE: tile.alloc {bufs = 1 : i64, name = "q", offset = 2048 : i64}
+  // SCOPE: tile.alloc {bufs = 1 : i64, name = "c", offset = 0 : i64}
+  // CHECK: tile.alloc {bufs = 1 : i64, name = "p", offset = 0 : i64}
+  // CHECK: tile.alloc {bufs = 1 : i64, name = "q", offset = 0 : i64}
+  func.func @fallback_per_memory(%x: memref<128x26000xf32>, %y: memref<128x26000xf32> {tile.output}) {
+    %c0 = arith.constant 0 : index
+    %a = tile.alloc {name = "a"} : memref<128x26000xf32, #tile.space<sbuf>>
+    tile.load %x[%c0, %c0], %a : memref<128x26000xf32>, memref<128x26000xf32, #tile.space<sbuf>>
+    %p = tile.alloc {name = "p"} : memref<128x512xf32, #tile.space<psum>>
+    %ap = tile.view %a[%c0] : memref<128x26000xf32, #tile.space<sbuf>> to memref<128x512xf32, #tile.space<sbuf>>
+    tile.copy %ap, %p : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
+    tile.copy %p, %ap : memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32, #tile.space<sbuf>>
+    %q = tile.alloc {name = "q"} : memref<128x512xf32, #tile.space<psum>>
+    tile.copy %ap, %q : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<psum>>
+    tile.copy %q, %ap : memref<128x512xf32, #tile.space<psum>>, memref<128x512xf32, #tile.space<sbuf>>
     %b = tile.alloc {name = "b"} : memref<128x26000xf32, #tile.space<sbuf>>
     tile.copy %a, %b : memref<128x26000xf32, #tile.space<sbuf>>, memref<128x26000xf32, #tile.space<sbuf>>
     %c = tile.alloc {name = "c"} : memref<128x26000xf32, #tile.space<sbuf>>
