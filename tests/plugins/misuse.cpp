@@ -59,4 +59,18 @@ const Registration forgottenStore{{
     },
 }};
 
+// plugin_unaligned_broadcast broadcasts row 8 of a tile onto partitions, which a NeuronCore's stream shuffle cannot
+// read from there (messages.test: the message names the tsr:: call, not the compiler's op).
+const Registration unalignedBroadcast{{
+    .name = "plugin_unaligned_broadcast",
+    .summary = "broadcasts row 8 of a [16, 512] tile onto 32 partitions (a test plugin's kernel)",
+    .signature = [](const Params &) {
+      return std::vector<TensorSpec>{input("x", {16, 512}, f32), output("y", {32, 512}, f32)};
+    },
+    .body = body([](Hbm x, Hbm y) {
+      Tile t = load(x.tile(0, 0, {16, 512}));
+      store(y.tile(0, 0, {32, 512}), t.partition_slice(8, 1).broadcast_to({32, 512}));
+    }),
+}};
+
 } // namespace
