@@ -9,6 +9,8 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include <fmt/format.h>
@@ -49,28 +51,26 @@ public:
 private:
   /// `d`'s message in its author's terms. At a line of an .mlir file the ops are the user's own, and MLIR's
   /// "'nc.tensor_copy' op ..." names one. At a kernel's line that op is the compiler's: its name gives way to the
-  /// tsr:: call that made it ("broadcast_to: no engine of trn2 can run it: ..."), or goes where the message names
-  /// the instruction itself ("nc_matmul takes float8_e4m3, ..." for 'nc.matmul').
+  /// tsr:: call that made it ("broadcast_to: no engine of trn2 can run it: ..."), or goes where the op may come from
+  /// several calls (tile.copy: tsr::copy, assign or isa::tensor_copy) or the message names the instruction itself
+  /// ("nc_matmul takes float8_e4m3, ..." for 'nc.matmul').
   static std::string messageOf(mlir::Diagnostic &d) {
     std::string text = d.str();
     const llvm::StringRef message(text);
     const size_t end = message.find("' op ");
     if (!message.starts_with("'") || end == llvm::StringRef::npos) return text;
-    if (llvm::StringRef(sourceOf(d.getLocation()).file).ends_with(".mlir")) return text;
     const llvm::StringRef op = message.substr(1, end - 1), rest = message.substr(end + 5);
+    const bool opName = !op.empty() && llvm::all_of(op, [](char c) { return llvm::isAlnum(c) || c == '_' || c == '.'; });
+    if (!opName || llvm::StringRef(sourceOf(d.getLocation()).file).ends_with(".mlir")) return text;
     const llvm::StringRef call = llvm::StringSwitch<llvm::StringRef>(op)
                                      .Case("tile.alloc", "tile")
+                                     .Case("tile.view", "slice")
                                      .Case("tile.load", "load")
                                      .Case("tile.store", "store")
-                                     .Case("tile.matmul", "matmul")
                                      .Case("tile.transpose", "transpose")
                                      .Case("tile.broadcast", "broadcast_to")
-                                     .Case("tile.copy", "copy")
-                                     .Case("tile.activation", "activation")
-                                     .Case("tile.reduce", "reduction")
                                      .Case("tile.scan", "scan")
                                      .Case("tile.fill_where", "fill")
-                                     .Case("tile.memset", "fill")
                                      .Default("");
     return call.empty() ? rest.str() : (call + ": " + rest).str();
   }

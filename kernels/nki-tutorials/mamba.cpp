@@ -16,7 +16,7 @@
 //    tutorial, and indexed as it does: delta[i_batch].window(channel_start, 0, ...) is its
 //    delta[i_batch, channel_start:channel_start + 128, 0:seq_len]. A is [channels, state_size] as in the tutorial.
 //  - B_i = nl.load(B[b, s:s+1, :]) followed by B_i.broadcast_to((128, seq_len)), as the tutorial writes it (on a
-//    NeuronCore four nc_stream_shuffles). Likewise C_i.
+//    NeuronCore the load becomes one broadcast load: docs/dsl.md section 11). Likewise C_i.
 //  - nisa.activation(op=exp, data=delta_i, scale=A_i), with A_i a [128, 1] tile, is tsr::isa::activation with the
 //    tile as its scale (deltaAOf below): one scalar-engine activation instruction.
 //  - v1's scanC_accum is a 3-D tile [n_channel_tile, par_dim(128), seq_len]: a [128, n_channel_tile * seq_len]

@@ -24,7 +24,7 @@ Tile broadcast_to(const Operand &x, Shape shape, DType dtype, Loc loc) {
            fmt::format("broadcast_to: cannot broadcast {} to {}: dimension {} is {}, not 1 or {}", shapeStr(from),
                        shapeStr(shape), d, from[d], shape[d]),
            "only a dimension of size 1 repeats; slice the tile to one row (partition_slice) or one column first");
-  if (shape == from && dtype == src.dtype()) return src;
+  if (shape == from) return dtype == src.dtype() ? src : copy(src, dtype, loc); // nothing repeats: a conversion
   Tile dst = detail::newTile("broadcast_to", shape, dtype, MemSpace::Sbuf, loc);
   detail::record(detail::makeOp(graph::OpKind::Broadcast, dst.buffer(), {src.buffer()}), loc);
   return dst;

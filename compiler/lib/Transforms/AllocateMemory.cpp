@@ -123,13 +123,13 @@ struct HeldTile {
   Operation *outermostLoop = nullptr; ///< its bytes are free after this loop; null: after its last use
 };
 
-/// One memory being allocated: its budget, and the byte ranges tiles hold at the current point of the program.
 /// How long a tile holds its bytes in one attempt at allocating a function.
 enum class Lifetimes {
   Scope,   ///< to the end of its block (a loop's tiles: of the outermost loop), no tile taking a dead one's place
   Liveness ///< to its last use (ProgramOrder::lastUse), and dead tiles' places taken in loop bodies
 };
 
+/// One memory being allocated: its budget, and the byte ranges tiles hold at the current point of the program.
 struct Memory {
   isa::MemSpace space = isa::MemSpace::Sbuf;
   uint32_t partitions = 0;

@@ -139,24 +139,23 @@ module attributes {tessera.target = "tpu-v5e"} {
 
 // -----
 
-// A row loaded from HBM and broadcast onto partitions in its own dtype becomes one broadcast load of the window
-// (steps [0, 1]), in the loop where the broadcast is; the row's load goes when nothing else uses it. Where the
-// broadcast converts, or the tensor is stored to in the kernel, the row stays and so does the broadcast.
+// A row loaded from HBM and broadcast onto partitions in its own dtype, in the same block, becomes one broadcast
+// load of the window (steps [0, 1]); the row's load goes, nothing else using it.
 module attributes {tessera.target = "trn2"} {
   // CHECK-LABEL: func.func @broadcast_loaded_row
-  // CHECK-NOT: tile.load %[[G:.*]][%{{.*}}, %{{.*}}], %{{.*}} : memref<1x512xf32>, memref<1x512xf32
-  // CHECK: scf.for %[[I:.*]] =
-  // CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} {steps = array<i64: 0, 1>} : memref<1x512xf32>, memref<128x512xf32, #tile.space<sbuf>>
+  // CHECK: scf.for
+  // CHECK-NOT: memref<1x512xf32, #tile.space<sbuf>>
+  // CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} {steps = array<i64: 0, 1>} : memref<4x512xf32>, memref<128x512xf32, #tile.space<sbuf>>
   // CHECK-NOT: tile.broadcast
-  // CHECK: }
-  func.func @broadcast_loaded_row(%g: memref<1x512xf32>, %y: memref<512x512xf32>) {
+  // CHECK: return
+  func.func @broadcast_loaded_row(%g: memref<4x512xf32>, %y: memref<512x512xf32>) {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c4 = arith.constant 4 : index
     %c128 = arith.constant 128 : index
-    %row = tile.alloc {name = "g_tile"} : memref<1x512xf32, #tile.space<sbuf>>
-    tile.load %g[%c0, %c0], %row : memref<1x512xf32>, memref<1x512xf32, #tile.space<sbuf>>
     scf.for %i = %c0 to %c4 step %c1 {
+      %row = tile.alloc {name = "g_tile"} : memref<1x512xf32, #tile.space<sbuf>>
+      tile.load %g[%i, %c0], %row : memref<4x512xf32>, memref<1x512xf32, #tile.space<sbuf>>
       %b = tile.alloc {name = "g_bcast"} : memref<128x512xf32, #tile.space<sbuf>>
       tile.broadcast %row, %b : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
       %r = arith.muli %i, %c128 : index
@@ -164,25 +163,50 @@ module attributes {tessera.target = "trn2"} {
     }
     return
   }
+}
 
-  // CHECK-LABEL: func.func @broadcast_kept
-  // CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : memref<1x512xf32>, memref<1x512xf32, #tile.space<sbuf>>
-  // CHECK: tile.broadcast %{{.*}}, %{{.*}} : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>
-  // CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : memref<1x512xf32>, memref<1x512xf32, #tile.space<sbuf>>
-  // CHECK: tile.broadcast %{{.*}}, %{{.*}} : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
-  func.func @broadcast_kept(%g: memref<1x512xf32>, %s: memref<1x512xf32>, %y: memref<128x512xbf16>) {
+// -----
+
+// Broadcasts that stay: converting; from a tensor the kernel stores to (the row as loaded, not the tensor when the
+// broadcast runs); from a row loaded before the loop (folding would load it again on every iteration); from a row
+// something else writes (a fill); in a manual_sync scope (each op exactly the instruction written).
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @broadcasts_kept
+  // CHECK-NOT: steps
+  // CHECK-COUNT-5: tile.broadcast
+  // CHECK-NOT: steps
+  // CHECK: return
+  func.func @broadcasts_kept(%g: memref<1x512xf32>, %s: memref<1x512xf32>, %y: memref<128x512xbf16>, %z: memref<128x512xf32>) {
     %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
     %row = tile.alloc : memref<1x512xf32, #tile.space<sbuf>>
     %b = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
     tile.load %g[%c0, %c0], %row : memref<1x512xf32>, memref<1x512xf32, #tile.space<sbuf>>
     tile.broadcast %row, %b : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>
     tile.store %b, %y[%c0, %c0] : memref<128x512xbf16, #tile.space<sbuf>>, memref<128x512xbf16>
-    // %s is stored to below: the broadcast must read the row as loaded, not the tensor when the broadcast runs.
     %row2 = tile.alloc : memref<1x512xf32, #tile.space<sbuf>>
     %b2 = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
     tile.load %s[%c0, %c0], %row2 : memref<1x512xf32>, memref<1x512xf32, #tile.space<sbuf>>
     tile.broadcast %row2, %b2 : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
     tile.store %row, %s[%c0, %c0] : memref<1x512xf32, #tile.space<sbuf>>, memref<1x512xf32>
+    %row3 = tile.alloc : memref<1x512xf32, #tile.space<sbuf>>
+    tile.load %g[%c0, %c0], %row3 : memref<1x512xf32>, memref<1x512xf32, #tile.space<sbuf>>
+    scf.for %i = %c0 to %c2 step %c1 {
+      %b3 = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+      tile.broadcast %row3, %b3 : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+      tile.store %b3, %z[%c0, %c0] : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32>
+    }
+    %row4 = tile.alloc : memref<1x512xf32, #tile.space<sbuf>>
+    %b4 = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+    tile.load %g[%c0, %c0], %row4 : memref<1x512xf32>, memref<1x512xf32, #tile.space<sbuf>>
+    tile.memset %row4, 1.0 : memref<1x512xf32, #tile.space<sbuf>>
+    tile.broadcast %row4, %b4 : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    tile.store %b4, %z[%c0, %c0] : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xf32>
+    %row5 = tile.alloc : memref<1x512xf32, #tile.space<sbuf>>
+    %b5 = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
+    tile.load %g[%c0, %c0], %row5 {tile.manual} : memref<1x512xf32>, memref<1x512xf32, #tile.space<sbuf>>
+    tile.broadcast %row5, %b5 {tile.manual} : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
     return
   }
 }

@@ -663,6 +663,34 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
+// In a manual_sync scope an op is the one instruction the kernel orders itself: a broadcast onto one quadrant in
+// its own dtype is one stream_shuffle (marked manual), one onto 128 partitions would be four and is refused.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @broadcast_manual
+  // CHECK: nc.inst "stream_shuffle" {dst = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 32],
+  // CHECK-SAME: nc.manual
+  func.func @broadcast_manual() {
+    %row = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<1x512xf32, #tile.space<sbuf>>
+    %quad = tile.alloc {offset = 4096 : i64, bufs = 1 : i64} : memref<32x512xf32, #tile.space<sbuf>>
+    tile.broadcast %row, %quad {tile.manual} : memref<1x512xf32, #tile.space<sbuf>>, memref<32x512xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "trn2"} {
+  func.func @broadcast_manual_refused() {
+    %row = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<1x512xf32, #tile.space<sbuf>>
+    %rows = tile.alloc {offset = 8192 : i64, bufs = 1 : i64} : memref<128x512xf32, #tile.space<sbuf>>
+    // expected-error@+1 {{'tile.broadcast' op onto 128 partitions takes 4 instructions, and in a manual_sync scope each op is one instruction the kernel orders itself: call tsr::isa::nc_stream_shuffle once per quadrant of 32 partitions (from a row of the destination's dtype) and order the calls with semaphores}}
+    tile.broadcast %row, %rows {tile.manual} : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
 // The pass is for NeuronCore targets only.
 // expected-error@+1 {{lower-tile-to-nc: target tpu-v5e is a TPU; lower its kernels with lower-tile-to-tpu}}
 module attributes {tessera.target = "tpu-v5e"} {

@@ -49,6 +49,9 @@ TEST(LanguageOps, BroadcastToRecordsANewSbufTileOfTheShapeAndDtypeAsked) {
     Tile cols = broadcast_to(load(s.tile(0, 0, {128, 1})), {128, 256}, bf16);
     EXPECT_EQ(cols.dtype(), bf16);
     EXPECT_EQ(broadcast_to(row, {1, 512}).buffer(), row.buffer()); // the same shape and dtype: the tile itself
+    Tile converted = broadcast_to(row, {1, 512}, bf16);             // the same shape, another dtype: a copy
+    EXPECT_NE(converted.buffer(), row.buffer());
+    EXPECT_EQ(converted.dtype(), bf16);
   });
   graph::KernelGraph g = trace(k, {});
   std::vector<graph::Op> broadcasts;
@@ -56,6 +59,9 @@ TEST(LanguageOps, BroadcastToRecordsANewSbufTileOfTheShapeAndDtypeAsked) {
     if (op.kind == graph::OpKind::Broadcast) broadcasts.push_back(op);
   ASSERT_EQ(broadcasts.size(), 2u);
   EXPECT_EQ(g.buffers[broadcasts[1].dst].dtype, bf16);
+  const graph::Op last = opsOf(g).back();
+  EXPECT_EQ(last.kind, graph::OpKind::Copy);
+  EXPECT_EQ(g.buffers[last.dst].dtype, bf16);
 }
 
 TEST(LanguageOps, BroadcastToMisuseIsNamedAtItsLine) {

@@ -12,9 +12,9 @@
 //    tile.copy between: NKI's DMA cannot read or write PSUM (nki.isa.dma_copy; NKI 0.3.0 release notes).
 //  - tile.binary with both operands in PSUM reads its right operand from an SBUF copy: NKI's tensor_tensor takes
 //    at most one input from PSUM.
-//  - tile.broadcast of a row just loaded from HBM, in its own dtype, onto partitions becomes the load itself with
-//    the row repeated on every partition (a broadcast DMA) instead of one Vector-engine nc_stream_shuffle per
-//    quadrant. An assumption about what NKI's compiler makes of `nl.load` then `broadcast_to`, which its documents
+//  - tile.broadcast of a row just loaded from HBM (in the same block), in its own dtype, onto partitions becomes the
+//    load itself with the row repeated on every partition (a broadcast DMA) instead of one Vector-engine
+//    nc_stream_shuffle per quadrant. An assumption about what NKI's compiler makes of `nl.load` then `broadcast_to`, which its documents
 //    do not say; the published profile of NKI's fused Mamba tutorial says it is not Vector-engine work there: each
 //    (channel tile, state) pair of v2 runs in 3.1 us at 99.6% Vector activity, where two broadcasts of [1, 512] as
 //    shuffles would add 8 x 512 Vector cycles (3.7 us at 1.12 GHz) on top of its five compute calls
@@ -139,10 +139,12 @@ void transposeThroughPsum(tile::TransposeOp op, llvm::DenseMap<std::pair<Block *
 }
 
 /// A row loaded from HBM and broadcast onto partitions as it is (tile.load of a [1, F] window into `row`, then
-/// tile.broadcast row -> dst of row's dtype): one load of that window repeated on every partition of dst (steps
-/// {0, 1}, a broadcast DMA), the load into `row` dropped when nothing else uses the row. Only where that is the same
-/// value: `row` has no other writer and the tensor is never stored to in the kernel; the load is where the broadcast
-/// may name its indices (in the broadcast's block or one around it).
+/// tile.broadcast row -> dst of row's dtype, in the same block): one load of that window repeated on every
+/// partition of dst (steps {0, 1}, a broadcast DMA), the load into `row` dropped when nothing else uses the row.
+/// Only where that is the same value (`row` has no other writer, the tensor is never stored to in the kernel) and
+/// no more traffic than the kernel asked for per broadcast (a row loaded before a loop and broadcast in it stays,
+/// rather than be loaded again on every iteration); never for ops the kernel wrote at the tsr::isa level or in a
+/// manual_sync scope, which become exactly the instructions written.
 void broadcastLoadedRow(tile::BroadcastOp op, const llvm::DenseSet<Value> &storedTensors) {
   auto rowType = llvm::cast<MemRefType>(op.getSrc().getType());
   auto dstType = llvm::cast<MemRefType>(op.getDst().getType());
@@ -160,8 +162,9 @@ void broadcastLoadedRow(tile::BroadcastOp op, const llvm::DenseSet<Value> &store
     if (!llvm::isa<tile::BroadcastOp>(user) || llvm::cast<tile::BroadcastOp>(user).getDst() == row.getResult()) return;
   }
   if (!load || load.getSteps() || storedTensors.contains(load.getSrc())) return;
-  Operation *broadcastThere = load->getBlock()->findAncestorOpInBlock(*op); // op, or the loop around it there
-  if (!broadcastThere || !load->isBeforeInBlock(broadcastThere)) return;
+  if (load->getBlock() != op->getBlock() || !load->isBeforeInBlock(op)) return;
+  for (Operation *written : {op.getOperation(), load.getOperation()})
+    if (written->hasAttr(tile::kIsaAttr) || written->hasAttr(tile::kManualAttr)) return;
   OpBuilder b(op);
   const int64_t rank = static_cast<int64_t>(load.getIndices().size());
   llvm::SmallVector<int64_t> steps(rank, 1);

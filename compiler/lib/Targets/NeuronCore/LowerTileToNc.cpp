@@ -199,12 +199,18 @@ private:
   /// stream_shuffle_broadcast). A shuffle neither converts nor repeats along the free dimension, so where the dtype
   /// changes or src is [1, 1], a tensor_copy first makes the row in dst's first partition, and the shuffles copy
   /// it from there (the first quadrant's in place: that partition copies itself, so no partition of dst is read
-  /// before it is written).
+  /// before it is written). In a manual_sync scope, where an op is one instruction, only a broadcast that is one.
   LogicalResult broadcast(tile::BroadcastOp o) {
     const isa::Instruction copy = computeInstruction(o, isa::Opcode::TensorCopy);
     if (copy.src0.partitions == copy.dst.partitions) return copyForms(o, copy);
     isa::AccessPattern row = copy.src0;
     const bool ownRow = row.dtype != copy.dst.dtype || isBroadcast(row);
+    const uint32_t shuffles = (copy.dst.partitions + isa::kShuffleMaskSize - 1) / isa::kShuffleMaskSize;
+    if (manual() && shuffles + (ownRow ? 1 : 0) > 1)
+      return o.emitOpError() << "onto " << copy.dst.partitions << " partitions takes " << shuffles + (ownRow ? 1 : 0)
+                             << " instructions, and in a manual_sync scope each op is one instruction the kernel "
+                                "orders itself: call tsr::isa::nc_stream_shuffle once per quadrant of 32 partitions "
+                                "(from a row of the destination's dtype) and order the calls with semaphores";
     if (ownRow) {
       isa::Instruction first = copy;
       first.dst.partitions = 1;
