@@ -336,6 +336,8 @@ module attributes {tessera.target = "tpu-v5e"} {
   // CHECK-LABEL: func.func @broadcast
   // CHECK: tpu.vpu_convert #tpu.ref<"vmem", f32, tensor = -1, rows = 128, pitch = 512, offset = 8192, dims = [512], strides = [1]>, #tpu.ref<"vmem", f32, tensor = -1, rows = 128, pitch = 0, offset = 0, dims = [512], strides = [1]> {engine = "vpu"}
   // CHECK-NEXT: tpu.vpu_convert #tpu.ref<"vmem", bf16, tensor = -1, rows = 128, pitch = 512, offset = 270336, dims = [512], strides = [1]>, #tpu.ref<"vmem", f32, tensor = -1, rows = 128, pitch = 128, offset = 4096, dims = [512], strides = [0]> {engine = "vpu"}
+  // A bf16 row onto 64 partitions of an f32 tile (after its fill): converted as it is read.
+  // CHECK: tpu.vpu_convert #tpu.ref<"vmem", f32, tensor = -1, rows = 64, pitch = 256, offset = 532480, dims = [256], strides = [1]>, #tpu.ref<"vmem", bf16, tensor = -1, rows = 64, pitch = 0, offset = 528384, dims = [256], strides = [1]> {engine = "vpu"}
   func.func @broadcast() {
     %row = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<1x512xf32, #tile.space<sbuf>>
     %col = tile.alloc {offset = 4096 : i64, bufs = 1 : i64} : memref<128x1xf32, #tile.space<sbuf>>
@@ -345,6 +347,10 @@ module attributes {tessera.target = "tpu-v5e"} {
     tile.memset %col, 2.0 : memref<128x1xf32, #tile.space<sbuf>>
     tile.broadcast %row, %rows : memref<1x512xf32, #tile.space<sbuf>>, memref<128x512xf32, #tile.space<sbuf>>
     tile.broadcast %col, %cols : memref<128x1xf32, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>
+    %half = tile.alloc {offset = 528384 : i64, bufs = 1 : i64} : memref<1x256xbf16, #tile.space<sbuf>>
+    %wide = tile.alloc {offset = 532480 : i64, bufs = 1 : i64} : memref<64x256xf32, #tile.space<sbuf>>
+    tile.memset %half, 1.0 : memref<1x256xbf16, #tile.space<sbuf>>
+    tile.broadcast %half, %wide : memref<1x256xbf16, #tile.space<sbuf>>, memref<64x256xf32, #tile.space<sbuf>>
     return
   }
 }
