@@ -1,8 +1,9 @@
 // layernorm: Y[r, :] = (X[r, :] - mean) / sqrt(var + eps) * gamma + beta, mean and (biased) variance over the
 // row, FP32, rows on partitions (NKI's LayerNorm tutorial). Per block of up to 128 rows, moved in column chunks of
 // 512 as rmsnorm's (Rows.h). gamma and beta [1, C] are broadcast to every partition once per block height, before
-// the loop (broadcast_to: on a NeuronCore, loads that repeat the row on every partition). R need not be a multiple of 128 (the last R % 128 rows are one smaller block after the loop), nor C of
-// 512. Scalar parameter eps (default 1e-5, PyTorch's). FP32 in and out, as rmsnorm (see there for why).
+// the loop (broadcast_to: on a NeuronCore, loads that repeat the row on every partition). R need not be a multiple
+// of 128 (the last R % 128 rows are one smaller block after the loop), nor C of 512. Scalar parameter eps (default
+// 1e-5, PyTorch's). FP32 in and out, as rmsnorm (see there for why).
 //
 // Kernel parameter form picks how the statistics are taken:
 //  - form=1 (the default; the tutorial's first version): language ops only, so it runs on every target. The

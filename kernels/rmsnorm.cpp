@@ -43,7 +43,8 @@ const Registration registration{{
       Tile gammaRow = load(gamma.tile(0, 0, {1, cols}));
       forEachBlock(
           x.dim(0), tile_size::pmax,
-          [&](int64_t rows) { return gammaRow.broadcast_to({rows, cols}); }, // gamma on every row, once per block height
+          // gamma on every row, once per block height
+          [&](int64_t rows) { return gammaRow.broadcast_to({rows, cols}); },
           [&](const Index &row, int64_t rows, const Tile &gammaRows) {
             const std::vector<Tile> chunks = loadChunks(x, row, 0, rows, cols);
             std::vector<Tile> squares;

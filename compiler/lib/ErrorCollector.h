@@ -60,7 +60,8 @@ private:
     const size_t end = message.find("' op ");
     if (!message.starts_with("'") || end == llvm::StringRef::npos) return text;
     const llvm::StringRef op = message.substr(1, end - 1), rest = message.substr(end + 5);
-    const bool opName = !op.empty() && llvm::all_of(op, [](char c) { return llvm::isAlnum(c) || c == '_' || c == '.'; });
+    auto nameChar = [](char c) { return llvm::isAlnum(c) || c == '_' || c == '.'; };
+    const bool opName = !op.empty() && llvm::all_of(op, nameChar);
     if (!opName || llvm::StringRef(sourceOf(d.getLocation()).file).ends_with(".mlir")) return text;
     const llvm::StringRef call = llvm::StringSwitch<llvm::StringRef>(op)
                                      .Case("tile.alloc", "tile")

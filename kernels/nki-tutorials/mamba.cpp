@@ -88,8 +88,8 @@ Tile deltaAOf(const Tile &delta_i, const Tile &A_i) {
 
 /// Steps 3 to 5 of one state on one tile of channels: scanC = scan(deltaA, delta u B_s) * C_s, with the scan
 /// starting from `initial` (0 or the previous chunk's last state); B_s and C_s (row `row` of B and C, one batch
-/// element's [state_size, seq_len]) are loaded as [1, width] rows and broadcast to every partition. Returns the scan (v3 carries its last column) and writes
-/// scanC.
+/// element's [state_size, seq_len]) are loaded as [1, width] rows and broadcast to every partition. Returns the
+/// scan (v3 carries its last column) and writes scanC.
 Tile scanTimesC(const Tile &deltaA, const Tile &delta_i, const Tile &u_i, Hbm B, Hbm C, const Index &row,
                 const Index &col, int64_t width, const isa::Scalar &initial, const Tile &scanC) {
   const Tile B_i = load(B.window(row, col, {1, width}));

@@ -21,9 +21,9 @@ const Registration registration{{
     .params = {{"C", 512}},
     .signature =
         [](const Params &p) {
-          return std::vector<TensorSpec>{input("x", {kRows, p["C"]}, f32),      input("gamma", {1, p["C"]}, f32),
-                                         input("scale", {kRows, 1}, f32),        input("bias", {1, 1}, f32),
-                                         output("y", {kRows, p["C"]}, f32),      output("z", {kShortRows, p["C"]}, bf16)};
+          return std::vector<TensorSpec>{input("x", {kRows, p["C"]}, f32),  input("gamma", {1, p["C"]}, f32),
+                                         input("scale", {kRows, 1}, f32),    input("bias", {1, 1}, f32),
+                                         output("y", {kRows, p["C"]}, f32), output("z", {kShortRows, p["C"]}, bf16)};
         },
     .body = body([](Hbm x, Hbm gamma, Hbm scale, Hbm bias, Hbm y, Hbm z) {
       const int64_t C = x.dim(1);

@@ -14,11 +14,11 @@
 //    at most one input from PSUM.
 //  - tile.broadcast of a row just loaded from HBM (in the same block), in its own dtype, onto partitions becomes the
 //    load itself with the row repeated on every partition (a broadcast DMA) instead of one Vector-engine
-//    nc_stream_shuffle per quadrant. An assumption about what NKI's compiler makes of `nl.load` then `broadcast_to`, which its documents
-//    do not say; the published profile of NKI's fused Mamba tutorial says it is not Vector-engine work there: each
-//    (channel tile, state) pair of v2 runs in 3.1 us at 99.6% Vector activity, where two broadcasts of [1, 512] as
-//    shuffles would add 8 x 512 Vector cycles (3.7 us at 1.12 GHz) on top of its five compute calls
-//    (docs/fidelity.md, "Published measurements not in the suite").
+//    nc_stream_shuffle per quadrant. An assumption about what NKI's compiler makes of `nl.load` then
+//    `broadcast_to`, which its documents do not say; the published profile of NKI's fused Mamba tutorial says it is
+//    not Vector-engine work there: each (channel tile, state) pair of v2 runs in 3.1 us at 99.6% Vector activity,
+//    where two broadcasts of [1, 512] as shuffles would add 8 x 512 Vector cycles (3.7 us at 1.12 GHz) on top of
+//    its five compute calls (docs/fidelity.md, "Published measurements not in the suite").
 //  - tile.transpose into SBUF (a DMA transpose) on NeuronCore-v2, which has none (a Trainium2 DMA feature): a
 //    tensor-engine transpose into a PSUM tile of the source's dtype, then a copy into the destination.
 // Test: compiler/test/Transforms/legalize-for-neuroncore.mlir
@@ -159,7 +159,8 @@ void broadcastLoadedRow(tile::BroadcastOp op, const llvm::DenseSet<Value> &store
       load = l;
       continue;
     }
-    if (!llvm::isa<tile::BroadcastOp>(user) || llvm::cast<tile::BroadcastOp>(user).getDst() == row.getResult()) return;
+    auto reader = llvm::dyn_cast<tile::BroadcastOp>(user);
+    if (!reader || reader.getDst() == row.getResult()) return; // another user, which may write the row
   }
   if (!load || load.getSteps() || storedTensors.contains(load.getSrc())) return;
   if (load->getBlock() != op->getBlock() || !load->isBeforeInBlock(op)) return;
