@@ -206,8 +206,9 @@ private:
     isa::AccessPattern row = copy.src0;
     const bool ownRow = row.dtype != copy.dst.dtype || isBroadcast(row);
     const uint32_t shuffles = (copy.dst.partitions + isa::kShuffleMaskSize - 1) / isa::kShuffleMaskSize;
-    if (manual() && shuffles + (ownRow ? 1 : 0) > 1)
-      return o.emitOpError() << "onto " << copy.dst.partitions << " partitions takes " << shuffles + (ownRow ? 1 : 0)
+    const uint32_t instructions = shuffles + (ownRow ? 1 : 0);
+    if (manual() && instructions > 1)
+      return o.emitOpError() << "onto " << copy.dst.partitions << " partitions takes " << instructions
                              << " instructions, and in a manual_sync scope each op is one instruction the kernel "
                                 "orders itself: call tsr::isa::nc_stream_shuffle once per quadrant of 32 partitions "
                                 "(from a row of the destination's dtype) and order the calls with semaphores";
