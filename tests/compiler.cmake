@@ -107,6 +107,14 @@ foreach(target trn1 trn2 trn3)
                    --target ${target} --json)
   set_tests_properties(run/plugin_stream_shuffle/${target} PROPERTIES LABELS e2e)
 endforeach()
+# Copies and reductions through access patterns (tests/plugins/access_pattern.cpp), on every NeuronCore: exit 0,
+# the outputs match the reference.
+foreach(target trn1 trn2 trn3)
+  add_test(NAME run/plugin_access_pattern/${target}
+           COMMAND tessera run plugin_access_pattern --plugin $<TARGET_FILE:tessera-test-plugin-access-pattern>
+                   --target ${target} --json)
+  set_tests_properties(run/plugin_access_pattern/${target} PROPERTIES LABELS e2e)
+endforeach()
 # An int8 matmul operand on a TPU: f32 copies of it (a NeuronCore refuses it: compiler/test/Backends/int-dtypes.test).
 add_test(NAME run/plugin_int_dtypes/tpu-v5e/quantized_matmul
          COMMAND tessera run plugin_int_dtypes --plugin $<TARGET_FILE:tessera-test-plugin-int-dtypes> --target tpu-v5e

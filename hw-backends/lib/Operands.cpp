@@ -7,10 +7,7 @@
 
 namespace tessera::backends {
 
-namespace {
-
-/// Whether the free dimensions of `ap` walk consecutive elements (row-major, no gaps, no repeats).
-bool contiguous(const isa::AccessPattern &ap) {
+bool isContiguous(const isa::AccessPattern &ap) {
   int64_t expected = 1;
   for (int d = ap.freeRank - 1; d >= 0; --d) {
     if (ap.sizes[d] != 1 && ap.strides[d] != expected) return false;
@@ -18,8 +15,6 @@ bool contiguous(const isa::AccessPattern &ap) {
   }
   return true;
 }
-
-} // namespace
 
 std::vector<Step> programOrder(const KernelSource &k) {
   const isa::Program &p = *k.program;
@@ -57,8 +52,9 @@ Window windowOf(const KernelSource &k, const Step &step, const isa::AccessPatter
     w.cols = ap.sizes[0];
   } else if (hbm && ap.freeRank == 1 && ap.strides[0] > 1) {
     w.colStep = ap.strides[0]; // a strided window of an HBM tensor
-  } else if (!contiguous(ap)) {
-    throw fail("its free dimensions are strided");
+  } else if (!isContiguous(ap)) {
+    if (hbm) throw fail("its free dimensions are strided");
+    for (unsigned d = 0; d < ap.freeRank; ++d) w.pattern.push_back({ap.strides[d], ap.sizes[d]});
   }
   if (hbm) {
     if (ap.tensor < 0 || static_cast<size_t>(ap.tensor) >= p.tensors.size()) throw fail("it names no kernel tensor");
@@ -103,7 +99,12 @@ Window windowOf(const KernelSource &k, const Step &step, const isa::AccessPatter
   if (ap.space == isa::MemSpace::Vmem && ap.partitions > 1 && ap.partitionStride != a.pitch)
     throw fail(fmt::format("its rows are {} elements apart, not the {} of tile '{}'", ap.partitionStride, a.pitch,
                            a.name));
-  if (w.row + w.rows > a.rows || w.col + (w.broadcast ? 1 : w.cols) > a.cols)
+  int64_t span = w.broadcast ? 1 : w.cols; // the elements of a row the operand reaches, from `col`
+  if (!w.pattern.empty()) {
+    span = 1;
+    for (const auto &[stride, count] : w.pattern) span += stride * (count - 1);
+  }
+  if (w.row + w.rows > a.rows || w.col + span > a.cols)
     throw fail(fmt::format("it runs past the edge of tile '{}' [{}, {}]", a.name, a.rows, a.cols));
   return w;
 }

@@ -5,6 +5,7 @@
 
 #include "tessera/backends/KernelSource.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct Window {
   bool broadcast = false;
   /// HBM: every rowStep-th row and colStep-th column from (row, col) (a strided window, NKI's x[0:n:2]).
   int64_t rowStep = 1, colStep = 1;
+  /// On chip, a strided walk of each row from `col` (an access pattern, NKI's t.ap(...)): [step, count] of each
+  /// free dimension, outermost first; `cols` is the product of the counts. Empty: `cols` consecutive elements.
+  std::vector<std::array<int64_t, 2>> pattern;
   bool strided() const { return rowStep != 1 || colStep != 1; }
   /// The rows (columns) a strided window spans from its first to its last element.
   int64_t rowSpan() const { return rows == 0 ? 0 : (rows - 1) * rowStep + 1; }
@@ -45,6 +49,9 @@ struct Step {
 /// The program's instructions in program order. Throws tessera::Error when the kernel was compiled without
 /// provenance.
 std::vector<Step> programOrder(const KernelSource &k);
+
+/// Whether the free dimensions of `ap` walk consecutive elements (row-major, no gaps, no repeats): a window.
+bool isContiguous(const isa::AccessPattern &ap);
 
 /// Where `ap`, an operand of `step`, lies. Throws tessera::Error at the kernel's line when the operand is not a
 /// window a backend can name (`backend` says which, for the message).

@@ -1,25 +1,22 @@
 // tut_avgpool2d: NKI's AveragePool2D tutorial kernel, ported to the tsr:: DSL.
 //   Tutorial: https://awsdocs-neuron.readthedocs-hosted.com/en/v2.29.0/nki/guides/tutorials/average_pool2d.html
 //   Source:   github.com/aws-neuron/nki-samples, src/nki_samples/tutorials/average_pool2d/
-//             average_pool2d_nki_kernels.py (tensor_avgpool_kernel)
+//             average_pool2d_nki_kernels.py (tensor_avgpool_kernel, the version with NkiTensor.ap)
 // k x k average pooling at stride k of in_tensor[C, H, W] into out_tensor[C, H / k, W / k], bf16 (the tutorial's
 // PyTorch test), channels on partitions (at most 128, as the tutorial's single tile), each channel's H x W image
 // along the free dimension.
 //
-// What differs from the tutorial, and why:
-//  - in_tensor is 3-D [C, H, W]; here in_tensor[C, H * W] and out_tensor[C, Hout * Wout] (a window is 2-D, of the
-//    last two dimensions, and the tutorial loads all of [C, H, W], channels on partitions, in one), the same memory.
-//  - The tutorial loads the whole [C, H, W] tile once, then reads it through a 5-D access pattern
-//    [C, Hout, k, Wout, k] (nl.mgrid, or .ap() in newer versions) and sums the two k axes in one nl.sum. The DSL's
-//    tiles have no multi-dimensional access patterns (Tile::slice is one contiguous free range); its only strided
-//    access is an HBM window with one step per dimension. So the pattern is split: an affine_range over the output
-//    rows ho, and in it one strided DMA per (di, dj) of the window, window(0, (ho k + di) W + dj) with step k,
-//    [C, Wout] each: the k^2 elements the tutorial's pattern groups for each output, summed as k^2 - 1 adds (in
-//    FP32, as nl.sum accumulates) instead of one reduction, then multiplied by 1 / k^2 into the bf16 output row
-//    (the tutorial's tensor_scalar multiply, here the scalar engine's scaled copy, which runs on every target).
-//    Each output row is stored as it is done instead of the whole tile at the end.
+// As the tutorial: one load of the whole input, then one 5-D access pattern over the tile, [C, Hout, Wout, k, k]
+// with the pool dimensions last (`in_tile.ap(...)`, the tutorial's pool_view), summed over axes 3 and 4 in one
+// tsr::sum (nl.sum: one tensor_reduce), scaled by 1 / k^2 with isa::tensor_scalar into the output tile and stored
+// with one DMA. What differs, and why:
+//  - in_tensor is 3-D [C, H, W] there; here in_tensor[C, H * W] and out_tensor[C, Hout * Wout], the same memory (a
+//    DSL tile is 2-D, [partitions, free], and a window takes the last two dimensions of a tensor).
+//  - nl.sum keeps the input's dtype; tsr::sum's result is FP32, which tensor_scalar then rounds into the bf16
+//    output tile (the tutorial's out_tile has the sum's dtype, the input's): one rounding instead of two.
 //  - pool_size is the kernel parameter k; H and W must be multiples of k (the tutorial's floor division would
 //    drop the rest).
+//  - A NeuronCore kernel (tsr::isa::tensor_scalar, and access patterns, which a TPU does not have).
 
 #include "tessera/dsl/tsr.h"
 
@@ -31,7 +28,8 @@ using namespace tsr;
 
 const Registration registration{{
     .name = "tut_avgpool2d",
-    .summary = "NKI tutorial 'AveragePool2D': k x k pooling at stride k of x[C, H*W] -> y[C, H/k*W/k], bf16",
+    .summary = "NKI tutorial 'AveragePool2D': k x k pooling at stride k of x[C, H*W] -> y[C, H/k*W/k], bf16, "
+               "through one access pattern",
     .params = {{"C", 128}, {"H", 16}, {"W", 16}},
     .kernelParams = {{"k", 2}},
     .signature =
@@ -44,18 +42,19 @@ const Registration registration{{
                                          output("out_tensor", {p["C"], p["H"] / k * (p["W"] / k)}, bf16)};
         },
     .body = body([](const Params &p, Hbm in_tensor, Hbm out_tensor) {
-      const int64_t sz_pool = p["k"], sz_p = in_tensor.dim(0);
-      const int64_t sz_win = p["W"], sz_hout = p["H"] / sz_pool, sz_wout = sz_win / sz_pool;
-      for (auto ho : affine_range(sz_hout)) {
-        Tile sum_tile = zeros<f32>({sz_p, sz_wout});
-        for (int64_t di = 0; di < sz_pool; ++di)
-          for (int64_t dj = 0; dj < sz_pool; ++dj)
-            sum_tile += load(in_tensor.window(0, ho * (sz_pool * sz_win) + (di * sz_win + dj), {sz_p, sz_wout},
-                                              {1, sz_pool}));
-        Tile out_tile = ndarray<bf16>({sz_p, sz_wout});
-        activation(out_tile, act::copy, sum_tile, {.scale = 1.0f / float(sz_pool * sz_pool)});
-        store(out_tensor.window(0, ho * sz_wout, {sz_p, sz_wout}), out_tile);
-      }
+      const int64_t sz_pool = p["k"], sz_p = in_tensor.dim(0), sz_hin = p["H"], sz_win = p["W"];
+      const int64_t sz_hout = sz_hin / sz_pool, sz_wout = sz_win / sz_pool;
+      Tile in_tile = load(in_tensor.tile(0, 0, {sz_p, sz_hin * sz_win}));
+      // [sz_p, sz_hout, sz_wout, sz_pool, sz_pool]: the pool dimensions last, to reduce over them.
+      Tile pool_view = in_tile.ap({{sz_hin * sz_win, sz_p},   // partitions
+                                   {sz_pool * sz_win, sz_hout}, // outer row stride
+                                   {sz_pool, sz_wout},          // outer column stride
+                                   {sz_win, sz_pool},           // row within the pool window
+                                   {1, sz_pool}});              // column within the pool window
+      Tile sum_tile = sum(pool_view, {3, 4});
+      Tile out_tile = ndarray<bf16>({sz_p, sz_hout * sz_wout});
+      isa::tensor_scalar(out_tile, sum_tile, op::multiply, 1.0f / float(sz_pool * sz_pool));
+      store(out_tensor.tile(0, 0, {sz_p, sz_hout * sz_wout}), out_tile);
     }),
     .reference =
         [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {

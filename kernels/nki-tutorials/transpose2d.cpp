@@ -5,17 +5,12 @@
 // A transpose between two free-dimension axes: each of the P rows of in_tensor[P, F1 * F2] is a row-major
 // [F1, F2] matrix; out_tensor[P, F2 * F1] holds each row's [F2, F1] transpose. P on partitions (at most 128).
 //
-// What differs from the tutorial, and why:
-//  - The tutorial loads the whole [P, F1 * F2] tile, then does the transpose as one SBUF-to-SBUF nl.copy whose
-//    source and destination use different 3-D access patterns (out_tile[p, f2 * F1 + f1] = in_tile[p, f1 * F2 +
-//    f2], from nl.mgrid). The DSL's tiles have no multi-dimensional access patterns (Tile::slice is a contiguous
-//    range of the free dimension); its one strided access is an HBM window with steps. So the access pattern moves
-//    into the load: for each f2, one DMA reads the column f2 of every row's matrix (elements f2, f2 + F2, ..., a
-//    window with step F2) into out_tile[:, f2 * F1 : (f2 + 1) * F1]. F2 DMAs instead of one load and one copy; the
-//    data lands where the tutorial's copy puts it, and out_tile is stored with one DMA as in the tutorial.
-//  - shape2D = (F1, F2) is the kernel parameters f1 and f2; in_tensor's columns must be F1 * F2.
-//  - The tutorial's test uses int8; the DSL has no int8: bf16 (DMA moves bytes, so the dtype does not change the
-//    kernel).
+// What differs from the tutorial: nothing in its structure. It loads the whole [P, F1 * F2] tile, then transposes
+// with one SBUF-to-SBUF copy whose destination walks an access pattern, out_tile[p, f2 * F1 + f1] = in_tile[p,
+// f1 * F2 + f2] (the tutorial's nl.mgrid indices; here out_tile.ap({{F, P}, {1, F1}, {F1, F2}}), the same walk as
+// NKI's NkiTensor.ap writes it: f1 outer, f2 inner), and stores out_tile with one DMA. shape2D = (F1, F2) is the
+// kernel parameters f1 and f2; in_tensor's columns must be F1 * F2; int8, as the tutorial's test. A NeuronCore
+// kernel: a TPU has no access patterns over a tile's elements (the compiler says so).
 
 #include "tessera/dsl/tsr.h"
 
@@ -27,21 +22,21 @@ using namespace tsr;
 
 const Registration registration{{
     .name = "tut_transpose2d",
-    .summary = "NKI tutorial 'Transpose2D': per-row [F1, F2] -> [F2, F1] free-axis transpose of x[P, F1*F2], bf16",
+    .summary = "NKI tutorial 'Transpose2D': per-row [F1, F2] -> [F2, F1] free-axis transpose of x[P, F1*F2], int8",
     .params = {{"P", 128}},
     .kernelParams = {{"f1", 8}, {"f2", 16}},
     .signature =
         [](const Params &p) {
           require(p["P"] <= tile_size::pmax, fmt::format("tut_transpose2d: P={} must be at most 128", p["P"]));
           const int64_t F = p["f1"] * p["f2"];
-          return std::vector<TensorSpec>{input("in_tensor", {p["P"], F}, bf16), output("out_tensor", {p["P"], F}, bf16)};
+          return std::vector<TensorSpec>{input("in_tensor", {p["P"], F}, i8), output("out_tensor", {p["P"], F}, i8)};
         },
     .body = body([](const Params &p, Hbm in_tensor, Hbm out_tensor) {
       const int64_t sz_p = in_tensor.dim(0), sz_f1 = p["f1"], sz_f2 = p["f2"];
-      Tile out_tile = ndarray<bf16>({sz_p, sz_f2 * sz_f1});
-      // out_tile[i_p0, i_f2 * sz_f1 + i_f1] = in[i_p0, i_f1 * sz_f2 + i_f2], one f2 (all f1) per DMA.
-      for (int64_t f2 = 0; f2 < sz_f2; ++f2)
-        load(out_tile.slice(f2 * sz_f1, sz_f1), in_tensor.window(0, f2, {sz_p, sz_f1}, {1, sz_f2}));
+      Tile in_tile = load(in_tensor.tile(0, 0, {sz_p, sz_f1 * sz_f2}));
+      // out_tile[i_p0, i_f2 * sz_f1 + i_f1] = nl.copy(in_tile[i_p0, i_f1 * sz_f2 + i_f2])
+      Tile out_tile = ndarray<i8>({sz_p, sz_f2 * sz_f1});
+      assign(out_tile.ap({{sz_f2 * sz_f1, sz_p}, {1, sz_f1}, {sz_f1, sz_f2}}), in_tile);
       store(out_tensor.tile(0, 0, {sz_p, sz_f2 * sz_f1}), out_tile);
     }),
     .reference =

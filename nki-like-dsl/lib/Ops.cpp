@@ -116,9 +116,32 @@ const Tile &inPlaceScalar(tessera::isa::AluOp alu, const Tile &acc, Number c) {
   return acc;
 }
 
-Tile reduce(const char *op, tessera::isa::AluOp alu, const Operand &x, const Loc &loc) {
+/// The reduction of dimensions `axis` (NKI's numbering; empty: the free dimension) of x: [P, G].
+Tile reduce(const char *op, tessera::isa::AluOp alu, const Operand &x, const std::vector<int> &axis, const Loc &loc) {
   Tile src = x.tile(op, "input");
-  Tile dst = newTile(op, {src.shape()[0], 1}, DType::F32, MemSpace::Sbuf, loc);
+  const graph::Buffer &b = Tracer::current(loc).graph().buffers[src.buffer()];
+  std::vector<int64_t> dims{src.shape()[1]}; // the free dimensions: the pattern's counts, or the tile's one
+  if (!b.viewPattern.empty()) {
+    dims.clear();
+    for (size_t i = 1; i < b.viewPattern.size(); i += 2) dims.push_back(b.viewPattern[i]);
+  }
+  const int rank = static_cast<int>(dims.size());
+  int64_t groups = 1;
+  if (!axis.empty()) {
+    bool trailing = axis.back() == rank;
+    for (size_t i = 0; i < axis.size(); ++i)
+      trailing = trailing && axis[i] >= 1 && (i == 0 || axis[i] == axis[i - 1] + 1);
+    if (!trailing)
+      fail(loc,
+           fmt::format("{}: axis [{}] of an input with free dimensions {}: the axes reduced are the last ones, in "
+                       "order, and never 0 (the partitions)",
+                       op, fmt::join(axis, ", "), shapeStr(dims)),
+           fmt::format("order the access pattern's pairs so that the reduced ones come last (one tensor_reduce "
+                       "reduces the innermost dimensions), e.g. axis {{{}}}",
+                       rank));
+    for (int d = 0; d + 1 < axis.front(); ++d) groups *= dims[d];
+  }
+  Tile dst = newTile(op, {src.shape()[0], groups}, DType::F32, MemSpace::Sbuf, loc);
   graph::Op o = makeOp(graph::OpKind::Reduce, dst.buffer(), {src.buffer()});
   o.alu = alu;
   record(std::move(o), loc);
@@ -382,8 +405,14 @@ Tile square(const Operand &x, Loc loc) { return activate("square", ActFunc::Squa
 Tile sqrt(const Operand &x, Loc loc) { return activate("sqrt", ActFunc::Sqrt, x, loc); }
 Tile reciprocal(const Operand &x, Loc loc) { return activate("reciprocal", ActFunc::Reciprocal, x, loc); }
 
-Tile sum(const Operand &x, Loc loc) { return reduce("sum", tessera::isa::AluOp::Add, x, loc); }
-Tile max(const Operand &x, Loc loc) { return reduce("max", tessera::isa::AluOp::Max, x, loc); }
+Tile sum(const Operand &x, Loc loc) { return reduce("sum", tessera::isa::AluOp::Add, x, {}, loc); }
+Tile max(const Operand &x, Loc loc) { return reduce("max", tessera::isa::AluOp::Max, x, {}, loc); }
+Tile sum(const Operand &x, std::vector<int> axis, Loc loc) {
+  return reduce("sum", tessera::isa::AluOp::Add, x, axis, loc);
+}
+Tile max(const Operand &x, std::vector<int> axis, Loc loc) {
+  return reduce("max", tessera::isa::AluOp::Max, x, axis, loc);
+}
 
 void device_print(const std::string &name, const Operand &tile, Loc loc) {
   Tile t = tile.tile("device_print", "tile");

@@ -34,6 +34,9 @@ std::string checkViewable(Tracer &tracer, int buffer, const char *what, int64_t 
   tracer.checkAlive(buffer, loc);
   const graph::Buffer &base = tracer.graph().buffers[buffer];
   std::string shown = fmt::format("tile '{}' [{}]", base.name, fmt::join(base.shape, ", "));
+  if (!base.viewPattern.empty())
+    throw tessera::Error(fmt::format("{}: {} is an access pattern (Tile::ap), which cannot be viewed again", what, shown),
+                         toLoc(loc), "write the window into the pattern itself (its offset, steps and counts)");
   const int root = base.viewOf >= 0 ? base.viewOf : buffer;
   if (base.space == tessera::isa::MemSpace::Psum && tracer.isAccumulator(root))
     throw tessera::Error(fmt::format("{}: {} is a zero-filled PSUM accumulator (tsr::psum): matmuls accumulate "
@@ -85,6 +88,59 @@ Tile Tile::partition_slice(int64_t start, int64_t size, std::source_location loc
                          toLoc(loc), "a partition slice must stay within its tile's partitions");
   return viewOf(tracer, buffer_, {size, shape[1]}, start, Index(0), loc);
 }
+Tile Tile::ap(std::vector<std::array<int64_t, 2>> pattern, const Index &offset, std::source_location loc) const {
+  Tracer &tracer = Tracer::current(loc);
+  const std::string shown = checkViewable(tracer, buffer_, "ap", 1, loc);
+  const graph::Buffer &base = tracer.graph().buffers[buffer_];
+  const int64_t partitions = base.shape[0], free = base.shape[1];
+  auto fail = [&](const std::string &what, const std::string &hint) {
+    throw tessera::Error(fmt::format("ap: {} ({})", what, shown), toLoc(loc), hint);
+  };
+  if (base.viewOf >= 0)
+    fail("an access pattern is taken on a whole tile, not on a slice of one",
+         "call .ap on the tile and put the slice's start in the pattern's offset (NKI: .ap is only allowed on an "
+         "nl.ndarray)");
+  if (pattern.size() < 2 || pattern.size() > 1 + tessera::isa::AccessPattern::kMaxFreeDims)
+    fail(fmt::format("a pattern of {} pairs; it has the partitions' [{}, n] and then 1 to {} [step, count] pairs of "
+                     "the free dimension",
+                     pattern.size(), free, tessera::isa::AccessPattern::kMaxFreeDims),
+         "e.g. t.ap({{" + std::to_string(free) + ", " + std::to_string(partitions) + "}, {1, " + std::to_string(free) +
+             "}}) walks the whole tile");
+  if (pattern[0][0] != free)
+    fail(fmt::format("the partition pair's step is {}, not the tile's free size {}", pattern[0][0], free),
+         "partitions are walked whole: the first pair is [free size, partitions] (NKI Access Patterns, \"Restriction "
+         "on SBUF/PSUM Tensors\")");
+  int64_t first = 0, span = 0, elements = 1; // the pattern's own extent in a partition: [first, first + span]
+  std::vector<int64_t> flat;
+  for (size_t d = 1; d < pattern.size(); ++d) {
+    const auto [step, count] = pattern[d];
+    if (count <= 0 || step < 0)
+      fail(fmt::format("pair {} is [{}, {}]; a step is at least 0 and a count at least 1", d, step, count),
+           "steps and counts are in elements of the tile's dtype");
+    span += step * (count - 1);
+    elements *= count;
+    flat.insert(flat.end(), {step, count});
+  }
+  int64_t partition = 0;
+  Index start = offset;
+  if (offset.isConstant()) {
+    first = offset.expr().constant;
+    if (first < 0) fail(fmt::format("offset {} is negative", first), "the offset counts elements from the tile's start");
+    partition = first / free;
+    start = Index(first % free);
+  }
+  auto [lo, hi] = range(start.expr(), loc);
+  if (lo < 0 || hi + span >= free)
+    fail(fmt::format("the pattern reaches elements {} to {} of a partition, which has {}", lo, hi + span, free),
+         "offset % free size + sum((count - 1) * step) must stay below the tile's free size for every loop index");
+  if (partition + pattern[0][1] > partitions || pattern[0][1] <= 0)
+    fail(fmt::format("partitions [{}, {}) of {}", partition, partition + pattern[0][1], partitions),
+         "the first pair's count is the partitions walked, from offset / free size");
+  Tile view = viewOf(tracer, buffer_, {pattern[0][1], elements}, partition, start, loc);
+  tracer.graph().buffers[view.buffer()].viewPattern = std::move(flat);
+  return view;
+}
+
 DType Tile::dtype() const { return bufferOf(buffer_).dtype; }
 tessera::isa::MemSpace Tile::space() const { return bufferOf(buffer_).space; }
 
@@ -221,7 +277,15 @@ Tile Operand::tile(const char *op, const char *role) const {
   if (hbm_)
     throw tessera::Error(fmt::format("{}: the {} operand is in HBM; engines read only SBUF and PSUM", op, role),
                          toLoc(loc_), "load it into SBUF first with tsr::load");
-  Tracer::current(loc_).checkAlive(tile_, loc_);
+  Tracer &tracer = Tracer::current(loc_);
+  tracer.checkAlive(tile_, loc_);
+  const graph::Buffer &b = tracer.graph().buffers[tile_];
+  const std::string_view name = op;
+  if (!b.viewPattern.empty() && name != "copy" && name != "assign" && name != "sum" && name != "max")
+    throw tessera::Error(fmt::format("{}: the {} operand is an access pattern of tile '{}' (Tile::ap), which "
+                                     "tsr::assign, tsr::copy, tsr::sum and tsr::max take",
+                                     op, role, tracer.graph().buffers[b.viewOf].name),
+                         toLoc(loc_), "copy the pattern into a tile first (tsr::copy(t.ap(...)))");
   return Tile(tile_);
 }
 

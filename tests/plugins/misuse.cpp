@@ -73,4 +73,29 @@ const Registration unalignedBroadcast{{
     }),
 }};
 
+// plugin_ap_misuse: access patterns (Tile::ap) used as NKI does not allow, one case per `--param case=N`
+// (messages.test: each message at the kernel's line, in the kernel's terms). 1: an access pattern handed to exp;
+// 2: a first pair whose step is not the tile's free size; 3: a pattern of a slice; 4: a pattern past the end of the
+// partition; 5: a reduction over axes that are not the last ones.
+const Registration apMisuse{{
+    .name = "plugin_ap_misuse",
+    .summary = "access patterns misused, one way per --param case (a test plugin's kernel)",
+    .kernelParams = {{"case", 1}},
+    .signature = [](const Params &) {
+      return std::vector<TensorSpec>{input("x", {64, 96}, f32), output("y", {64, 48}, f32)};
+    },
+    .body = body([](const Params &p, Hbm x, Hbm y) {
+      Tile t = load(x.tile(0, 0, {64, 96}));
+      Tile out = ndarray<f32>({64, 48});
+      switch (p["case"]) {
+      case 1: assign(out, exp(t.ap({{96, 64}, {2, 48}}))); break;
+      case 2: assign(out, t.ap({{48, 64}, {2, 48}})); break;
+      case 3: assign(out, t.slice(0, 48).ap({{48, 64}, {1, 48}})); break;
+      case 4: assign(out, t.ap({{96, 64}, {2, 48}}, 4)); break;
+      default: assign(out.slice(0, 1), sum(t.ap({{96, 64}, {2, 48}, {1, 2}}), {1})); break;
+      }
+      store(y.tile(0, 0, {64, 48}), out);
+    }),
+}};
+
 } // namespace

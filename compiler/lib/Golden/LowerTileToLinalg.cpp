@@ -404,7 +404,72 @@ private:
     op->erase();
   }
 
+  /// An access-pattern view (Tile::ap) as a [P, count_1, ..., count_k] memref over its source's buffer, whose
+  /// strides are the pattern's steps (0 repeats).
+  LogicalResult patternView(tile::ViewOp op) {
+    const int64_t sourceSize = dim(op.getSource(), 1);
+    llvm::SmallVector<int64_t> counts = op.patternCounts(), steps = op.patternSteps();
+    int64_t span = 0;
+    for (auto [count, step] : llvm::zip(counts, steps)) span += step * (count - 1);
+    auto range = rangeOf(op.getOffset());
+    if (range && (range->first < 0 || range->second + span >= sourceSize))
+      return op.emitOpError() << "access pattern at offsets " << range->first << ".." << range->second
+                              << " reaches past its source's " << sourceSize << " elements";
+    b_.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Value source = op.getSource();
+    auto sourceType = cast<MemRefType>(source.getType());
+    llvm::SmallVector<int64_t> shape{op.getType().getDimSize(0)}, strides{sourceSize};
+    shape.append(counts.begin(), counts.end());
+    strides.append(steps.begin(), steps.end());
+    auto layout = StridedLayoutAttr::get(b_.getContext(), ShapedType::kDynamic, strides);
+    auto type = MemRefType::get(shape, sourceType.getElementType(), layout, sourceType.getMemorySpace());
+    Value first = b_.create<arith::AddIOp>(loc, b_.create<arith::ConstantIndexOp>(loc, op.firstPartition() * sourceSize),
+                                           op.getOffset());
+    llvm::SmallVector<OpFoldResult> sizes, strideFolds;
+    for (int64_t size : shape) sizes.push_back(b_.getIndexAttr(size));
+    for (int64_t stride : strides) strideFolds.push_back(b_.getIndexAttr(stride));
+    Value window = b_.create<memref::ReinterpretCastOp>(loc, type, source, OpFoldResult(first), sizes, strideFolds);
+    logical_[window] = logical(source);
+    op.getResult().replaceAllUsesWith(window);
+    op->erase();
+    return success();
+  }
+
+  /// The indices of free element `f` (an index in [0, n)) of partition `p` of `v`: [p, f] of a tile, [p, i_1, ...,
+  /// i_k] of an access pattern (f's digits over its counts).
+  static llvm::SmallVector<Value> flatIndices(OpBuilder &b, Location l, Value v, Value p, Value f) {
+    auto type = cast<MemRefType>(v.getType());
+    llvm::SmallVector<Value> indices{p};
+    if (type.getRank() == 2) {
+      indices.push_back(f);
+      return indices;
+    }
+    llvm::SmallVector<Value> digits;
+    for (int64_t d = type.getRank() - 1; d > 1; --d) {
+      Value count = b.create<arith::ConstantIndexOp>(l, type.getDimSize(d));
+      digits.push_back(b.create<arith::RemUIOp>(l, f, count));
+      f = b.create<arith::DivUIOp>(l, f, count);
+    }
+    digits.push_back(f);
+    indices.append(digits.rbegin(), digits.rend());
+    return indices;
+  }
+
+  /// A copy or reduction with an access pattern on a side: loops over partitions and free elements in the
+  /// pattern's order (an outlined function, as linalg ops are), `body` given the partition and column loop
+  /// builders.
+  void partitionLoop(Location loc, int64_t partitions,
+                     llvm::function_ref<void(OpBuilder &, Value p)> body) {
+    Value zero = b_.create<arith::ConstantIndexOp>(loc, 0), one = b_.create<arith::ConstantIndexOp>(loc, 1);
+    auto rows = b_.create<scf::ForOp>(loc, zero, b_.create<arith::ConstantIndexOp>(loc, partitions), one);
+    rows->setAttr(golden::kOutlineAttr, b_.getUnitAttr());
+    OpBuilder rb = OpBuilder::atBlockTerminator(rows.getBody());
+    body(rb, rows.getInductionVar());
+  }
+
   LogicalResult view(tile::ViewOp op) {
+    if (op.getPatternAttr()) return patternView(op);
     // Host code has no simulator to catch a window outside its source: every iteration's offset must fit (as
     // for DMA windows, an offset whose range is unknown is taken as it is).
     const int64_t size = op.getType().getDimSize(1), sourceSize = dim(op.getSource(), 1);
@@ -683,9 +748,41 @@ private:
     return b_.create<memref::SubViewOp>(loc, v, offsets, sizes, strides);
   }
 
+  /// A reduction into groups (dst [P, G], G > 1) or from an access pattern: per partition and group, the first
+  /// element, then each next one folded in, in FP32 (tensor_reduce's order).
+  LogicalResult groupedReduce(tile::ReduceOp op) {
+    Location loc = op.getLoc();
+    Value src = op.getSrc(), dst = op.getDst();
+    Type ts = logical(src), td = logical(dst);
+    const int64_t groups = dim(dst, 1), n = cast<MemRefType>(op.getSrc().getType()).getNumElements() / dim(dst, 0) / groups;
+    const tile::Alu alu = op.getOp();
+    partitionLoop(loc, dim(dst, 0), [&](OpBuilder &rb, Value p) {
+      auto index = [&](OpBuilder &b, int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v).getResult(); };
+      rb.create<scf::ForOp>(loc, index(rb, 0), index(rb, groups), index(rb, 1), ValueRange{},
+                            [&](OpBuilder &gb, Location l, Value g, ValueRange) {
+                              Scalars s(gb, l);
+                              Value base = gb.create<arith::MulIOp>(l, g, index(gb, n));
+                              Value first =
+                                  s.toF32(gb.create<memref::LoadOp>(l, src, flatIndices(gb, l, src, p, base)), ts);
+                              auto fold = gb.create<scf::ForOp>(
+                                  l, index(gb, 1), index(gb, n), index(gb, 1), ValueRange{first},
+                                  [&](OpBuilder &fb, Location fl, Value r, ValueRange acc) {
+                                    Scalars fs(fb, fl);
+                                    Value f = fb.create<arith::AddIOp>(fl, base, r);
+                                    Value x = fs.toF32(fb.create<memref::LoadOp>(fl, src, flatIndices(fb, fl, src, p, f)), ts);
+                                    fb.create<scf::YieldOp>(fl, fs.alu(alu, acc[0], x));
+                                  });
+                              gb.create<memref::StoreOp>(l, s.fromF32(fold.getResult(0), td), dst, ValueRange{p, g});
+                              gb.create<scf::YieldOp>(l);
+                            });
+    });
+    return success();
+  }
+
   LogicalResult reduce(tile::ReduceOp op) {
     Location loc = op.getLoc();
     Value src = op.getSrc(), dst = op.getDst();
+    if (dim(dst, 1) != 1 || cast<MemRefType>(src.getType()).getRank() != 2) return groupedReduce(op);
     Type ts = logical(src), td = logical(dst);
     const int64_t cols = dim(src, 1);
     // Fold in f32: directly in dst when it is f32, else in a scratch [P, 1] f32 column rounded at the end.
@@ -712,6 +809,23 @@ private:
   template <typename CopyOrBroadcast> LogicalResult copy(CopyOrBroadcast op) {
     Value src = op.getSrc(), dst = op.getDst();
     Type ts = logical(src), td = logical(dst);
+    auto rank = [](Value v) { return cast<MemRefType>(v.getType()).getRank(); };
+    if (rank(src) != 2 || rank(dst) != 2) { // an access pattern on a side: element by element in its order
+      const int64_t n = cast<MemRefType>(src.getType()).getNumElements() / dim(src, 0);
+      partitionLoop(op.getLoc(), dim(src, 0), [&](OpBuilder &rb, Value p) {
+        Location l = op.getLoc();
+        auto index = [&](int64_t v) { return rb.create<arith::ConstantIndexOp>(l, v).getResult(); };
+        rb.create<scf::ForOp>(l, index(0), index(n), index(1), ValueRange{},
+                              [&](OpBuilder &cb, Location cl, Value f, ValueRange) {
+                                Scalars s(cb, cl);
+                                Value x = cb.create<memref::LoadOp>(cl, src, flatIndices(cb, cl, src, p, f));
+                                Value y = ts == td ? x : s.fromF32(s.toF32(x, ts), td);
+                                cb.create<memref::StoreOp>(cl, y, dst, flatIndices(cb, cl, dst, p, f));
+                                cb.create<scf::YieldOp>(cl);
+                              });
+      });
+      return success();
+    }
     generic(op.getLoc(), {src}, {dst}, {broadcastMap(src, dst), identity2d()}, {kParallel, kParallel},
             [&](Scalars &s, ValueRange a) { return ts == td ? a[0] : s.fromF32(s.toF32(a[0], ts), td); });
     return success();

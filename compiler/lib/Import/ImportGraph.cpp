@@ -96,7 +96,8 @@ private:
     if (buf.viewOf >= 0) { // a slice of another tile (Tile::slice, Tile::partition_slice)
       buffers_[a.buffer] = b_.create<tile::ViewOp>(
           loc(buf.loc), type, buffers_.at(buf.viewOf), index(buf.viewOffset),
-          buf.viewPartition ? b_.getI64IntegerAttr(buf.viewPartition) : IntegerAttr());
+          buf.viewPartition ? b_.getI64IntegerAttr(buf.viewPartition) : IntegerAttr(),
+          buf.viewPattern.empty() ? DenseI64ArrayAttr() : b_.getDenseI64ArrayAttr(buf.viewPattern));
       return;
     }
     IntegerAttr offset, bufs;

@@ -32,6 +32,14 @@ isa::AccessPattern Buffer::pattern(int64_t width, int64_t rows) const {
       isa::AccessPattern::dense(space, dtype, static_cast<uint32_t>(partitionStart), static_cast<uint32_t>(partitions),
                                 address(), freeSize);
   if (ap.flat()) ap.partitionStride = pitch;
+  if (!freePattern.empty()) {
+    ap.freeRank = static_cast<uint8_t>(freePattern.size() / 2);
+    for (unsigned d = 0; d < ap.freeRank; ++d) {
+      ap.strides[d] = freePattern[2 * d];
+      ap.sizes[d] = freePattern[2 * d + 1];
+    }
+    return ap;
+  }
   if (ap.flat() && rows > partitions && partitions == 1) {
     ap.partitions = static_cast<uint32_t>(rows);
     ap.partitionStride = 0;
@@ -131,7 +139,14 @@ LogicalResult TileUnroller::view(tile::ViewOp o) {
   flushZero(it->second); // what is written through the view lands on the filled zeros, not under a later fill
   Buffer v = it->second;
   const int64_t first = value(o.getOffset()), size = o.getType().getDimSize(1);
-  if (first < 0 || first + size > v.freeSize)
+  if (auto pattern = o.getPatternAttr()) {
+    int64_t span = 0;
+    for (size_t d = 0; d < pattern.size(); d += 2) span += pattern[d] * (pattern[d + 1] - 1);
+    if (first < 0 || first + span >= v.freeSize)
+      return o.emitOpError() << "access pattern reaches elements " << first << " to " << first + span
+                             << " of its source (" << v.freeSize << " elements)";
+    v.freePattern.assign(pattern.asArrayRef().begin(), pattern.asArrayRef().end());
+  } else if (first < 0 || first + size > v.freeSize)
     return o.emitOpError() << "window of " << size << " elements at offset " << first << " leaves its source ("
                            << v.freeSize << " elements)";
   const int64_t bytes = isa::byteSize(v.dtype);
@@ -227,6 +242,13 @@ isa::Instruction TileUnroller::computeInstruction(Operation *op, isa::Opcode opc
         i.alu = toIsa(o.getOp());
         i.src0 = read(o.getSrc()).pattern();
         i.dst = written(o.getDst()).pattern();
+        // Into groups of a contiguous source: its free dimension as [groups, n], tensor_reduce's innermost n.
+        if (const int64_t groups = i.dst.freeElements(); groups > 1 && i.src0.freeRank == 1) {
+          const int64_t n = i.src0.sizes[0] / groups, stride = i.src0.strides[0];
+          i.src0.freeRank = 2;
+          i.src0.sizes = {groups, n, 0, 0};
+          i.src0.strides = {n * stride, stride, 0, 0};
+        }
       })
       .Case([&](tile::CopyOp o) {
         i.src0 = read(o.getSrc()).pattern();

@@ -32,11 +32,14 @@ struct Buffer {
   bool accumulator = false;     ///< a PSUM tile of the tile dialect: what matmuls accumulate into
   bool zeroPending = false;     ///< zero-filled, fill not emitted yet
   bool zeroFilled = false;      ///< holds the zeros of a fill that nothing has overwritten since
+  /// An access-pattern view (Tile::ap): its free dimensions' [step, count] pairs, outermost first, flattened.
+  llvm::SmallVector<int64_t, 8> freePattern;
   std::optional<mlir::Location> memsetLoc;
 
   int64_t address() const { return offset + (instance % bufs) * copyBytes; }
   /// The whole tile, or (when `width` is larger than a [P, 1] tile's 1) the tile broadcast to `width`; in a flat
-  /// memory (VMEM), when `rows` is larger than a [1, F] tile's 1, its row read `rows` times (a row stride of 0).
+  /// memory (VMEM), when `rows` is larger than a [1, F] tile's 1, its row read `rows` times (a row stride of 0). An
+  /// access-pattern view walks its pattern.
   isa::AccessPattern pattern(int64_t width = 0, int64_t rows = 0) const;
 };
 

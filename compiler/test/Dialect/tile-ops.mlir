@@ -512,11 +512,12 @@ func.func @activation_src_in_hbm(%a: memref<128x512xf32>) {
 
 // -----
 
+// Into groups of consecutive elements: as many as divide the row (512 / 3 do not).
 func.func @reduce_into_wide() {
   %a = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
-  %b = tile.alloc : memref<128x2xf32, #tile.space<sbuf>>
-  // expected-error@+1 {{'tile.reduce' op reduces 'memref<128x512xf32, #tile.space<sbuf>>' into [128, 1], got 'memref<128x2xf32, #tile.space<sbuf>>'}}
-  tile.reduce add %a, %b : memref<128x512xf32, #tile.space<sbuf>>, memref<128x2xf32, #tile.space<sbuf>>
+  %b = tile.alloc : memref<128x3xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.reduce' op reduces 'memref<128x512xf32, #tile.space<sbuf>>' into [128, G], G dividing 512, got 'memref<128x3xf32, #tile.space<sbuf>>'}}
+  tile.reduce add %a, %b : memref<128x512xf32, #tile.space<sbuf>>, memref<128x3xf32, #tile.space<sbuf>>
   return
 }
 
@@ -525,7 +526,7 @@ func.func @reduce_into_wide() {
 func.func @reduce_partitions_differ() {
   %a = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>
   %b = tile.alloc : memref<64x1xf32, #tile.space<sbuf>>
-  // expected-error@+1 {{into [128, 1], got 'memref<64x1xf32, #tile.space<sbuf>>'}}
+  // expected-error@+1 {{into [128, G], G dividing 512, got 'memref<64x1xf32, #tile.space<sbuf>>'}}
   tile.reduce max %a, %b : memref<128x512xf32, #tile.space<sbuf>>, memref<64x1xf32, #tile.space<sbuf>>
   return
 }
@@ -743,5 +744,97 @@ func.func @broadcast_of_one_shape() {
   %d = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
   // expected-error@+1 {{'tile.broadcast' op src and dst share the shape of 'memref<128x512xbf16, #tile.space<sbuf>>': a tile.copy}}
   tile.broadcast %x, %d : memref<128x512xf32, #tile.space<sbuf>>, memref<128x512xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+// tile.view with an access pattern (Tile::ap): printed and parsed; each rule rejected with its message.
+
+// CHECK-LABEL: func.func @access_pattern
+func.func @access_pattern() {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %y = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %m = tile.alloc : memref<64x8xf32, #tile.space<sbuf>>
+  // CHECK: tile.view %{{.*}}[%{{.*}}] {pattern = array<i64: 1, 8, 8, 12>}
+  %t = tile.view %y[%c0] {pattern = array<i64: 1, 8, 8, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+  tile.copy %x, %t : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>
+  %r = tile.view %x[%c0] {pattern = array<i64: 12, 8, 1, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+  // CHECK: tile.reduce max %{{.*}}, %{{.*}} : memref<64x96xf32, #tile.space<sbuf>>, memref<64x8xf32, #tile.space<sbuf>>
+  tile.reduce max %r, %m : memref<64x96xf32, #tile.space<sbuf>>, memref<64x8xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @access_pattern_of_a_view() {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %y = tile.alloc : memref<64x48xf32, #tile.space<sbuf>>
+  %v = tile.view %x[%c0] : memref<64x96xf32, #tile.space<sbuf>> to memref<64x48xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{ap: an access pattern is taken on a tile, not on a view of one}}
+  %p = tile.view %v[%c0] {pattern = array<i64: 1, 48>} : memref<64x48xf32, #tile.space<sbuf>> to memref<64x48xf32, #tile.space<sbuf>>
+  tile.copy %p, %y : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @access_pattern_out_of_its_tile() {
+  %c50 = arith.constant 50 : index
+  %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %y = tile.alloc : memref<64x48xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{ap: the pattern reaches elements 50 to 144 of a partition of 'memref<64x96xf32, #tile.space<sbuf>>'}}
+  %p = tile.view %x[%c50] {pattern = array<i64: 2, 48>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x48xf32, #tile.space<sbuf>>
+  tile.copy %p, %y : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @access_pattern_into_arithmetic() {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %y = tile.alloc : memref<64x48xf32, #tile.space<sbuf>>
+  %p = tile.view %x[%c0] {pattern = array<i64: 2, 48>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x48xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{ap: an access pattern is an operand of binary, which takes none: only copies (tsr::assign, tsr::copy) and reductions (tsr::sum, tsr::max) read one}}
+  tile.binary add %p, %y, %y : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @access_pattern_written_twice() {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %y = tile.alloc : memref<64x4xf32, #tile.space<sbuf>>
+  %p = tile.view %x[%c0] {pattern = array<i64: 0, 4>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x4xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{ap: the copy's destination is an access pattern with a step of 0, which would write one element several times}}
+  tile.copy %y, %p : memref<64x4xf32, #tile.space<sbuf>>, memref<64x4xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @reduce_groups_not_innermost() {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %m = tile.alloc : memref<64x12xf32, #tile.space<sbuf>>
+  %t = tile.view %x[%c0] {pattern = array<i64: 1, 8, 8, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.reduce' op groups of 8 elements are not the innermost dimensions of src's access pattern}}
+  tile.reduce add %t, %m : memref<64x96xf32, #tile.space<sbuf>>, memref<64x12xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @copy_between_patterns_of_other_counts() {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %y = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %p = tile.view %x[%c0] {pattern = array<i64: 12, 8, 1, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+  %q = tile.view %y[%c0] {pattern = array<i64: 1, 12, 12, 8>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.copy' op both sides are access patterns, of different counts: give them the same counts}}
+  tile.copy %p, %q : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>
   return
 }

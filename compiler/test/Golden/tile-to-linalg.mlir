@@ -520,3 +520,35 @@ module attributes {tessera.target = "trn2"} {
     return
   }
 }
+
+// -----
+
+// Access patterns (Tile::ap): a pattern is its source's buffer reinterpreted as [P, count...] with the pattern's
+// steps as strides (at partition * F + offset); a copy through one and a reduction into groups are loops over
+// partitions (outlined, as linalg ops are) and free elements in the pattern's order, each element's indices the
+// digits of its position over the counts.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @access_patterns
+  // CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [64, 8, 12], strides: [96, 1, 8] : memref<64x96xf32> to memref<64x8x12xf32, strided<[96, 1, 8], offset: ?>>
+  // CHECK: scf.for
+  // CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : memref<64x8x12xf32, strided<[96, 1, 8], offset: ?>>
+  // CHECK: } {golden.outline}
+  // CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [64, 8, 12], strides: [96, 12, 1] : memref<64x96xf32> to memref<64x8x12xf32, strided<[96, 12, 1], offset: ?>>
+  // CHECK: scf.for
+  // CHECK: arith.cmpf ogt
+  // CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x8xf32>
+  func.func @access_patterns(%x: memref<64x96xf32>, %y: memref<64x96xf32>, %z: memref<64x8xf32>) {
+    %c0 = arith.constant 0 : index
+    %in = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+    %out = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+    %max = tile.alloc : memref<64x8xf32, #tile.space<sbuf>>
+    tile.load %x[%c0, %c0], %in : memref<64x96xf32>, memref<64x96xf32, #tile.space<sbuf>>
+    %t = tile.view %out[%c0] {pattern = array<i64: 1, 8, 8, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+    tile.copy %in, %t : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>
+    %rows = tile.view %in[%c0] {pattern = array<i64: 12, 8, 1, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+    tile.reduce max %rows, %max : memref<64x96xf32, #tile.space<sbuf>>, memref<64x8xf32, #tile.space<sbuf>>
+    tile.store %out, %y[%c0, %c0] : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32>
+    tile.store %max, %z[%c0, %c0] : memref<64x8xf32, #tile.space<sbuf>>, memref<64x8xf32>
+    return
+  }
+}

@@ -698,3 +698,35 @@ module attributes {tessera.target = "tpu-v5e"} {
     return
   }
 }
+
+// -----
+
+// Access patterns (tile.view with `pattern`, Tile::ap): a copy into a pattern is one tensor_copy whose dst walks
+// the pattern's free dimensions (the Transpose2D tutorial: f1 outer with step 1, f2 inner with step F1); a pattern
+// at offset 96 * 32 starts at partition 32; a reduction into groups reduces the pattern's innermost dimensions
+// (dst [P, 8] of a [P, 8, 12] walk), and a contiguous source into groups is walked as [groups, n].
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @access_patterns
+  // CHECK: nc.tensor_copy #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 64], pstride = 0, offset = 1024, dims = [8, 12], strides = [1, 8]>, #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 64], pstride = 0, offset = 0, dims = [96], strides = [1]>
+  // CHECK-NEXT: nc.tensor_copy #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 32], pstride = 0, offset = 2048, dims = [48], strides = [1]>, #nc.ap<"sbuf", f32, tensor = -1, partitions = [32, 32], pstride = 0, offset = 4, dims = [48], strides = [2]>
+  // CHECK-NEXT: nc.tensor_reduce "max" #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 64], pstride = 0, offset = 3072, dims = [8], strides = [1]>, #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 64], pstride = 0, offset = 0, dims = [8, 12], strides = [12, 1]>
+  // CHECK-NEXT: nc.tensor_reduce "add" #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 64], pstride = 0, offset = 3072, dims = [8], strides = [1]>, #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 64], pstride = 0, offset = 0, dims = [8, 12], strides = [12, 1]>
+  func.func @access_patterns() {
+    %in = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<64x96xf32, #tile.space<sbuf>>
+    %out = tile.alloc {offset = 1024 : i64, bufs = 1 : i64} : memref<64x96xf32, #tile.space<sbuf>>
+    %half = tile.alloc {offset = 2048 : i64, bufs = 1 : i64} : memref<32x96xf32, #tile.space<sbuf>>
+    %max = tile.alloc {offset = 3072 : i64, bufs = 1 : i64} : memref<64x8xf32, #tile.space<sbuf>>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    tile.memset %in, 1.0 : memref<64x96xf32, #tile.space<sbuf>>
+    %t = tile.view %out[%c0] {pattern = array<i64: 1, 8, 8, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+    tile.copy %in, %t : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>
+    %odd = tile.view %in[%c1] {partition = 32 : i64, pattern = array<i64: 2, 48>} : memref<64x96xf32, #tile.space<sbuf>> to memref<32x48xf32, #tile.space<sbuf>>
+    %h = tile.view %half[%c0] : memref<32x96xf32, #tile.space<sbuf>> to memref<32x48xf32, #tile.space<sbuf>>
+    tile.copy %odd, %h : memref<32x48xf32, #tile.space<sbuf>>, memref<32x48xf32, #tile.space<sbuf>>
+    %rows = tile.view %in[%c0] {pattern = array<i64: 12, 8, 1, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+    tile.reduce max %rows, %max : memref<64x96xf32, #tile.space<sbuf>>, memref<64x8xf32, #tile.space<sbuf>>
+    tile.reduce add %in, %max : memref<64x96xf32, #tile.space<sbuf>>, memref<64x8xf32, #tile.space<sbuf>>
+    return
+  }
+}

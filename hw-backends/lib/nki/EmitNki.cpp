@@ -287,6 +287,11 @@ private:
     const compiler::TileAllocation &tile = prov_.allocations[w.allocation];
     if (w.broadcast)
       return fmt::format("{}[{}:{}, {}:{}].broadcast(1, {})", name, w.row, w.row + w.rows, w.col, w.col + 1, w.cols);
+    if (!w.pattern.empty()) { // NkiTensor.ap (NKI Access Patterns): partitions whole, then the free dimensions
+      std::string pattern = fmt::format("[{}, {}]", tile.cols, w.rows);
+      for (const auto &[step, count] : w.pattern) pattern += fmt::format(", [{}, {}]", step, count);
+      return fmt::format("{}.ap(pattern=[{}], offset={})", name, pattern, w.row * tile.cols + w.col);
+    }
     if (w.row == 0 && w.col == 0 && w.rows == tile.rows && w.cols == tile.cols) return name;
     return fmt::format("{}[{}:{}, {}:{}]", name, w.row, w.row + w.rows, w.col, w.col + w.cols);
   }
@@ -298,7 +303,13 @@ private:
     Call(NkiEmitter &emitter, const Step &step) : emitter_(emitter), step_(step) {}
 
     NkiCall &operand(std::string_view name, isa::Slot slot) override {
-      return code(name, emitter_.operand(step_, isa::operandIn(*step_.inst, slot)));
+      const isa::AccessPattern &ap = isa::operandIn(*step_.inst, slot);
+      std::string text = emitter_.operand(step_, ap);
+      // Beside an access pattern of several free dimensions (NkiTensor.ap: its shape is the pattern's), a
+      // contiguous operand of as many elements takes that shape too, so that both sides of the call agree.
+      if (std::optional<std::vector<int64_t>> shape = patternShapeBeside(ap))
+        text += fmt::format(".reshape([{}])", fmt::join(*shape, ", "));
+      return code(name, text);
     }
     NkiCall &real(std::string_view name, float value) override { return code(name, pythonFloat(value)); }
     NkiCall &integer(std::string_view name, int64_t value) override { return code(name, fmt::format("{}", value)); }
@@ -318,6 +329,23 @@ private:
                                     fmt::join(shape, ", ")));
     }
     const isa::Target &target() const override { return *emitter_.k_.target; }
+
+    /// The shape [P, count_1, ...] of another operand of this call that walks several free dimensions on chip,
+    /// when `ap` is a contiguous on-chip operand of as many partitions and elements; nullopt otherwise.
+    std::optional<std::vector<int64_t>> patternShapeBeside(const isa::AccessPattern &ap) const {
+      auto walked = [](const isa::AccessPattern &x) { return x.partitions > 0 && x.space != isa::MemSpace::Hbm; };
+      if (!walked(ap) || ap.freeRank != 1 || ap.strides[0] != 1) return std::nullopt;
+      for (isa::Slot slot : {isa::Slot::Dst, isa::Slot::Dst2, isa::Slot::Src0, isa::Slot::Src1, isa::Slot::Src2}) {
+        const isa::AccessPattern &other = isa::operandIn(*step_.inst, slot);
+        if (&other == &ap || !walked(other) || other.freeRank < 2 || isContiguous(other) ||
+            other.partitions != ap.partitions || other.freeElements() != ap.freeElements())
+          continue;
+        std::vector<int64_t> shape{other.partitions};
+        shape.insert(shape.end(), other.sizes.begin(), other.sizes.begin() + other.freeRank);
+        return shape;
+      }
+      return std::nullopt;
+    }
 
     std::string text(std::string_view callee) const { return fmt::format("{}({})", callee, args_); }
 

@@ -6,9 +6,12 @@
 #include "Rules.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <limits>
 #include <numeric>
+#include <span>
+#include <vector>
 
 namespace tessera::isa::instructions {
 namespace {
@@ -26,21 +29,25 @@ float reduceRow(AluOp op, const float *row, int64_t n) {
 // ---- tensor_reduce ----------------------------------------------------------------------------------------
 
 constexpr OperandDef kTensorReduceOperands[] = {
-    {"dst", "dst", "SBUF or PSUM, [P, 1]"},
-    {"src0", "data", "SBUF or PSUM, [P, F]"},
+    {"dst", "dst", "SBUF or PSUM, [P, 1], or [P, G]: data's outer free dimensions kept"},
+    {"src0", "data", "SBUF or PSUM, [P, F] (up to 4 free dimensions)"},
 };
 
 } // namespace
 
+/// dst[p, g] reduces the g-th run of n = F / G consecutive elements of data (in its access pattern's order): with
+/// G = 1 the whole free dimension, else data's innermost dimensions (NKI's axis: the last free ones).
 void tensorReduce(const Instruction &inst, const Memories &mem) {
   const ResolvedPattern src = resolve(inst.src0, mem), dst = resolve(inst.dst, mem);
   Scratch &s = scratch();
   const float *x = rowsOf(s.a, src, true);
   float *out = rowsOf(s.b, dst, false);
-  for (uint32_t row = 0; row < src.rows; ++row) {
-    const float r = reduceRow(inst.alu, x + static_cast<size_t>(row) * src.rowElements, src.rowElements);
-    out[row] = inst.negate ? -r : r;
-  }
+  const int64_t groups = dst.rowElements, n = src.rowElements / groups;
+  for (uint32_t row = 0; row < src.rows; ++row)
+    for (int64_t g = 0; g < groups; ++g) {
+      const float r = reduceRow(inst.alu, x + static_cast<size_t>(row) * src.rowElements + g * n, n);
+      out[static_cast<size_t>(row) * groups + g] = inst.negate ? -r : r;
+    }
   scatter(dst, out);
 }
 
@@ -48,8 +55,27 @@ namespace {
 
 OperandUse readsSrc0(const Instruction &) { return {.src0 = true}; }
 
+/// How many of data's innermost free dimensions hold `n` elements together (0: no run of them does).
+unsigned innermostDimsOf(const AccessPattern &ap, int64_t n) {
+  int64_t elements = 1;
+  for (unsigned k = 0; k <= ap.freeRank; ++k) {
+    if (elements == n) return k;
+    if (k < ap.freeRank) elements *= ap.sizes[ap.freeRank - 1 - k];
+  }
+  return 0;
+}
+
 std::string verifyTensorReduce(const Instruction &inst, const Target *) {
-  return requirePerPartition("dst", inst.dst, inst.src0.partitions);
+  const int64_t groups = inst.dst.freeElements(), elements = inst.src0.freeElements();
+  if (groups <= 1) return requirePerPartition("dst", inst.dst, inst.src0.partitions);
+  if (inst.dst.partitions != inst.src0.partitions || elements % groups != 0 ||
+      innermostDimsOf(inst.src0, elements / groups) == 0)
+    return fmt::format("dst is [{}, {}]: data's free dimensions [{}] reduce only over their innermost ones (NKI's "
+                       "axis: the last free dimensions), to [{}, 1] or [{}, the outer ones' product]",
+                       inst.dst.partitions, groups,
+                       fmt::join(std::span(inst.src0.sizes.data(), inst.src0.freeRank), ", "), inst.src0.partitions,
+                       inst.src0.partitions);
+  return {};
 }
 
 uint64_t tensorReduceCycles(const Instruction &inst, Engine engine, const Target &target) {
@@ -434,9 +460,40 @@ OperandUse twoSources(const Instruction &) { return {.src0 = true, .src1 = true}
 // ---- NKI calls, settings and rules ----------------------------------------------------------------------
 
 /// tensor_reduce(dst, op, data, axis, negate, keepdims): Tessera's operands are [P, F] windows, reduced along F.
+/// NKI numbers data's dimensions from 0, the partitions: a whole [P, F] tile reduces axis 1 (keepdims: dst is
+/// [P, 1]); data that walks free dimensions [d_1 ... d_k] reduces its last ones, (j, ..., k), into dst shaped as the
+/// dimensions kept ([P, d_1 ... d_j-1]; with none kept, keepdims and [P, 1 ... 1]).
 void tensorReduceNki(const Instruction &inst, NkiCall &c) {
-  c.operand("dst", Slot::Dst).alu("op", inst.alu).operand("data", Slot::Src0).integer("axis", 1);
-  c.flag("negate", inst.negate).boolean("keepdims", true);
+  const AccessPattern &data = inst.src0;
+  const int64_t groups = inst.dst.freeElements();
+  bool contiguous = true;
+  for (int64_t d = data.freeRank - 1, expected = 1; d >= 0; expected *= data.sizes[d--])
+    contiguous = contiguous && (data.sizes[d] == 1 || data.strides[d] == expected);
+  const unsigned inner = groups > 1 ? innermostDimsOf(data, data.freeElements() / groups) : data.freeRank;
+  if (inner == 0 || (groups <= 1 && (contiguous || data.freeRank <= 1))) { // a backend names data [P, F]
+    c.operand("dst", Slot::Dst).alu("op", inst.alu).operand("data", Slot::Src0).integer("axis", 1);
+    c.flag("negate", inst.negate).boolean("keepdims", true);
+    return;
+  }
+  std::vector<int64_t> shape{data.partitions}, kept{inst.dst.partitions};
+  for (unsigned d = 0; d < data.freeRank; ++d) {
+    shape.push_back(data.sizes[d]);
+    kept.push_back(d < data.freeRank - inner ? data.sizes[d] : 1);
+  }
+  const bool keepdims = groups <= 1;
+  if (!keepdims) kept.resize(1 + data.freeRank - inner);
+  if (kept.size() > 2) c.reshaped("dst", Slot::Dst, kept);
+  else c.operand("dst", Slot::Dst);
+  c.alu("op", inst.alu);
+  // Contiguous data (a backend names it [P, F]) takes its free dimensions' shape.
+  if (contiguous) c.reshaped("data", Slot::Src0, shape);
+  else c.operand("data", Slot::Src0);
+  std::string axes;
+  for (unsigned d = data.freeRank - inner + 1; d <= data.freeRank; ++d)
+    axes += fmt::format("{}{}", axes.empty() ? "" : ", ", d);
+  c.code("axis", inner == 1 ? axes : "(" + axes + ")");
+  c.flag("negate", inst.negate);
+  if (keepdims) c.boolean("keepdims", true);
 }
 
 /// The ALU table's "legal reduction" operations.
@@ -506,12 +563,13 @@ const InstructionDef kDefinitions[] = {
     {.op = Opcode::TensorReduce,
      .name = "tensor_reduce",
      .nki = "nki.isa.tensor_reduce",
-     .summary = "dst[p, 0] = reduce_op(data[p, :]) over the free dimensions (negated with negate)",
+     .summary = "dst[p, 0] = reduce_op(data[p, :]) over the free dimensions, or dst[p, g] over data's innermost "
+                "ones (negated with negate)",
      .engines = {Engine::Vector},
      .preferredEngine = Engine::Vector,
      .since = "v2",
      .operands = kTensorReduceOperands,
-     .limits = "dst is [P, 1]; on the vector engine only (nki.isa.tensor_reduce: \"using Vector Engine\"); a "
+     .limits = "dst is [P, 1], or [P, G] reducing data's innermost free dimensions (NKI's axis); on the vector engine only (nki.isa.tensor_reduce: \"using Vector Engine\"); a "
                "legal reduction operation of NKI's ALU table",
      .cost = "access_overhead_cycles + max(min_initiation_cycles, N), N/2 for BF16 add/max",
      .use = readsSrc0,

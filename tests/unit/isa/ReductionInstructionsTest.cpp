@@ -34,6 +34,54 @@ float alu(AluOp op, float a, float b) {
 
 bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
 
+// ---- tensor_reduce into groups ----------------------------------------------------------------------------
+
+// data walks each partition's 48 elements as an [6, 8] access pattern with the 8 innermost 6 apart (a column-major
+// 8 x 6 matrix read by columns): dst [P, 6] reduces each run of 8, in the walk's order (Tile::ap's grouped sum).
+TEST(TensorReduce, ReducesTheInnermostDimensionsIntoGroups) {
+  for (AluOp op : {AluOp::Add, AluOp::Max}) {
+    for (bool negate : {false, true}) {
+      SCOPED_TRACE(std::string(name(op)) + (negate ? " negated" : ""));
+      TestMemory mem;
+      Instruction inst;
+      inst.op = Opcode::TensorReduce;
+      inst.alu = op;
+      inst.negate = negate;
+      inst.src0 = strided(DType::BF16, 0, 16, 0, {6, 8}, {1, 6});
+      inst.dst = sbuf(DType::F32, 0, 16, 4096, 6);
+      std::vector<float> x = mem.write(inst.src0, mem.fillRandom(inst.src0, 7, -4.0f, 4.0f));
+      mem.poison(inst.dst);
+      ASSERT_EQ(verifyInstruction(inst, Engine::Vector, nullptr), "");
+      execute(inst, mem.memories());
+      for (int64_t p = 0; p < 16; ++p)
+        for (int64_t g = 0; g < 6; ++g) {
+          float acc = x[p * 48 + g * 8];
+          for (int64_t j = 1; j < 8; ++j) acc = alu(op, acc, x[p * 48 + g * 8 + j]);
+          EXPECT_TRUE(sameFloat(negate ? -acc : acc, mem.read(inst.dst, p, g))) << "partition " << p << " group " << g;
+        }
+    }
+  }
+}
+
+TEST(TensorReduce, GroupsAreTheInnermostDimensions) {
+  Instruction inst;
+  inst.op = Opcode::TensorReduce;
+  inst.alu = AluOp::Add;
+  inst.src0 = strided(DType::F32, 0, 16, 0, {6, 8}, {1, 6});
+  inst.dst = sbuf(DType::F32, 0, 16, 4096, 6);
+  EXPECT_EQ(verifyInstruction(inst, Engine::Vector, nullptr), "");
+  inst.dst = sbuf(DType::F32, 0, 16, 4096, 1); // the whole walk
+  EXPECT_EQ(verifyInstruction(inst, Engine::Vector, nullptr), "");
+  for (int64_t groups : {8, 5, 48}) { // the outer dimension's runs, no whole dimensions, no reduction at all
+    inst.dst = sbuf(DType::F32, 0, 16, 4096, groups);
+    EXPECT_TRUE(contains(verifyInstruction(inst, Engine::Vector, nullptr),
+                         "reduce only over their innermost ones (NKI's axis: the last free dimensions)"))
+        << groups << " groups";
+  }
+  inst.dst = sbuf(DType::F32, 0, 8, 4096, 6);
+  EXPECT_TRUE(contains(verifyInstruction(inst, Engine::Vector, nullptr), "dst is [8, 6]"));
+}
+
 // ---- tensor_partition_reduce ------------------------------------------------------------------------------
 
 TEST(TensorPartitionReduce, FoldsEachColumnAcrossPartitions) {

@@ -128,11 +128,84 @@ LogicalResult AllocOp::verify() {
   return success();
 }
 
+llvm::SmallVector<int64_t> ViewOp::patternCounts() {
+  llvm::SmallVector<int64_t> counts;
+  if (auto p = getPatternAttr())
+    for (size_t i = 1; i < p.asArrayRef().size(); i += 2) counts.push_back(p.asArrayRef()[i]);
+  return counts;
+}
+
+llvm::SmallVector<int64_t> ViewOp::patternSteps() {
+  llvm::SmallVector<int64_t> steps;
+  if (auto p = getPatternAttr())
+    for (size_t i = 0; i < p.asArrayRef().size(); i += 2) steps.push_back(p.asArrayRef()[i]);
+  return steps;
+}
+
+ViewOp tessera::tile::patternView(Value tile) {
+  auto view = tile.getDefiningOp<ViewOp>();
+  return view && view.getPatternAttr() ? view : ViewOp();
+}
+
+namespace {
+
+/// An access-pattern view's own rules, and its users': tile.copy on either side (never writing one place twice),
+/// tile.reduce's source.
+LogicalResult verifyPattern(ViewOp view) {
+  // Messages start with the DSL call (Tile::ap), not the op: at a kernel's line they are the user's terms.
+  auto fail = [&](Location loc) { return mlir::emitError(loc) << "ap: "; };
+  llvm::ArrayRef<int64_t> p = view.getPatternAttr().asArrayRef();
+  MemRefType s = typeOf(view.getSource()), r = typeOf(view.getResult());
+  if (p.empty() || p.size() % 2 != 0 || p.size() > 2 * ::tessera::isa::AccessPattern::kMaxFreeDims)
+    return fail(view.getLoc()) << "the pattern holds 1 to " << ::tessera::isa::AccessPattern::kMaxFreeDims
+                               << " [step, count] pairs of the free dimension, got " << p.size() << " numbers";
+  if (view.getSource().getDefiningOp<ViewOp>())
+    return fail(view.getLoc()) << "an access pattern is taken on a tile, not on a view of one";
+  int64_t elements = 1, span = 0;
+  for (size_t i = 0; i < p.size(); i += 2) {
+    if (p[i] < 0 || p[i + 1] < 1)
+      return fail(view.getLoc()) << "pattern pair [" << p[i] << ", " << p[i + 1]
+                                 << "]: a step is at least 0, a count at least 1";
+    elements *= p[i + 1];
+    span += p[i] * (p[i + 1] - 1);
+  }
+  if (elements != r.getDimSize(1))
+    return fail(view.getLoc()) << "the pattern walks " << elements << " elements per partition, but the view is "
+                               << r;
+  if (auto c = view.getOffset().getDefiningOp<arith::ConstantIndexOp>())
+    if (c.value() < 0 || c.value() + span >= s.getDimSize(1))
+      return fail(view.getLoc()) << "the pattern reaches elements " << c.value() << " to " << c.value() + span
+                                 << " of a partition of " << s;
+  const bool repeats = llvm::any_of(view.patternSteps(), [&](int64_t step) { return step == 0; });
+  for (Operation *user : view.getResult().getUsers()) {
+    auto copy = llvm::dyn_cast<CopyOp>(user);
+    auto reduce = llvm::dyn_cast<ReduceOp>(user);
+    if ((reduce && reduce.getSrc() == view.getResult()) || (copy && copy.getSrc() == view.getResult())) continue;
+    if (copy && !repeats) continue;
+    if (copy)
+      return fail(user->getLoc()) << "the copy's destination is an access pattern with a step of 0, which would "
+                                     "write one element several times";
+    return fail(user->getLoc()) << "an access pattern is an operand of " << user->getName().stripDialect()
+                                << ", which takes none: only copies (tsr::assign, tsr::copy) and reductions "
+                                   "(tsr::sum, tsr::max) read one, and copies write one; copy it into a tile first";
+  }
+  return success();
+}
+
+} // namespace
+
 LogicalResult ViewOp::verify() {
   if (failed(checkTile(*this, getSource(), "source")) || failed(checkTile(*this, getResult(), "result")))
     return failure();
   MemRefType s = typeOf(getSource()), r = typeOf(getResult());
   const int64_t partition = firstPartition();
+  if (getPatternAttr()) {
+    if (memorySpaceOf(r) != memorySpaceOf(s) || r.getElementType() != s.getElementType())
+      return emitOpError() << "result " << r << " is not a view of " << s;
+    if (partition < 0 || partition + r.getDimSize(0) > s.getDimSize(0))
+      return emitOpError() << "partitions [" << partition << ", " << partition + r.getDimSize(0) << ") leave " << s;
+    return verifyPattern(*this);
+  }
   if (memorySpaceOf(r) != memorySpaceOf(s) || r.getElementType() != s.getElementType() ||
       r.getDimSize(1) > s.getDimSize(1))
     return emitOpError() << "result " << r << " is not a window of " << s;
@@ -267,8 +340,20 @@ LogicalResult FillWhereOp::verify() {
 LogicalResult ReduceOp::verify() {
   if (failed(checkTile(*this, getSrc(), "src")) || failed(checkTile(*this, getDst(), "dst"))) return failure();
   MemRefType s = typeOf(getSrc()), d = typeOf(getDst());
-  if (d.getDimSize(0) != s.getDimSize(0) || d.getDimSize(1) != 1)
-    return emitOpError() << "reduces " << s << " into [" << s.getDimSize(0) << ", 1], got " << d;
+  if (d.getDimSize(0) != s.getDimSize(0) || s.getDimSize(1) % d.getDimSize(1) != 0)
+    return emitOpError() << "reduces " << s << " into [" << s.getDimSize(0) << ", G], G dividing "
+                         << s.getDimSize(1) << ", got " << d;
+  if (ViewOp view = patternView(getSrc()); view && d.getDimSize(1) > 1) {
+    // The reduced elements of one group are the pattern's innermost dimensions, whole.
+    int64_t inner = 1;
+    for (int64_t count : llvm::reverse(view.patternCounts())) {
+      if (inner == s.getDimSize(1) / d.getDimSize(1)) break;
+      inner *= count;
+    }
+    if (inner != s.getDimSize(1) / d.getDimSize(1))
+      return emitOpError() << "groups of " << s.getDimSize(1) / d.getDimSize(1)
+                           << " elements are not the innermost dimensions of src's access pattern";
+  }
   return success();
 }
 
@@ -276,6 +361,9 @@ LogicalResult CopyOp::verify() {
   if (failed(checkTile(*this, getSrc(), "src")) || failed(checkTile(*this, getDst(), "dst"))) return failure();
   if (typeOf(getSrc()).getShape() != typeOf(getDst()).getShape())
     return emitOpError() << "shapes differ: " << getSrc().getType() << " and " << getDst().getType();
+  ViewOp src = patternView(getSrc()), dst = patternView(getDst());
+  if (src && dst && src.patternCounts() != dst.patternCounts())
+    return emitOpError() << "both sides are access patterns, of different counts: give them the same counts";
   return success();
 }
 

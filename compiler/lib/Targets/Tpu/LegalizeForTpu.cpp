@@ -107,6 +107,16 @@ public:
   Legalizer(func::FuncOp fn, const isa::Target &target) : fn_(fn), target_(target), b_(fn.getContext()) {}
 
   LogicalResult run() {
+    // Access patterns walk one NeuronCore partition's elements; a TPU's VPU reads VMEM in whole (8, 128) tiles.
+    WalkResult patterns = fn_.walk([&](tile::ViewOp view) {
+      if (!view.getPatternAttr()) return WalkResult::advance();
+      view.emitError() << "ap: an access pattern (Tile::ap) walks a NeuronCore partition's elements; " << target_.name
+                       << " is a TPU, whose vector unit reads VMEM in whole (sublane, lane) tiles and has no such "
+                          "access: gather with a strided HBM window instead (Hbm::window with steps), or run on a "
+                          "trn target";
+      return WalkResult::interrupt();
+    });
+    if (patterns.wasInterrupted()) return failure();
     llvm::SmallVector<Operation *> ops;
     fn_.walk([&](Operation *op) {
       if (llvm::isa<tile::TransposeOp, tile::ActivationOp, tile::MatmulOp, tile::ScanOp, tile::LoadOp,
@@ -261,7 +271,7 @@ private:
     return b_.create<tile::ViewOp>(loc,
                                    tile::tileType(b_.getContext(), {type.getDimSize(0), count}, type.getElementType(),
                                                   tile::memorySpaceOf(type)),
-                                   t, offset, IntegerAttr());
+                                   t, offset, IntegerAttr(), DenseI64ArrayAttr());
   }
 
   void binary(Location loc, tile::Alu alu, Value lhs, Value rhs, Value dst) {
@@ -328,7 +338,7 @@ private:
     MemRefType t = typeOf(view.getResult());
     Value copy = b_.create<tile::ViewOp>(
         view.getLoc(), tile::tileType(b_.getContext(), t.getShape(), element, tile::memorySpaceOf(t)), source,
-        view.getOffset(), view.getPartitionAttr());
+        view.getOffset(), view.getPartitionAttr(), DenseI64ArrayAttr());
     copies_[v] = copy;
     return copy;
   }
@@ -467,7 +477,7 @@ private:
     Value offset = b_.create<arith::SubIOp>(loc, col, hull.start);
     return b_.create<tile::ViewOp>(
         loc, tile::tileType(b_.getContext(), t.getShape(), t.getElementType(), tile::memorySpaceOf(staging)),
-        hull.staging, offset, IntegerAttr());
+        hull.staging, offset, IntegerAttr(), DenseI64ArrayAttr());
   }
 
   /// The hull that load or store `op`, between HBM tensor `hbm` at `indices` and tile `tile`, needs (built before

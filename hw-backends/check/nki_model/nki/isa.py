@@ -238,7 +238,7 @@ def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, rev
 
 
 def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
-    r = nl._reduction_of(op)(_f32(data), axis=axis, keepdims=True)
+    r = nl._reduction_of(op)(_f32(data), axis=axis, keepdims=keepdims)
     _write(dst, -r if negate else r)
 
 

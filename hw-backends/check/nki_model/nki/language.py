@@ -53,6 +53,28 @@ class NkiTensor:
         shape[dim] = size
         return NkiTensor(np.broadcast_to(self.data, shape), self.buffer, True, self.partition_start)
 
+    def ap(self, pattern, offset=0):
+        """A hardware access pattern over this on-chip tensor (NkiTensor.ap, the "NKI Access Patterns" page): pattern
+        is [[F, partitions], [step, count], ...], F the tensor's free size (partitions are walked whole), offset in
+        elements from its start; the view's shape is the counts. Only on a tensor that is not itself a view."""
+        if self.buffer not in (sbuf, psum):
+            raise ValueError("ap: the model takes access patterns of SBUF and PSUM tensors only")
+        base = self.data
+        if base.base is not None and not base.flags.c_contiguous or base.ndim != 2:
+            raise ValueError("ap: cannot specify an access pattern on an already indexed tensor")
+        free = base.shape[1]
+        if pattern[0][0] != free:
+            raise ValueError(f"ap: the partition step {pattern[0][0]} is not the free size {free}")
+        flat = base.reshape(-1)
+        steps = [int(s) for s, _ in pattern]
+        counts = [int(n) for _, n in pattern]
+        last = offset + sum(s * (n - 1) for s, n in zip(steps, counts))
+        if offset < 0 or any(s < 0 for s in steps) or last >= flat.size:
+            raise ValueError(f"ap: the pattern {pattern} at offset {offset} leaves the tensor {base.shape}")
+        view = np.lib.stride_tricks.as_strided(flat[offset:], shape=counts,
+                                               strides=[s * flat.itemsize for s in steps])
+        return NkiTensor(view, self.buffer, self.readonly or 0 in steps[1:], self.partition_start + offset // free)
+
     def reshape(self, shape):
         """A view with another shape and the same elements, without copying (NkiTensor.reshape): refused where the
         layout does not allow it, and on chip where it would change the partition dimension."""

@@ -54,7 +54,8 @@ struct TensorArg {
 
 /// An on-chip tile buffer: [partitions, free]. A view (Tile::slice, Tile::partition_slice) is a buffer without
 /// memory of its own: the free-dimension elements [viewOffset, viewOffset + shape[1]) of partitions
-/// [viewPartition, viewPartition + shape[0]) of buffer `viewOf`.
+/// [viewPartition, viewPartition + shape[0]) of buffer `viewOf`. An access-pattern view (Tile::ap) walks those
+/// partitions' elements as `viewPattern` says instead.
 struct Buffer {
   std::string name;             ///< "t3", or the user's name
   std::vector<int64_t> shape;   ///< [partition, free]
@@ -65,6 +66,10 @@ struct Buffer {
   int viewOf = -1;              ///< >= 0: a view of that buffer (never itself a view)
   IndexExpr viewOffset;         ///< a view's first element along the free dimension (affine in the loops)
   int64_t viewPartition = 0;    ///< a view's first partition of `viewOf`
+  /// Tile::ap: [step, count] pairs of the free dimensions, outermost first, flattened (step0, count0, step1, ...):
+  /// free element i of the view, i = (i_0 ... i_k) row-major over the counts, is element viewOffset + sum(i_d *
+  /// step_d) of the partition. Empty: a contiguous window.
+  std::vector<int64_t> viewPattern;
 };
 
 /// A rectangular window of an HBM tensor: per dimension an element offset (affine in the loops), a size and a

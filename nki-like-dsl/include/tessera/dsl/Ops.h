@@ -198,6 +198,13 @@ Tile reciprocal(const Operand &x, Loc loc = Loc::current()); ///< 1 / x
 /// Row reductions over the free dimension: [P, F] -> [P, 1], in FP32.
 Tile sum(const Operand &x, Loc loc = Loc::current());
 Tile max(const Operand &x, Loc loc = Loc::current());
+/// Reductions over dimensions `axis` of x, numbered as NKI numbers them (0 the partitions; 1 a tile's free
+/// dimension, or 1 to k the [step, count] pairs of an access pattern, Tile::ap): the last ones, in order
+/// (`{3, 4}` of a 4-pair pattern), as one tensor_reduce instruction reduces them. [P, G] in FP32, G the product
+/// of the counts kept: `tsr::sum(t.ap({{F, P}, {2 * W, H / 2}, {2, W / 2}, {W, 2}, {1, 2}}), {3, 4})` sums each
+/// 2 x 2 window of an [H, W] image per partition.
+Tile sum(const Operand &x, std::vector<int> axis, Loc loc = Loc::current());
+Tile max(const Operand &x, std::vector<int> axis, Loc loc = Loc::current());
 
 // ---- Debugging ---------------------------------------------------------------------------------------------
 

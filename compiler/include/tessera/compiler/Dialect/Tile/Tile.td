@@ -78,14 +78,24 @@ def Tile_ViewOp : Tile_Op<"view"> {
     [partition, partition + result's partitions) of `source` (`partition` absent: 0): no memory of its own and no
     copy. Writes through it change `source`. `offset` is in elements and must keep the window inside `source`
     (checked here when constant, by the DSL for every loop index).
+
+    With `pattern` (Tile::ap, NKI's access patterns), the result walks the partitions' elements as the pattern
+    says: [step0, count0, step1, count1, ...], outermost first; free element i of the result, i = (i_0 ... i_k)
+    row-major over the counts, is element offset + sum(i_d * step_d) of its partition of `source` (a tile, not a
+    view). Only tile.copy (either side) and tile.reduce (its src) take such a view.
   }];
-  let arguments = (ins AnyStaticShapeMemRef:$source, Index:$offset, OptionalAttr<I64Attr>:$partition);
+  let arguments = (ins AnyStaticShapeMemRef:$source, Index:$offset, OptionalAttr<I64Attr>:$partition,
+                       OptionalAttr<DenseI64ArrayAttr>:$pattern);
   let results = (outs AnyStaticShapeMemRef:$result);
   let assemblyFormat = "$source `[` $offset `]` attr-dict `:` type($source) `to` type($result)";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// The first partition of `source` the view covers (0 when `partition` is absent).
     int64_t firstPartition() { return getPartitionAttr() ? getPartitionAttr().getInt() : 0; }
+    /// The counts of an access-pattern view's free dimensions, outermost first (empty without a pattern).
+    llvm::SmallVector<int64_t> patternCounts();
+    /// The steps of an access-pattern view's free dimensions, outermost first (empty without a pattern).
+    llvm::SmallVector<int64_t> patternSteps();
   }];
 }
 
@@ -213,7 +223,11 @@ def Tile_FillWhereOp : Tile_Op<"fill_where"> {
 }
 
 def Tile_ReduceOp : Tile_Op<"reduce"> {
-  let summary = "dst[p, 0] = reduction of src[p, :] with op";
+  let summary = "dst[p, g] = reduction of src[p, g * n : (g + 1) * n] with op, n = src's free size / dst's";
+  let description = [{
+    dst is [P, G]; each of its elements reduces n consecutive free elements of src (in an access pattern's order:
+    n is then the product of its innermost counts).
+  }];
   let arguments = (ins Tile_Alu:$op, AnyStaticShapeMemRef:$src, AnyStaticShapeMemRef:$dst);
   let assemblyFormat = "$op $src `,` $dst attr-dict `:` type($src) `,` type($dst)";
   let hasVerifier = 1;

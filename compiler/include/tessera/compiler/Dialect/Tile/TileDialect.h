@@ -32,6 +32,8 @@ mlir::MemRefType tileType(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> shape,
 /// The allocation a tile value lives in: its tile.alloc, or a view's source's; null for anything else (an HBM
 /// argument).
 AllocOp rootAllocation(mlir::Value tile);
+/// The tile.view with an access pattern (Tile::ap) that defines `tile`, or null.
+ViewOp patternView(mlir::Value tile);
 /// The first partition (row) of its root allocation that `tile` covers: its views' first partitions summed (0 for
 /// the allocation itself).
 int64_t firstPartitionOf(mlir::Value tile);
