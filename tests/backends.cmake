@@ -133,11 +133,12 @@ endforeach()
 # Access patterns (tests/plugins/access_pattern.cpp, NeuronCore only): NKI's NkiTensor.ap on tensor_copy and
 # tensor_reduce operands (axis the pattern's last dimensions), run by the NKI model.
 foreach(target trn1 trn2)
-  add_test(NAME backends/nki/plugin_access_pattern/${target}
-           COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki plugin_access_pattern
-                   ${target} ${BACKEND_WORK} - --plugin $<TARGET_FILE:tessera-test-plugin-access-pattern>)
-  set_tests_properties(backends/nki/plugin_access_pattern/${target}
-                       PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+  foreach(kernel plugin_access_pattern plugin_access_pattern_isa)
+    add_test(NAME backends/nki/${kernel}/${target}
+             COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki ${kernel} ${target}
+                     ${BACKEND_WORK} - --plugin $<TARGET_FILE:tessera-test-plugin-access-pattern>)
+    set_tests_properties(backends/nki/${kernel}/${target} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+  endforeach()
 endforeach()
 # Interpret mode rounds each operation as written under run.py's XLA flags (no FMA contraction, no excess
 # precision), as the simulator does; without them, on a host with FMA, it does not (the check can fail).

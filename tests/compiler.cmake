@@ -110,10 +110,12 @@ endforeach()
 # Copies and reductions through access patterns (tests/plugins/access_pattern.cpp), on every NeuronCore: exit 0,
 # the outputs match the reference.
 foreach(target trn1 trn2 trn3)
-  add_test(NAME run/plugin_access_pattern/${target}
-           COMMAND tessera run plugin_access_pattern --plugin $<TARGET_FILE:tessera-test-plugin-access-pattern>
-                   --target ${target} --json)
-  set_tests_properties(run/plugin_access_pattern/${target} PROPERTIES LABELS e2e)
+  foreach(kernel plugin_access_pattern plugin_access_pattern_isa)
+    add_test(NAME run/${kernel}/${target}
+             COMMAND tessera run ${kernel} --plugin $<TARGET_FILE:tessera-test-plugin-access-pattern>
+                     --target ${target} --json)
+    set_tests_properties(run/${kernel}/${target} PROPERTIES LABELS e2e)
+  endforeach()
 endforeach()
 # An int8 matmul operand on a TPU: f32 copies of it (a NeuronCore refuses it: compiler/test/Backends/int-dtypes.test).
 add_test(NAME run/plugin_int_dtypes/tpu-v5e/quantized_matmul

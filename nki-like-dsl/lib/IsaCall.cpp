@@ -18,11 +18,19 @@ std::string callName(tessera::isa::Opcode op) {
   return fmt::format("tsr::isa::{}", dot == std::string_view::npos ? nki : nki.substr(dot + 1));
 }
 
-/// The whole tile as an access pattern at address 0: what the instruction's rules look at (shapes, spaces,
-/// dtypes); the compiler places it later.
-tessera::isa::AccessPattern wholeTile(const Tile &t) {
-  return tessera::isa::AccessPattern::dense(t.space(), t.dtype(), 0, static_cast<uint32_t>(t.shape()[0]), 0,
-                                            t.shape()[1]);
+/// The whole tile (or its access pattern, Tile::ap) at address 0: what the instruction's rules look at (shapes,
+/// spaces, dtypes, free dimensions); the compiler places it later.
+tessera::isa::AccessPattern wholeTile(const Tile &t, const graph::Buffer &buffer) {
+  tessera::isa::AccessPattern ap = tessera::isa::AccessPattern::dense(
+      t.space(), t.dtype(), 0, static_cast<uint32_t>(t.shape()[0]), 0, t.shape()[1]);
+  const std::vector<int64_t> &pattern = buffer.viewPattern;
+  if (pattern.empty()) return ap;
+  ap.freeRank = static_cast<uint8_t>(pattern.size() / 2);
+  for (unsigned d = 0; d < ap.freeRank; ++d) {
+    ap.strides[d] = pattern[2 * d];
+    ap.sizes[d] = pattern[2 * d + 1];
+  }
+  return ap;
 }
 
 } // namespace
@@ -35,12 +43,12 @@ void recordInstruction(const IsaCall &call, const std::source_location &loc) {
   if (call.dst) {
     tracer.checkAlive(call.dst->buffer(), loc);
     op.dst = call.dst->buffer();
-    inst.dst = wholeTile(*call.dst);
+    inst.dst = wholeTile(*call.dst, tracer.graph().buffers[op.dst]);
   }
   if (call.dst2) {
     tracer.checkAlive(call.dst2->buffer(), loc);
     op.dst2 = call.dst2->buffer();
-    inst.dst2 = wholeTile(*call.dst2);
+    inst.dst2 = wholeTile(*call.dst2, tracer.graph().buffers[op.dst2]);
   }
   const std::optional<Operand> *sources[] = {&call.src0, &call.src1, &call.src2};
   tessera::isa::AccessPattern *slots[] = {&inst.src0, &inst.src1, &inst.src2};
@@ -50,7 +58,7 @@ void recordInstruction(const IsaCall &call, const std::source_location &loc) {
       continue;
     const Tile tile = (*sources[i])->tile(name.c_str(), kRoles[i]);
     op.srcs[i] = tile.buffer();
-    *slots[i] = wholeTile(tile);
+    *slots[i] = wholeTile(tile, tracer.graph().buffers[tile.buffer()]);
   }
   if (std::string problem = tessera::isa::verifyInstruction(inst, call.engine, nullptr); !problem.empty())
     fail(loc, fmt::format("{}: {}", name, problem));

@@ -132,7 +132,11 @@ Tile Tile::ap(std::vector<std::array<int64_t, 2>> pattern, const Index &offset, 
   auto [lo, hi] = range(start.expr(), loc);
   if (lo < 0 || hi + span >= free)
     fail(fmt::format("the pattern reaches elements {} to {} of a partition, which has {}", lo, hi + span, free),
-         "offset % free size + sum((count - 1) * step) must stay below the tile's free size for every loop index");
+         offset.isConstant()
+             ? "offset % free size + sum((count - 1) * step) must stay below the tile's free size"
+             : "an offset that depends on loop indices addresses the first partition's row: offset + sum((count - "
+               "1) * step) must stay below the tile's free size for every loop index (a number picks a later "
+               "partition: offset / free size)");
   if (partition + pattern[0][1] > partitions || pattern[0][1] <= 0)
     fail(fmt::format("partitions [{}, {}) of {}", partition, partition + pattern[0][1], partitions),
          "the first pair's count is the partitions walked, from offset / free size");
@@ -281,9 +285,11 @@ Tile Operand::tile(const char *op, const char *role) const {
   tracer.checkAlive(tile_, loc_);
   const graph::Buffer &b = tracer.graph().buffers[tile_];
   const std::string_view name = op;
-  if (!b.viewPattern.empty() && name != "copy" && name != "assign" && name != "sum" && name != "max")
+  const bool takesPatterns = name == "copy" || name == "assign" || name == "sum" || name == "max" ||
+                             name.starts_with("tsr::isa::");
+  if (!b.viewPattern.empty() && !takesPatterns)
     throw tessera::Error(fmt::format("{}: the {} operand is an access pattern of tile '{}' (Tile::ap), which "
-                                     "tsr::assign, tsr::copy, tsr::sum and tsr::max take",
+                                     "tsr::assign, tsr::copy, tsr::sum, tsr::max and the tsr::isa calls take",
                                      op, role, tracer.graph().buffers[b.viewOf].name),
                          toLoc(loc_), "copy the pattern into a tile first (tsr::copy(t.ap(...)))");
   return Tile(tile_);

@@ -4,12 +4,15 @@
 //   e  = every other element of a row, twice: copies of x.ap({{F, P}, {2, F / 2}}, i) for i = 0, 1 (a loop offset)
 //   m  = each matrix row's maximum: tsr::max(x.ap({{F, P}, {F2, F1}, {1, F2}}), {2}), one group per matrix row
 //   s  = each row's sum walked column by column: tsr::sum(x.ap({{F, P}, {1, F2}, {F2, F1}}), {1, 2})
-//   h  = partitions 32 to 63: a copy of x.ap({{F, 32}, {1, F}}, 32 * F) (a pattern's offset picks the partition)
-// Run on trn1 and trn2 and checked on the NKI model (tests/compiler.cmake, tests/backends.cmake).
+//   h  = t's rows 32 to 63, both sides patterns of the same counts: x.ap({{F, 32}, {F2, F1}, {1, F2}}, 32 * F) (a
+//        contiguous walk from partition 32: a pattern's offset picks the partition) into a [32, F] tile's transpose
+// Run on trn1 and trn2 and checked on the NKI model (tests/compiler.cmake, tests/backends.cmake); so is
+// plugin_access_pattern_isa, below, whose tsr::isa calls take access patterns as operands.
 
 #include "tessera/dsl/tsr.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace {
 
@@ -38,7 +41,9 @@ const Registration registration{{
       store(e.tile(0, 0, {P, F}), even);
       store(m.tile(0, 0, {P, F1}), max(in.ap({{F, P}, {F2, F1}, {1, F2}}), {2}));
       store(s.tile(0, 0, {P, 1}), sum(in.ap({{F, P}, {1, F2}, {F2, F1}}), {1, 2}));
-      store(h.tile(0, 0, {32, F}), copy(in.ap({{F, 32}, {1, F}}, 32 * F), f32));
+      Tile both = ndarray<f32>({32, F});
+      assign(both.ap({{F, 32}, {1, F1}, {F1, F2}}), in.ap({{F, 32}, {F2, F1}, {1, F2}}, 32 * F));
+      store(h.tile(0, 0, {32, F}), both);
     }),
     .reference =
         [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
@@ -63,7 +68,50 @@ const Registration registration{{
             out[3][r] = static_cast<float>(total);
           }
           for (int64_t r = 0; r < 32; ++r)
-            for (int64_t f = 0; f < F; ++f) out[4][r * F + f] = x[(32 + r) * F + f];
+            for (int64_t f = 0; f < F; ++f) out[4][r * F + f] = out[0][(32 + r) * F + f];
+        },
+}};
+
+} // namespace
+
+namespace {
+
+using namespace tsr;
+
+// plugin_access_pattern_isa: tsr::isa calls with access-pattern operands, as nki.isa calls take .ap() (no golden
+// model: it has no tsr::isa instructions; the reference checks):
+//   y = (each row's [F1, F2] matrix, read transposed) + b, one tensor_tensor reading x.ap({{F, P}, {1, F1}, {F1, F2}})
+//   z = exp(x) written into z's row transposed, one activation writing z.ap({{F, P}, {1, F1}, {F1, F2}})
+const Registration isaRegistration{{
+    .name = "plugin_access_pattern_isa",
+    .summary = "tsr::isa calls reading and writing access patterns (a test plugin's kernel, NeuronCore only)",
+    .params = {{"P", 64}, {"F1", 8}, {"F2", 12}},
+    .signature =
+        [](const Params &p) {
+          const int64_t P = p["P"], F = p["F1"] * p["F2"];
+          return std::vector<TensorSpec>{input("x", {P, F}, f32), input("b", {P, F}, f32), output("y", {P, F}, f32),
+                                         output("z", {P, F}, f32)};
+        },
+    .body = body([](const Params &p, Hbm x, Hbm b, Hbm y, Hbm z) {
+      const int64_t P = p["P"], F1 = p["F1"], F2 = p["F2"], F = F1 * F2;
+      Tile in = load(x.tile(0, 0, {P, F}));
+      Tile sum = ndarray<f32>({P, F});
+      isa::tensor_tensor(sum, in.ap({{F, P}, {1, F1}, {F1, F2}}), load(b.tile(0, 0, {P, F})), op::add);
+      store(y.tile(0, 0, {P, F}), sum);
+      Tile e = ndarray<f32>({P, F});
+      isa::activation(e.ap({{F, P}, {1, F1}, {F1, F2}}), act::exp, in, 0.0f);
+      store(z.tile(0, 0, {P, F}), e);
+    }),
+    .reference =
+        [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
+          const int64_t P = p["P"], F1 = p["F1"], F2 = p["F2"], F = F1 * F2;
+          for (int64_t r = 0; r < P; ++r)
+            for (int64_t i = 0; i < F1; ++i)
+              for (int64_t j = 0; j < F2; ++j) {
+                // the walk (i, j): x[r, i + j F1] + b[r, i F2 + j]; e: z[r, i + j F1] = exp(x[r, i F2 + j])
+                out[0][r * F + i * F2 + j] = in[0][r * F + i + j * F1] + in[1][r * F + i * F2 + j];
+                out[1][r * F + i + j * F1] = std::exp(in[0][r * F + i * F2 + j]);
+              }
         },
 }};
 

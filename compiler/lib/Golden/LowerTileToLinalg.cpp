@@ -811,19 +811,35 @@ private:
     Type ts = logical(src), td = logical(dst);
     auto rank = [](Value v) { return cast<MemRefType>(v.getType()).getRank(); };
     if (rank(src) != 2 || rank(dst) != 2) { // an access pattern on a side: element by element in its order
-      const int64_t n = cast<MemRefType>(src.getType()).getNumElements() / dim(src, 0);
-      partitionLoop(op.getLoc(), dim(src, 0), [&](OpBuilder &rb, Value p) {
-        Location l = op.getLoc();
+      // Gathered whole into a staging buffer first, then written: the instruction reads all of src before it
+      // writes dst, which may overlap it (a pattern over the tile it copies).
+      Location l = op.getLoc();
+      const int64_t partitions = dim(src, 0), n = cast<MemRefType>(src.getType()).getNumElements() / partitions;
+      Value staged = b_.create<memref::AllocOp>(
+          l, MemRefType::get({partitions, n}, cast<MemRefType>(src.getType()).getElementType()));
+      auto elementLoop = [&](OpBuilder &rb, Value p, llvm::function_ref<void(OpBuilder &, Location, Value f)> body) {
         auto index = [&](int64_t v) { return rb.create<arith::ConstantIndexOp>(l, v).getResult(); };
         rb.create<scf::ForOp>(l, index(0), index(n), index(1), ValueRange{},
                               [&](OpBuilder &cb, Location cl, Value f, ValueRange) {
-                                Scalars s(cb, cl);
-                                Value x = cb.create<memref::LoadOp>(cl, src, flatIndices(cb, cl, src, p, f));
-                                Value y = ts == td ? x : s.fromF32(s.toF32(x, ts), td);
-                                cb.create<memref::StoreOp>(cl, y, dst, flatIndices(cb, cl, dst, p, f));
+                                body(cb, cl, f);
                                 cb.create<scf::YieldOp>(cl);
                               });
+      };
+      partitionLoop(l, partitions, [&](OpBuilder &rb, Value p) {
+        elementLoop(rb, p, [&](OpBuilder &cb, Location cl, Value f) {
+          Value x = cb.create<memref::LoadOp>(cl, src, flatIndices(cb, cl, src, p, f));
+          cb.create<memref::StoreOp>(cl, x, staged, ValueRange{p, f});
+        });
       });
+      partitionLoop(l, partitions, [&](OpBuilder &rb, Value p) {
+        elementLoop(rb, p, [&](OpBuilder &cb, Location cl, Value f) {
+          Scalars s(cb, cl);
+          Value x = cb.create<memref::LoadOp>(cl, staged, ValueRange{p, f});
+          Value y = ts == td ? x : s.fromF32(s.toF32(x, ts), td);
+          cb.create<memref::StoreOp>(cl, y, dst, flatIndices(cb, cl, dst, p, f));
+        });
+      });
+      b_.create<memref::DeallocOp>(l, staged);
       return success();
     }
     generic(op.getLoc(), {src}, {dst}, {broadcastMap(src, dst), identity2d()}, {kParallel, kParallel},

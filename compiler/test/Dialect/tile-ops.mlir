@@ -797,7 +797,7 @@ func.func @access_pattern_into_arithmetic() {
   %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
   %y = tile.alloc : memref<64x48xf32, #tile.space<sbuf>>
   %p = tile.view %x[%c0] {pattern = array<i64: 2, 48>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x48xf32, #tile.space<sbuf>>
-  // expected-error@+1 {{ap: an access pattern is an operand of binary, which takes none: only copies (tsr::assign, tsr::copy) and reductions (tsr::sum, tsr::max) read one}}
+  // expected-error@+1 {{ap: an access pattern is an operand of binary, which takes none: only copies (tsr::assign, tsr::copy), reductions (tsr::sum, tsr::max) and tsr::isa calls read one}}
   tile.binary add %p, %y, %y : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>
   return
 }
@@ -809,8 +809,48 @@ func.func @access_pattern_written_twice() {
   %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
   %y = tile.alloc : memref<64x4xf32, #tile.space<sbuf>>
   %p = tile.view %x[%c0] {pattern = array<i64: 0, 4>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x4xf32, #tile.space<sbuf>>
-  // expected-error@+1 {{ap: the copy's destination is an access pattern with a step of 0, which would write one element several times}}
+  // expected-error@+1 {{ap: the destination is an access pattern that reaches some element more than once, which would be written several times}}
   tile.copy %y, %p : memref<64x4xf32, #tile.space<sbuf>>, memref<64x4xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+// Walks that overlap without a step of 0: elements 1 to 3 are reached twice.
+func.func @access_pattern_walks_overlap() {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %y = tile.alloc : memref<64x16xf32, #tile.space<sbuf>>
+  %p = tile.view %x[%c0] {pattern = array<i64: 1, 4, 1, 4>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x16xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{ap: the destination is an access pattern that reaches some element more than once}}
+  tile.copy %y, %p : memref<64x16xf32, #tile.space<sbuf>>, memref<64x16xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+// A step of 0 over a count of 1 reaches each element once: a destination like any other.
+// CHECK-LABEL: func.func @access_pattern_count_one
+func.func @access_pattern_count_one() {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %y = tile.alloc : memref<64x4xf32, #tile.space<sbuf>>
+  %p = tile.view %x[%c0] {pattern = array<i64: 0, 1, 2, 4>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x4xf32, #tile.space<sbuf>>
+  // CHECK: tile.copy
+  tile.copy %y, %p : memref<64x4xf32, #tile.space<sbuf>>, memref<64x4xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+// Groups of one element reduce nothing: refused, as groups that are not whole innermost dimensions.
+func.func @reduce_groups_of_one() {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %m = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %t = tile.view %x[%c0] {pattern = array<i64: 1, 8, 8, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.reduce' op groups of 1 elements are not the innermost dimensions of src's access pattern}}
+  tile.reduce add %t, %m : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>
   return
 }
 

@@ -730,3 +730,37 @@ module attributes {tessera.target = "trn2"} {
     return
   }
 }
+
+// -----
+
+// An access-pattern copy within one tile: the odd elements from the even ones share no element and are one
+// tensor_copy; a transpose onto itself shares elements, which an engine streaming them would read after writing,
+// so it is refused at the copy.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @access_pattern_within_a_tile
+  // CHECK: nc.tensor_copy #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 64], pstride = 0, offset = 4, dims = [48], strides = [2]>, #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 64], pstride = 0, offset = 0, dims = [48], strides = [2]>
+  func.func @access_pattern_within_a_tile() {
+    %t = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<64x96xf32, #tile.space<sbuf>>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    tile.memset %t, 1.0 : memref<64x96xf32, #tile.space<sbuf>>
+    %even = tile.view %t[%c0] {pattern = array<i64: 2, 48>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x48xf32, #tile.space<sbuf>>
+    %odd = tile.view %t[%c1] {pattern = array<i64: 2, 48>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x48xf32, #tile.space<sbuf>>
+    tile.copy %even, %odd : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "trn2"} {
+  func.func @access_pattern_onto_itself() {
+    %t = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<64x96xf32, #tile.space<sbuf>>
+    %c0 = arith.constant 0 : index
+    tile.memset %t, 1.0 : memref<64x96xf32, #tile.space<sbuf>>
+    %tr = tile.view %t[%c0] {pattern = array<i64: 1, 8, 8, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+    // expected-error@+1 {{'tile.copy' op an access-pattern copy whose source and destination share elements: an engine streams its elements, so what it reads after writing them is not what the simulator's copy reads; copy through a tile of its own}}
+    tile.copy %t, %tr : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>
+    return
+  }
+}

@@ -334,7 +334,7 @@ private:
     /// when `ap` is a contiguous on-chip operand of as many partitions and elements; nullopt otherwise.
     std::optional<std::vector<int64_t>> patternShapeBeside(const isa::AccessPattern &ap) const {
       auto walked = [](const isa::AccessPattern &x) { return x.partitions > 0 && x.space != isa::MemSpace::Hbm; };
-      if (!walked(ap) || ap.freeRank != 1 || ap.strides[0] != 1) return std::nullopt;
+      if (!walked(ap) || !isContiguous(ap)) return std::nullopt; // a backend names it a [P, F] slice
       for (isa::Slot slot : {isa::Slot::Dst, isa::Slot::Dst2, isa::Slot::Src0, isa::Slot::Src1, isa::Slot::Src2}) {
         const isa::AccessPattern &other = isa::operandIn(*step_.inst, slot);
         if (&other == &ap || !walked(other) || other.freeRank < 2 || isContiguous(other) ||

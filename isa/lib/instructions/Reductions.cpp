@@ -55,12 +55,12 @@ namespace {
 
 OperandUse readsSrc0(const Instruction &) { return {.src0 = true}; }
 
-/// How many of data's innermost free dimensions hold `n` elements together (0: no run of them does).
+/// How many of data's innermost free dimensions (one at least) hold `n` elements together (0: no run of them does).
 unsigned innermostDimsOf(const AccessPattern &ap, int64_t n) {
   int64_t elements = 1;
-  for (unsigned k = 0; k <= ap.freeRank; ++k) {
+  for (unsigned k = 1; k <= ap.freeRank; ++k) {
+    elements *= ap.sizes[ap.freeRank - k];
     if (elements == n) return k;
-    if (k < ap.freeRank) elements *= ap.sizes[ap.freeRank - 1 - k];
   }
   return 0;
 }

@@ -149,8 +149,27 @@ ViewOp tessera::tile::patternView(Value tile) {
 
 namespace {
 
-/// An access-pattern view's own rules, and its users': tile.copy on either side (never writing one place twice),
-/// tile.reduce's source.
+/// Whether `view`'s pattern reaches one element of a partition more than once (a step of 0 over a count above 1,
+/// or walks that overlap): as a destination, one element would be written several times.
+bool visitsAnElementTwice(ViewOp view) {
+  llvm::SmallVector<int64_t> counts = view.patternCounts(), steps = view.patternSteps();
+  int64_t span = 0;
+  for (auto [count, step] : llvm::zip(counts, steps)) span += step * (count - 1);
+  std::vector<bool> seen(static_cast<size_t>(span) + 1);
+  llvm::SmallVector<int64_t> index(counts.size(), 0);
+  for (;;) {
+    int64_t element = 0;
+    for (size_t d = 0; d < counts.size(); ++d) element += index[d] * steps[d];
+    if (seen[element]) return true;
+    seen[element] = true;
+    size_t d = counts.size();
+    while (d > 0 && ++index[d - 1] == counts[d - 1]) index[--d] = 0;
+    if (d == 0) return false;
+  }
+}
+
+/// An access-pattern view's own rules, and its users': tile.copy and tile.inst on either side (never writing one
+/// place twice), tile.reduce's source.
 LogicalResult verifyPattern(ViewOp view) {
   // Messages start with the DSL call (Tile::ap), not the op: at a kernel's line they are the user's terms.
   auto fail = [&](Location loc) { return mlir::emitError(loc) << "ap: "; };
@@ -172,22 +191,27 @@ LogicalResult verifyPattern(ViewOp view) {
   if (elements != r.getDimSize(1))
     return fail(view.getLoc()) << "the pattern walks " << elements << " elements per partition, but the view is "
                                << r;
+  if (span >= s.getDimSize(1))
+    return fail(view.getLoc()) << "the pattern spans " << span + 1 << " elements, more than a partition of " << s;
   if (auto c = view.getOffset().getDefiningOp<arith::ConstantIndexOp>())
     if (c.value() < 0 || c.value() + span >= s.getDimSize(1))
       return fail(view.getLoc()) << "the pattern reaches elements " << c.value() << " to " << c.value() + span
                                  << " of a partition of " << s;
-  const bool repeats = llvm::any_of(view.patternSteps(), [&](int64_t step) { return step == 0; });
-  for (Operation *user : view.getResult().getUsers()) {
+  const bool repeats = visitsAnElementTwice(view);
+  const Value v = view.getResult();
+  for (Operation *user : v.getUsers()) {
     auto copy = llvm::dyn_cast<CopyOp>(user);
     auto reduce = llvm::dyn_cast<ReduceOp>(user);
-    if ((reduce && reduce.getSrc() == view.getResult()) || (copy && copy.getSrc() == view.getResult())) continue;
-    if (copy && !repeats) continue;
-    if (copy)
-      return fail(user->getLoc()) << "the copy's destination is an access pattern with a step of 0, which would "
-                                     "write one element several times";
-    return fail(user->getLoc()) << "an access pattern is an operand of " << user->getName().stripDialect()
-                                << ", which takes none: only copies (tsr::assign, tsr::copy) and reductions "
-                                   "(tsr::sum, tsr::max) read one, and copies write one; copy it into a tile first";
+    auto inst = llvm::dyn_cast<InstOp>(user);
+    if (!copy && !inst && !(reduce && reduce.getSrc() == v))
+      return fail(user->getLoc()) << "an access pattern is an operand of " << user->getName().stripDialect()
+                                  << ", which takes none: only copies (tsr::assign, tsr::copy), reductions "
+                                     "(tsr::sum, tsr::max) and tsr::isa calls read one, and copies and tsr::isa "
+                                     "calls write one; copy it into a tile first";
+    const bool written = (copy && copy.getDst() == v) || (inst && (inst.getDst() == v || inst.getDst2() == v));
+    if (written && repeats)
+      return fail(user->getLoc()) << "the destination is an access pattern that reaches some element more than "
+                                     "once, which would be written several times";
   }
   return success();
 }
@@ -345,12 +369,14 @@ LogicalResult ReduceOp::verify() {
                          << s.getDimSize(1) << ", got " << d;
   if (ViewOp view = patternView(getSrc()); view && d.getDimSize(1) > 1) {
     // The reduced elements of one group are the pattern's innermost dimensions, whole.
+    const int64_t n = s.getDimSize(1) / d.getDimSize(1);
     int64_t inner = 1;
+    bool whole = false; // n is the product of one or more innermost counts
     for (int64_t count : llvm::reverse(view.patternCounts())) {
-      if (inner == s.getDimSize(1) / d.getDimSize(1)) break;
       inner *= count;
+      if ((whole = inner == n) || inner > n) break;
     }
-    if (inner != s.getDimSize(1) / d.getDimSize(1))
+    if (!whole)
       return emitOpError() << "groups of " << s.getDimSize(1) / d.getDimSize(1)
                            << " elements are not the innermost dimensions of src's access pattern";
   }

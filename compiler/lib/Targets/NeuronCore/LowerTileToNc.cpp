@@ -40,6 +40,7 @@
 
 #include <array>
 #include <limits>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -181,7 +182,42 @@ private:
 
   /// tensor_copy; on a NeuronCore-v2 scalar engine, where tensor_copy does not run, activation(copy) (NKI's
   /// advice, nki.isa.tensor_copy): the same FP32 round trip.
-  LogicalResult copy(tile::CopyOp o) { return copyForms(o, computeInstruction(o, isa::Opcode::TensorCopy)); }
+  LogicalResult copy(tile::CopyOp o) {
+    const isa::Instruction copy = computeInstruction(o, isa::Opcode::TensorCopy);
+    if ((tile::patternView(o.getSrc()) || tile::patternView(o.getDst())) && overlaps(copy.src0, copy.dst))
+      return o.emitOpError() << "an access-pattern copy whose source and destination share elements: an engine "
+                                "streams its elements, so what it reads after writing them is not what the "
+                                "simulator's copy reads; copy through a tile of its own";
+    return copyForms(o, copy);
+  }
+
+  /// Whether two on-chip operands reach a common byte (of their elements, not just of their extents).
+  static bool overlaps(const isa::AccessPattern &a, const isa::AccessPattern &b) {
+    if (a.space != b.space || a.partitionStart >= b.partitionStart + b.partitions ||
+        b.partitionStart >= a.partitionStart + a.partitions)
+      return false;
+    const auto [aFirst, aLast] = a.byteExtent();
+    const auto [bFirst, bLast] = b.byteExtent();
+    if (aLast <= bFirst || bLast <= aFirst) return false;
+    std::vector<bool> reached(static_cast<size_t>(aLast - aFirst));
+    auto walk = [](const isa::AccessPattern &ap, auto &&visit) {
+      std::array<int64_t, isa::AccessPattern::kMaxFreeDims> index{};
+      const int64_t bytes = isa::byteSize(ap.dtype);
+      for (int64_t n = ap.freeElements(); n > 0; --n) {
+        int64_t element = 0;
+        for (unsigned d = 0; d < ap.freeRank; ++d) element += index[d] * ap.strides[d];
+        for (int64_t byte = 0; byte < bytes; ++byte)
+          if (visit(ap.offset + element * bytes + byte)) return true;
+        for (int d = ap.freeRank - 1; d >= 0 && ++index[d] == ap.sizes[d]; --d) index[d] = 0;
+      }
+      return false;
+    };
+    walk(a, [&](int64_t byte) {
+      reached[byte - aFirst] = true;
+      return false;
+    });
+    return walk(b, [&](int64_t byte) { return byte >= aFirst && byte < aLast && reached[byte - aFirst]; });
+  }
 
   /// `copy` (a tensor_copy) placed as tensor_copy or activation(copy).
   LogicalResult copyForms(Operation *op, const isa::Instruction &copy) {

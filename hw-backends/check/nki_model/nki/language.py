@@ -60,16 +60,16 @@ class NkiTensor:
         if self.buffer not in (sbuf, psum):
             raise ValueError("ap: the model takes access patterns of SBUF and PSUM tensors only")
         base = self.data
-        if base.base is not None and not base.flags.c_contiguous or base.ndim != 2:
+        if base.base is not None or base.ndim != 2:
             raise ValueError("ap: cannot specify an access pattern on an already indexed tensor")
-        free = base.shape[1]
+        partitions, free = base.shape
         if pattern[0][0] != free:
             raise ValueError(f"ap: the partition step {pattern[0][0]} is not the free size {free}")
         flat = base.reshape(-1)
         steps = [int(s) for s, _ in pattern]
         counts = [int(n) for _, n in pattern]
-        last = offset + sum(s * (n - 1) for s, n in zip(steps, counts))
-        if offset < 0 or any(s < 0 for s in steps) or last >= flat.size:
+        within = offset % free + sum(s * (n - 1) for s, n in zip(steps[1:], counts[1:]))
+        if offset < 0 or any(s < 0 for s in steps) or within >= free or offset // free + counts[0] > partitions:
             raise ValueError(f"ap: the pattern {pattern} at offset {offset} leaves the tensor {base.shape}")
         view = np.lib.stride_tricks.as_strided(flat[offset:], shape=counts,
                                                strides=[s * flat.itemsize for s in steps])

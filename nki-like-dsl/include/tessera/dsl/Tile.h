@@ -48,11 +48,12 @@ public:
   /// "NKI Access Patterns" page): pattern[0] is [F, n], F this tile's free size (partitions are walked whole, as
   /// the page requires) and n the partitions; each further pair [step, count] walks the free dimension, outermost
   /// first, up to four of them. `offset` counts elements from the tile's start (o / F is the first partition,
-  /// o % F the first free element); a loop-dependent offset stays within one partition's row. The view's shape
+  /// o % F the first free element); one that depends on loop indices addresses the first partition's row and
+  /// must stay within it. The view's shape
   /// is [n, count_1 * ... * count_k] (its free dimensions flattened row-major; tsr::sum and tsr::max take them by
-  /// number, NKI's axis). It is what tsr::assign, tsr::copy, tsr::sum and tsr::max read or write, on a
-  /// NeuronCore (one engine instruction walking it); it cannot be sliced, and only a tile that is not a view
-  /// takes one (as NKI's `.ap` on an `nl.ndarray`).
+  /// number, NKI's axis). tsr::assign and tsr::copy read or write one, tsr::sum and tsr::max read one, and so do
+  /// the tsr::isa calls' operands, on a NeuronCore (one engine instruction walking it); it cannot be sliced, and
+  /// only a tile that is not a view takes one (as NKI's `.ap` on an `nl.ndarray`).
   Tile ap(std::vector<std::array<int64_t, 2>> pattern, const Index &offset = 0,
           std::source_location loc = std::source_location::current()) const;
   /// This tile repeated along its dimensions of size 1 into a new SBUF tile of `shape` (NKI:

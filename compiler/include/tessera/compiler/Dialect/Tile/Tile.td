@@ -82,7 +82,7 @@ def Tile_ViewOp : Tile_Op<"view"> {
     With `pattern` (Tile::ap, NKI's access patterns), the result walks the partitions' elements as the pattern
     says: [step0, count0, step1, count1, ...], outermost first; free element i of the result, i = (i_0 ... i_k)
     row-major over the counts, is element offset + sum(i_d * step_d) of its partition of `source` (a tile, not a
-    view). Only tile.copy (either side) and tile.reduce (its src) take such a view.
+    view). Only tile.copy and tile.inst (either side) and tile.reduce (its src) take such a view.
   }];
   let arguments = (ins AnyStaticShapeMemRef:$source, Index:$offset, OptionalAttr<I64Attr>:$partition,
                        OptionalAttr<DenseI64ArrayAttr>:$pattern);
