@@ -1,20 +1,12 @@
 #include "Operands.h"
 
+#include "tessera/isa/FreePattern.h"
 #include "tessera/isa/InstructionSet.h"
 #include "tessera/isa/MatrixShape.h"
 
 #include <fmt/format.h>
 
 namespace tessera::backends {
-
-bool isContiguous(const isa::AccessPattern &ap) {
-  int64_t expected = 1;
-  for (int d = ap.freeRank - 1; d >= 0; --d) {
-    if (ap.sizes[d] != 1 && ap.strides[d] != expected) return false;
-    expected *= ap.sizes[d];
-  }
-  return true;
-}
 
 std::vector<Step> programOrder(const KernelSource &k) {
   const isa::Program &p = *k.program;
@@ -52,7 +44,7 @@ Window windowOf(const KernelSource &k, const Step &step, const isa::AccessPatter
     w.cols = ap.sizes[0];
   } else if (hbm && ap.freeRank == 1 && ap.strides[0] > 1) {
     w.colStep = ap.strides[0]; // a strided window of an HBM tensor
-  } else if (!isContiguous(ap)) {
+  } else if (!isa::isContiguous(ap)) {
     if (hbm) throw fail("its free dimensions are strided");
     for (unsigned d = 0; d < ap.freeRank; ++d) w.pattern.push_back({ap.strides[d], ap.sizes[d]});
   }

@@ -50,9 +50,6 @@ struct Step {
 /// provenance.
 std::vector<Step> programOrder(const KernelSource &k);
 
-/// Whether the free dimensions of `ap` walk consecutive elements (row-major, no gaps, no repeats): a window.
-bool isContiguous(const isa::AccessPattern &ap);
-
 /// Where `ap`, an operand of `step`, lies. Throws tessera::Error at the kernel's line when the operand is not a
 /// window a backend can name (`backend` says which, for the message).
 Window windowOf(const KernelSource &k, const Step &step, const isa::AccessPattern &ap, std::string_view backend);

@@ -3,6 +3,7 @@
 #include "Recording.h"
 #include "Tracer.h"
 
+#include "tessera/isa/FreePattern.h"
 #include "tessera/isa/InstructionSet.h"
 
 #include <fmt/format.h>
@@ -23,13 +24,7 @@ std::string callName(tessera::isa::Opcode op) {
 tessera::isa::AccessPattern wholeTile(const Tile &t, const graph::Buffer &buffer) {
   tessera::isa::AccessPattern ap = tessera::isa::AccessPattern::dense(
       t.space(), t.dtype(), 0, static_cast<uint32_t>(t.shape()[0]), 0, t.shape()[1]);
-  const std::vector<int64_t> &pattern = buffer.viewPattern;
-  if (pattern.empty()) return ap;
-  ap.freeRank = static_cast<uint8_t>(pattern.size() / 2);
-  for (unsigned d = 0; d < ap.freeRank; ++d) {
-    ap.strides[d] = pattern[2 * d];
-    ap.sizes[d] = pattern[2 * d + 1];
-  }
+  if (!buffer.viewPattern.empty()) tessera::isa::setFreePattern(ap, buffer.viewPattern);
   return ap;
 }
 

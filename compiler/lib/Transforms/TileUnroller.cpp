@@ -1,5 +1,6 @@
 #include "TileUnroller.h"
 #include "tessera/compiler/Dialect/Settings.h"
+#include "tessera/isa/FreePattern.h"
 
 #include "tessera/compiler/Compiler.h"
 #include "Targets/TargetFamily.h"
@@ -33,11 +34,7 @@ isa::AccessPattern Buffer::pattern(int64_t width, int64_t rows) const {
                                 address(), freeSize);
   if (ap.flat()) ap.partitionStride = pitch;
   if (!freePattern.empty()) {
-    ap.freeRank = static_cast<uint8_t>(freePattern.size() / 2);
-    for (unsigned d = 0; d < ap.freeRank; ++d) {
-      ap.strides[d] = freePattern[2 * d];
-      ap.sizes[d] = freePattern[2 * d + 1];
-    }
+    isa::setFreePattern(ap, freePattern);
     return ap;
   }
   if (ap.flat() && rows > partitions && partitions == 1) {

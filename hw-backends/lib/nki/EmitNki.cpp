@@ -26,6 +26,7 @@
 #include "../Operands.h"
 #include "../PythonSource.h"
 #include "tessera/isa/Family.h"
+#include "tessera/isa/FreePattern.h"
 #include "tessera/isa/InstructionSet.h"
 #include "tessera/isa/Modes.h"
 
@@ -334,10 +335,10 @@ private:
     /// when `ap` is a contiguous on-chip operand of as many partitions and elements; nullopt otherwise.
     std::optional<std::vector<int64_t>> patternShapeBeside(const isa::AccessPattern &ap) const {
       auto walked = [](const isa::AccessPattern &x) { return x.partitions > 0 && x.space != isa::MemSpace::Hbm; };
-      if (!walked(ap) || !isContiguous(ap)) return std::nullopt; // a backend names it a [P, F] slice
+      if (!walked(ap) || !isa::isContiguous(ap)) return std::nullopt; // a backend names it a [P, F] slice
       for (isa::Slot slot : {isa::Slot::Dst, isa::Slot::Dst2, isa::Slot::Src0, isa::Slot::Src1, isa::Slot::Src2}) {
         const isa::AccessPattern &other = isa::operandIn(*step_.inst, slot);
-        if (&other == &ap || !walked(other) || other.freeRank < 2 || isContiguous(other) ||
+        if (&other == &ap || !walked(other) || other.freeRank < 2 || isa::isContiguous(other) ||
             other.partitions != ap.partitions || other.freeElements() != ap.freeElements())
           continue;
         std::vector<int64_t> shape{other.partitions};

@@ -4,6 +4,7 @@
 
 #include "Common.h"
 #include "Rules.h"
+#include "tessera/isa/FreePattern.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -466,9 +467,7 @@ OperandUse twoSources(const Instruction &) { return {.src0 = true, .src1 = true}
 void tensorReduceNki(const Instruction &inst, NkiCall &c) {
   const AccessPattern &data = inst.src0;
   const int64_t groups = inst.dst.freeElements();
-  bool contiguous = true;
-  for (int64_t d = data.freeRank - 1, expected = 1; d >= 0; expected *= data.sizes[d--])
-    contiguous = contiguous && (data.sizes[d] == 1 || data.strides[d] == expected);
+  const bool contiguous = isContiguous(data);
   const unsigned inner = groups > 1 ? innermostDimsOf(data, data.freeElements() / groups) : data.freeRank;
   if (inner == 0 || (groups <= 1 && (contiguous || data.freeRank <= 1))) { // a backend names data [P, F]
     c.operand("dst", Slot::Dst).alu("op", inst.alu).operand("data", Slot::Src0).integer("axis", 1);
