@@ -237,6 +237,10 @@ def model():
         "dma_copy from PSUM": lambda: nisa.dma_copy(dst=b, src=p),
         "dma_copy engine=sync without hwdge": lambda: nisa.dma_copy(dst=b, src=a, engine=nisa.engine.sync),
         "dma_transpose into PSUM": lambda: nisa.dma_transpose(dst=p[0:128, 0:128], src=a[0:128, 0:128]),
+        # NkiTensor.ap ("NKI Access Patterns"): the first step is the free size, only on a tensor not indexed.
+        "ap with a partition step that is not the free size": lambda: a.ap(pattern=[[256, 128], [1, 256]]),
+        "ap of an indexed tensor": lambda: a[0:64, :].ap(pattern=[[512, 64], [1, 512]]),
+        "ap past a partition's end": lambda: a.ap(pattern=[[512, 128], [2, 256]], offset=2),
         # An engine access of 64 partitions starts at 0 or 64; of 32, at a multiple of 32 (start_partition).
         "tensor_copy of partitions 32:96": lambda: nisa.tensor_copy(dst=b[0:64, :], src=a[32:96, :]),
         "tensor_scalar into partitions 16:48": lambda: nisa.tensor_scalar(dst=b[16:48, :], data=a[0:32, :],
@@ -263,6 +267,7 @@ def model():
     # What NKI does take runs: affine_select's offset by keyword, double_row on [K, 2, X] views, a copy across
     # quadrants and halves, and DMAs at any partition.
     nisa.tensor_copy(dst=b[96:128, :], src=a[0:32, :])
+    nisa.tensor_copy(dst=b[:, 0:256], src=a.ap(pattern=[[512, 128], [2, 256]], offset=1))  # the odd elements
     nisa.tensor_copy(dst=b[64:128, :], src=a[0:64, :])
     nisa.dma_copy(dst=b[5:17, :], src=a[3:15, :])
     # One partition onto a quadrant at 96 (a broadcast), and a reversal of each quadrant in place.
