@@ -19,6 +19,7 @@ Python integers, so every window is exact. Then:
 Errors name the module's file and line and the kernel source line above it (`# matmul.cpp:63`), with the grid step
 and loop indices where it happened. Exit status: 0 when every module passes, 1 when one does not, 2 for bad usage or a module it cannot run.
 """
+import contextlib
 import importlib.util
 import itertools
 import os
@@ -311,15 +312,36 @@ class Input:
         return Input(shape)
 
 
+@contextlib.contextmanager
+def stand_ins_imported(jax, jnp, pl, pltpu):
+    """The module's `import jax`, `import jax.numpy as jnp` and the Pallas imports give the stand-ins: importing the
+    real JAX would be most of this check's time (a second per module), and none of it is used."""
+    jax.numpy, jax.experimental, pl.tpu = jnp, types.SimpleNamespace(pallas=pl), pltpu
+    names = {"jax": jax, "jax.numpy": jnp, "jax.experimental": jax.experimental, "jax.experimental.pallas": pl,
+             "jax.experimental.pallas.tpu": pltpu}
+    saved = {name: sys.modules.get(name) for name in names}
+    sys.modules.update(names)
+    try:
+        yield
+    finally:
+        for name, previous in saved.items():
+            if previous is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = previous
+
+
 def check_module(path):
     path = os.path.abspath(path)
     with open(path) as f:
         lines = f.read().splitlines()
+    checker = Checker(path, lines)
+    jax, jnp, pl, pltpu = stand_in(checker)
     spec = importlib.util.spec_from_file_location("tessera_checked_module", path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    checker = Checker(path, lines)
-    module.jax, module.jnp, module.pl, module.pltpu = stand_in(checker)
+    with stand_ins_imported(jax, jnp, pl, pltpu):
+        spec.loader.exec_module(module)
+    module.jax, module.jnp, module.pl, module.pltpu = jax, jnp, pl, pltpu
     function = getattr(module, module.KERNEL)
     function(*(Input(shape) for _, shape, _ in module.INPUTS))
     return checker.errors, checker.copies

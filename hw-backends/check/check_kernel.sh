@@ -12,6 +12,9 @@
 #                              tessera deploy, then check_nki.py on the kernel (Python compile, the NKI 0.6 API
 #                              manifest's names and rules, for the target the module names) and the bundle's runner --simulate on Tessera's NumPy model of the NKI calls
 #                              it emits (nki_model/: numerics vs the simulator under that reading of NKI; not NKI)
+# With TESSERA_BACKEND_CHECKS=static (the sanitizer pass of scripts/test.sh), only tessera deploy and the checks that
+# read the module (check_dma_waits.py, check_nki.py) run: the module's runs under JAX, libtpu or the NKI model spend
+# their time in uninstrumented Python, and the release pass runs them.
 # PYTHON: the backend virtual environment's python (scripts/backend-venv.sh). DEPLOY-ARGs go to tessera deploy
 # (a variant of the kernel: --param causal=1).
 set -euo pipefail
@@ -23,17 +26,24 @@ variant=$(printf '%s' "$*" | tr -c 'A-Za-z0-9_.=-' '_')
 dir="$work/$backend-$style-$kernel-$target${variant:+-$variant}"
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$dir"
+# True when the module's runs are to be skipped (TESSERA_BACKEND_CHECKS=static); says so.
+static_only() {
+  [ "${TESSERA_BACKEND_CHECKS:-}" = static ] || return 1
+  echo "check_kernel: TESSERA_BACKEND_CHECKS=static: the module's runs are left to the release pass"
+}
 case "$backend" in
   pallas)
     "$tessera" deploy "$kernel" --target "$target" --pallas-style "$style" -o "$dir" "$@"
     grep -E '^(Pallas TPU, [a-z]+ style)' "$dir/$kernel.py"
     "$python" "$here/check_dma_waits.py" "$dir/$kernel.py"
+    static_only && exit 0
     "$python" "$dir/run.py" --interpret
     "$python" "$dir/run.py" --export ;;
   tpu-compile)
     "$tessera" deploy "$kernel" --target "$target" --pallas-style "$style" -o "$dir" "$@"
     grep -E '^(Pallas TPU, [a-z]+ style)' "$dir/$kernel.py"
     "$python" "$here/check_dma_waits.py" "$dir/$kernel.py"
+    static_only && exit 0
     if [ -z "${EXPECT_COMPILE_ERROR:-}" ]; then
       "$python" "$dir/run.py" --compile
     else
@@ -50,6 +60,7 @@ case "$backend" in
   nki)
     "$tessera" deploy "$kernel" --target "$target" -o "$dir" "$@"
     "$python" "$here/check_nki.py" "$dir/$kernel.py"
+    static_only && exit 0
     PYTHONPATH="$here/nki_model" "$python" "$dir/run.py" --simulate ;;
   *) echo "$0: unknown backend '$backend'" >&2; exit 2 ;;
 esac
