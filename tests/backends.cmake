@@ -136,7 +136,7 @@ endforeach()
 # Access patterns (tests/plugins/access_pattern.cpp, NeuronCore only): NKI's NkiTensor.ap on tensor_copy and
 # tensor_reduce operands (axis the pattern's last dimensions), run by the NKI model.
 foreach(target trn1 trn2)
-  foreach(kernel plugin_access_pattern plugin_access_pattern_isa)
+  foreach(kernel plugin_access_pattern plugin_access_pattern_isa plugin_access_pattern_elementwise)
     add_test(NAME backends/nki/${kernel}/${target}
              COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki ${kernel} ${target}
                      ${BACKEND_WORK} - --plugin $<TARGET_FILE:tessera-test-plugin-access-pattern>)

@@ -110,7 +110,7 @@ endforeach()
 # Copies and reductions through access patterns (tests/plugins/access_pattern.cpp), on every NeuronCore: exit 0,
 # the outputs match the reference.
 foreach(target trn1 trn2 trn3)
-  foreach(kernel plugin_access_pattern plugin_access_pattern_isa)
+  foreach(kernel plugin_access_pattern plugin_access_pattern_isa plugin_access_pattern_elementwise)
     add_test(NAME run/${kernel}/${target}
              COMMAND tessera run ${kernel} --plugin $<TARGET_FILE:tessera-test-plugin-access-pattern>
                      --target ${target} --json)

@@ -241,6 +241,11 @@ def model():
         "ap with a partition step that is not the free size": lambda: a.ap(pattern=[[256, 128], [1, 256]]),
         "ap of an indexed tensor": lambda: a[0:64, :].ap(pattern=[[512, 64], [1, 512]]),
         "ap past a partition's end": lambda: a.ap(pattern=[[512, 128], [2, 256]], offset=2),
+        # tensor_tensor: "the same partition axis size and the same number of elements per partition".
+        "tensor_tensor of 128 and 64 partitions": lambda: nisa.tensor_tensor(dst=b[0:64, :], data1=a[0:64, :],
+                                                                             data2=a, op=nl.add),
+        "tensor_tensor of 512 and 256 elements per partition": lambda: nisa.tensor_tensor(
+            dst=b, data1=a.ap(pattern=[[512, 128], [2, 256]]), data2=a, op=nl.add),
         # An engine access of 64 partitions starts at 0 or 64; of 32, at a multiple of 32 (start_partition).
         "tensor_copy of partitions 32:96": lambda: nisa.tensor_copy(dst=b[0:64, :], src=a[32:96, :]),
         "tensor_scalar into partitions 16:48": lambda: nisa.tensor_scalar(dst=b[16:48, :], data=a[0:32, :],
@@ -268,6 +273,12 @@ def model():
     # quadrants and halves, and DMAs at any partition.
     nisa.tensor_copy(dst=b[96:128, :], src=a[0:32, :])
     nisa.tensor_copy(dst=b[:, 0:256], src=a.ap(pattern=[[512, 128], [2, 256]], offset=1))  # the odd elements
+    # Two access patterns of different counts, [128, 16, 32] and [128, 32, 16]: one element per step each.
+    a.data[...] = np.arange(512)
+    nisa.tensor_tensor(dst=b, data1=a.ap(pattern=[[512, 128], [1, 16], [16, 32]]),
+                       data2=a.ap(pattern=[[512, 128], [1, 32], [32, 16]]), op=nl.subtract)
+    if not (b.data[0, 0:3] == [0.0, 16.0 - 32.0, 32.0 - 64.0]).all():  # elements k = 0, 1, 2 of each walk
+        failures.append(f"tensor_tensor of two walks did not pair them element by element: {b.data[0, 0:3]}")
     nisa.tensor_copy(dst=b[64:128, :], src=a[0:64, :])
     nisa.dma_copy(dst=b[5:17, :], src=a[3:15, :])
     # One partition onto a quadrant at 96 (a broadcast), and a reversal of each quadrant in place.

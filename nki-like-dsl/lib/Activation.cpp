@@ -49,7 +49,7 @@ void record(const Tile &dst, tessera::isa::ActFunc func, const Tile &x, const Ac
 } // namespace
 
 Tile activation(tessera::isa::ActFunc func, const Operand &x, const ActivationOptions &options, Loc loc) {
-  Tile src = x.tile("activation", "input");
+  Tile src = x.tile("activation", "input", Patterns::Read);
   DType dtype = src.space() == MemSpace::Psum ? DType::F32 : src.dtype();
   Tile dst = detail::newTile("activation", src.shape(), dtype, MemSpace::Sbuf, loc);
   record(dst, func, src, options, loc);
@@ -58,7 +58,7 @@ Tile activation(tessera::isa::ActFunc func, const Operand &x, const ActivationOp
 
 void activation(const Tile &dst, tessera::isa::ActFunc func, const Operand &x, const ActivationOptions &options,
                 Loc loc) {
-  Tile src = x.tile("activation", "input");
+  Tile src = x.tile("activation", "input", Patterns::Read);
   detail::Tracer::current(loc).checkAlive(dst.buffer(), loc);
   if (dst.shape() != src.shape())
     fail(loc, fmt::format("activation: the destination is {} but the input is {}", shapeStr(dst.shape()),

@@ -51,7 +51,7 @@ void recordInstruction(const IsaCall &call, const std::source_location &loc) {
   for (size_t i = 0; i < 3; ++i) {
     if (!*sources[i])
       continue;
-    const Tile tile = (*sources[i])->tile(name.c_str(), kRoles[i]);
+    const Tile tile = (*sources[i])->tile(name.c_str(), kRoles[i], Patterns::Read);
     op.srcs[i] = tile.buffer();
     *slots[i] = wholeTile(tile, tracer.graph().buffers[tile.buffer()]);
   }

@@ -74,15 +74,28 @@ using namespace detail;
 
 namespace {
 
+/// Refuses `t` when it is an access pattern read across a wider row: a pattern is walked as it is, never repeated.
+void requireNotPatternBroadcast(const char *op, const Tile &t, const Loc &loc) {
+  const graph::Buffer &b = Tracer::current(loc).graph().buffers[t.buffer()];
+  if (!b.viewPattern.empty() && t.shape()[1] == 1)
+    fail(loc, fmt::format("{}: an access pattern of one element per partition (tile '{}') is not broadcast along "
+                          "the free dimension", op, Tracer::current(loc).graph().buffers[b.viewOf].name),
+         "copy it into a [P, 1] tile first (tsr::copy(t.ap(...)))");
+}
+
 /// An elementwise binary op with [P, 1] broadcasting on either side.
 Tile binary(const char *op, tessera::isa::AluOp alu, const Operand &a, const Operand &b, const Loc &loc) {
-  Tile x = a.tile(op, "first"), y = b.tile(op, "second");
+  Tile x = a.tile(op, "first", Patterns::Read), y = b.tile(op, "second", Patterns::Read);
   const Shape &sx = x.shape(), &sy = y.shape();
   bool sameShape = sx == sy;
   bool broadcast = sx[0] == sy[0] && (sx[1] == 1 || sy[1] == 1);
   if (!sameShape && !broadcast)
     fail(loc, fmt::format("{}: shape mismatch, {} and {}", op, shapeStr(sx), shapeStr(sy)),
          "operands must have the same shape, or one may be [P, 1] (broadcast along the free dimension)");
+  if (!sameShape) {
+    requireNotPatternBroadcast(op, x, loc);
+    requireNotPatternBroadcast(op, y, loc);
+  }
   Shape result{sx[0], std::max(sx[1], sy[1])};
   DType dtype = x.space() == MemSpace::Psum ? DType::F32 : x.dtype();
   Tile dst = newTile(op, result, dtype, MemSpace::Sbuf, loc);
@@ -94,7 +107,7 @@ Tile binary(const char *op, tessera::isa::AluOp alu, const Operand &a, const Ope
 
 /// An elementwise op between a tile and a number: x <alu> c, or c <alu> x when `reverse`.
 Tile binaryScalar(const char *op, tessera::isa::AluOp alu, const Operand &x, Number c, bool reverse, const Loc &loc) {
-  Tile src = x.tile(op, reverse ? "second" : "first");
+  Tile src = x.tile(op, reverse ? "second" : "first", Patterns::Read);
   DType dtype = src.space() == MemSpace::Psum ? DType::F32 : src.dtype();
   Tile dst = newTile(op, src.shape(), dtype, MemSpace::Sbuf, loc);
   graph::Op o = makeOp(graph::OpKind::BinaryScalar, dst.buffer(), {src.buffer()});
@@ -118,7 +131,7 @@ const Tile &inPlaceScalar(tessera::isa::AluOp alu, const Tile &acc, Number c) {
 
 /// The reduction of dimensions `axis` (NKI's numbering; empty: the free dimension) of x: [P, G].
 Tile reduce(const char *op, tessera::isa::AluOp alu, const Operand &x, const std::vector<int> &axis, const Loc &loc) {
-  Tile src = x.tile(op, "input");
+  Tile src = x.tile(op, "input", Patterns::Read);
   const graph::Buffer &b = Tracer::current(loc).graph().buffers[src.buffer()];
   std::vector<int64_t> dims{src.shape()[1]}; // the free dimensions: the pattern's counts, or the tile's one
   if (!b.viewPattern.empty()) {
@@ -231,7 +244,7 @@ void store(const HbmTile &dst, const Operand &src, Loc loc) {
 }
 
 Tile copy(const Operand &src, DType dtype, Loc loc) {
-  Tile s = src.tile("copy", "source");
+  Tile s = src.tile("copy", "source", Patterns::Read);
   Tile t = newTile("copy", s.shape(), dtype, MemSpace::Sbuf, loc);
   record(makeOp(graph::OpKind::Copy, t.buffer(), {s.buffer()}), loc);
   return t;
@@ -239,7 +252,7 @@ Tile copy(const Operand &src, DType dtype, Loc loc) {
 
 void assign(const Tile &dst, const Operand &src, Loc loc) {
   Tracer::current(loc).checkAlive(dst.buffer(), loc);
-  Tile s = src.tile("assign", "source");
+  Tile s = src.tile("assign", "source", Patterns::Read);
   if (s.shape() != dst.shape())
     fail(loc, fmt::format("assign: shape mismatch, {} into {}", shapeStr(s.shape()), shapeStr(dst.shape())),
          "the destination (a tile or a slice of one) must have the source's shape");
@@ -326,8 +339,9 @@ Tile operator+(const Operand &a, const Operand &b) { return add(a, b, a.loc()); 
 const Tile &operator+=(const Tile &acc, const Operand &x) {
   const Loc &loc = x.loc();
   Tracer::current(loc).checkAlive(acc.buffer(), loc);
-  Tile y = x.tile("+=", "right-hand");
+  Tile y = x.tile("+=", "right-hand", Patterns::Read);
   const Shape &sa = acc.shape(), &sy = y.shape();
+  if (sa != sy) requireNotPatternBroadcast("+=", y, loc);
   if (sa != sy && !(sa[0] == sy[0] && sy[1] == 1))
     fail(loc, fmt::format("+=: shape mismatch, {} += {}", shapeStr(sa), shapeStr(sy)),
          "the added tile must have the accumulator's shape, or be [P, 1] (broadcast along the free dimension)");
@@ -339,8 +353,9 @@ const Tile &operator+=(const Tile &acc, const Operand &x) {
 const Tile &operator*=(const Tile &acc, const Operand &x) {
   const Loc &loc = x.loc();
   Tracer::current(loc).checkAlive(acc.buffer(), loc);
-  Tile y = x.tile("*=", "right-hand");
+  Tile y = x.tile("*=", "right-hand", Patterns::Read);
   const Shape &sa = acc.shape(), &sy = y.shape();
+  if (sa != sy) requireNotPatternBroadcast("*=", y, loc);
   if (sa != sy && !(sa[0] == sy[0] && sy[1] == 1))
     fail(loc, fmt::format("*=: shape mismatch, {} *= {}", shapeStr(sa), shapeStr(sy)),
          "the factor must have the tile's shape, or be [P, 1] (broadcast along the free dimension)");
@@ -380,7 +395,7 @@ namespace {
 
 /// A new tile holding func(x), recorded as one Activation op; `name` names the call in errors.
 Tile activate(const char *name, tessera::isa::ActFunc func, const Operand &x, const Loc &loc) {
-  Tile src = x.tile(name, "input");
+  Tile src = x.tile(name, "input", Patterns::Read);
   Tile dst = newTile(name, src.shape(), src.space() == MemSpace::Psum ? DType::F32 : src.dtype(), MemSpace::Sbuf, loc);
   graph::Op o = makeOp(graph::OpKind::Activation, dst.buffer(), {src.buffer()});
   o.func = func;

@@ -277,19 +277,16 @@ HbmTile Hbm::window(const Index &row, const Index &col, Shape size, Shape step, 
   return HbmTile(std::move(w));
 }
 
-Tile Operand::tile(const char *op, const char *role) const {
+Tile Operand::tile(const char *op, const char *role, Patterns patterns) const {
   if (hbm_)
     throw tessera::Error(fmt::format("{}: the {} operand is in HBM; engines read only SBUF and PSUM", op, role),
                          toLoc(loc_), "load it into SBUF first with tsr::load");
   Tracer &tracer = Tracer::current(loc_);
   tracer.checkAlive(tile_, loc_);
   const graph::Buffer &b = tracer.graph().buffers[tile_];
-  const std::string_view name = op;
-  const bool takesPatterns = name == "copy" || name == "assign" || name == "sum" || name == "max" ||
-                             name.starts_with("tsr::isa::");
-  if (!b.viewPattern.empty() && !takesPatterns)
+  if (!b.viewPattern.empty() && patterns == Patterns::Refused)
     throw tessera::Error(fmt::format("{}: the {} operand is an access pattern of tile '{}' (Tile::ap), which "
-                                     "tsr::assign, tsr::copy, tsr::sum, tsr::max and the tsr::isa calls take",
+                                     "copies, reductions, elementwise ops and the tsr::isa calls take",
                                      op, role, tracer.graph().buffers[b.viewOf].name),
                          toLoc(loc_), "copy the pattern into a tile first (tsr::copy(t.ap(...)))");
   return Tile(tile_);

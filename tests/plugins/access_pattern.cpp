@@ -7,7 +7,8 @@
 //   h  = t's rows 32 to 63, both sides patterns of the same counts: x.ap({{F, 32}, {F2, F1}, {1, F2}}, 32 * F) (a
 //        contiguous walk from partition 32: a pattern's offset picks the partition) into a [32, F] tile's transpose
 // Run on trn1 and trn2 and checked on the NKI model (tests/compiler.cmake, tests/backends.cmake); so is
-// plugin_access_pattern_isa, below, whose tsr::isa calls take access patterns as operands.
+// plugin_access_pattern_isa, below, whose tsr::isa calls take access patterns as operands, and
+// plugin_access_pattern_elementwise, whose elementwise ops read them.
 
 #include "tessera/dsl/tsr.h"
 
@@ -112,6 +113,69 @@ const Registration isaRegistration{{
                 out[0][r * F + i * F2 + j] = in[0][r * F + i + j * F1] + in[1][r * F + i * F2 + j];
                 out[1][r * F + i + j * F1] = std::exp(in[0][r * F + i * F2 + j]);
               }
+        },
+}};
+
+} // namespace
+
+namespace {
+
+using namespace tsr;
+
+// plugin_access_pattern_elementwise: the language-level elementwise ops reading access patterns, as NKI's nl.add,
+// nl.exp, nl.multiply take `.ap()` operands (one engine instruction walking the pattern; checked by the golden model):
+//   y = (each row's [F1, F2] matrix, read transposed) + b:      x.ap({{F, P}, {1, F1}, {F1, F2}}) + b
+//   z = exp(every other element of a row, from a loop offset)  exp(x.ap({{F, P}, {2, F / 2}}, i)) into z's halves
+//   w = 2 * (row transposed) - (row transposed), in place:     w = x.ap(T) * 2.0f; w -= ... (`*=`/`+=` with a pattern)
+//   v = both operands patterns of different walks:              maximum(x.ap(T), x.ap(column-major sum order))
+const Registration elementwiseRegistration{{
+    .name = "plugin_access_pattern_elementwise",
+    .summary = "elementwise ops (+, *, exp, maximum, +=) reading access patterns (a test plugin's kernel, "
+               "NeuronCore only)",
+    .params = {{"P", 64}, {"F1", 8}, {"F2", 12}},
+    .signature =
+        [](const Params &p) {
+          const int64_t P = p["P"], F = p["F1"] * p["F2"];
+          return std::vector<TensorSpec>{input("x", {P, F}, f32),  input("b", {P, F}, f32),
+                                         output("y", {P, F}, f32), output("z", {P, F}, f32),
+                                         output("w", {P, F}, f32), output("v", {P, F}, f32)};
+        },
+    .body = body([](const Params &p, Hbm x, Hbm b, Hbm y, Hbm z, Hbm w, Hbm v) {
+      const int64_t P = p["P"], F1 = p["F1"], F2 = p["F2"], F = F1 * F2;
+      Tile in = load(x.tile(0, 0, {P, F}));
+      const std::vector<std::array<int64_t, 2>> transposed{{F, P}, {1, F1}, {F1, F2}};
+      store(y.tile(0, 0, {P, F}), in.ap(transposed) + load(b.tile(0, 0, {P, F})));
+      Tile halves = ndarray<f32>({P, F});
+      for (auto i : affine_range(2)) assign(halves.slice(i * (F / 2), F / 2), exp(in.ap({{F, P}, {2, F / 2}}, i)));
+      store(z.tile(0, 0, {P, F}), halves);
+      Tile twice = in.ap(transposed) * 2.0f;
+      twice += in.ap(transposed);
+      store(w.tile(0, 0, {P, F}), twice);
+      store(v.tile(0, 0, {P, F}), maximum(in.ap(transposed), in.ap({{F, P}, {1, F2}, {F2, F1}})));
+    }),
+    .reference =
+        [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
+          const int64_t P = p["P"], F1 = p["F1"], F2 = p["F2"], F = F1 * F2;
+          const HostTensor &x = in[0];
+          for (int64_t r = 0; r < P; ++r) {
+            for (int64_t i = 0; i < F1; ++i)
+              for (int64_t j = 0; j < F2; ++j) {
+                // element (i, j) of the transposed walk reads x[r, i + j F1], the column-major one x[r, i F2 + j]
+                // at its own (j, i): flat position i F2 + j of the first, j F1 + i of the second
+                const float t = x[r * F + i + j * F1];
+                out[0][r * F + i * F2 + j] = t + in[1][r * F + i * F2 + j];
+                out[2][r * F + i * F2 + j] = t * 2.0f + t;
+              }
+            for (int64_t k = 0; k < F; ++k) {
+              const int64_t a = k / F2, c = k % F2;  // transposed walk: (a, c) -> x[a + c F1]
+              const int64_t d = k / F1, e = k % F1;  // column-major walk: (d, e) -> x[d + e F2]
+              out[3][r * F + k] = std::max(x[r * F + a + c * F1], x[r * F + d + e * F2]);
+            }
+            for (int64_t k = 0; k < F / 2; ++k) {
+              out[1][r * F + k] = std::exp(x[r * F + 2 * k]);
+              out[1][r * F + F / 2 + k] = std::exp(x[r * F + 2 * k + 1]);
+            }
+          }
         },
 }};
 

@@ -74,7 +74,7 @@ const Registration unalignedBroadcast{{
 }};
 
 // plugin_ap_misuse: access patterns (Tile::ap) used as NKI does not allow, one case per `--param case=N`
-// (messages.test: each message at the kernel's line, in the kernel's terms). 1: an access pattern handed to exp;
+// (messages.test: each message at the kernel's line, in the kernel's terms). 1: an access pattern transposed;
 // 2: a first pair whose step is not the tile's free size; 3: a pattern of a slice; 4: a pattern past the end of the
 // partition; 5: a reduction over axes that are not the last ones.
 const Registration apMisuse{{
@@ -88,13 +88,35 @@ const Registration apMisuse{{
       Tile t = load(x.tile(0, 0, {64, 96}));
       Tile out = ndarray<f32>({64, 48});
       switch (p["case"]) {
-      case 1: assign(out, exp(t.ap({{96, 64}, {2, 48}}))); break;
+      case 1: assign(out, transpose(t.ap({{96, 64}, {2, 48}}))); break;
       case 2: assign(out, t.ap({{48, 64}, {2, 48}})); break;
       case 3: assign(out, t.slice(0, 48).ap({{48, 64}, {1, 48}})); break;
       case 4: assign(out, t.ap({{96, 64}, {2, 48}}, 4)); break;
       default: assign(out.slice(0, 1), sum(t.ap({{96, 64}, {2, 48}, {1, 2}}), {1})); break;
       }
       store(y.tile(0, 0, {64, 48}), out);
+    }),
+}};
+
+// plugin_ap_elementwise_misuse: elementwise ops reading access patterns where they cannot, one case per
+// `--param case=N` (messages.test): 1: `t += t.ap(...)`, a pattern over the tile it writes (a NeuronCore engine
+// would read elements it has already written); 2: a one-element pattern broadcast along a row; 3: exp of a pattern,
+// which a TPU has no access for (run with --target tpu-v5e).
+const Registration apElementwiseMisuse{{
+    .name = "plugin_ap_elementwise_misuse",
+    .summary = "elementwise ops misusing access patterns, one way per --param case (a test plugin's kernel)",
+    .kernelParams = {{"case", 1}},
+    .signature = [](const Params &) {
+      return std::vector<TensorSpec>{input("x", {64, 96}, f32), output("y", {64, 96}, f32)};
+    },
+    .body = body([](const Params &p, Hbm x, Hbm y) {
+      Tile t = load(x.tile(0, 0, {64, 96}));
+      switch (p["case"]) {
+      case 1: t += t.ap({{96, 64}, {1, 8}, {8, 12}}); break;
+      case 2: t = t + t.ap({{96, 64}, {1, 1}}); break;
+      default: t = exp(t.ap({{96, 64}, {1, 8}, {8, 12}})); break;
+      }
+      store(y.tile(0, 0, {64, 96}), t);
     }),
 }};
 

@@ -468,6 +468,43 @@ private:
     body(rb, rows.getInductionVar());
   }
 
+  /// A loop over free elements [0, n) of one partition, `body` given its index.
+  static void elementLoop(OpBuilder &rb, Location l, int64_t n,
+                          llvm::function_ref<void(OpBuilder &, Location, Value f)> body) {
+    auto index = [&](int64_t v) { return rb.create<arith::ConstantIndexOp>(l, v).getResult(); };
+    rb.create<scf::ForOp>(l, index(0), index(n), index(1), ValueRange{},
+                          [&](OpBuilder &cb, Location cl, Value f, ValueRange) {
+                            body(cb, cl, f);
+                            cb.create<scf::YieldOp>(cl);
+                          });
+  }
+
+  /// The staging buffers an op made for the access patterns it reads, freed after it (release).
+  using Staged = llvm::SmallVector<Value, 2>;
+
+  /// `v` as a [P, n] memref: itself when it is a tile or a window, else (an access pattern, [P, count_1, ...]) a
+  /// new buffer holding its elements in the pattern's order, recorded in `staged`. An engine reads a pattern whole
+  /// before its results land, so an op reading the copy computes what the instruction does.
+  Value stage(Location l, Value v, Staged &staged) {
+    auto type = cast<MemRefType>(v.getType());
+    if (type.getRank() == 2) return v;
+    const int64_t partitions = type.getDimSize(0), n = type.getNumElements() / partitions;
+    Value flat = b_.create<memref::AllocOp>(l, MemRefType::get({partitions, n}, type.getElementType()));
+    logical_[flat] = logical(v);
+    partitionLoop(l, partitions, [&](OpBuilder &rb, Value p) {
+      elementLoop(rb, l, n, [&](OpBuilder &cb, Location cl, Value f) {
+        Value x = cb.create<memref::LoadOp>(cl, v, flatIndices(cb, cl, v, p, f));
+        cb.create<memref::StoreOp>(cl, x, flat, ValueRange{p, f});
+      });
+    });
+    staged.push_back(flat);
+    return flat;
+  }
+
+  void release(Location l, const Staged &staged) {
+    for (Value v : staged) b_.create<memref::DeallocOp>(l, v);
+  }
+
   LogicalResult view(tile::ViewOp op) {
     if (op.getPatternAttr()) return patternView(op);
     // Host code has no simulator to catch a window outside its source: every iteration's offset must fit (as
@@ -604,7 +641,9 @@ private:
   }
 
   LogicalResult binary(tile::BinaryOp op) {
-    Value lhs = op.getLhs(), rhs = op.getRhs(), dst = op.getDst();
+    Staged staged;
+    Value lhs = stage(op.getLoc(), op.getLhs(), staged), rhs = stage(op.getLoc(), op.getRhs(), staged);
+    Value dst = op.getDst();
     Type tl = logical(lhs), tr = logical(rhs), td = logical(dst);
     tile::Alu alu = op.getOp();
     generic(op.getLoc(), {lhs, rhs}, {dst}, {broadcastMap(lhs, dst), broadcastMap(rhs, dst), identity2d()},
@@ -612,11 +651,13 @@ private:
               Value x = s.toF32(a[0], tl), y = s.toF32(a[1], tr);
               return s.fromF32(s.alu(alu, x, y), td);
             });
+    release(op.getLoc(), staged);
     return success();
   }
 
   LogicalResult binaryScalar(tile::BinaryScalarOp op) {
-    Value src = op.getSrc(), dst = op.getDst();
+    Staged staged;
+    Value src = stage(op.getLoc(), op.getSrc(), staged), dst = op.getDst();
     Type ts = logical(src), td = logical(dst);
     tile::Alu alu = op.getOp();
     const float c = op.getScalar().convertToFloat();
@@ -626,12 +667,15 @@ private:
               Value x = s.toF32(a[0], ts), y = s.f32(c);
               return s.fromF32(reverse ? s.alu(alu, y, x) : s.alu(alu, x, y), td);
             });
+    release(op.getLoc(), staged);
     return success();
   }
 
   LogicalResult activation(tile::ActivationOp op) {
     Location loc = op.getLoc();
-    Value src = op.getSrc(), dst = op.getDst(), bias = op.getBias(), sum = op.getSum(), scales = op.getScales();
+    Staged staged;
+    Value src = stage(loc, op.getSrc(), staged), dst = op.getDst(), bias = op.getBias(), sum = op.getSum(),
+          scales = op.getScales();
     Type ts = logical(src), td = logical(dst), tb = bias ? logical(bias) : Type(),
          tc = scales ? logical(scales) : Type();
     float scale = op.getScale().convertToFloat();
@@ -659,6 +703,7 @@ private:
       x = s.activation(func, x);
       return sum ? x : s.fromF32(x, td);
     });
+    release(loc, staged);
     if (!sum) return success();
     // sum[p] = out[p, 0] + out[p, 1] + ..., left to right; then dst = out rounded.
     const int64_t cols = dim(out, 1);
@@ -814,32 +859,18 @@ private:
       // Gathered whole into a staging buffer first, then written: the instruction reads all of src before it
       // writes dst, which may overlap it (a pattern over the tile it copies).
       Location l = op.getLoc();
-      const int64_t partitions = dim(src, 0), n = cast<MemRefType>(src.getType()).getNumElements() / partitions;
-      Value staged = b_.create<memref::AllocOp>(
-          l, MemRefType::get({partitions, n}, cast<MemRefType>(src.getType()).getElementType()));
-      auto elementLoop = [&](OpBuilder &rb, Value p, llvm::function_ref<void(OpBuilder &, Location, Value f)> body) {
-        auto index = [&](int64_t v) { return rb.create<arith::ConstantIndexOp>(l, v).getResult(); };
-        rb.create<scf::ForOp>(l, index(0), index(n), index(1), ValueRange{},
-                              [&](OpBuilder &cb, Location cl, Value f, ValueRange) {
-                                body(cb, cl, f);
-                                cb.create<scf::YieldOp>(cl);
-                              });
-      };
+      Staged staged;
+      Value flat = stage(l, src, staged);
+      const int64_t partitions = dim(src, 0), n = dim(flat, 1);
       partitionLoop(l, partitions, [&](OpBuilder &rb, Value p) {
-        elementLoop(rb, p, [&](OpBuilder &cb, Location cl, Value f) {
-          Value x = cb.create<memref::LoadOp>(cl, src, flatIndices(cb, cl, src, p, f));
-          cb.create<memref::StoreOp>(cl, x, staged, ValueRange{p, f});
-        });
-      });
-      partitionLoop(l, partitions, [&](OpBuilder &rb, Value p) {
-        elementLoop(rb, p, [&](OpBuilder &cb, Location cl, Value f) {
+        elementLoop(rb, l, n, [&](OpBuilder &cb, Location cl, Value f) {
           Scalars s(cb, cl);
-          Value x = cb.create<memref::LoadOp>(cl, staged, ValueRange{p, f});
+          Value x = cb.create<memref::LoadOp>(cl, flat, ValueRange{p, f});
           Value y = ts == td ? x : s.fromF32(s.toF32(x, ts), td);
           cb.create<memref::StoreOp>(cl, y, dst, flatIndices(cb, cl, dst, p, f));
         });
       });
-      b_.create<memref::DeallocOp>(l, staged);
+      release(l, staged);
       return success();
     }
     generic(op.getLoc(), {src}, {dst}, {broadcastMap(src, dst), identity2d()}, {kParallel, kParallel},

@@ -792,13 +792,52 @@ func.func @access_pattern_out_of_its_tile() {
 
 // -----
 
-func.func @access_pattern_into_arithmetic() {
+// The elementwise ops read access patterns (every input): no diagnostic.
+func.func @access_pattern_read_by_arithmetic() {
   %c0 = arith.constant 0 : index
   %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
   %y = tile.alloc : memref<64x48xf32, #tile.space<sbuf>>
   %p = tile.view %x[%c0] {pattern = array<i64: 2, 48>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x48xf32, #tile.space<sbuf>>
-  // expected-error@+1 {{ap: an access pattern is an operand of binary, which takes none: only copies (tsr::assign, tsr::copy), reductions (tsr::sum, tsr::max) and tsr::isa calls read one}}
   tile.binary add %p, %y, %y : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>
+  tile.binary_scalar multiply %p, 2.0, %y : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>
+  tile.activation exp %p, %y : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @access_pattern_written_by_arithmetic() {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %y = tile.alloc : memref<64x48xf32, #tile.space<sbuf>>
+  %p = tile.view %x[%c0] {pattern = array<i64: 2, 48>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x48xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{ap: an access pattern is an operand of binary that takes none: copies (tsr::assign, tsr::copy), reductions (tsr::sum, tsr::max), elementwise ops (their inputs) and tsr::isa calls read one, and copies and tsr::isa calls write one; copy it into a tile first}}
+  tile.binary add %y, %y, %p : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @access_pattern_as_an_activation_bias() {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %y = tile.alloc : memref<64x48xf32, #tile.space<sbuf>>
+  %p = tile.view %x[%c0] {pattern = array<i64: 2, 1>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x1xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{ap: an access pattern is an operand of activation that takes none}}
+  tile.activation exp %y bias(%p : memref<64x1xf32, #tile.space<sbuf>>), %y : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @access_pattern_into_a_matmul() {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+  %y = tile.alloc : memref<64x48xf32, #tile.space<sbuf>>
+  %acc = tile.alloc : memref<48x48xf32, #tile.space<psum>>
+  %p = tile.view %x[%c0] {pattern = array<i64: 2, 48>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x48xf32, #tile.space<sbuf>>
+  // expected-error@+1 {{ap: an access pattern is an operand of matmul that takes none}}
+  tile.matmul %p, %y, %acc : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>, memref<48x48xf32, #tile.space<psum>>
   return
 }
 

@@ -552,3 +552,30 @@ module attributes {tessera.target = "trn2"} {
     return
   }
 }
+
+// -----
+
+// An elementwise op reading an access pattern: the pattern gathered into a [P, n] buffer in its order (outlined
+// loops), the op a linalg.generic over that buffer, the buffer freed after it.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @elementwise_access_pattern
+  // CHECK: %[[WALK:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [64, 8, 12], strides: [96, 1, 8]
+  // CHECK: %[[STAGED:.*]] = memref.alloc() : memref<64x96xf32>
+  // CHECK: scf.for
+  // CHECK: memref.load %[[WALK]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<64x8x12xf32, strided<[96, 1, 8], offset: ?>>
+  // CHECK: memref.store %{{.*}}, %[[STAGED]][%{{.*}}, %{{.*}}] : memref<64x96xf32>
+  // CHECK: } {golden.outline}
+  // CHECK: linalg.generic {{.*}} ins(%[[STAGED]], %{{.*}} : memref<64x96xf32>, memref<64x96xf32>)
+  // CHECK: arith.addf
+  // CHECK: memref.dealloc %[[STAGED]]
+  func.func @elementwise_access_pattern(%x: memref<64x96xf32>, %y: memref<64x96xf32>) {
+    %c0 = arith.constant 0 : index
+    %in = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+    %out = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
+    tile.load %x[%c0, %c0], %in : memref<64x96xf32>, memref<64x96xf32, #tile.space<sbuf>>
+    %t = tile.view %in[%c0] {pattern = array<i64: 1, 8, 8, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+    tile.binary add %t, %in, %out : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>
+    tile.store %out, %y[%c0, %c0] : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32>
+    return
+  }
+}

@@ -764,3 +764,43 @@ module attributes {tessera.target = "trn2"} {
     return
   }
 }
+
+// -----
+
+// Elementwise ops reading access patterns: each one instruction whose source walks the pattern (the transpose of
+// each row's [8, 12] matrix read by tensor_tensor, tensor_scalar and activation); an op whose pattern shares
+// elements with its destination (`t += t.ap(...)`) is refused, as such copies are.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @elementwise_access_patterns
+  // CHECK: nc.tensor_tensor "add" {{.*}}offset = 1024, dims = [96], strides = [1]>, #nc.ap<{{.*}}offset = 1024, dims = [96], strides = [1]>, #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 64], pstride = 0, offset = 0, dims = [8, 12], strides = [1, 8]> {engine = "vector"}
+  // CHECK-NEXT: nc.inst "tensor_scalar" {{.*}}src0 = #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 64], pstride = 0, offset = 0, dims = [8, 12], strides = [1, 8]>}
+  // CHECK-NEXT: nc.activation "exp" {{.*}}offset = 1024, dims = [96], strides = [1]>, #nc.ap<"sbuf", f32, tensor = -1, partitions = [0, 64], pstride = 0, offset = 0, dims = [8, 12], strides = [1, 8]> {engine = "scalar"
+  // CHECK-NEXT: return
+  func.func @elementwise_access_patterns() {
+    %in = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<64x96xf32, #tile.space<sbuf>>
+    %out = tile.alloc {offset = 1024 : i64, bufs = 1 : i64} : memref<64x96xf32, #tile.space<sbuf>>
+    %c0 = arith.constant 0 : index
+    tile.memset %in, 1.0 : memref<64x96xf32, #tile.space<sbuf>>
+    tile.memset %out, 1.0 : memref<64x96xf32, #tile.space<sbuf>>
+    %t = tile.view %in[%c0] {pattern = array<i64: 1, 8, 8, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+    tile.binary add %out, %t, %out : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>
+    tile.binary_scalar multiply %t, 2.0, %out : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>
+    tile.activation exp %t, %out : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "trn2"} {
+  func.func @elementwise_access_pattern_onto_itself() {
+    %t = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<64x96xf32, #tile.space<sbuf>>
+    %c0 = arith.constant 0 : index
+    tile.memset %t, 1.0 : memref<64x96xf32, #tile.space<sbuf>>
+    %tr = tile.view %t[%c0] {pattern = array<i64: 1, 8, 8, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+    // expected-error@+2 {{'tile.binary' op an elementwise op reads an access pattern (Tile::ap) that shares elements with its destination: an engine streams the elements, so it would read some it has already written}}
+    // expected-note@+1 {{hint: write the result into a tile of its own}}
+    tile.binary add %t, %tr, %t : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>
+    return
+  }
+}

@@ -61,7 +61,7 @@ MatmulMode rowTiling(PeTile position, PeTile size, int64_t contraction, const Lo
 
 void nc_matmul(const Tile &dst, const Operand &stationary, const Operand &moving, bool accumulate,
                PeTile tile_position, PeTile tile_size, matmul_perf_mode perf_mode, Loc loc) {
-  const Tile stationaryTile = stationary.tile("tsr::isa::nc_matmul", "stationary");
+  const Tile stationaryTile = stationary.tile("tsr::isa::nc_matmul", "stationary", Patterns::Read);
   MatmulMode mode = rowTiling(tile_position, tile_size, stationaryTile.partitions(), loc);
   mode.doubleRow = perf_mode == matmul_perf_mode::double_row;
   IsaCall call{.dst = dst, .src0 = stationary, .src1 = moving};
@@ -72,7 +72,7 @@ void nc_matmul(const Tile &dst, const Operand &stationary, const Operand &moving
 }
 
 void nc_transpose(const Tile &dst, const Operand &data, std::optional<Engine> engine, Loc loc) {
-  const Tile source = data.tile("tsr::isa::nc_transpose", "data");
+  const Tile source = data.tile("tsr::isa::nc_transpose", "data", Patterns::Read);
   const bool tensorShaped = source.space() == MemSpace::Sbuf && dst.space() == MemSpace::Psum;
   const Engine chosen = engine.value_or(tensorShaped ? Engine::Tensor : Engine::Vector);
   IsaCall call{.engine = chosen, .dst = dst, .src0 = data};

@@ -168,8 +168,18 @@ bool visitsAnElementTwice(ViewOp view) {
   }
 }
 
+/// Whether `op` reads `v` as an elementwise source (tile.binary, tile.binary_scalar, tile.activation's input) and
+/// does not write it: the language-level elementwise ops, whose one engine instruction walks a pattern it reads.
+bool readsElementwise(Operation *op, Value v) {
+  if (auto b = llvm::dyn_cast<BinaryOp>(op)) return b.getDst() != v && (b.getLhs() == v || b.getRhs() == v);
+  if (auto s = llvm::dyn_cast<BinaryScalarOp>(op)) return s.getDst() != v && s.getSrc() == v;
+  if (auto a = llvm::dyn_cast<ActivationOp>(op))
+    return a.getSrc() == v && a.getDst() != v && a.getBias() != v && a.getSum() != v && a.getScales() != v;
+  return false;
+}
+
 /// An access-pattern view's own rules, and its users': tile.copy and tile.inst on either side (never writing one
-/// place twice), tile.reduce's source.
+/// place twice), tile.reduce's source, and the elementwise ops' sources.
 LogicalResult verifyPattern(ViewOp view) {
   // Messages start with the DSL call (Tile::ap), not the op: at a kernel's line they are the user's terms.
   auto fail = [&](Location loc) { return mlir::emitError(loc) << "ap: "; };
@@ -203,11 +213,11 @@ LogicalResult verifyPattern(ViewOp view) {
     auto copy = llvm::dyn_cast<CopyOp>(user);
     auto reduce = llvm::dyn_cast<ReduceOp>(user);
     auto inst = llvm::dyn_cast<InstOp>(user);
-    if (!copy && !inst && !(reduce && reduce.getSrc() == v))
+    if (!copy && !inst && !(reduce && reduce.getSrc() == v) && !readsElementwise(user, v))
       return fail(user->getLoc()) << "an access pattern is an operand of " << user->getName().stripDialect()
-                                  << ", which takes none: only copies (tsr::assign, tsr::copy), reductions "
-                                     "(tsr::sum, tsr::max) and tsr::isa calls read one, and copies and tsr::isa "
-                                     "calls write one; copy it into a tile first";
+                                  << " that takes none: copies (tsr::assign, tsr::copy), reductions (tsr::sum, "
+                                     "tsr::max), elementwise ops (their inputs) and tsr::isa calls read one, and "
+                                     "copies and tsr::isa calls write one; copy it into a tile first";
     const bool written = (copy && copy.getDst() == v) || (inst && (inst.getDst() == v || inst.getDst2() == v));
     if (written && repeats)
       return fail(user->getLoc()) << "the destination is an access pattern that reaches some element more than "

@@ -28,6 +28,7 @@
 #include "tessera/compiler/Compiler.h"
 #include "tessera/compiler/Passes.h"
 #include "Targets/TargetFamily.h"
+#include "ErrorCollector.h"
 #include "NeuronCore/Passes.h"
 #include "tessera/isa/AccessRules.h"
 #include "tessera/isa/Cost.h"
@@ -77,9 +78,9 @@ private:
           return emit(o.getLoc(), matmulInstruction(o, isa::Opcode::Matmul, verbatim()), isa::Engine::Tensor);
         })
         .Case([&](tile::BinaryOp o) { return binary(o); })
-        .Case([&](tile::BinaryScalarOp o) { return compute(o, isa::Opcode::TensorScalar); })
+        .Case([&](tile::BinaryScalarOp o) { return elementwise(o, isa::Opcode::TensorScalar); })
         .Case([&](tile::ActivationOp o) {
-          return compute(o, o.getSum() ? isa::Opcode::ActivationReduce : isa::Opcode::Activation);
+          return elementwise(o, o.getSum() ? isa::Opcode::ActivationReduce : isa::Opcode::Activation);
         })
         .Case([&](tile::TransposeOp o) { return transpose(o); })
         .Case([&](tile::FillWhereOp o) { return fillWhere(o); })
@@ -162,11 +163,35 @@ private:
     return success();
   }
 
+  /// An elementwise op as `opcode` (compute), unless it reads an access pattern that shares elements with what it
+  /// writes (refuseReadingOwnWrites).
+  LogicalResult elementwise(Operation *op, isa::Opcode opcode) {
+    const isa::Instruction i = computeInstruction(op, opcode);
+    if (failed(refuseReadingOwnWrites(op, i))) return failure();
+    return place(op, {i});
+  }
+
+  /// An elementwise op that reads an access pattern (Tile::ap) sharing elements with its destination: refused, as
+  /// such copies are (copy).
+  LogicalResult refuseReadingOwnWrites(Operation *op, const isa::Instruction &i) {
+    for (Value v : op->getOperands()) {
+      if (!tile::patternView(v) || !overlaps(bufferOf(v).pattern(), i.dst)) continue;
+      InFlightDiagnostic error = op->emitOpError()
+                                 << "an elementwise op reads an access pattern (Tile::ap) that shares elements with "
+                                    "its destination: an engine streams the elements, so it would read some it has "
+                                    "already written";
+      error.attachNote() << compiler::kHintNote << "write the result into a tile of its own";
+      return error;
+    }
+    return success();
+  }
+
   /// An elementwise binary op: tensor_tensor, or tensor_scalar when one operand is a [P, 1] tile read across the
   /// row (NKI's tensor_tensor does not broadcast; its tensor_scalar takes a [P, 1] operand): that tile becomes
   /// operand0, reversed when it is the left operand.
   LogicalResult binary(tile::BinaryOp o) {
     isa::Instruction i = computeInstruction(o, isa::Opcode::TensorTensor);
+    if (failed(refuseReadingOwnWrites(o, i))) return failure();
     const bool lhsColumn = isBroadcast(i.src0), rhsColumn = isBroadcast(i.src1);
     if (lhsColumn == rhsColumn) return place(o, {i});
     isa::Instruction scalar;

@@ -147,7 +147,18 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None):
     _no_psum_on_gpsimd("tensor_tensor", _Engine.gpsimd if op is nl.power else engine, dst, data1, data2)
     if data1.buffer is nl.psum and data2.buffer is nl.psum:
         raise ValueError("tensor_tensor: data1 and data2 cannot both be in PSUM")
-    _write(dst, op(_f32(data1), _f32(data2)))
+    a, b = _f32(data1), _f32(data2)
+    if a.shape != b.shape:
+        # "The two tiles must have the same partition axis size and the same number of elements per partition"
+        # (nki.isa.tensor_tensor): two access patterns of different counts are read element by element.
+        if a.shape[0] != b.shape[0] or a[0].size != b[0].size:
+            raise ValueError(f"tensor_tensor: data1 {a.shape} and data2 {b.shape} differ in partitions or in "
+                             f"elements per partition")
+        a, b = a.reshape(a.shape[0], -1), b.reshape(b.shape[0], -1)
+    result = op(a, b)
+    if result.shape != dst.data.shape and result.size == dst.data.size:
+        result = result.reshape(dst.data.shape)
+    _write(dst, result)
 
 
 def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=None, reverse1=False,

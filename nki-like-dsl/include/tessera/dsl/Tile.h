@@ -51,8 +51,9 @@ public:
   /// o % F the first free element); one that depends on loop indices addresses the first partition's row and
   /// must stay within it. The view's shape
   /// is [n, count_1 * ... * count_k] (its free dimensions flattened row-major; tsr::sum and tsr::max take them by
-  /// number, NKI's axis). tsr::assign and tsr::copy read or write one, tsr::sum and tsr::max read one, and so do
-  /// the tsr::isa calls' operands, on a NeuronCore (one engine instruction walking it); it cannot be sliced, and
+  /// number, NKI's axis). tsr::assign and tsr::copy read or write one, tsr::sum, tsr::max and the elementwise ops
+  /// (+, *, tsr::exp, ...) read one, and the tsr::isa calls take one for any operand, on a NeuronCore (one engine
+  /// instruction walking it); it cannot be sliced, and
   /// only a tile that is not a view takes one (as NKI's `.ap` on an `nl.ndarray`).
   Tile ap(std::vector<std::array<int64_t, 2>> pattern, const Index &offset = 0,
           std::source_location loc = std::source_location::current()) const;
@@ -133,6 +134,10 @@ private:
   Shape rest_;
 };
 
+/// Whether an operation takes an access pattern (Tile::ap) as an operand: copies, reductions, elementwise ops and
+/// the tsr::isa calls read one (one engine instruction walks it); the others need a tile.
+enum class Patterns : bool { Refused, Read };
+
 /// Anything a compute operation may be handed. Accepting HBM here (and reporting it) lets the DSL name the line
 /// where an HBM tensor was passed to an engine instruction, which cannot read HBM.
 class Operand {
@@ -148,8 +153,9 @@ public:
     (void)t;
   }
 
-  /// The tile, or a tsr::Error at the user's line if this operand lives in HBM. `role` names it in the message.
-  Tile tile(const char *op, const char *role) const;
+  /// The tile, or a tsr::Error at the user's line if this operand lives in HBM, or is an access pattern that `op`
+  /// does not take. `role` names it in the message.
+  Tile tile(const char *op, const char *role, Patterns patterns = Patterns::Refused) const;
   const std::source_location &loc() const { return loc_; }
 
 private:
