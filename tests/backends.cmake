@@ -281,6 +281,11 @@ file(GLOB tpu_target_files ${PROJECT_SOURCE_DIR}/isa/targets/tpu-*.toml)
 add_test(NAME backends/libtpu-limits
          COMMAND ${BACKEND_VENV}/bin/python ${PROJECT_SOURCE_DIR}/hw-backends/check/libtpu_vmem_limits.py ${tpu_target_files})
 set_tests_properties(backends/libtpu-limits PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+# What Mosaic compiles of an access pattern's Pallas forms (a row walked in another order: reshape and transpose,
+# reshape and index, grouped reductions) and what it refuses (a strided slice), as docs/dsl.md says.
+add_test(NAME backends/mosaic-relayouts
+         COMMAND ${BACKEND_VENV}/bin/python ${PROJECT_SOURCE_DIR}/hw-backends/check/mosaic_relayouts.py)
+set_tests_properties(backends/mosaic-relayouts PROPERTIES FIXTURES_REQUIRED backend_venv LABELS "backends;libtpu")
 # The TPU checks can fail: a wrong [libtpu] figure, a module whose VMEM limit is too small, a deleted .wait()
 # (check_dma_waits.py; and what interpret mode does with it, asserted as docs/backends.md says).
 add_test(NAME backends/tpu-checks-catch-mistakes

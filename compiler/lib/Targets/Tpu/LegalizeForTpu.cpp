@@ -107,13 +107,14 @@ public:
   Legalizer(func::FuncOp fn, const isa::Target &target) : fn_(fn), target_(target), b_(fn.getContext()) {}
 
   LogicalResult run() {
-    // Access patterns walk one NeuronCore partition's elements; a TPU's VPU reads VMEM in whole (8, 128) tiles.
+    // Access patterns walk one NeuronCore partition's elements; a TPU's VPU loads VMEM in whole (8, 128) tiles, so
+    // a walk would be a relayout of the loaded vector (docs/dsl.md, "Access patterns": what Mosaic compiles).
     WalkResult patterns = fn_.walk([&](tile::ViewOp view) {
       if (!view.getPatternAttr()) return WalkResult::advance();
       view.emitError() << "ap: an access pattern (Tile::ap) walks a NeuronCore partition's elements; " << target_.name
-                       << " is a TPU, whose vector unit reads VMEM in whole (sublane, lane) tiles and has no such "
-                          "access: gather with a strided HBM window instead (Hbm::window with steps), or run on a "
-                          "trn target";
+                       << " is a TPU, whose vector unit loads VMEM in whole (sublane, lane) tiles: a walk there is "
+                          "a relayout of the loaded vector, which Tessera does not lower yet; gather with a strided "
+                          "HBM window instead (Hbm::window with steps), or run on a trn target";
       return WalkResult::interrupt();
     });
     if (patterns.wasInterrupted()) return failure();
