@@ -133,10 +133,12 @@ foreach(target trn1 trn2)
   set_tests_properties(backends/nki/plugin_stream_shuffle/${target}
                        PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 endforeach()
-# Access patterns (tests/plugins/access_pattern.cpp, NeuronCore only): NKI's NkiTensor.ap on tensor_copy and
-# tensor_reduce operands (axis the pattern's last dimensions), run by the NKI model.
+# Access patterns (tests/plugins/access_pattern.cpp, NeuronCore only): NKI's NkiTensor.ap on the operands of
+# tensor_copy, tensor_reduce (axis the pattern's last dimensions), tensor_tensor, tensor_scalar and activation, run
+# by the NKI model.
 foreach(target trn1 trn2)
-  foreach(kernel plugin_access_pattern plugin_access_pattern_isa plugin_access_pattern_elementwise)
+  foreach(kernel plugin_access_pattern plugin_access_pattern_isa plugin_access_pattern_elementwise
+                 plugin_access_pattern_columns)
     add_test(NAME backends/nki/${kernel}/${target}
              COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki ${kernel} ${target}
                      ${BACKEND_WORK} - --plugin $<TARGET_FILE:tessera-test-plugin-access-pattern>)

@@ -107,10 +107,11 @@ foreach(target trn1 trn2 trn3)
                    --target ${target} --json)
   set_tests_properties(run/plugin_stream_shuffle/${target} PROPERTIES LABELS e2e)
 endforeach()
-# Copies and reductions through access patterns (tests/plugins/access_pattern.cpp), on every NeuronCore: exit 0,
-# the outputs match the reference.
+# Copies, reductions, elementwise ops and tsr::isa calls through access patterns (tests/plugins/access_pattern.cpp),
+# on every NeuronCore: exit 0, the outputs match the reference.
 foreach(target trn1 trn2 trn3)
-  foreach(kernel plugin_access_pattern plugin_access_pattern_isa plugin_access_pattern_elementwise)
+  foreach(kernel plugin_access_pattern plugin_access_pattern_isa plugin_access_pattern_elementwise
+                 plugin_access_pattern_columns)
     add_test(NAME run/${kernel}/${target}
              COMMAND tessera run ${kernel} --plugin $<TARGET_FILE:tessera-test-plugin-access-pattern>
                      --target ${target} --json)

@@ -246,6 +246,8 @@ def model():
                                                                              data2=a, op=nl.add),
         "tensor_tensor of 512 and 256 elements per partition": lambda: nisa.tensor_tensor(
             dst=b, data1=a.ap(pattern=[[512, 128], [2, 256]]), data2=a, op=nl.add),
+        "tensor_tensor of a [128, 512] tile and a [128, 1] column (no broadcast)": lambda: nisa.tensor_tensor(
+            dst=b, data1=a, data2=v, op=nl.add),
         # An engine access of 64 partitions starts at 0 or 64; of 32, at a multiple of 32 (start_partition).
         "tensor_copy of partitions 32:96": lambda: nisa.tensor_copy(dst=b[0:64, :], src=a[32:96, :]),
         "tensor_scalar into partitions 16:48": lambda: nisa.tensor_scalar(dst=b[16:48, :], data=a[0:32, :],
@@ -279,6 +281,17 @@ def model():
                        data2=a.ap(pattern=[[512, 128], [1, 32], [32, 16]]), op=nl.subtract)
     if not (b.data[0, 0:3] == [0.0, 16.0 - 32.0, 32.0 - 64.0]).all():  # elements k = 0, 1, 2 of each walk
         failures.append(f"tensor_tensor of two walks did not pair them element by element: {b.data[0, 0:3]}")
+    # A [P, 1] operand of tensor_scalar and activation's bias and scale go with partitions, also against a walk's
+    # [P, 16, 32] values: partition p gets p.
+    v.data[:, 0] = np.arange(128)
+    nisa.tensor_scalar(dst=b.reshape([128, 16, 32]), data=a.ap(pattern=[[512, 128], [1, 16], [16, 32]]), op0=nl.add,
+                       operand0=v)
+    if not (b.data[:, 0] == np.arange(128)).all() or b.data[5, 1] != 16.0 + 5:
+        failures.append(f"tensor_scalar did not add a [P, 1] operand per partition to a walk: {b.data[0:6, 0:2]}")
+    nisa.activation(dst=b.reshape([128, 16, 32]), op=nl.copy, data=a.ap(pattern=[[512, 128], [1, 16], [16, 32]]),
+                    bias=v, scale=v)
+    if b.data[5, 1] != 16.0 * 5 + 5:
+        failures.append(f"activation did not take its bias and scale per partition on a walk: {b.data[5, 0:2]}")
     nisa.tensor_copy(dst=b[64:128, :], src=a[0:64, :])
     nisa.dma_copy(dst=b[5:17, :], src=a[3:15, :])
     # One partition onto a quadrant at 96 (a broadcast), and a reversal of each quadrant in place.

@@ -60,6 +60,7 @@ void activation(const Tile &dst, tessera::isa::ActFunc func, const Operand &x, c
                 Loc loc) {
   Tile src = x.tile("activation", "input", Patterns::Read);
   detail::Tracer::current(loc).checkAlive(dst.buffer(), loc);
+  detail::requireNotPatternDestination("activation", dst, loc);
   if (dst.shape() != src.shape())
     fail(loc, fmt::format("activation: the destination is {} but the input is {}", shapeStr(dst.shape()),
                           shapeStr(src.shape())));

@@ -72,6 +72,14 @@ graph::Op makeOp(graph::OpKind kind, int dst, std::vector<int> srcs) {
 
 using namespace detail;
 
+void detail::requireNotPatternDestination(const char *op, const Tile &dst, const Loc &loc) {
+  const graph::Buffer &b = Tracer::current(loc).graph().buffers[dst.buffer()];
+  if (!b.viewPattern.empty())
+    fail(loc, fmt::format("{}: the destination is an access pattern of tile '{}' (Tile::ap); elementwise ops read "
+                          "access patterns and write tiles", op, Tracer::current(loc).graph().buffers[b.viewOf].name),
+         "compute into a tile, then write it into the pattern with tsr::assign(t.ap(...), result)");
+}
+
 namespace {
 
 /// Refuses `t` when it is an access pattern read across a wider row: a pattern is walked as it is, never repeated.
@@ -119,9 +127,10 @@ Tile binaryScalar(const char *op, tessera::isa::AluOp alu, const Operand &x, Num
 }
 
 /// acc <alu>= c in place, in acc's dtype.
-const Tile &inPlaceScalar(tessera::isa::AluOp alu, const Tile &acc, Number c) {
+const Tile &inPlaceScalar(const char *op, tessera::isa::AluOp alu, const Tile &acc, Number c) {
   const Loc &loc = c.loc();
   Tracer::current(loc).checkAlive(acc.buffer(), loc);
+  requireNotPatternDestination(op, acc, loc);
   graph::Op o = makeOp(graph::OpKind::BinaryScalar, acc.buffer(), {acc.buffer()});
   o.alu = alu;
   o.value = c.value();
@@ -339,6 +348,7 @@ Tile operator+(const Operand &a, const Operand &b) { return add(a, b, a.loc()); 
 const Tile &operator+=(const Tile &acc, const Operand &x) {
   const Loc &loc = x.loc();
   Tracer::current(loc).checkAlive(acc.buffer(), loc);
+  requireNotPatternDestination("+=", acc, loc);
   Tile y = x.tile("+=", "right-hand", Patterns::Read);
   const Shape &sa = acc.shape(), &sy = y.shape();
   if (sa != sy) requireNotPatternBroadcast("+=", y, loc);
@@ -353,6 +363,7 @@ const Tile &operator+=(const Tile &acc, const Operand &x) {
 const Tile &operator*=(const Tile &acc, const Operand &x) {
   const Loc &loc = x.loc();
   Tracer::current(loc).checkAlive(acc.buffer(), loc);
+  requireNotPatternDestination("*=", acc, loc);
   Tile y = x.tile("*=", "right-hand", Patterns::Read);
   const Shape &sa = acc.shape(), &sy = y.shape();
   if (sa != sy) requireNotPatternBroadcast("*=", y, loc);
@@ -388,8 +399,10 @@ Tile operator*(const Operand &x, Number c) { return multiply(x, c, x.loc()); }
 Tile operator*(Number c, const Operand &x) { return multiply(c, x, x.loc()); }
 Tile operator/(const Operand &x, Number c) { return divide(x, c, x.loc()); }
 Tile operator/(Number c, const Operand &x) { return divide(c, x, x.loc()); }
-const Tile &operator+=(const Tile &acc, Number c) { return inPlaceScalar(tessera::isa::AluOp::Add, acc, c); }
-const Tile &operator*=(const Tile &acc, Number c) { return inPlaceScalar(tessera::isa::AluOp::Multiply, acc, c); }
+const Tile &operator+=(const Tile &acc, Number c) { return inPlaceScalar("+=", tessera::isa::AluOp::Add, acc, c); }
+const Tile &operator*=(const Tile &acc, Number c) {
+  return inPlaceScalar("*=", tessera::isa::AluOp::Multiply, acc, c);
+}
 
 namespace {
 

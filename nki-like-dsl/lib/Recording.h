@@ -20,6 +20,9 @@ std::string shapeStr(const Shape &s);
 /// errors). `offset` >= 0 places it at that byte of each partition (tsr::isa::sbuf_tile_at).
 Tile newTile(const char *op, Shape shape, DType dtype, tessera::isa::MemSpace space, const std::source_location &loc,
              int64_t offset = -1);
+/// Refuses `dst`, the tile an elementwise op `op` writes, when it is an access pattern (Tile::ap): those ops read
+/// patterns, and write tiles.
+void requireNotPatternDestination(const char *op, const Tile &dst, const std::source_location &loc);
 /// Appends `op` to the kernel being traced, at the user's line.
 void record(graph::Op op, const std::source_location &loc);
 graph::Op makeOp(graph::OpKind kind, int dst, std::vector<int> srcs);

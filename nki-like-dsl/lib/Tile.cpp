@@ -285,8 +285,9 @@ Tile Operand::tile(const char *op, const char *role, Patterns patterns) const {
   tracer.checkAlive(tile_, loc_);
   const graph::Buffer &b = tracer.graph().buffers[tile_];
   if (!b.viewPattern.empty() && patterns == Patterns::Refused)
-    throw tessera::Error(fmt::format("{}: the {} operand is an access pattern of tile '{}' (Tile::ap), which "
-                                     "copies, reductions, elementwise ops and the tsr::isa calls take",
+    throw tessera::Error(fmt::format("{}: the {} operand is an access pattern of tile '{}' (Tile::ap), which it "
+                                     "does not take (copies, reductions, the inputs of elementwise ops and the "
+                                     "tsr::isa calls read one)",
                                      op, role, tracer.graph().buffers[b.viewOf].name),
                          toLoc(loc_), "copy the pattern into a tile first (tsr::copy(t.ap(...)))");
   return Tile(tile_);

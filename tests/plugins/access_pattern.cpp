@@ -8,7 +8,7 @@
 //        contiguous walk from partition 32: a pattern's offset picks the partition) into a [32, F] tile's transpose
 // Run on trn1 and trn2 and checked on the NKI model (tests/compiler.cmake, tests/backends.cmake); so is
 // plugin_access_pattern_isa, below, whose tsr::isa calls take access patterns as operands, and
-// plugin_access_pattern_elementwise, whose elementwise ops read them.
+// plugin_access_pattern_elementwise, whose elementwise ops read them, and plugin_access_pattern_columns.
 
 #include "tessera/dsl/tsr.h"
 
@@ -126,7 +126,8 @@ using namespace tsr;
 // nl.exp, nl.multiply take `.ap()` operands (one engine instruction walking the pattern; checked by the golden model):
 //   y = (each row's [F1, F2] matrix, read transposed) + b:      x.ap({{F, P}, {1, F1}, {F1, F2}}) + b
 //   z = exp(every other element of a row, from a loop offset)  exp(x.ap({{F, P}, {2, F / 2}}, i)) into z's halves
-//   w = 2 * (row transposed) - (row transposed), in place:     w = x.ap(T) * 2.0f; w -= ... (`*=`/`+=` with a pattern)
+//   w = (2 * (row transposed) + (row transposed)) * (row transposed), in place: w = x.ap(T) * 2.0f; w += x.ap(T);
+//       w *= x.ap(T)
 //   v = both operands patterns of different walks:              maximum(x.ap(T), x.ap(column-major sum order))
 const Registration elementwiseRegistration{{
     .name = "plugin_access_pattern_elementwise",
@@ -150,6 +151,7 @@ const Registration elementwiseRegistration{{
       store(z.tile(0, 0, {P, F}), halves);
       Tile twice = in.ap(transposed) * 2.0f;
       twice += in.ap(transposed);
+      twice *= in.ap(transposed);
       store(w.tile(0, 0, {P, F}), twice);
       store(v.tile(0, 0, {P, F}), maximum(in.ap(transposed), in.ap({{F, P}, {1, F2}, {F2, F1}})));
     }),
@@ -164,8 +166,9 @@ const Registration elementwiseRegistration{{
                 // at its own (j, i): flat position i F2 + j of the first, j F1 + i of the second
                 const float t = x[r * F + i + j * F1];
                 out[0][r * F + i * F2 + j] = t + in[1][r * F + i * F2 + j];
-                out[2][r * F + i * F2 + j] = t * 2.0f + t;
+                out[2][r * F + i * F2 + j] = (t * 2.0f + t) * t;
               }
+
             for (int64_t k = 0; k < F; ++k) {
               const int64_t a = k / F2, c = k % F2;  // transposed walk: (a, c) -> x[a + c F1]
               const int64_t d = k / F1, e = k % F1;  // column-major walk: (d, e) -> x[d + e F2]
@@ -174,6 +177,59 @@ const Registration elementwiseRegistration{{
             for (int64_t k = 0; k < F / 2; ++k) {
               out[1][r * F + k] = std::exp(x[r * F + 2 * k]);
               out[1][r * F + F / 2 + k] = std::exp(x[r * F + 2 * k + 1]);
+            }
+          }
+        },
+}};
+
+} // namespace
+
+namespace {
+
+using namespace tsr;
+
+// plugin_access_pattern_columns: access patterns beside [P, 1] columns, and one over the tile an op writes:
+//   u = (row transposed) + each row's sum s, a [P, 1] column: x.ap(T) + sum(x) (tensor_scalar with a vector)
+//   q = (row transposed) * s + s:                             activation(copy, x.ap(T), {.bias = s, .scale = s})
+//   r = x with r[k] += x[2k + 1] for k < F / 2, in place:      r.slice(0, F / 2) += r.ap(odd elements); the walk
+//       reads each element it shares with the destination before writing it (step (k - 1) / 2 reads what step k
+//       writes), so a NeuronCore accepts it
+const Registration columnsRegistration{{
+    .name = "plugin_access_pattern_columns",
+    .summary = "access patterns with [P, 1] operands, and read in place before they are written (a test plugin's "
+               "kernel, NeuronCore only)",
+    .params = {{"P", 64}, {"F1", 8}, {"F2", 12}},
+    .signature =
+        [](const Params &p) {
+          const int64_t P = p["P"], F = p["F1"] * p["F2"];
+          return std::vector<TensorSpec>{input("x", {P, F}, f32), output("u", {P, F}, f32),
+                                         output("q", {P, F}, f32), output("r", {P, F}, f32)};
+        },
+    .body = body([](const Params &p, Hbm x, Hbm u, Hbm q, Hbm r) {
+      const int64_t P = p["P"], F1 = p["F1"], F2 = p["F2"], F = F1 * F2;
+      Tile in = load(x.tile(0, 0, {P, F}));
+      const std::vector<std::array<int64_t, 2>> transposed{{F, P}, {1, F1}, {F1, F2}};
+      Tile rowSum = sum(in);
+      store(u.tile(0, 0, {P, F}), in.ap(transposed) + rowSum);
+      store(q.tile(0, 0, {P, F}), activation(act::copy, in.ap(transposed), {.bias = rowSum, .scale = rowSum}));
+      Tile own = copy(in, f32);
+      Tile firstHalf = own.slice(0, F / 2);
+      firstHalf += own.ap({{F, P}, {2, F / 2}}, 1);
+      store(r.tile(0, 0, {P, F}), own);
+    }),
+    .reference =
+        [](const Params &p, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
+          const int64_t P = p["P"], F1 = p["F1"], F2 = p["F2"], F = F1 * F2;
+          const HostTensor &x = in[0];
+          for (int64_t r = 0; r < P; ++r) {
+            double rowSum = 0;
+            for (int64_t k = 0; k < F; ++k) rowSum += x[r * F + k];
+            const float s = static_cast<float>(rowSum);
+            for (int64_t k = 0; k < F; ++k) {
+              const float t = x[r * F + (k / F2) + (k % F2) * F1]; // the transposed walk's element k
+              out[0][r * F + k] = t + s;
+              out[1][r * F + k] = t * s + s;
+              out[2][r * F + k] = k < F / 2 ? x[r * F + k] + x[r * F + 2 * k + 1] : x[r * F + k];
             }
           }
         },

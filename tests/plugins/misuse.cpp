@@ -100,8 +100,8 @@ const Registration apMisuse{{
 
 // plugin_ap_elementwise_misuse: elementwise ops reading access patterns where they cannot, one case per
 // `--param case=N` (messages.test): 1: `t += t.ap(...)`, a pattern over the tile it writes (a NeuronCore engine
-// would read elements it has already written); 2: a one-element pattern broadcast along a row; 3: exp of a pattern,
-// which a TPU has no access for (run with --target tpu-v5e).
+// would read elements it has already written); 2: a one-element pattern broadcast along a row; 3: a pattern as the
+// destination of `*=`; 4: exp of a pattern, which a TPU target does not lower (run with --target tpu-v5e).
 const Registration apElementwiseMisuse{{
     .name = "plugin_ap_elementwise_misuse",
     .summary = "elementwise ops misusing access patterns, one way per --param case (a test plugin's kernel)",
@@ -114,6 +114,7 @@ const Registration apElementwiseMisuse{{
       switch (p["case"]) {
       case 1: t += t.ap({{96, 64}, {1, 8}, {8, 12}}); break;
       case 2: t = t + t.ap({{96, 64}, {1, 1}}); break;
+      case 3: t.ap({{96, 64}, {1, 8}, {8, 12}}) *= 2.0f; break;
       default: t = exp(t.ap({{96, 64}, {1, 8}, {8, 12}})); break;
       }
       store(y.tile(0, 0, {64, 96}), t);

@@ -482,12 +482,16 @@ private:
   /// The staging buffers an op made for the access patterns it reads, freed after it (release).
   using Staged = llvm::SmallVector<Value, 2>;
 
-  /// `v` as a [P, n] memref: itself when it is a tile or a window, else (an access pattern, [P, count_1, ...]) a
-  /// new buffer holding its elements in the pattern's order, recorded in `staged`. An engine reads a pattern whole
-  /// before its results land, so an op reading the copy computes what the instruction does.
+  /// `v` as a [P, n] memref: itself when it is a tile or a window, else (an access pattern, [P, count_1, ...])
+  /// gathered (below). An op reading the gathered copy reads each element's value from before the op, as the
+  /// instruction does where the target accepts it (a NeuronCore refuses a walk that reads an element it wrote).
   Value stage(Location l, Value v, Staged &staged) {
+    return cast<MemRefType>(v.getType()).getRank() == 2 ? v : gather(l, v, staged);
+  }
+
+  /// A new [P, n] buffer holding `v`'s elements in its order (an access pattern's), recorded in `staged`.
+  Value gather(Location l, Value v, Staged &staged) {
     auto type = cast<MemRefType>(v.getType());
-    if (type.getRank() == 2) return v;
     const int64_t partitions = type.getDimSize(0), n = type.getNumElements() / partitions;
     Value flat = b_.create<memref::AllocOp>(l, MemRefType::get({partitions, n}, type.getElementType()));
     logical_[flat] = logical(v);
@@ -860,7 +864,7 @@ private:
       // writes dst, which may overlap it (a pattern over the tile it copies).
       Location l = op.getLoc();
       Staged staged;
-      Value flat = stage(l, src, staged);
+      Value flat = gather(l, src, staged);
       const int64_t partitions = dim(src, 0), n = dim(flat, 1);
       partitionLoop(l, partitions, [&](OpBuilder &rb, Value p) {
         elementLoop(rb, l, n, [&](OpBuilder &cb, Location cl, Value f) {

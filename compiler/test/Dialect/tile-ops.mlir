@@ -811,7 +811,7 @@ func.func @access_pattern_written_by_arithmetic() {
   %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
   %y = tile.alloc : memref<64x48xf32, #tile.space<sbuf>>
   %p = tile.view %x[%c0] {pattern = array<i64: 2, 48>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x48xf32, #tile.space<sbuf>>
-  // expected-error@+1 {{ap: an access pattern is an operand of binary that takes none: copies (tsr::assign, tsr::copy), reductions (tsr::sum, tsr::max), elementwise ops (their inputs) and tsr::isa calls read one, and copies and tsr::isa calls write one; copy it into a tile first}}
+  // expected-error@+1 {{ap: an access pattern is an operand of binary other than its input: elementwise ops read one as an input, and write a tile (copy the result into the pattern with tsr::assign) and take [P, 1] tiles as biases and scales}}
   tile.binary add %y, %y, %p : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>
   return
 }
@@ -823,7 +823,7 @@ func.func @access_pattern_as_an_activation_bias() {
   %x = tile.alloc : memref<64x96xf32, #tile.space<sbuf>>
   %y = tile.alloc : memref<64x48xf32, #tile.space<sbuf>>
   %p = tile.view %x[%c0] {pattern = array<i64: 2, 1>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x1xf32, #tile.space<sbuf>>
-  // expected-error@+1 {{ap: an access pattern is an operand of activation that takes none}}
+  // expected-error@+1 {{ap: an access pattern is an operand of activation other than its input}}
   tile.activation exp %y bias(%p : memref<64x1xf32, #tile.space<sbuf>>), %y : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>
   return
 }
@@ -836,7 +836,7 @@ func.func @access_pattern_into_a_matmul() {
   %y = tile.alloc : memref<64x48xf32, #tile.space<sbuf>>
   %acc = tile.alloc : memref<48x48xf32, #tile.space<psum>>
   %p = tile.view %x[%c0] {pattern = array<i64: 2, 48>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x48xf32, #tile.space<sbuf>>
-  // expected-error@+1 {{ap: an access pattern is an operand of matmul that takes none}}
+  // expected-error@+1 {{ap: an access pattern is an operand of matmul that takes none: copies (tsr::assign, tsr::copy), reductions (tsr::sum, tsr::max), elementwise ops (their inputs) and tsr::isa calls read one, and copies and tsr::isa calls write one; copy it into a tile first}}
   tile.matmul %p, %y, %acc : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>, memref<48x48xf32, #tile.space<psum>>
   return
 }

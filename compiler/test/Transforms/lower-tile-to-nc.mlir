@@ -759,7 +759,7 @@ module attributes {tessera.target = "trn2"} {
     %c0 = arith.constant 0 : index
     tile.memset %t, 1.0 : memref<64x96xf32, #tile.space<sbuf>>
     %tr = tile.view %t[%c0] {pattern = array<i64: 1, 8, 8, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
-    // expected-error@+1 {{'tile.copy' op an access-pattern copy whose source and destination share elements: an engine streams its elements, so what it reads after writing them is not what the simulator's copy reads; copy through a tile of its own}}
+    // expected-error@+1 {{'tile.copy' op an access-pattern copy reads elements of its destination after writing them: an engine streams the elements, so it would read what it wrote, which the simulator's copy does not; copy through a tile of its own}}
     tile.copy %t, %tr : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>
     return
   }
@@ -798,7 +798,7 @@ module attributes {tessera.target = "trn2"} {
     %c0 = arith.constant 0 : index
     tile.memset %t, 1.0 : memref<64x96xf32, #tile.space<sbuf>>
     %tr = tile.view %t[%c0] {pattern = array<i64: 1, 8, 8, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
-    // expected-error@+2 {{'tile.binary' op an elementwise op reads an access pattern (Tile::ap) that shares elements with its destination: an engine streams the elements, so it would read some it has already written}}
+    // expected-error@+2 {{'tile.binary' op an elementwise op reads an access pattern (Tile::ap) whose elements it writes first: an engine streams the elements, so it would read some it has already written}}
     // expected-note@+1 {{hint: write the result into a tile of its own}}
     tile.binary add %t, %tr, %t : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>
     return

@@ -213,6 +213,11 @@ LogicalResult verifyPattern(ViewOp view) {
     auto copy = llvm::dyn_cast<CopyOp>(user);
     auto reduce = llvm::dyn_cast<ReduceOp>(user);
     auto inst = llvm::dyn_cast<InstOp>(user);
+    if (llvm::isa<BinaryOp, BinaryScalarOp, ActivationOp>(user) && !readsElementwise(user, v))
+      return fail(user->getLoc()) << "an access pattern is an operand of " << user->getName().stripDialect()
+                                  << " other than its input: elementwise ops read one as an input, and write a tile "
+                                     "(copy the result into the pattern with tsr::assign) and take [P, 1] tiles as "
+                                     "biases and scales";
     if (!copy && !inst && !(reduce && reduce.getSrc() == v) && !readsElementwise(user, v))
       return fail(user->getLoc()) << "an access pattern is an operand of " << user->getName().stripDialect()
                                   << " that takes none: copies (tsr::assign, tsr::copy), reductions (tsr::sum, "

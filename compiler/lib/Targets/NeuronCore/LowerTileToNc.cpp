@@ -163,23 +163,23 @@ private:
     return success();
   }
 
-  /// An elementwise op as `opcode` (compute), unless it reads an access pattern that shares elements with what it
-  /// writes (refuseReadingOwnWrites).
+  /// An elementwise op as `opcode` (compute), unless it reads an access pattern after writing some of its elements
+  /// (refuseReadingOwnWrites).
   LogicalResult elementwise(Operation *op, isa::Opcode opcode) {
     const isa::Instruction i = computeInstruction(op, opcode);
     if (failed(refuseReadingOwnWrites(op, i))) return failure();
     return place(op, {i});
   }
 
-  /// An elementwise op that reads an access pattern (Tile::ap) sharing elements with its destination: refused, as
-  /// such copies are (copy).
+  /// An elementwise op that reads an access pattern (Tile::ap) whose elements it writes before reading them:
+  /// refused, as such copies are (copy).
   LogicalResult refuseReadingOwnWrites(Operation *op, const isa::Instruction &i) {
     for (Value v : op->getOperands()) {
-      if (!tile::patternView(v) || !overlaps(bufferOf(v).pattern(), i.dst)) continue;
+      if (!tile::patternView(v) || !readsAfterWriting(bufferOf(v).pattern(), i.dst)) continue;
       InFlightDiagnostic error = op->emitOpError()
-                                 << "an elementwise op reads an access pattern (Tile::ap) that shares elements with "
-                                    "its destination: an engine streams the elements, so it would read some it has "
-                                    "already written";
+                                 << "an elementwise op reads an access pattern (Tile::ap) whose elements it writes "
+                                    "first: an engine streams the elements, so it would read some it has already "
+                                    "written";
       error.attachNote() << compiler::kHintNote << "write the result into a tile of its own";
       return error;
     }
@@ -209,39 +209,47 @@ private:
   /// advice, nki.isa.tensor_copy): the same FP32 round trip.
   LogicalResult copy(tile::CopyOp o) {
     const isa::Instruction copy = computeInstruction(o, isa::Opcode::TensorCopy);
-    if ((tile::patternView(o.getSrc()) || tile::patternView(o.getDst())) && overlaps(copy.src0, copy.dst))
-      return o.emitOpError() << "an access-pattern copy whose source and destination share elements: an engine "
-                                "streams its elements, so what it reads after writing them is not what the "
-                                "simulator's copy reads; copy through a tile of its own";
+    if ((tile::patternView(o.getSrc()) || tile::patternView(o.getDst())) && readsAfterWriting(copy.src0, copy.dst))
+      return o.emitOpError() << "an access-pattern copy reads elements of its destination after writing them: an "
+                                "engine streams the elements, so it would read what it wrote, which the "
+                                "simulator's copy does not; copy through a tile of its own";
     return copyForms(o, copy);
   }
 
-  /// Whether two on-chip operands reach a common byte (of their elements, not just of their extents).
-  static bool overlaps(const isa::AccessPattern &a, const isa::AccessPattern &b) {
-    if (a.space != b.space || a.partitionStart >= b.partitionStart + b.partitions ||
-        b.partitionStart >= a.partitionStart + a.partitions)
+  /// Whether an instruction streaming `src` into `dst`, element k of each at step k, reads some byte at a later
+  /// step than it writes it (the same step is a read before the write). Different first partitions that share a
+  /// partition count as such whenever they share a byte (the partitions' lanes are not in step).
+  static bool readsAfterWriting(const isa::AccessPattern &src, const isa::AccessPattern &dst) {
+    if (src.space != dst.space || src.partitionStart >= dst.partitionStart + dst.partitions ||
+        dst.partitionStart >= src.partitionStart + src.partitions)
       return false;
-    const auto [aFirst, aLast] = a.byteExtent();
-    const auto [bFirst, bLast] = b.byteExtent();
-    if (aLast <= bFirst || bLast <= aFirst) return false;
-    std::vector<bool> reached(static_cast<size_t>(aLast - aFirst));
+    const auto [dFirst, dLast] = dst.byteExtent();
+    const auto [sFirst, sLast] = src.byteExtent();
+    if (dLast <= sFirst || sLast <= dFirst) return false;
+    const bool sameLanes = src.partitionStart == dst.partitionStart;
+    constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+    std::vector<int64_t> writtenAt(static_cast<size_t>(dLast - dFirst), kNever); // each byte's first write step
     auto walk = [](const isa::AccessPattern &ap, auto &&visit) {
       std::array<int64_t, isa::AccessPattern::kMaxFreeDims> index{};
       const int64_t bytes = isa::byteSize(ap.dtype);
-      for (int64_t n = ap.freeElements(); n > 0; --n) {
+      for (int64_t step = 0; step < ap.freeElements(); ++step) {
         int64_t element = 0;
         for (unsigned d = 0; d < ap.freeRank; ++d) element += index[d] * ap.strides[d];
         for (int64_t byte = 0; byte < bytes; ++byte)
-          if (visit(ap.offset + element * bytes + byte)) return true;
+          if (visit(ap.offset + element * bytes + byte, step)) return true;
         for (int d = ap.freeRank - 1; d >= 0 && ++index[d] == ap.sizes[d]; --d) index[d] = 0;
       }
       return false;
     };
-    walk(a, [&](int64_t byte) {
-      reached[byte - aFirst] = true;
+    walk(dst, [&](int64_t byte, int64_t step) {
+      writtenAt[byte - dFirst] = std::min(writtenAt[byte - dFirst], step);
       return false;
     });
-    return walk(b, [&](int64_t byte) { return byte >= aFirst && byte < aLast && reached[byte - aFirst]; });
+    return walk(src, [&](int64_t byte, int64_t step) {
+      if (byte < dFirst || byte >= dLast) return false;
+      const int64_t written = writtenAt[byte - dFirst];
+      return written != kNever && (!sameLanes || written < step);
+    });
   }
 
   /// `copy` (a tensor_copy) placed as tensor_copy or activation(copy).

@@ -63,6 +63,15 @@ def _f32(x, dma=False):
     return np.float32(x)
 
 
+def _per_partition(x, data):
+    """`x` (FP32: a number, or a [P, 1] tile's values) shaped to broadcast along every free dimension of `data`'s
+    values: one value per partition, as NKI's scalar and vector operands are (data may be an access pattern's
+    [P, c1, c2, ...])."""
+    if np.ndim(x) == 2 and np.shape(x)[1] == 1 and np.ndim(data) > 2:
+        return x.reshape((x.shape[0],) + (1,) * (np.ndim(data) - 1))
+    return x
+
+
 def _write(dst, value, dma=False):
     if not dma:
         _engine_access(dst)
@@ -156,7 +165,7 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, name=None):
                              f"elements per partition")
         a, b = a.reshape(a.shape[0], -1), b.reshape(b.shape[0], -1)
     result = op(a, b)
-    if result.shape != dst.data.shape and result.size == dst.data.size:
+    if result.shape != dst.data.shape and result.size == dst.data.size and result.shape[0] == dst.data.shape[0]:
         result = result.reshape(dst.data.shape)
     _write(dst, result)
 
@@ -170,9 +179,10 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     if engine is _Engine.gpsimd and (op0 is not nl.rsqrt or op1 is not None):
         raise ValueError("tensor_scalar on the GpSimd Engine does rsqrt only")
     _no_psum_on_gpsimd("tensor_scalar", engine, dst, data, operand0, operand1)
-    x = _apply(op0, _f32(data), _f32(operand0), reverse0)
+    values = _f32(data)
+    x = _apply(op0, values, _per_partition(_f32(operand0), values), reverse0)
     if op1 is not None:
-        x = _apply(op1, x, _f32(operand1), reverse1)
+        x = _apply(op1, x, _per_partition(_f32(operand1), values), reverse1)
     _write(dst, x)
 
 
@@ -182,9 +192,10 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
         raise ValueError("activation: the Scalar Engine reduces with nl.add only")
     if reduce_res is not None:
         raise NotImplementedError("the NumPy model has no activation reduce_res (use activation_reduce)")
-    x = _f32(data) * _f32(scale)
+    values = _f32(data)
+    x = values * _per_partition(_f32(scale), values)
     if bias is not None:
-        x = x + _f32(bias)
+        x = x + _per_partition(_f32(bias), values)
     _write(dst, op(x))
 
 
@@ -192,9 +203,10 @@ def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0
     """activation, then reduce_op along the free dimension of its FP32 result into reduce_res ([P, 1])."""
     nl._require_operator(op, nl.ACTIVATION_FUNCTIONS, "activation_reduce", "an activation function of the Scalar "
                                                                            "Engine")
-    x = _f32(data) * _f32(scale)
+    values = _f32(data)
+    x = values * _per_partition(_f32(scale), values)
     if bias is not None:
-        x = x + _f32(bias)
+        x = x + _per_partition(_f32(bias), values)
     y = op(x)
     _write(dst, y)
     _write(reduce_res, nl._reduction_of(reduce_op)(y.reshape(y.shape[0], -1), axis=1, keepdims=True))
