@@ -39,7 +39,8 @@ if [ "$sanitize" = 1 ]; then
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
   # -LE libtpu: the real TPU compiler's checks (tests/backends.cmake) spend their time in libtpu, which is not
   # instrumented; the Tessera code they run (emitting the Pallas module) runs here in the Pallas checks.
-  # TESSERA_BACKEND_CHECKS=static: the other backend checks deploy and read each module but leave its runs under
-  # JAX and the NKI model (uninstrumented Python, half this pass's time) to the release pass above.
+  # TESSERA_BACKEND_CHECKS=static: the per-kernel backend checks (check_kernel.sh) deploy and read each module, and
+  # the Pallas differential writes its modules, but their runs under JAX and the NKI model (uninstrumented Python,
+  # half this pass's time) are left to the release pass above (docs/reliability.md).
   (cd "$asan" && TESSERA_BACKEND_CHECKS=static ctest --output-on-failure -j "$(nproc)" -LE libtpu)
 fi
