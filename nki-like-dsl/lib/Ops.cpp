@@ -345,35 +345,34 @@ Tile maximum(const Operand &a, const Operand &b, Loc loc) { return binary("maxim
 Tile minimum(const Operand &a, const Operand &b, Loc loc) { return binary("minimum", tessera::isa::AluOp::Min, a, b, loc); }
 Tile operator+(const Operand &a, const Operand &b) { return add(a, b, a.loc()); }
 
-const Tile &operator+=(const Tile &acc, const Operand &x) {
+namespace {
+
+/// acc <alu>= x in place (x the same shape or [P, 1]); `op` ("+=") names it in errors, `sameShape` ("the added
+/// tile must have the accumulator's shape") starts the hint of a shape mismatch.
+const Tile &inPlaceBinary(const char *op, tessera::isa::AluOp alu, const Tile &acc, const Operand &x,
+                          const char *sameShape) {
   const Loc &loc = x.loc();
   Tracer::current(loc).checkAlive(acc.buffer(), loc);
-  requireNotPatternDestination("+=", acc, loc);
-  Tile y = x.tile("+=", "right-hand", Patterns::Read);
+  requireNotPatternDestination(op, acc, loc);
+  Tile y = x.tile(op, "right-hand", Patterns::Read);
   const Shape &sa = acc.shape(), &sy = y.shape();
-  if (sa != sy) requireNotPatternBroadcast("+=", y, loc);
+  if (sa != sy) requireNotPatternBroadcast(op, y, loc);
   if (sa != sy && !(sa[0] == sy[0] && sy[1] == 1))
-    fail(loc, fmt::format("+=: shape mismatch, {} += {}", shapeStr(sa), shapeStr(sy)),
-         "the added tile must have the accumulator's shape, or be [P, 1] (broadcast along the free dimension)");
+    fail(loc, fmt::format("{}: shape mismatch, {} {} {}", op, shapeStr(sa), op, shapeStr(sy)),
+         fmt::format("{}, or be [P, 1] (broadcast along the free dimension)", sameShape));
   graph::Op o = makeOp(graph::OpKind::Binary, acc.buffer(), {acc.buffer(), y.buffer()});
-  o.alu = tessera::isa::AluOp::Add;
+  o.alu = alu;
   record(std::move(o), loc);
   return acc;
 }
+
+} // namespace
+
+const Tile &operator+=(const Tile &acc, const Operand &x) {
+  return inPlaceBinary("+=", tessera::isa::AluOp::Add, acc, x, "the added tile must have the accumulator's shape");
+}
 const Tile &operator*=(const Tile &acc, const Operand &x) {
-  const Loc &loc = x.loc();
-  Tracer::current(loc).checkAlive(acc.buffer(), loc);
-  requireNotPatternDestination("*=", acc, loc);
-  Tile y = x.tile("*=", "right-hand", Patterns::Read);
-  const Shape &sa = acc.shape(), &sy = y.shape();
-  if (sa != sy) requireNotPatternBroadcast("*=", y, loc);
-  if (sa != sy && !(sa[0] == sy[0] && sy[1] == 1))
-    fail(loc, fmt::format("*=: shape mismatch, {} *= {}", shapeStr(sa), shapeStr(sy)),
-         "the factor must have the tile's shape, or be [P, 1] (broadcast along the free dimension)");
-  graph::Op o = makeOp(graph::OpKind::Binary, acc.buffer(), {acc.buffer(), y.buffer()});
-  o.alu = tessera::isa::AluOp::Multiply;
-  record(std::move(o), loc);
-  return acc;
+  return inPlaceBinary("*=", tessera::isa::AluOp::Multiply, acc, x, "the factor must have the tile's shape");
 }
 Tile operator-(const Operand &a, const Operand &b) { return subtract(a, b, a.loc()); }
 Tile operator*(const Operand &a, const Operand &b) { return multiply(a, b, a.loc()); }

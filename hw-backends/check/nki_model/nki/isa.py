@@ -72,6 +72,13 @@ def _per_partition(x, data):
     return x
 
 
+def _scaled(data, scale, bias):
+    """activation's input before its function, in FP32: data * scale + bias, scale and bias per partition."""
+    values = _f32(data)
+    x = values * _per_partition(_f32(scale), values)
+    return x if bias is None else x + _per_partition(_f32(bias), values)
+
+
 def _write(dst, value, dma=False):
     if not dma:
         _engine_access(dst)
@@ -192,10 +199,7 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
         raise ValueError("activation: the Scalar Engine reduces with nl.add only")
     if reduce_res is not None:
         raise NotImplementedError("the NumPy model has no activation reduce_res (use activation_reduce)")
-    values = _f32(data)
-    x = values * _per_partition(_f32(scale), values)
-    if bias is not None:
-        x = x + _per_partition(_f32(bias), values)
+    x = _scaled(data, scale, bias)
     _write(dst, op(x))
 
 
@@ -203,10 +207,7 @@ def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0
     """activation, then reduce_op along the free dimension of its FP32 result into reduce_res ([P, 1])."""
     nl._require_operator(op, nl.ACTIVATION_FUNCTIONS, "activation_reduce", "an activation function of the Scalar "
                                                                            "Engine")
-    values = _f32(data)
-    x = values * _per_partition(_f32(scale), values)
-    if bias is not None:
-        x = x + _per_partition(_f32(bias), values)
+    x = _scaled(data, scale, bias)
     y = op(x)
     _write(dst, y)
     _write(reduce_res, nl._reduction_of(reduce_op)(y.reshape(y.shape[0], -1), axis=1, keepdims=True))
