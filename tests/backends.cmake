@@ -133,12 +133,12 @@ foreach(target trn1 trn2)
   set_tests_properties(backends/nki/plugin_stream_shuffle/${target}
                        PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
 endforeach()
-# Access patterns (tests/plugins/access_pattern.cpp, NeuronCore only): NKI's NkiTensor.ap on the operands of
+# Access patterns (tests/plugins/access_pattern.cpp): NKI's NkiTensor.ap on the operands of
 # tensor_copy, tensor_reduce (axis the pattern's last dimensions), tensor_tensor, tensor_scalar and activation, run
 # by the NKI model.
 foreach(target trn1 trn2)
   foreach(kernel plugin_access_pattern plugin_access_pattern_isa plugin_access_pattern_elementwise
-                 plugin_access_pattern_columns)
+                 plugin_access_pattern_columns plugin_access_pattern_mxu plugin_access_pattern_grid)
     add_test(NAME backends/nki/${kernel}/${target}
              COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki ${kernel} ${target}
                      ${BACKEND_WORK} - --plugin $<TARGET_FILE:tessera-test-plugin-access-pattern>)
@@ -192,6 +192,19 @@ foreach(kernel ${library_kernels})
       add_tpu_compile_test(${kernel} ${style} ${target})
     endforeach()
   endforeach()
+endforeach()
+# On a TPU an access pattern is a relayout of each row (a reshape, an index and a transpose of a window of it): the
+# Pallas module in both styles under interpret mode, and compiled by the real TPU compiler (v5e and v6e; the auto
+# style, whose grid a pattern's moving offset must stay out of, on v5e).
+foreach(kernel plugin_access_pattern plugin_access_pattern_elementwise plugin_access_pattern_columns
+               plugin_access_pattern_mxu plugin_access_pattern_grid)
+  foreach(style manual auto)
+    add_pallas_check(${kernel} ${style} tpu-v5e --plugin $<TARGET_FILE:tessera-test-plugin-access-pattern>)
+  endforeach()
+  foreach(target tpu-v5e tpu-v6e)
+    add_tpu_compile_test(${kernel} manual ${target} --plugin $<TARGET_FILE:tessera-test-plugin-access-pattern>)
+  endforeach()
+  add_tpu_compile_test(${kernel} auto tpu-v5e --plugin $<TARGET_FILE:tessera-test-plugin-access-pattern>)
 endforeach()
 foreach(style manual auto)
   foreach(target tpu-v5e tpu-v6e)
@@ -348,3 +361,9 @@ add_test(NAME backends/nki-rules/emitted
                  ${BACKEND_WORK}/nki-rules-emitted ${nki_variants})
 set_tests_properties(backends/nki-rules/fixtures backends/nki-rules/mutations backends/nki-rules/model
                      backends/nki-rules/emitted PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+# The TPU's relayout cost (xlu_relayout_cycles_per_vreg in tpu-v5e.toml) against libtpu's static estimate of eleven
+# relayouts: fails when a hold-out error passes 25% or the file's figure moves 10% from the fit.
+add_test(NAME backends/libtpu-relayout-fit
+         COMMAND ${BACKEND_VENV}/bin/python ${PROJECT_SOURCE_DIR}/hw-backends/check/tpu_relayout_fit.py
+                 ${PROJECT_SOURCE_DIR}/isa/targets/tpu-v5e.toml)
+set_tests_properties(backends/libtpu-relayout-fit PROPERTIES FIXTURES_REQUIRED backend_venv LABELS "backends;libtpu")

@@ -21,7 +21,7 @@ add_dependencies(compiler-tests tessera-test-plugin tessera-test-plugin-duplicat
                  tessera-test-plugin-undefined tessera-test-plugin-fp16 tessera-test-plugin-throwing
                  tessera-test-plugin-misuse tessera-test-plugin-index-division tessera-test-plugin-batched
                  tessera-test-plugin-partition-slice tessera-test-plugin-hbm-scratch tessera-test-plugin-int-dtypes
-                 tessera-test-plugin-stream-shuffle)
+                 tessera-test-plugin-stream-shuffle tessera-test-plugin-access-pattern)
 # HtmlReportTest decodes headless Chromium's screenshot of a report.
 find_package(PNG REQUIRED)
 target_link_libraries(compiler-tests PRIVATE PNG::PNG TesseraCompilerLibrary) # the compiler's internals too
@@ -108,10 +108,14 @@ foreach(target trn1 trn2 trn3)
   set_tests_properties(run/plugin_stream_shuffle/${target} PROPERTIES LABELS e2e)
 endforeach()
 # Copies, reductions, elementwise ops and tsr::isa calls through access patterns (tests/plugins/access_pattern.cpp),
-# on every NeuronCore: exit 0, the outputs match the reference.
-foreach(target trn1 trn2 trn3)
+# on every NeuronCore, and those written with tsr:: language ops on a TPU (a relayout of each row there): exit 0,
+# the outputs match the golden model and the reference.
+foreach(target trn1 trn2 trn3 tpu-v5e)
   foreach(kernel plugin_access_pattern plugin_access_pattern_isa plugin_access_pattern_elementwise
-                 plugin_access_pattern_columns)
+                 plugin_access_pattern_columns plugin_access_pattern_mxu plugin_access_pattern_grid)
+    if(target MATCHES "^tpu" AND kernel STREQUAL "plugin_access_pattern_isa")
+      continue()
+    endif()
     add_test(NAME run/${kernel}/${target}
              COMMAND tessera run ${kernel} --plugin $<TARGET_FILE:tessera-test-plugin-access-pattern>
                      --target ${target} --json)

@@ -12,6 +12,8 @@ config.substitutions.append(("tessera-opt", config.tessera_opt))
 config.substitutions.append(("%tessera", config.tessera))
 # tests/plugins/fp16.cpp: FP16 tensors and arithmetic.
 config.substitutions.append(("%fp16_plugin", config.fp16_plugin))
+# tests/plugins/access_pattern.cpp: access patterns (Tile::ap) over tiles.
+config.substitutions.append(("%access_pattern_plugin", config.access_pattern_plugin))
 config.substitutions.append(("%misuse_plugin", config.misuse_plugin))
 # tests/plugins/index_division.cpp: loop indices divided by constants (t / 2, t % 2).
 config.substitutions.append(("%index_division_plugin", config.index_division_plugin))

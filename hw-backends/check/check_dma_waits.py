@@ -41,7 +41,7 @@ class Value:
     __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __neg__ = __abs__ = _op
     __lt__ = __le__ = __gt__ = __ge__ = __and__ = __rand__ = __or__ = __ror__ = __invert__ = _op
     __rshift__ = __lshift__ = _op
-    astype = __getitem__ = _op
+    astype = __getitem__ = reshape = transpose = _op
     min = max = property(_op)  # jnp.iinfo(t).min in an integer conversion
 
     def __eq__(self, other):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Asserts what the real TPU compiler (libtpu's Mosaic, deviceless) does with the Pallas forms an access pattern
-(Tile::ap) would take on a TPU, as docs/dsl.md ("Access patterns") says: each row of a VMEM block walked in another
+(Tile::ap) takes on a TPU, as docs/dsl.md ("Access patterns") says: each row of a VMEM block walked in another
 order is a relayout of the loaded vector.
 
   mosaic_relayouts.py [TOPOLOGY]     (default v5e=1x1)

@@ -569,6 +569,7 @@ void readTpu(const toml::table &root, const fs::path &file, TableReader &header,
   model.vpuStoreSlots = cost.integer("vpu_store_slots", 1);
   model.eupCyclesPerVreg = cost.integer("eup_cycles_per_vreg", 1);
   model.xluReduceCycles = cost.integer("xlu_reduce_cycles", 0);
+  model.xluRelayoutCyclesPerVreg = cost.number("xlu_relayout_cycles_per_vreg", NumberRange::NonNegative);
   model.gridStepCycles = cost.integer("grid_step_cycles", 0);
   collectCostCoefficients(root, target);
 

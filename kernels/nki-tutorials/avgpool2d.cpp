@@ -16,7 +16,8 @@
 //    output tile (the tutorial's out_tile has the sum's dtype, the input's): one rounding instead of two.
 //  - pool_size is the kernel parameter k; H and W must be multiples of k (the tutorial's floor division would
 //    drop the rest).
-//  - A NeuronCore kernel (tsr::isa::tensor_scalar, and access patterns, which a TPU does not have).
+//  - A NeuronCore kernel: tsr::isa::tensor_scalar is a NeuronCore instruction (its access pattern alone would be
+//    a relayout of each row on a TPU).
 
 #include "tessera/dsl/tsr.h"
 

@@ -9,8 +9,9 @@
 // with one SBUF-to-SBUF copy whose destination walks an access pattern, out_tile[p, f2 * F1 + f1] = in_tile[p,
 // f1 * F2 + f2] (the tutorial's nl.mgrid indices; here out_tile.ap({{F, P}, {1, F1}, {F1, F2}}), the same walk as
 // NKI's NkiTensor.ap writes it: f1 outer, f2 inner), and stores out_tile with one DMA. shape2D = (F1, F2) is the
-// kernel parameters f1 and f2; in_tensor's columns must be F1 * F2; int8, as the tutorial's test. A NeuronCore
-// kernel: a TPU has no access patterns over a tile's elements (the compiler says so).
+// kernel parameters f1 and f2; in_tensor's columns must be F1 * F2; int8, as the tutorial's test. On a TPU the
+// pattern is a relayout of each row (Pallas: the copied values reshaped to [P, F1, F2], transposed into the row's
+// [F2, F1] order).
 
 #include "tessera/dsl/tsr.h"
 

@@ -1,14 +1,15 @@
-// plugin_access_pattern: tiles read and written through hardware access patterns (Tile::ap, NKI's NkiTensor.ap),
-// NeuronCore only. Each row of x [P, F1 * F2] is a row-major [F1, F2] matrix:
+// plugin_access_pattern: tiles read and written through hardware access patterns (Tile::ap, NKI's NkiTensor.ap). Each
+// row of x [P, F1 * F2] is a row-major [F1, F2] matrix:
 //   t  = the rows' [F2, F1] transposes: a copy into out.ap({{F, P}, {1, F1}, {F1, F2}}) (the Transpose2D tutorial)
 //   e  = every other element of a row, twice: copies of x.ap({{F, P}, {2, F / 2}}, i) for i = 0, 1 (a loop offset)
 //   m  = each matrix row's maximum: tsr::max(x.ap({{F, P}, {F2, F1}, {1, F2}}), {2}), one group per matrix row
 //   s  = each row's sum walked column by column: tsr::sum(x.ap({{F, P}, {1, F2}, {F2, F1}}), {1, 2})
 //   h  = t's rows 32 to 63, both sides patterns of the same counts: x.ap({{F, 32}, {F2, F1}, {1, F2}}, 32 * F) (a
 //        contiguous walk from partition 32: a pattern's offset picks the partition) into a [32, F] tile's transpose
-// Run on trn1 and trn2 and checked on the NKI model (tests/compiler.cmake, tests/backends.cmake); so is
-// plugin_access_pattern_isa, below, whose tsr::isa calls take access patterns as operands, and
-// plugin_access_pattern_elementwise, whose elementwise ops read them, and plugin_access_pattern_columns.
+// Run on trn1, trn2 and trn3 and checked on the NKI model, and on tpu-v5e (a relayout of each row there) through
+// Pallas interpret mode and the real TPU compiler (tests/compiler.cmake, tests/backends.cmake); so are
+// plugin_access_pattern_elementwise, whose elementwise ops read them, and plugin_access_pattern_columns; and
+// plugin_access_pattern_isa, whose tsr::isa calls take access patterns as operands, on the NeuronCores.
 
 #include "tessera/dsl/tsr.h"
 
@@ -22,7 +23,7 @@ using namespace tsr;
 const Registration registration{{
     .name = "plugin_access_pattern",
     .summary = "copies and reductions through access patterns (Tile::ap): a per-row transpose, a strided gather, "
-               "grouped maxima and sums (a test plugin's kernel, NeuronCore only)",
+               "grouped maxima and sums (a test plugin's kernel)",
     .params = {{"P", 64}, {"F1", 8}, {"F2", 12}},
     .signature =
         [](const Params &p) {
@@ -131,8 +132,7 @@ using namespace tsr;
 //   v = both operands patterns of different walks:              maximum(x.ap(T), x.ap(column-major sum order))
 const Registration elementwiseRegistration{{
     .name = "plugin_access_pattern_elementwise",
-    .summary = "elementwise ops (+, *, exp, maximum, +=) reading access patterns (a test plugin's kernel, "
-               "NeuronCore only)",
+    .summary = "elementwise ops (+, *, exp, maximum, +=) reading access patterns (a test plugin's kernel)",
     .params = {{"P", 64}, {"F1", 8}, {"F2", 12}},
     .signature =
         [](const Params &p) {
@@ -197,7 +197,7 @@ using namespace tsr;
 const Registration columnsRegistration{{
     .name = "plugin_access_pattern_columns",
     .summary = "access patterns with [P, 1] operands, and read in place before they are written (a test plugin's "
-               "kernel, NeuronCore only)",
+               "kernel)",
     .params = {{"P", 64}, {"F1", 8}, {"F2", 12}},
     .signature =
         [](const Params &p) {
@@ -232,6 +232,62 @@ const Registration columnsRegistration{{
               out[2][r * F + k] = k < F / 2 ? x[r * F + k] + x[r * F + 2 * k + 1] : x[r * F + k];
             }
           }
+        },
+}};
+
+// plugin_access_pattern_mxu: an f16 tile written through an access pattern (each row's [8, 16] matrix transposed),
+// then a matmul's stationary operand. A TPU's MXU does not take f16: the matmul reads an f32 copy refreshed after
+// every write to the tile, which must see the pattern's write in the row's order (it once copied the walk).
+const Registration mxuAfterPattern{{
+    .name = "plugin_access_pattern_mxu",
+    .summary = "an f16 tile written through an access pattern, then a matmul operand (a test plugin's kernel)",
+    .signature = [](const Params &) {
+      return std::vector<TensorSpec>{input("x", {128, 128}, f16), input("m", {128, 128}, f16),
+                                     output("y", {128, 128}, f32)};
+    },
+    .body = body([](Hbm x, Hbm m, Hbm y) {
+      Tile in = load(x.tile(0, 0, {128, 128}));
+      Tile w = ndarray<f16>({128, 128});
+      assign(w.ap({{128, 128}, {1, 8}, {8, 16}}), in);
+      Tile product = matmul(w, load(m.tile(0, 0, {128, 128})));
+      store(y.tile(0, 0, {128, 128}), copy(product, f32));
+    }),
+    .reference =
+        [](const Params &, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
+          std::vector<double> w(128 * 128);
+          for (int64_t r = 0; r < 128; ++r)
+            for (int64_t i = 0; i < 8; ++i)
+              for (int64_t j = 0; j < 16; ++j) w[r * 128 + i + 8 * j] = in[0][r * 128 + 16 * i + j];
+          for (int64_t a = 0; a < 128; ++a)
+            for (int64_t b = 0; b < 128; ++b) {
+              double sum = 0;
+              for (int64_t k = 0; k < 128; ++k) sum += w[k * 128 + a] * in[1][k * 128 + b];
+              out[0][a * 128 + b] = static_cast<float>(sum);
+            }
+        },
+}};
+
+// plugin_access_pattern_grid: a loop that loads (a grid candidate for Pallas) and reads every other element of a tile
+// loaded before it from the loop's offset i: the relayout's index moves with i, so the loop must stay a Python loop
+// in Pallas (a grid dimension's index is traced; it once was one, and the emitter refused the kernel).
+const Registration patternInGridLoop{{
+    .name = "plugin_access_pattern_grid",
+    .summary = "an access pattern whose offset moves with a loop that loads (a test plugin's kernel)",
+    .signature = [](const Params &) {
+      return std::vector<TensorSpec>{input("x", {64, 256}, f32), input("b", {64, 256}, f32),
+                                     output("y", {64, 256}, f32)};
+    },
+    .body = body([](Hbm x, Hbm b, Hbm y) {
+      Tile in = load(x.tile(0, 0, {64, 256}));
+      for (auto i : affine_range(2))
+        store(y.tile(0, i, {64, 128}), in.ap({{256, 64}, {2, 128}}, i) + load(b.tile(0, i, {64, 128})));
+    }),
+    .reference =
+        [](const Params &, const std::vector<HostTensor> &in, std::vector<HostTensor> &out) {
+          for (int64_t r = 0; r < 64; ++r)
+            for (int64_t i = 0; i < 2; ++i)
+              for (int64_t k = 0; k < 128; ++k)
+                out[0][r * 256 + i * 128 + k] = in[0][r * 256 + 2 * k + i] + in[1][r * 256 + i * 128 + k];
         },
 }};
 

@@ -101,7 +101,7 @@ const Registration apMisuse{{
 // plugin_ap_elementwise_misuse: elementwise ops reading access patterns where they cannot, one case per
 // `--param case=N` (messages.test): 1: `t += t.ap(...)`, a pattern over the tile it writes (a NeuronCore engine
 // would read elements it has already written); 2: a one-element pattern broadcast along a row; 3: a pattern as the
-// destination of `*=`; 4: exp of a pattern, which a TPU target does not lower (run with --target tpu-v5e).
+// destination of `*=`; 4: exp of a pattern of steps 12, 5, 1, not a reshape of the row: a TPU refuses it (--target).
 const Registration apElementwiseMisuse{{
     .name = "plugin_ap_elementwise_misuse",
     .summary = "elementwise ops misusing access patterns, one way per --param case (a test plugin's kernel)",
@@ -115,10 +115,49 @@ const Registration apElementwiseMisuse{{
       case 1: t += t.ap({{96, 64}, {1, 8}, {8, 12}}); break;
       case 2: t = t + t.ap({{96, 64}, {1, 1}}); break;
       case 3: t.ap({{96, 64}, {1, 8}, {8, 12}}) *= 2.0f; break;
-      default: t = exp(t.ap({{96, 64}, {1, 8}, {8, 12}})); break;
+      default: t = exp(t.ap({{96, 64}, {12, 8}, {5, 2}, {1, 6}})); break;
       }
       store(y.tile(0, 0, {64, 96}), t);
     }),
+}};
+
+// plugin_ap_tpu_misuse: access patterns a TPU target refuses (its walk is a relayout of the row there), one case
+// per `--param case=N` (messages.test; every case runs on a NeuronCore): 1: a copy into every other element, which
+// is not a whole window of the row in another order; 2: every other element from a loop offset i in [0, 3), whose
+// last iteration reaches into the next pair.
+const Registration apTpuMisuse{{
+    .name = "plugin_ap_tpu_misuse",
+    .summary = "access patterns a TPU cannot relayout, one way per --param case (a test plugin's kernel)",
+    .kernelParams = {{"case", 1}},
+    .signature = [](const Params &) {
+      return std::vector<TensorSpec>{input("x", {64, 96}, f32), output("y", {64, 96}, f32)};
+    },
+    .body = body([](const Params &p, Hbm x, Hbm y) {
+      Tile t = load(x.tile(0, 0, {64, 96}));
+      Tile out = zeros<f32>({64, 96});
+      if (p["case"] == 1) {
+        assign(out.ap({{96, 64}, {2, 48}}), t.slice(0, 48));
+      } else {
+        for (auto i : affine_range(3)) assign(out.slice(i * 32, 32), t.ap({{96, 64}, {2, 32}}, i));
+      }
+      store(y.tile(0, 0, {64, 96}), out);
+    }),
+}};
+
+// plugin_ap_spmd_misuse: every other element from program_id(0), on a TPU (messages.test): a program id is traced in
+// Pallas, and it would move the relayout's inner index, which must be static.
+const Registration apSpmdMisuse{{
+    .name = "plugin_ap_spmd_misuse",
+    .summary = "an access pattern whose offset moves with a program id (a test plugin's kernel)",
+    .signature = [](const Params &) {
+      return std::vector<TensorSpec>{input("x", {64, 256}, f32), output("y", {64, 256}, f32)};
+    },
+    .body = body([](Hbm x, Hbm y) {
+      const Index i = program_id(0);
+      Tile in = load(x.tile(0, 0, {64, 256}));
+      store(y.tile(0, i, {64, 128}), copy(in.ap({{256, 64}, {2, 128}}, i), f32));
+    }),
+    .grid = [](const Params &) { return std::vector<int64_t>{2}; },
 }};
 
 } // namespace

@@ -158,6 +158,7 @@ private:
     for (auto view = v.getDefiningOp<tile::ViewOp>(); view; view = v.getDefiningOp<tile::ViewOp>()) {
       col = col + index(view.getOffset(), at);
       o.row += view.firstPartition();
+      if (auto pattern = view.getPatternAttr()) o.pattern.assign(pattern.asArrayRef().begin(), pattern.asArrayRef().end());
       v = view.getSource();
     }
     auto alloc = v.getDefiningOp<tile::AllocOp>();

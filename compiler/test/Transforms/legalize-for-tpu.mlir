@@ -363,3 +363,179 @@ module attributes {tessera.target = "tpu-v5e"} {
     return
   }
 }
+
+// -----
+
+// Access patterns (Tile::ap) are relayouts of a window of the row on a TPU: a per-row transpose read and written,
+// every other element from a loop offset in [0, 2) (it moves the inner index), pass unchanged.
+module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @relayouts
+  // CHECK: tile.view %{{.*}}[%{{.*}}] {pattern = array<i64: 1, 8, 8, 12>}
+  // CHECK: tile.view %{{.*}}[%{{.*}}] {pattern = array<i64: 12, 8, 1, 12>}
+  // CHECK: tile.view %{{.*}}[%{{.*}}] {pattern = array<i64: 2, 48>}
+  func.func @relayouts() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %x = tile.alloc {name = "x"} : memref<64x96xf32, #tile.space<sbuf>>
+    %y = tile.alloc {name = "y"} : memref<64x96xf32, #tile.space<sbuf>>
+    %h = tile.alloc {name = "h"} : memref<64x48xf32, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<64x96xf32, #tile.space<sbuf>>
+    %t = tile.view %x[%c0] {pattern = array<i64: 1, 8, 8, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+    %w = tile.view %y[%c0] {pattern = array<i64: 12, 8, 1, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+    tile.copy %t, %w : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>
+    scf.for %i = %c0 to %c2 step %c1 {
+      %e = tile.view %x[%i] {pattern = array<i64: 2, 48>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x48xf32, #tile.space<sbuf>>
+      tile.copy %e, %h : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>
+    }
+    return
+  }
+}
+
+// -----
+
+// Steps that do not divide one another are not a reshape of the row.
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @not_a_reshape() {
+    %c0 = arith.constant 0 : index
+    %x = tile.alloc {name = "x"} : memref<64x96xf32, #tile.space<sbuf>>
+    %y = tile.alloc {name = "y"} : memref<64x16xf32, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<64x96xf32, #tile.space<sbuf>>
+    // expected-error @+1 {{and this pattern has none: its steps 12 and 5 do not divide one another}}
+    %v = tile.view %x[%c0] {pattern = array<i64: 12, 8, 5, 2>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x16xf32, #tile.space<sbuf>>
+    tile.copy %v, %y : memref<64x16xf32, #tile.space<sbuf>>, memref<64x16xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// A copy into every other element writes only half of its window: not a permutation of it.
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @half_a_window() {
+    %c0 = arith.constant 0 : index
+    %x = tile.alloc {name = "x"} : memref<64x48xf32, #tile.space<sbuf>>
+    %y = tile.alloc {name = "y"} : memref<64x96xf32, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<64x48xf32, #tile.space<sbuf>>
+    // expected-error @+1 {{a copy into one writes back the whole window in another order}}
+    %v = tile.view %y[%c0] {pattern = array<i64: 2, 48>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x48xf32, #tile.space<sbuf>>
+    tile.copy %x, %v : memref<64x48xf32, #tile.space<sbuf>>, memref<64x48xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// Every other element from a loop offset in [0, 3): at 2 it starts in the next pair.
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @offset_carries() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %x = tile.alloc {name = "x"} : memref<64x96xf32, #tile.space<sbuf>>
+    %h = tile.alloc {name = "h"} : memref<64x32xf32, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<64x96xf32, #tile.space<sbuf>>
+    scf.for %i = %c0 to %c3 step %c1 {
+      // expected-error @+1 {{its first element's place in groups of 2 reaches 2, past the group}}
+      %e = tile.view %x[%i] {pattern = array<i64: 2, 32>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x32xf32, #tile.space<sbuf>>
+      tile.copy %e, %h : memref<64x32xf32, #tile.space<sbuf>>, memref<64x32xf32, #tile.space<sbuf>>
+    }
+    return
+  }
+}
+
+// -----
+
+// A pattern whose relayout's box reaches past the row: every other element of a 93-element row (0, 2, ... 92) is
+// the [47, 2] box's first column, 94 elements.
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @past_the_row() {
+    %c0 = arith.constant 0 : index
+    %x = tile.alloc {name = "x"} : memref<64x93xf32, #tile.space<sbuf>>
+    %y = tile.alloc {name = "y"} : memref<64x47xf32, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<64x93xf32, #tile.space<sbuf>>
+    // expected-error @+1 {{it is a relayout of elements 0 to 93 of the row, which has 93; start the pattern earlier in the row, or give the tile more columns}}
+    %v = tile.view %x[%c0] {pattern = array<i64: 2, 47>} : memref<64x93xf32, #tile.space<sbuf>> to memref<64x47xf32, #tile.space<sbuf>>
+    tile.copy %v, %y : memref<64x47xf32, #tile.space<sbuf>>, memref<64x47xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// A step of 0 repeats an element: a broadcast, not a relayout.
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @repeats() {
+    %c0 = arith.constant 0 : index
+    %x = tile.alloc {name = "x"} : memref<64x96xf32, #tile.space<sbuf>>
+    %y = tile.alloc {name = "y"} : memref<64x96xf32, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<64x96xf32, #tile.space<sbuf>>
+    // expected-error @+1 {{its dimension 1 repeats one element 12 times (a step of 0); repeat values with tsr::broadcast_to}}
+    %v = tile.view %x[%c0] {pattern = array<i64: 1, 8, 0, 12>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x96xf32, #tile.space<sbuf>>
+    tile.copy %v, %y : memref<64x96xf32, #tile.space<sbuf>>, memref<64x96xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// Two dimensions of the same step walk the same elements.
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @same_step() {
+    %c0 = arith.constant 0 : index
+    %x = tile.alloc {name = "x"} : memref<64x96xf32, #tile.space<sbuf>>
+    %y = tile.alloc {name = "y"} : memref<64x16xf32, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<64x96xf32, #tile.space<sbuf>>
+    // expected-error @+1 {{two of its dimensions step 4 elements, so they walk the same elements; walk with steps that each divide the next larger one}}
+    %v = tile.view %x[%c0] {pattern = array<i64: 4, 4, 4, 4>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x16xf32, #tile.space<sbuf>>
+    tile.copy %v, %y : memref<64x16xf32, #tile.space<sbuf>>, memref<64x16xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+// An offset the compiler cannot follow through its loops (a loop index divided by 2) cannot be checked.
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @not_affine() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %x = tile.alloc {name = "x"} : memref<64x96xf32, #tile.space<sbuf>>
+    %h = tile.alloc {name = "h"} : memref<64x32xf32, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<64x96xf32, #tile.space<sbuf>>
+    scf.for %i = %c0 to %c4 step %c1 {
+      %o = arith.floordivsi %i, %c2 : index
+      // expected-error @+1 {{which needs the pattern's offset to be an affine function of loops with constant trip counts}}
+      %e = tile.view %x[%o] {pattern = array<i64: 2, 32>} : memref<64x96xf32, #tile.space<sbuf>> to memref<64x32xf32, #tile.space<sbuf>>
+      tile.copy %e, %h : memref<64x32xf32, #tile.space<sbuf>>, memref<64x32xf32, #tile.space<sbuf>>
+    }
+    return
+  }
+}
+
+// -----
+
+// A program id (an axis of the SPMD launch grid) is traced in Pallas: it may move a relayout's window (by 256
+// here), not an index inside it (by 1).
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @spmd() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %x = tile.alloc {name = "x"} : memref<64x512xf32, #tile.space<sbuf>>
+    %h = tile.alloc {name = "h"} : memref<64x128xf32, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<64x512xf32, #tile.space<sbuf>>
+    scf.for %p = %c0 to %c2 step %c1 {
+      %w = arith.muli %p, %c256 : index
+      %ok = tile.view %x[%w] {pattern = array<i64: 2, 128>} : memref<64x512xf32, #tile.space<sbuf>> to memref<64x128xf32, #tile.space<sbuf>>
+      tile.copy %ok, %h : memref<64x128xf32, #tile.space<sbuf>>, memref<64x128xf32, #tile.space<sbuf>>
+      // expected-error @+1 {{this offset moves with a program id (an axis of the launch grid) by 1 elements, less than the pattern's largest step 2}}
+      %e = tile.view %x[%p] {pattern = array<i64: 2, 128>} : memref<64x512xf32, #tile.space<sbuf>> to memref<64x128xf32, #tile.space<sbuf>>
+      tile.copy %e, %h : memref<64x128xf32, #tile.space<sbuf>>, memref<64x128xf32, #tile.space<sbuf>>
+    } {tile.spmd_axis = 0 : i64}
+    return
+  }
+}

@@ -182,3 +182,36 @@ module attributes {tessera.target = "tpu-v5e"} {
     return
   }
 }
+
+// -----
+
+// An access pattern's relayout has static indices: a loop that moves the pattern's offset by 128 columns (aligned,
+// but less than its largest step, 256: it moves an index inside the relayout's box) is unrolled; one that moves it
+// by 512 (whole boxes: the window) is a pl.loop.
+// CHECK-LABEL: func.func @pattern_offsets
+// CHECK: } {plan.loop = "unrolled"}
+// CHECK: } {plan.loop = "loop"}
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @pattern_offsets(%arg0: memref<128x1024xf32> {tile.name = "x"}, %arg1: memref<128x256xf32> {tile.name = "y", tile.output}) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c128 = arith.constant 128 : index
+    %c512 = arith.constant 512 : index
+    %t = tile.alloc {name = "t", offset = 0 : i64} : memref<128x1024xf32, #tile.space<sbuf>>
+    %u = tile.alloc {name = "u", offset = 524288 : i64} : memref<128x256xf32, #tile.space<sbuf>>
+    tile.load %arg0[%c0, %c0], %t : memref<128x1024xf32>, memref<128x1024xf32, #tile.space<sbuf>>
+    scf.for %j = %c0 to %c2 step %c1 {
+      %off = arith.muli %j, %c128 : index
+      %p = tile.view %t[%off] {pattern = array<i64: 256, 2, 1, 128>} : memref<128x1024xf32, #tile.space<sbuf>> to memref<128x256xf32, #tile.space<sbuf>>
+      tile.copy %p, %u : memref<128x256xf32, #tile.space<sbuf>>, memref<128x256xf32, #tile.space<sbuf>>
+    }
+    scf.for %j = %c0 to %c2 step %c1 {
+      %off = arith.muli %j, %c512 : index
+      %p = tile.view %t[%off] {pattern = array<i64: 256, 2, 1, 128>} : memref<128x1024xf32, #tile.space<sbuf>> to memref<128x256xf32, #tile.space<sbuf>>
+      tile.copy %p, %u : memref<128x256xf32, #tile.space<sbuf>>, memref<128x256xf32, #tile.space<sbuf>>
+    }
+    tile.store %u, %arg1[%c0, %c0] : memref<128x256xf32, #tile.space<sbuf>>, memref<128x256xf32>
+    return
+  }
+}

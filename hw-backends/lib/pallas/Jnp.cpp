@@ -73,14 +73,27 @@ std::string unary(isa::ActFunc f, const std::string &x) {
   return x;
 }
 
-std::optional<std::string> reduction(isa::AluOp op, const std::string &x) {
+std::string postfixOperand(const std::string &x) {
+  int depth = 0;
+  for (char c : x) {
+    if (c == '(' || c == '[') ++depth;
+    if (c == ')' || c == ']') --depth;
+    if (depth == 0 && (c == ' ' || c == '-' || c == '~')) return "(" + x + ")";
+  }
+  return x;
+}
+
+std::optional<std::string> reduction(isa::AluOp op, const std::string &x, int64_t groups, int64_t size) {
+  const char *f = nullptr;
   switch (op) {
-  case isa::AluOp::Add: return fmt::format("jnp.sum({}, axis=1, keepdims=True)", x);
-  case isa::AluOp::Multiply: return fmt::format("jnp.prod({}, axis=1, keepdims=True)", x);
-  case isa::AluOp::Max: return fmt::format("jnp.max({}, axis=1, keepdims=True)", x);
-  case isa::AluOp::Min: return fmt::format("jnp.min({}, axis=1, keepdims=True)", x);
+  case isa::AluOp::Add: f = "sum"; break;
+  case isa::AluOp::Multiply: f = "prod"; break;
+  case isa::AluOp::Max: f = "max"; break;
+  case isa::AluOp::Min: f = "min"; break;
   default: return std::nullopt;
   }
+  if (groups > 1) return fmt::format("jnp.{}({}.reshape(-1, {}, {}), axis=2)", f, postfixOperand(x), groups, size);
+  return fmt::format("jnp.{}({}, axis=1, keepdims=True)", f, x);
 }
 
 std::string convert(const std::string &value, isa::DType dtype) {
@@ -211,7 +224,8 @@ std::string vmemLimitArgument(const KernelSource &kernel, uint64_t needBytes) {
   if (!needsRaisedLimit(t, needBytes)) return "";
   if (needBytes > t.tpu.kernelVmemMaxBytes)
     throw Error(fmt::format("Pallas: the kernel's VMEM buffers take {:.2f} MiB padded to (8, 128) tiles (Pallas "
-                            "double-buffers each block), more than the {:.2f} MiB libtpu gives one kernel on {}",
+                            "double-buffers each block; with the largest statement's relayouts), more than the "
+                            "{:.2f} MiB libtpu gives one kernel on {}",
                             mib(needBytes), mib(t.tpu.kernelVmemMaxBytes), t.name),
                 {}, "use smaller tiles or blocks; [libtpu] kernel_vmem_max_bytes in the target file is the limit");
   return fmt::format("vmem_limit_bytes={}", t.tpu.kernelVmemMaxBytes);
@@ -220,8 +234,8 @@ std::string vmemLimitArgument(const KernelSource &kernel, uint64_t needBytes) {
 std::string vmemLimitComment(const KernelSource &kernel, uint64_t needBytes) {
   const isa::Target &t = *kernel.target;
   if (!needsRaisedLimit(t, needBytes)) return "";
-  return fmt::format("# VMEM: the buffers take {:.2f} MiB padded to (8, 128) tiles and Mosaic up to {:.2f} MiB more, over "
-                     "libtpu's default scoped limit ({:.0f} MiB on {}): the kernel may have all {:.2f} MiB",
+  return fmt::format("# VMEM: the buffers take {:.2f} MiB padded to (8, 128) tiles (and relayouts of access "
+                     "patterns) and Mosaic up to {:.2f} MiB more, over libtpu's default scoped limit ({:.0f} MiB on {}): the kernel may have all {:.2f} MiB",
                      mib(needBytes), mib(t.tpu.mosaicInternalVmemBytes), mib(t.tpu.scopedVmemDefaultBytes), t.name,
                      mib(t.tpu.kernelVmemMaxBytes));
 }

@@ -21,9 +21,14 @@ std::string numpyDtype(isa::DType dtype);
 std::string binary(isa::AluOp op, const std::string &l, const std::string &r);
 /// f(x) of an FP32 expression.
 std::string unary(isa::ActFunc f, const std::string &x);
-/// The reduction of a 2-D FP32 expression along its free dimension, kept as a column; nullopt for an operator
-/// that has no jnp reduction.
-std::optional<std::string> reduction(isa::AluOp op, const std::string &x);
+/// `x` as the operand of a method call (`x.reshape(...)`): in parentheses when an operator outside brackets would
+/// otherwise bind looser than the call.
+std::string postfixOperand(const std::string &x);
+
+/// The reduction of a 2-D FP32 expression along its free dimension, kept as a column; or, with `groups` > 1, of
+/// each of its `groups` runs of `size` consecutive elements ([P, groups]); nullopt for an operator that has no jnp
+/// reduction.
+std::optional<std::string> reduction(isa::AluOp op, const std::string &x, int64_t groups = 1, int64_t size = 0);
 /// `value` (FP32) converted to `dtype` as the hardware rounds: to nearest even; integers saturate, NaN gives 0. For
 /// float16, which a kernel holds in float32 (kernelDtype), the value rounded to float16's precision and range.
 std::string convert(const std::string &value, isa::DType dtype);

@@ -27,6 +27,7 @@
 #include "Jnp.h"
 #include "tessera/isa/Target.h"
 #include "tessera/isa/MatrixShape.h"
+#include "tessera/isa/RowRelayout.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -37,6 +38,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <variant>
 
 namespace tessera::backends {
 
@@ -396,22 +398,110 @@ private:
     return {tileNames_[o.tile], whole ? "..." : fmt::format("{}, {}", rows, cols)};
   }
 
-  /// The operand's values, in FP32 unless `keepDtype`.
+  /// The operand's values, in FP32 unless `keepDtype`; an access pattern's in its order (relayout below).
   std::string read(const TileOperand &o, bool keepDtype = false) const {
+    if (!o.pattern.empty()) {
+      const isa::RowRelayout r = relayoutOf(o);
+      const std::string window = read(windowOf(o, r), keepDtype);
+      return r.isWindow() ? window : window + walkInOrder(o, r);
+    }
     auto [base, idx] = refOf(o);
     std::string v = idx.empty() ? base : fmt::format("{}[{}]", base, idx);
     if (!keepDtype && kernelDtype(dtypeOf(o.tile)) != isa::DType::F32) v += ".astype(jnp.float32)";
     return v;
   }
 
-  /// `o = value` (FP32), rounded into o's dtype.
+  /// `o = value` (FP32), rounded into o's dtype; into an access pattern, the value put back in the row's order.
   void assign(const TileOperand &o, const std::string &value) {
+    if (!o.pattern.empty()) {
+      const isa::RowRelayout r = relayoutOf(o);
+      if (!r.isPermutation()) // tile-legalize-for-tpu refuses these at the kernel's line
+        throw Error("Pallas: a copy into an access pattern that does not walk a whole window of its row", here_);
+      assign(windowOf(o, r), r.isWindow() ? value : postfixOperand(value) + putBackInRowOrder(o, r));
+      return;
+    }
     auto [base, idx] = refOf(o);
     if (idx.empty()) {
       out_.line(fmt::format("{} = {}", base, value));
       return;
     }
     out_.line(fmt::format("{}[{}] = {}", base, idx, convert(value, dtypeOf(o.tile))));
+  }
+
+  // --- access patterns: a relayout of a window of the row (isa/RowRelayout.h) ------------------------------
+
+  /// The relayout of access-pattern operand `o`; tile-legalize-for-tpu has refused a pattern without one.
+  isa::RowRelayout relayoutOf(const TileOperand &o) const {
+    if (!o.col.isAffine()) throw Error("Pallas: an access pattern's offset is not affine in its loops", here_);
+    isa::MovingOffset offset{o.col.constant, {}};
+    for (const auto &[loop, c] : o.col.terms) offset.terms.push_back({c, tp_.loops[loop].trips});
+    auto r = isa::rowRelayout(o.pattern, offset, allocationOf(o.tile).cols);
+    if (auto *no = std::get_if<isa::RelayoutRefusal>(&r)) throw Error("Pallas: an access pattern " + no->why, here_);
+    return std::get<isa::RowRelayout>(std::move(r));
+  }
+
+  /// `moves` of a relayout (terms of o.col's loops) plus `constant`, as an index.
+  static LoopIndex movedBy(const TileOperand &o, const std::vector<std::pair<std::size_t, int64_t>> &moves,
+                           int64_t constant) {
+    LoopIndex e{{}, constant, {}};
+    for (const auto &[term, multiplier] : moves) e.terms.push_back({o.col.terms[term].first, multiplier});
+    return e;
+  }
+
+  /// The window of `o`'s rows that its pattern walks, as a plain operand.
+  static TileOperand windowOf(const TileOperand &o, const isa::RowRelayout &r) {
+    TileOperand w = o;
+    w.pattern.clear();
+    w.col = movedBy(o, r.startMoves, r.start);
+    w.cols = r.span();
+    return w;
+  }
+
+  /// A box index of the relayout (a Python int, or an int expression of unrolled loops).
+  std::string boxIndex(const TileOperand &o, const isa::RowRelayout::Dim &d, int64_t offset) const {
+    const LoopIndex e = movedBy(o, d.moves, d.first + offset);
+    if (isTraced(e))
+      throw Error("Pallas: an access pattern's offset moves with a loop Pallas traces; its walk there needs a "
+                  "static index", here_);
+    return index(e);
+  }
+
+  /// The suffix that makes a [rows, span] window the pattern's [rows, cols] values: reshaped into the box, indexed,
+  /// transposed into the pattern's order (as Mosaic compiles it: docs/dsl.md, "Access patterns").
+  std::string walkInOrder(const TileOperand &o, const isa::RowRelayout &r) const {
+    std::vector<std::string> sizes{std::to_string(o.rows)}, indices{":"};
+    std::vector<int64_t> axisOf(r.box.size(), -1); // the axis of each walked box dimension after the index
+    int64_t axes = 1;
+    for (std::size_t b = 0; b < r.box.size(); ++b) {
+      const isa::RowRelayout::Dim &d = r.box[b];
+      sizes.push_back(std::to_string(d.size));
+      if (d.count == 0) {
+        indices.push_back(boxIndex(o, d, 0));
+        continue;
+      }
+      axisOf[b] = axes++;
+      const bool all = d.first == 0 && d.count == d.size && d.moves.empty();
+      indices.push_back(all ? ":" : fmt::format("{}:{}", boxIndex(o, d, 0), boxIndex(o, d, d.count)));
+    }
+    std::string v = fmt::format(".reshape({})", fmt::join(sizes, ", "));
+    if (std::any_of(indices.begin(), indices.end(), [](const std::string &i) { return i != ":"; }))
+      v += fmt::format("[{}]", fmt::join(indices, ", "));
+    std::vector<int64_t> order{0};
+    for (std::size_t b : r.walk) order.push_back(axisOf[b]);
+    if (!std::is_sorted(order.begin(), order.end())) v += fmt::format(".transpose({})", fmt::join(order, ", "));
+    if (r.walk.size() > 1) v += fmt::format(".reshape({}, {})", o.rows, o.cols);
+    return v;
+  }
+
+  /// The suffix that puts a pattern's [rows, cols] values (a permutation of its window) back in the row's order.
+  std::string putBackInRowOrder(const TileOperand &o, const isa::RowRelayout &r) const {
+    std::vector<int64_t> counts{o.rows}, order(r.box.size() + 1, 0);
+    for (std::size_t d = 0; d < r.walk.size(); ++d) {
+      counts.push_back(r.box[r.walk[d]].count);
+      order[r.walk[d] + 1] = static_cast<int64_t>(d + 1);
+    }
+    return fmt::format(".reshape({}).transpose({}).reshape({}, {})", fmt::join(counts, ", "),
+                       fmt::join(order, ", "), o.rows, r.span());
   }
 
   // --- copies of their own ---------------------------------------------------------------------------------
@@ -671,6 +761,7 @@ private:
 
   void op(int32_t at, Body &body) {
     const TileOpNode &o = tp_.ops[at];
+    here_ = o.loc;
     comment(o.loc);
     switch (o.kind) {
     case TileOpKind::Load:
@@ -733,8 +824,8 @@ private:
       assign(*o.dst, y);
       return;
     }
-    case TileOpKind::Reduce: {
-      std::optional<std::string> r = reduction(o.alu, read(o.srcs[0]));
+    case TileOpKind::Reduce: { // [P, G]: each of G groups of consecutive elements (an access pattern's last counts)
+      std::optional<std::string> r = reduction(o.alu, read(o.srcs[0]), o.dst->cols, o.srcs[0].cols / o.dst->cols);
       if (!r) throw Error(fmt::format("Pallas: a {} reduction has no jnp equivalent", isa::name(o.alu)), o.loc);
       assign(*o.dst, *r);
       return;
@@ -870,6 +961,30 @@ private:
     out_.line();
   }
 
+  /// What the largest statement's relayouts take in Mosaic: the arrays its access-pattern operands and a grouped
+  /// reduction's reshape materialise (isa/RowRelayout.h), in FP32, padded to (8, 128) tiles; Mosaic allocates them
+  /// in the kernel's scoped VMEM (libtpu 0.0.50.1: `x.reshape(64, 512, 2)[:, :, 1]` of a [64, 1024] f32 block
+  /// needs 16 MiB and compiles only with the limit raised).
+  uint64_t relayoutBytes() const {
+    uint64_t largest = 0;
+    for (const TileOpNode &o : tp_.ops) {
+      if (o.kind == TileOpKind::Load || o.kind == TileOpKind::Store) continue;
+      here_ = o.loc; // for relayoutOf's errors
+      uint64_t bytes = 0;
+      auto add = [&](const TileOperand &operand) {
+        if (operand.pattern.empty()) return;
+        for (const std::vector<int64_t> &shape : relayoutOf(operand).intermediates(operand.rows))
+          bytes += mosaicVmemBytes(shape, isa::DType::F32);
+      };
+      for (const TileOperand &src : o.srcs) add(src);
+      if (o.dst) add(*o.dst);
+      if (o.kind == TileOpKind::Reduce && o.dst->cols > 1)
+        bytes += mosaicVmemBytes({o.srcs[0].rows, o.dst->cols, o.srcs[0].cols / o.dst->cols}, isa::DType::F32);
+      largest = std::max(largest, bytes);
+    }
+    return largest;
+  }
+
   /// What the kernel's VMEM buffers take in Mosaic: the scratch, and two copies of each block (Pallas
   /// double-buffers them), padded to (8, 128) tiles.
   uint64_t vmemBufferBytes() const {
@@ -969,7 +1084,7 @@ private:
     // The kernel's HBM scratch tensors (tsr::shared_hbm) are outputs of pallas_call in HBM that the wrapper drops:
     // Mosaic allocates scratch in VMEM and SMEM only.
     size_t scratchOutputs = 0;
-    const uint64_t vmemNeed = vmemBufferBytes();
+    const uint64_t vmemNeed = vmemBufferBytes() + relayoutBytes();
     for (auto [tensor, block] : operands()) {
       const isa::TensorInfo &info = p_.tensors[tensor];
       std::string spec = "pl.BlockSpec(memory_space=pl.ANY)";
@@ -1066,6 +1181,7 @@ private:
   Identifiers names_{{"jax", "jnp", "pl", "pltpu", "KERNEL", "TARGET", "TOPOLOGY", "INPUTS", "OUTPUTS", "interpret",
                       "VMEM_BUFFER_BYTES", "result", "slot", "_", "_round_to_f16"}};
 
+  mutable SourceLoc here_;                 ///< the kernel line of the op being written
   std::vector<int32_t> grid_;              ///< the grid loops, outermost first
   std::vector<bool> manual_;               ///< per tensor: in HBM, copied by hand
   std::vector<int64_t> copies_;            ///< per tile: the copies its scratch has

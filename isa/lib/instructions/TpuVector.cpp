@@ -14,9 +14,15 @@
 
 #include "Common.h"
 
+#include "tessera/isa/FreePattern.h"
+#include "tessera/isa/RowRelayout.h"
 #include "tessera/isa/TpuDtypes.h"
 
 #include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <variant>
 
 namespace tessera::isa::instructions {
 namespace {
@@ -40,11 +46,6 @@ uint64_t vregsOf(const AccessPattern &ap, const TpuSpec &tpu) {
 uint64_t busyCycles(uint64_t vregs, const VregWork &work, const TpuCostModel &cost) {
   return std::max({ceilDiv(vregs * work.loads, cost.vpuLoadSlots), vregs * work.ops,
                    vregs * work.eup * cost.eupCyclesPerVreg, ceilDiv(vregs * work.stores, cost.vpuStoreSlots)});
-}
-
-/// The cycles of a VPU instruction doing `work` per destination vreg (the formula of the file comment).
-uint64_t vpuCycles(const Instruction &inst, const VregWork &work, const Target &target) {
-  return busyCycles(vregsOf(inst.dst, target.tpu), work, target.tpuCost) + target.tpuCost.vpuLatencyCycles;
 }
 
 // ---- shared rules -------------------------------------------------------------------------------------------
@@ -76,6 +77,33 @@ bool isZeroStrideBroadcast(const AccessPattern &ap) {
 /// One vreg load unless `src` is a broadcast of one value per row (loaded once per row group, not per vreg).
 uint64_t loadsOf(const AccessPattern &src, const AccessPattern &dst) {
   return isRowBroadcast(src, dst) || isZeroStrideBroadcast(src) ? 0 : 1;
+}
+
+/// Cycles to materialise `arrays` (rows first) in vregs: xlu_relayout_cycles_per_vreg per vreg of each, laid out
+/// in (sublanes, lanes) tiles, rounded up.
+uint64_t materialiseCycles(const std::vector<std::vector<int64_t>> &arrays, const Target &target) {
+  int64_t vregs = 0;
+  for (const std::vector<int64_t> &shape : arrays) vregs += paddedVregs(shape, target.tpu.sublanes, target.tpu.lanes);
+  return static_cast<uint64_t>(std::ceil(double(vregs) * target.tpuCost.xluRelayoutCyclesPerVreg));
+}
+
+/// The relayout an access-pattern operand (Tile::ap) needs on a TPU, whose vector unit loads rows in whole tiles:
+/// the arrays its reshape and transpose materialise (isa/RowRelayout.h). None for a contiguous operand or a
+/// broadcast.
+uint64_t relayoutCycles(const AccessPattern &ap, const Target &target) {
+  if (!present(ap) || isContiguous(ap) || isZeroStrideBroadcast(ap)) return 0;
+  std::vector<int64_t> pattern;
+  for (unsigned d = 0; d < ap.freeRank; ++d) pattern.insert(pattern.end(), {ap.strides[d], ap.sizes[d]});
+  auto relayout = rowRelayout(pattern, MovingOffset{}, std::numeric_limits<int64_t>::max() / 4);
+  if (!std::holds_alternative<RowRelayout>(relayout)) return 0; // refused before, by tile-legalize-for-tpu
+  return materialiseCycles(std::get<RowRelayout>(relayout).intermediates(ap.partitions), target);
+}
+
+/// The cycles of a VPU instruction doing `work` per destination vreg (the formula of the file comment), and the
+/// relayouts of its access-pattern operands.
+uint64_t vpuCycles(const Instruction &inst, const VregWork &work, const Target &target) {
+  return busyCycles(vregsOf(inst.dst, target.tpu), work, target.tpuCost) + target.tpuCost.vpuLatencyCycles +
+         relayoutCycles(inst.src0, target) + relayoutCycles(inst.src1, target) + relayoutCycles(inst.dst, target);
 }
 
 // ---- vpu_binary ---------------------------------------------------------------------------------------------
@@ -207,7 +235,7 @@ uint64_t unaryCycles(const Instruction &inst, Engine, const Target &target) {
 // ---- vpu_reduce ---------------------------------------------------------------------------------------------
 
 constexpr OperandDef kReduceOperands[] = {
-    {"dst", "out", "VMEM, [R, 1]; f32, bf16, i32 or u32"},
+    {"dst", "out", "VMEM, [R, 1], or [R, G] (each of G groups of F / G consecutive elements); f32, bf16, i32 or u32"},
     {"src0", "x", "VMEM, [R, F]"},
 };
 
@@ -216,8 +244,14 @@ std::string verifyReduce(const Instruction &inst, const Target *) {
     return fmt::format("reduction {} is not one the VPU does: use add, max or min", name(inst.alu));
   if (inst.negate)
     return "vpu_reduce does not negate its result: negate it with vpu_binary or vpu_unary's scale";
-  return firstProblem({requirePerPartition("out", inst.dst, inst.src0.partitions), requireVpuType("out", inst.dst),
-                       requireVpuType("x", inst.src0)});
+  const int64_t groups = inst.dst.freeElements(), elements = inst.src0.freeElements();
+  std::string shape = groups <= 1 ? requirePerPartition("out", inst.dst, inst.src0.partitions) : std::string();
+  if (groups > 1 && (inst.dst.partitions != inst.src0.partitions || elements % groups != 0))
+    shape = fmt::format("out is [{}, {}]: it reduces x [{}, {}] to [{}, 1], or to [{}, G] groups of consecutive "
+                        "elements, G dividing {}",
+                        inst.dst.partitions, groups, inst.src0.partitions, elements, inst.src0.partitions,
+                        inst.src0.partitions, elements);
+  return firstProblem({shape, requireVpuType("out", inst.dst), requireVpuType("x", inst.src0)});
 }
 
 /// Each source vreg is loaded and folded into a per-row-group accumulator (one VALU op); then each row group's
@@ -228,7 +262,13 @@ uint64_t reduceCycles(const Instruction &inst, Engine, const Target &target) {
   const uint64_t sourceVregs = vregsOf(inst.src0, target.tpu), rowGroups = vregsOf(inst.dst, target.tpu);
   const uint64_t streaming = std::max(busyCycles(sourceVregs, {.loads = 1, .ops = 1}, cost),
                                       busyCycles(rowGroups, {.stores = 1}, cost));
-  return streaming + rowGroups * cost.xluReduceCycles + cost.vpuLatencyCycles;
+  // Groups of consecutive elements: x reshaped to [R, G, F / G] first, as jnp writes it (materialised like a
+  // relayout's box), reduced along its last dimension.
+  const int64_t groups = inst.dst.freeElements();
+  const uint64_t grouping =
+      groups > 1 ? materialiseCycles({{inst.src0.partitions, groups, inst.src0.freeElements() / groups}}, target) : 0;
+  return streaming + rowGroups * cost.xluReduceCycles + cost.vpuLatencyCycles + grouping +
+         relayoutCycles(inst.src0, target);
 }
 
 // ---- vpu_convert --------------------------------------------------------------------------------------------
@@ -285,7 +325,9 @@ const InstructionDef kDefinitions[] = {
              "(add/subtract/multiply/max/min 1 op; divide 3 ops + 1 push; power 1 op + 2 pushes; abs_max 3 ops; "
              "comparisons 2 ops; logical_and/or 4 ops; assumptions); "
              "vregs = ceil(R / sublanes) x ceil(F / lanes) of dst; cycles = vregs x max(loads / vpu_load_slots, ops, "
-             "eup x eup_cycles_per_vreg, stores / vpu_store_slots) + vpu_latency_cycles, rounded up",
+             "eup x eup_cycles_per_vreg, stores / vpu_store_slots) + vpu_latency_cycles, rounded up; + each "
+             "access-pattern operand's relayout (xlu_relayout_cycles_per_vreg per vreg of the box it is reshaped "
+             "into and of its transpose, in (sublanes, lanes) tiles)",
      .use = readsPresentSources,
      .verify = verifyBinary,
      .execute = binary,
@@ -307,7 +349,8 @@ const InstructionDef kDefinitions[] = {
              "push; sigmoid 2 ops + 2 pushes; silu 3 + 2; gelu_apprx_tanh 8 + 1; gelu 29 + 1; relu, square 1 op; "
              "identity none; a scale != 1 one op more; assumptions); vregs = ceil(R / sublanes) x ceil(F / lanes) "
              "of dst; cycles = vregs x max(loads / vpu_load_slots, ops, eup x eup_cycles_per_vreg, stores / "
-             "vpu_store_slots) + vpu_latency_cycles, rounded up",
+             "vpu_store_slots) + vpu_latency_cycles, rounded up; + an access-pattern operand's relayout (as "
+             "vpu_binary's)",
      .use = readsSrc0,
      .verify = verifyUnary,
      .execute = unary,
@@ -320,15 +363,17 @@ const InstructionDef kDefinitions[] = {
      .name = "vpu_reduce",
      .nki = "jnp.sum, jnp.max, jnp.min over the last axis / vector.multi_reduction",
      .summary = "out[r, 0] = reduce_<op>(x[r, :]) in FP32: vregs folded on the VPU, then a cross-lane reduce on the "
-                "XLU",
+                "XLU; into [R, G], each of G groups of consecutive elements",
      .engines = {Engine::Vpu},
      .preferredEngine = Engine::Vpu,
      .since = "v4",
      .operands = kReduceOperands,
-     .limits = "operands in VMEM; out is [R, 1]; op add, max or min; f32, bf16, i32, u32",
-     .cost = "max(ceil(source vregs / vpu_load_slots), source vregs, ceil(ceil(R / sublanes) / vpu_store_slots)) + "
-             "ceil(R / sublanes) x xlu_reduce_cycles + vpu_latency_cycles (source vregs = ceil(R / sublanes) x "
-             "ceil(F / lanes): one load and one VALU op each)",
+     .limits = "operands in VMEM; out is [R, 1] or [R, G], G dividing F; op add, max or min; f32, bf16, i32, u32",
+     .cost = "max(ceil(source vregs / vpu_load_slots), source vregs, ceil(out vregs / vpu_store_slots)) + "
+             "out vregs x xlu_reduce_cycles + vpu_latency_cycles (source vregs = ceil(R / sublanes) x "
+             "ceil(F / lanes): one load and one VALU op each); into [R, G > 1], + x reshaped to [R, G, F / G] "
+             "(xlu_relayout_cycles_per_vreg per vreg of it in (sublanes, lanes) tiles); + an access-pattern x's "
+             "relayout (as vpu_binary's)",
      .use = readsSrc0,
      .verify = verifyReduce,
      .execute = tensorReduce,
@@ -348,7 +393,8 @@ const InstructionDef kDefinitions[] = {
      .limits = "operands in VMEM, the same shape; any dtypes",
      .cost = "per vreg: 1 load, 1 store, 1 VALU op when the dtype changes (none for a copy); vregs = ceil(R / "
              "sublanes) x ceil(F / lanes) of dst; cycles = vregs x max(loads / vpu_load_slots, ops, stores / "
-             "vpu_store_slots) + vpu_latency_cycles, rounded up",
+             "vpu_store_slots) + vpu_latency_cycles, rounded up; + an access-pattern operand's relayout, either "
+             "side (as vpu_binary's)",
      .use = readsSrc0,
      .verify = verifyConvert,
      .execute = convertingCopy,

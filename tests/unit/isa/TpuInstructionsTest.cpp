@@ -9,6 +9,7 @@
 #include "TpuTestTarget.h"
 
 #include "tessera/isa/Cost.h"
+#include "tessera/isa/FreePattern.h"
 #include "tessera/isa/InstructionSet.h"
 #include "tessera/isa/NumberFormats.h"
 #include "tessera/isa/Semantics.h"
@@ -596,8 +597,14 @@ TEST(TpuVpuReduce, Verify) {
   expectVerify(reduceOf(AluOp::Max, out, x), Engine::Vpu, &tpu(), "");
   expectVerify(reduceOf(AluOp::Multiply, out, x), Engine::Vpu, &tpu(),
                "reduction multiply is not one the VPU does: use add, max or min");
-  expectVerify(reduceOf(AluOp::Add, two, x), Engine::Vpu, &tpu(),
-               "out must be a [16, 1] tile (one value per partition), not [16, 2]");
+  // Two groups of 128 consecutive elements; three do not divide 256.
+  expectVerify(reduceOf(AluOp::Add, two, x), Engine::Vpu, &tpu(), "");
+  expectVerify(reduceOf(AluOp::Add, layout.buffer(DType::F32, 16, 3), x), Engine::Vpu, &tpu(),
+               "out is [16, 3]: it reduces x [16, 256] to [16, 1], or to [16, G] groups of consecutive elements, G "
+               "dividing 256");
+  expectVerify(reduceOf(AluOp::Add, layout.buffer(DType::F32, 8, 2), x), Engine::Vpu, &tpu(),
+               "out is [8, 2]: it reduces x [16, 256] to [16, 1], or to [16, G] groups of consecutive elements, G "
+               "dividing 256");
   Instruction negated = reduceOf(AluOp::Add, out, x);
   negated.negate = true;
   expectVerify(negated, Engine::Vpu, &tpu(),
@@ -616,6 +623,29 @@ TEST(TpuVpuReduce, Cycles) {
       static_cast<uint64_t>(std::ceil(streaming)) + rowGroups * c.xluReduceCycles + c.vpuLatencyCycles;
   EXPECT_EQ(engineCycles(reduceOf(AluOp::Add, out, x), Engine::Vpu, tpu()), expected);
   EXPECT_EQ(expected, 9u + 3 * 11 + 5);
+}
+
+TEST(TpuVpuReduce, GroupsOfConsecutiveElements) {
+  VmemLayout layout;
+  const AccessPattern x = layout.buffer(DType::F32, 16, 96), out = layout.buffer(DType::F32, 16, 12);
+  const Instruction inst = reduceOf(AluOp::Max, out, x);
+  ASSERT_EQ(verifyInstruction(inst, Engine::Vpu, &tpu()), "");
+  TestMemory mem;
+  poisonVmem(mem);
+  const std::vector<float> in = mem.write(x, mem.fillRandom(x, 7));
+  execute(inst, mem.memories());
+  for (int64_t p = 0; p < 16; ++p)
+    for (int64_t g = 0; g < 12; ++g)
+      ASSERT_EQ(mem.read(out, p, g), *std::max_element(&in[p * 96 + g * 8], &in[p * 96 + g * 8 + 8]));
+  // The reduction of [16, 1] plus x reshaped to [16, 12, 8] first: 16 x ceil(12 / 8) x ceil(8 / 128) = 32 vregs
+  // materialised at xlu_relayout_cycles_per_vreg.
+  const TpuCostModel &c = tpu().tpuCost;
+  const uint64_t sourceVregs = vregs(16, 96), rowGroups = vregs(16, 12);
+  const double streaming = std::max({double(sourceVregs) / c.vpuLoadSlots, double(sourceVregs),
+                                     double(rowGroups) / c.vpuStoreSlots});
+  EXPECT_EQ(engineCycles(inst, Engine::Vpu, tpu()),
+            static_cast<uint64_t>(std::ceil(streaming)) + rowGroups * c.xluReduceCycles + c.vpuLatencyCycles +
+                static_cast<uint64_t>(std::ceil(32 * c.xluRelayoutCyclesPerVreg)));
 }
 
 // ---- vpu_convert --------------------------------------------------------------------------------------------
@@ -680,6 +710,29 @@ TEST(TpuVpuConvert, VerifyAndCycles) {
   // A conversion is one VALU op per vreg; a same-dtype copy none.
   EXPECT_EQ(engineCycles(convertOf(bf16, x), Engine::Vpu, tpu()), expectedVpuCycles(vregs(20, 300), 1, 1, 0, 1));
   EXPECT_EQ(engineCycles(convertOf(f32, x), Engine::Vpu, tpu()), expectedVpuCycles(vregs(20, 300), 1, 0, 0, 1));
+}
+
+TEST(TpuVpuConvert, AnAccessPatternIsARelayout) {
+  // Each row's [8, 12] matrix read transposed (Tile::ap {1, 8}, {8, 12}): the row reshaped to [20, 12, 8] and
+  // transposed to [20, 8, 12], 20 x 2 x 1 + 20 x 1 x 1 = 60 vregs materialised; written so, the same again.
+  VmemLayout layout;
+  AccessPattern x = layout.buffer(DType::F32, 20, 96), out = layout.buffer(DType::F32, 20, 96);
+  const AccessPattern plainX = x, plainOut = out;
+  setFreePattern(x, std::vector<int64_t>{1, 8, 8, 12});
+  const uint64_t copy = engineCycles(convertOf(plainOut, plainX), Engine::Vpu, tpu());
+  const uint64_t relayout = static_cast<uint64_t>(std::ceil(60 * tpu().tpuCost.xluRelayoutCyclesPerVreg));
+  EXPECT_EQ(engineCycles(convertOf(plainOut, x), Engine::Vpu, tpu()), copy + relayout);
+  setFreePattern(out, std::vector<int64_t>{1, 8, 8, 12});
+  EXPECT_EQ(engineCycles(convertOf(out, plainX), Engine::Vpu, tpu()), copy + relayout);
+  // Every other element: [20, 48, 2] materialised (20 x 6 x 1 vregs), indexed; a contiguous pattern is free.
+  AccessPattern odd = plainX, half = layout.buffer(DType::F32, 20, 48);
+  setFreePattern(odd, std::vector<int64_t>{2, 48});
+  EXPECT_EQ(engineCycles(convertOf(half, odd), Engine::Vpu, tpu()),
+            engineCycles(convertOf(half, layout.buffer(DType::F32, 20, 48)), Engine::Vpu, tpu()) +
+                static_cast<uint64_t>(std::ceil(120 * tpu().tpuCost.xluRelayoutCyclesPerVreg)));
+  AccessPattern rows = plainX;
+  setFreePattern(rows, std::vector<int64_t>{12, 8, 1, 12});
+  EXPECT_EQ(engineCycles(convertOf(plainOut, rows), Engine::Vpu, tpu()), copy);
 }
 
 // ---- vpu_fill -----------------------------------------------------------------------------------------------

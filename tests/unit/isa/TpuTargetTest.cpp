@@ -132,13 +132,16 @@ TEST_P(EachTpuTarget, CostCoefficientsFollowTheModel) {
   EXPECT_NEAR(c.gridStepCycles, 86.0 / 1.5 * t.tensor.clockGhz, 0.5 + 1e-9);
   EXPECT_DOUBLE_EQ(t.dma.fixedLatencyNs, 360.0);
   // [cost] by name, for the ISA reference.
-  EXPECT_EQ(t.costCoefficients.size(), 10u);
+  // v5e's relayout cost fitted to libtpu's estimate (docs/fidelity.md, "Relayouts"), which the others assume.
+  EXPECT_DOUBLE_EQ(c.xluRelayoutCyclesPerVreg, 4.71);
+  EXPECT_EQ(t.costCoefficients.size(), 11u);
   const auto named = [&](const std::string &key) {
     return std::any_of(t.costCoefficients.begin(), t.costCoefficients.end(),
                        [&](const auto &entry) { return entry.first == key; });
   };
   EXPECT_TRUE(named("mxu_weight_load_cycles"));
   EXPECT_TRUE(named("grid_step_cycles"));
+  EXPECT_TRUE(named("xlu_relayout_cycles_per_vreg"));
 }
 
 TEST_P(EachTpuTarget, EveryFigureHasASource) { expectEveryFigureHasASource(GetParam()); }

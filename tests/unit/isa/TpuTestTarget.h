@@ -48,6 +48,7 @@ inline Target tpuTestTarget() {
   t.tpuCost.vpuStoreSlots = 2;
   t.tpuCost.eupCyclesPerVreg = 4;
   t.tpuCost.xluReduceCycles = 11;
+  t.tpuCost.xluRelayoutCyclesPerVreg = 2.5;
   t.tpuCost.gridStepCycles = 525;
   return t;
 }

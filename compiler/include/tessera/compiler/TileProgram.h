@@ -48,12 +48,14 @@ LoopIndex operator+(LoopIndex a, const LoopIndex &b);
 LoopIndex operator*(LoopIndex a, int64_t k);
 
 /// An on-chip operand: columns [col, col + cols) of rows [row, row + rows) of tile `tile` (a view made by
-/// Tile::slice is a window of its source's columns; one made by Tile::partition_slice, of its rows).
+/// Tile::slice is a window of its source's columns; one made by Tile::partition_slice, of its rows). With a
+/// `pattern` (Tile::ap), each row's elements are walked from element `col` as the pattern says, `cols` of them.
 struct TileOperand {
   int32_t tile = -1; ///< index into TileProgram::tiles
   LoopIndex col;
   int64_t cols = 0;
   int64_t row = 0, rows = 0;
+  std::vector<int64_t> pattern; ///< an access pattern's free [step, count] pairs, outermost first; empty: none
 };
 
 /// A window of an HBM tensor: rows [row, row + rows) and columns [col, col + cols), every rowStep-th row and

@@ -35,6 +35,10 @@
 //    neighbouring stores, which share bytes. Where a window's start is not a constant, its hull is as wide as the
 //    start's greatest offset within its lanes needs (from its residue modulo the largest power of two that the
 //    index arithmetic gives). Rows are left as they are.
+// Before any of these, every access-pattern view (Tile::ap) must be a relayout of a window of its rows, the form the
+// real TPU compiler compiles (isa/RowRelayout.h: a reshape, an index and a transpose; libtpu's Mosaic refuses a
+// strided slice), at every iteration of the loops its offset moves with, and one a copy writes, a permutation of
+// that window; else it is an error at the kernel's line saying why.
 // Test: compiler/test/Transforms/legalize-for-tpu.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
@@ -45,6 +49,7 @@
 #include "Targets/TargetFamily.h"
 #include "Tpu/Passes.h"
 #include "Transforms/AffineIndex.h"
+#include "tessera/isa/RowRelayout.h"
 #include "tessera/isa/TpuDtypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -108,14 +113,9 @@ public:
 
   LogicalResult run() {
     // Access patterns walk one NeuronCore partition's elements; a TPU's VPU loads VMEM in whole (8, 128) tiles, so
-    // a walk would be a relayout of the loaded vector (docs/dsl.md, "Access patterns": what Mosaic compiles).
+    // a walk is a relayout of the loaded row, of the form Mosaic compiles (isa/RowRelayout.h; docs/dsl.md).
     WalkResult patterns = fn_.walk([&](tile::ViewOp view) {
-      if (!view.getPatternAttr()) return WalkResult::advance();
-      view.emitError() << "ap: an access pattern (Tile::ap) walks a NeuronCore partition's elements; " << target_.name
-                       << " is a TPU, whose vector unit loads VMEM in whole (sublane, lane) tiles: a walk there is "
-                          "a relayout of the loaded vector, which Tessera does not lower yet; gather with a strided "
-                          "HBM window instead (Hbm::window with steps), or run on a trn target";
-      return WalkResult::interrupt();
+      return view.getPatternAttr() && failed(requireRelayout(view)) ? WalkResult::interrupt() : WalkResult::advance();
     });
     if (patterns.wasInterrupted()) return failure();
     llvm::SmallVector<Operation *> ops;
@@ -148,6 +148,69 @@ public:
   }
 
 private:
+  /// An access-pattern view is a relayout of a window of its rows at every iteration of the loops its offset moves
+  /// with, with static indices (an SPMD axis may move only its window); written by a copy, a permutation of that
+  /// window (the file comment). A view that NeuronCore instructions use is left to their refusal.
+  LogicalResult requireRelayout(tile::ViewOp view) {
+    if (llvm::any_of(view->getUsers(), [](Operation *user) {
+          return llvm::isa<tile::InstOp>(user) || user->hasAttr(tile::kIsaAttr);
+        }))
+      return success();
+    std::optional<AffineIndex> offset = affineIndexOf(view.getOffset());
+    isa::MovingOffset moving;
+    bool known = offset.has_value();
+    if (offset) {
+      moving.constant = offset->constant;
+      for (const auto &[loop, coefficient] : offset->terms) {
+        std::optional<int64_t> trips = tripCountOf(loop);
+        known = known && trips;
+        if (trips) moving.terms.push_back({coefficient, *trips});
+      }
+    }
+    auto where = [&]() -> InFlightDiagnostic {
+      return view.emitError() << "ap: " << target_.name << " is a TPU, whose vector unit loads VMEM in whole "
+                                 "(sublane, lane) tiles: an access pattern there is a relayout of its rows (a "
+                                 "reshape, an index and a transpose of a window of the row, as Mosaic compiles it), ";
+    };
+    if (!known)
+      return where() << "which needs the pattern's offset to be an affine function of loops with constant trip "
+                        "counts; write the offset as loop indices times constants";
+    const int64_t row = typeOf(view.getSource()).getDimSize(1);
+    auto relayout = isa::rowRelayout(view.getPatternAttr().asArrayRef(), moving, row);
+    if (auto *no = std::get_if<isa::RelayoutRefusal>(&relayout)) {
+      using Kind = isa::RelayoutRefusal::Kind;
+      const char *remedy = "";
+      switch (no->kind) {
+      case Kind::Repeats: remedy = "repeat values with tsr::broadcast_to (or a stride-0 HBM window) instead"; break;
+      case Kind::Backwards: remedy = "walk forwards, from the other end"; break;
+      case Kind::Steps: remedy = "walk with steps that each divide the next larger one"; break;
+      case Kind::Crosses:
+        remedy = "keep each index within its group at every iteration, or move the offset by multiples of the "
+                 "largest step";
+        break;
+      case Kind::PastTheRow: remedy = "start the pattern earlier in the row, or give the tile more columns"; break;
+      }
+      return where() << "and this pattern has none: " << no->why << "; " << remedy
+                     << ", or gather with a strided HBM window (Hbm::window with steps)";
+    }
+    const isa::RowRelayout &r = std::get<isa::RowRelayout>(relayout);
+    for (const isa::RowRelayout::Dim &dim : r.box)
+      for (const auto &[term, multiplier] : dim.moves)
+        if (offset->terms[term].first->hasAttr(tile::kSpmdAxisAttr))
+          return where() << "whose indices are static, and this offset moves with a program id (an axis of the "
+                            "launch grid) by "
+                         << offset->terms[term].second << " elements, less than the pattern's largest step "
+                         << r.box.front().stride << "; move it by multiples of " << r.box.front().stride
+                         << ", or loop over the offsets inside the program";
+    const bool written = llvm::any_of(view->getUsers(), [&](Operation *user) { return writtenBy(user) == view; });
+    if (written && !r.isPermutation())
+      return where() << "and a copy into one writes back the whole window in another order, so the pattern must "
+                        "walk every element of its window once (steps and counts that tile it, offset at its start); "
+                        "write the values into a tile instead, or copy them out of this one with the pattern as the "
+                        "source";
+    return success();
+  }
+
   tile::AllocOp alloc(Location loc, ArrayRef<int64_t> shape, Type element, tile::MemorySpace space,
                       const std::string &name) {
     return b_.create<tile::AllocOp>(loc, tile::tileType(b_.getContext(), shape, element, space),
@@ -355,6 +418,9 @@ private:
     };
     collect(tile);
     for (auto [writer, written] : writes) {
+      // A write through an access pattern refreshes the whole tile, in its rows' order (a view of the copy with the
+      // pattern would relayout twice).
+      if (auto view = written.getDefiningOp<tile::ViewOp>(); view && view.getPatternAttr()) written = tile;
       Value target = written == tile ? copy : mxuCopyOf(written, tile::rootAllocation(tile));
       b_.setInsertionPointAfter(writer);
       b_.create<tile::CopyOp>(writer->getLoc(), written, target);

@@ -18,8 +18,9 @@
 //     an output the kernel also reads) is left in HBM: each of its loads and stores is an async copy of its own.
 //  3. Loop forms: a loop that is not a grid dimension is a pl.loop when every index that moves with it and becomes
 //     a dynamic offset (a tile's columns, a block's rows or columns, a copy's window) is a multiple Mosaic can prove
-//     aligned (128 lanes; rows the dtype's sublane tiling); else, and for a loop of one iteration, it is unrolled
-//     as the kernel is traced.
+//     aligned (128 lanes; rows the dtype's sublane tiling), and an access pattern's offset moves with it only by
+//     multiples of the pattern's largest step (its relayout's indices are static, so such a loop is not a grid
+//     dimension either); else, and for a loop of one iteration, it is unrolled as the kernel is traced.
 //  4. Prefetches: a load of its own into a tile the body of a pl.loop allocates with two or more rotating copies,
 //     from a tensor the kernel does not write, of a window that is not strided (those are staged), starts one
 //     iteration ahead, as the simulated program's DMA queues run ahead of its compute.
@@ -89,6 +90,23 @@ struct BlockPlan {
   std::array<int64_t, 2> shape{}, origin{};       ///< the block, and its index at grid position 0
   llvm::SmallVector<Operation *> sites;
 };
+
+/// Whether `loop` moves an index inside an access pattern's relayout (isa/RowRelayout.h), which must be static in
+/// Pallas: an offset that moves with it by other than multiples of the pattern's largest step (which move the
+/// relayout's window).
+bool movesARelayoutIndex(scf::ForOp loop) {
+  bool moves = false;
+  loop.getBody()->walk([&](tile::ViewOp view) {
+    DenseI64ArrayAttr pattern = view.getPatternAttr();
+    if (!pattern) return;
+    int64_t largest = 1;
+    for (size_t d = 0; d + 1 < pattern.size(); d += 2)
+      if (pattern[d + 1] > 1) largest = std::max(largest, pattern[d]);
+    std::optional<AffineIndex> offset = affineIndexOf(view.getOffset());
+    moves |= !offset || offset->coefficient(loop) % largest != 0;
+  });
+  return moves;
+}
 
 bool movesTiles(scf::ForOp loop) {
   bool moves = false;
@@ -209,7 +227,7 @@ private:
     int64_t bestTrips = 0;
     for (Operation &op : body) {
       auto loop = llvm::dyn_cast<scf::ForOp>(op);
-      if (!loop || !movesTiles(loop)) continue;
+      if (!loop || !movesTiles(loop) || movesARelayoutIndex(loop)) continue;
       bool loads = false;
       loop.walk([&](tile::LoadOp) { loads = true; });
       const int64_t trips = tripCountOf(loop).value_or(0);
@@ -456,7 +474,7 @@ private:
 
   /// Whether every dynamic offset that moves with `loop` is one Mosaic can prove aligned.
   bool offsetsAligned(scf::ForOp loop) {
-    bool ok = true;
+    bool ok = !movesARelayoutIndex(loop);
     auto require = [&](const std::optional<AffineIndex> &a, int64_t alignment) {
       if (!a) {
         ok = false;
@@ -466,7 +484,9 @@ private:
       if (a->alignment(alignment) < alignment) ok = false;
     };
     loop.getBody()->walk([&](Operation *op) {
-      if (auto view = llvm::dyn_cast<tile::ViewOp>(op)) require(columnsOf(view.getResult()), lanes());
+      if (auto view = llvm::dyn_cast<tile::ViewOp>(op)) {
+        require(columnsOf(view.getResult()), lanes());
+      }
       std::optional<Dma> d = dmaOf(op);
       if (!d) return;
       const int64_t rows = sublaneTiling(d->tensor);

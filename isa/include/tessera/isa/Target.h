@@ -153,6 +153,7 @@ struct TpuCostModel {
   unsigned vpuStoreSlots = 0;          ///< vreg stores per cycle (vst slots)
   unsigned eupCyclesPerVreg = 0;       ///< a transcendental (exp, log, tanh, rsqrt, reciprocal...) per vreg
   unsigned xluReduceCycles = 0;        ///< cross-lane reduce of one vreg's rows to one value per row
+  double xluRelayoutCyclesPerVreg = 0; ///< materialising one vreg of a relayout (an access pattern walked on a TPU)
   unsigned gridStepCycles = 0;         ///< the scalar core's work between two grid steps (Pallas' ~0.35 us)
 };
 
