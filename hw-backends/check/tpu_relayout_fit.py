@@ -4,6 +4,8 @@ window of each row, isa/RowRelayout.h) to libtpu's own static cycle estimate, wi
 
   tpu_relayout_fit.py [TARGET_TOML]     (default: isa/targets/tpu-v5e.toml beside this script's repository)
 
+The kernels are compiled for the target file's [libtpu] topology (v5e=1x1, v6e=1x1: libtpu estimates both).
+
 Each case is a Pallas kernel whose whole [R, F] f32 input is one VMEM block: `o = walk(x)`. libtpu (deviceless,
 --xla_jf_dump_static_llo_profile_to) estimates its cycles; the case's relayout cost is that minus the estimate of a
 plain copy `o = x` of the same shape. The model (isa/lib/instructions/TpuVector.cpp) charges
@@ -71,9 +73,10 @@ def materialised(R, steps):
     return total
 
 
-def estimate(R, F, steps):
+def estimate(topology, R, F, steps):
     """libtpu's static estimate of the kernel's cycles (in a child: the profile flag is read when libtpu starts)."""
-    done = subprocess.run([sys.executable, __file__, "--child", repr((R, F, steps))], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, __file__, "--child", repr((topology, R, F, steps))], capture_output=True,
+                          text=True)
     if done.returncode != 0:
         lines = [l for l in done.stderr.splitlines() if l.strip()]
         raise RuntimeError(lines[-1] if lines else f"exit {done.returncode}")
@@ -81,7 +84,7 @@ def estimate(R, F, steps):
 
 
 def child(spec):
-    R, F, steps = eval(spec, {"slice": slice})  # our own repr, from the parent
+    topology, R, F, steps = eval(spec, {"slice": slice})  # our own repr, from the parent
     profile = tempfile.mkdtemp()
     os.environ["LIBTPU_INIT_ARGS"] = f"--xla_jf_dump_static_llo_profile_to={profile}"
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -112,7 +115,7 @@ def child(spec):
     def f(x):
         return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(out.shape, jnp.float32))(x)
 
-    device = topologies.get_topology_desc("v5e=1x1", platform="tpu").devices[0]
+    device = topologies.get_topology_desc(topology, platform="tpu").devices[0]
     arg = jax.ShapeDtypeStruct((R, F), jnp.float32, sharding=jax.sharding.SingleDeviceSharding(device))
     jax.jit(f).lower(arg).compile()
     cycles = 0
@@ -130,13 +133,15 @@ def main(argv):
         return 2
     toml = argv[1] if len(argv) == 2 else os.path.join(HERE, "..", "..", "isa", "targets", "tpu-v5e.toml")
     with open(toml, "rb") as f:
-        configured = tomllib.load(f)["cost"]["xlu_relayout_cycles_per_vreg"]
+        target = tomllib.load(f)
+    configured = target["cost"]["xlu_relayout_cycles_per_vreg"]
+    topology = target["libtpu"]["topology"]
     rows = []
     copies = {}
     for name, R, F, steps, train in CASES:
         if (R, F) not in copies:
-            copies[(R, F)] = estimate(R, F, [])
-        cost = estimate(R, F, steps) - copies[(R, F)]
+            copies[(R, F)] = estimate(topology, R, F, [])
+        cost = estimate(topology, R, F, steps) - copies[(R, F)]
         rows.append((name, R, F, materialised(R, steps), cost, train))
     fit = sum(v * c for _, _, _, v, c, t in rows if t) / sum(v * v for _, _, _, v, c, t in rows if t)
     print(f"{'case':28s} {'R':>4s} {'F':>5s} {'vregs':>6s} {'libtpu':>7s} {'model':>7s} {'error':>7s}")
@@ -147,7 +152,8 @@ def main(argv):
         if not train:
             worst = max(worst, abs(error))
         print(f"{name:28s} {R:4d} {F:5d} {vregs:6d} {cost:7d} {model:7.0f} {error:+7.1%}{'  (train)' if train else ''}")
-    print(f"fit: {fit:.2f} cycles per vreg (target file: {configured}); largest hold-out error {worst:.1%}")
+    print(f"fit on {topology}: {fit:.2f} cycles per vreg (target file: {configured}); largest hold-out error "
+          f"{worst:.1%}")
     return 1 if worst > 0.25 or abs(configured - fit) > 0.10 * fit else 0
 
 
