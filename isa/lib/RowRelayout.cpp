@@ -55,6 +55,13 @@ int64_t paddedVregs(std::span<const int64_t> shape, int64_t sublanes, int64_t la
   return vregs;
 }
 
+int64_t outermostStep(std::span<const int64_t> freePattern) {
+  int64_t largest = 1;
+  for (std::size_t i = 0; i + 1 < freePattern.size(); i += 2)
+    if (freePattern[i + 1] > 1) largest = std::max(largest, freePattern[i]);
+  return largest;
+}
+
 std::variant<RowRelayout, RelayoutRefusal> rowRelayout(std::span<const int64_t> freePattern,
                                                        const MovingOffset &offset, int64_t rowSize) {
   using Kind = RelayoutRefusal::Kind;

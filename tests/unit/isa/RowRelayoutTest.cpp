@@ -123,6 +123,7 @@ TEST(RowRelayout, EveryAcceptedPatternWalksTheSameElements) {
                 if (!std::holds_alternative<RowRelayout>(r)) continue;
                 ++accepted;
                 const RowRelayout &rel = std::get<RowRelayout>(r);
+                ASSERT_EQ(outermostStep(pattern), rel.box.front().stride); // tpu-plan-pallas' window rule
                 ASSERT_EQ(relayoutOf(rel), walkOf(pattern, offset))
                     << "pattern {" << s0 << ", " << c0 << "}, {" << s1 << ", " << c1 << "}, {" << s2 << ", " << c2
                     << "} at " << offset;

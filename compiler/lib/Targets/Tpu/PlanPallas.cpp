@@ -42,6 +42,7 @@
 #include "tessera/compiler/Dialect/Settings.h"
 #include "tessera/compiler/Dialect/Tile/TileDialect.h"
 #include "tessera/compiler/Passes.h"
+#include "tessera/isa/RowRelayout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AffineExpr.h"
@@ -99,11 +100,8 @@ bool movesARelayoutIndex(scf::ForOp loop) {
   loop.getBody()->walk([&](tile::ViewOp view) {
     DenseI64ArrayAttr pattern = view.getPatternAttr();
     if (!pattern) return;
-    int64_t largest = 1;
-    for (size_t d = 0; d + 1 < pattern.size(); d += 2)
-      if (pattern[d + 1] > 1) largest = std::max(largest, pattern[d]);
     std::optional<AffineIndex> offset = affineIndexOf(view.getOffset());
-    moves |= !offset || offset->coefficient(loop) % largest != 0;
+    moves |= !offset || offset->coefficient(loop) % isa::outermostStep(pattern.asArrayRef()) != 0;
   });
   return moves;
 }
@@ -484,9 +482,7 @@ private:
       if (a->alignment(alignment) < alignment) ok = false;
     };
     loop.getBody()->walk([&](Operation *op) {
-      if (auto view = llvm::dyn_cast<tile::ViewOp>(op)) {
-        require(columnsOf(view.getResult()), lanes());
-      }
+      if (auto view = llvm::dyn_cast<tile::ViewOp>(op)) require(columnsOf(view.getResult()), lanes());
       std::optional<Dma> d = dmaOf(op);
       if (!d) return;
       const int64_t rows = sublaneTiling(d->tensor);

@@ -71,6 +71,10 @@ struct RelayoutRefusal {
   std::string why;
 };
 
+/// The largest step of a pattern's dimensions that walk more than one element (1 when none does): its relayout's
+/// window is a multiple of it, and an offset moved by multiples of it moves only the window.
+int64_t outermostStep(std::span<const int64_t> freePattern);
+
 /// The relayout of a pattern (flattened [step, count] pairs of free dimensions, outermost first, as
 /// Tile::ap's after its partition pair) at `offset` in rows of `rowSize` elements; or, when it has none, why.
 /// A pattern has one when its steps (of the dimensions walking more than one element) are distinct, positive and
