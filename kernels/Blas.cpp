@@ -2,11 +2,16 @@
 
 #include "tessera/isa/Error.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <dlfcn.h>
+#include <thread>
 #include <fmt/format.h>
 
 namespace tessera::kernels::blas {
 namespace {
+
+void leaveCoresToTheSimulation(void *openblas);
 
 void *library() {
   static void *const handle = [] {
@@ -15,9 +20,22 @@ void *library() {
       throw Error(fmt::format("cannot load OpenBLAS ({}), which the kernels' references use: {}", TESSERA_OPENBLAS,
                               dlerror()),
                   {}, "install it (libopenblas0 on Debian: scripts/install-deps.sh)");
+    leaveCoresToTheSimulation(opened);
     return opened;
   }();
   return handle;
+}
+
+/// A reference runs beside the simulation and the golden model, each on a thread of its own
+/// (tools/tessera/ReferenceRun.h), so OpenBLAS gets the cores they leave, at least one: with its default of one
+/// thread per core, on a 2-core host its two threads spun (sched_yield) against the other two, and a whole
+/// `tessera run` of matmul_blocked 2048^3 waited for them. OPENBLAS_NUM_THREADS, when set, wins.
+void leaveCoresToTheSimulation(void *openblas) {
+  if (std::getenv("OPENBLAS_NUM_THREADS") || std::getenv("OMP_NUM_THREADS")) return;
+  auto *setThreads = reinterpret_cast<void (*)(int)>(dlsym(openblas, "openblas_set_num_threads"));
+  if (!setThreads) return; // another BLAS under the soname: its own default
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  setThreads(std::max(1, cores - 2));
 }
 
 /// `name` in OpenBLAS, as a pointer of type F.

@@ -5,28 +5,45 @@
 
 #include "tessera/isa/DType.h"
 #include "tessera/isa/Gemm.h"
+#include "tessera/isa/NumberFormats.h"
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 
 #include <bit>
+#include <vector>
 
 namespace tessera::compiler::golden {
 namespace {
 
 using Matrix = StridedMemRefType<float, 2>;
 
-const float *elements(const Matrix &m) { return m.data + m.offset; }
-bool rowMajor(const Matrix &m) { return m.strides[1] == 1 && m.strides[0] == m.sizes[1]; }
+/// The f32 values of a [rows, cols] operand as stored (StoredMatrix), row-major in `out`: isa::decode row by row
+/// where a row's elements are adjacent, element by element otherwise.
+void decodeRowMajor(const StoredMatrix &in, int64_t rows, int64_t cols, std::vector<float> &out) {
+  out.resize(static_cast<size_t>(rows * cols));
+  const size_t bytes = isa::byteSize(in.type);
+  const auto *base = reinterpret_cast<const std::byte *>(in.address);
+  for (int64_t r = 0; r < rows; ++r) {
+    const std::byte *row = base + (in.offset + r * in.rowStride) * static_cast<int64_t>(bytes);
+    float *dst = out.data() + r * cols;
+    if (in.colStride == 1) {
+      isa::decode(in.type, row, dst, static_cast<size_t>(cols));
+      continue;
+    }
+    for (int64_t c = 0; c < cols; ++c) isa::decode(in.type, row + c * in.colStride * int64_t(bytes), dst + c, 1);
+  }
+}
 
-/// acc[M, N] += a[K, M]^T @ b[K, N] in the DSL's order, for layouts the tile GEMM does not take (never made by
-/// tile-to-linalg, which passes fresh row-major operands and an accumulator with unit column stride).
-void plainLoop(Matrix &acc, const Matrix &a, const Matrix &b) {
-  for (int64_t k = 0; k < a.sizes[0]; ++k)
-    for (int64_t m = 0; m < a.sizes[1]; ++m) {
-      const float weight = elements(a)[k * a.strides[0] + m * a.strides[1]];
-      for (int64_t n = 0; n < b.sizes[1]; ++n) {
-        float &out = acc.data[acc.offset + m * acc.strides[0] + n * acc.strides[1]];
-        const float product = weight * elements(b)[k * b.strides[0] + n * b.strides[1]];
+/// acc[M, N] += a[K, M]^T @ b[K, N] (a and b row-major) in the DSL's order, for an accumulator whose columns are not
+/// adjacent, which the tile GEMM does not take (never made by tile-to-linalg, whose accumulators are tiles or
+/// column slices of them).
+void plainLoop(Matrix &acc, const float *a, const float *b, int64_t k, int64_t m, int64_t n) {
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t mm = 0; mm < m; ++mm) {
+      const float weight = a[kk * m + mm];
+      for (int64_t nn = 0; nn < n; ++nn) {
+        float &out = acc.data[acc.offset + mm * acc.strides[0] + nn * acc.strides[1]];
+        const float product = weight * b[kk * n + nn];
         out = out + product;
       }
     }
@@ -34,13 +51,28 @@ void plainLoop(Matrix &acc, const Matrix &a, const Matrix &b) {
 
 } // namespace
 
-extern "C" void _mlir_ciface_tessera_golden_matmul(Matrix *acc, Matrix *a, Matrix *b, int32_t aType,
-                                                   int32_t bType) {
-  const int64_t k = a->sizes[0], m = a->sizes[1], n = b->sizes[1];
-  if (acc->strides[1] != 1 || !rowMajor(*a) || !rowMajor(*b)) return plainLoop(*acc, *a, *b);
-  const bool exact = isa::productsExact(static_cast<isa::DType>(aType), isa::rangeOf(elements(*a), k * m),
-                                        static_cast<isa::DType>(bType), isa::rangeOf(elements(*b), k * n));
-  isa::accumulateProducts(acc->data + acc->offset, acc->strides[0], elements(*a), elements(*b), k, m, n, exact);
+void matmul(float *acc, int64_t accRowStride, int64_t m, int64_t n, int64_t k, const StoredMatrix &stationary,
+            const StoredMatrix &moving) {
+  thread_local std::vector<float> a, b; // the operands in f32, kept between calls for their storage
+  decodeRowMajor(stationary, k, m, a);
+  decodeRowMajor(moving, k, n, b);
+  const bool exact = isa::productsExact(stationary.type, isa::rangeOf(a.data(), a.size()), moving.type,
+                                        isa::rangeOf(b.data(), b.size()));
+  isa::accumulateProducts(acc, accRowStride, a.data(), b.data(), k, m, n, exact);
+}
+
+extern "C" void _mlir_ciface_tessera_golden_matmul(Matrix *acc, int64_t k, int64_t sAddress, int64_t sOffset,
+                                                   int64_t sRowStride, int64_t sColStride, int32_t sType,
+                                                   int64_t mAddress, int64_t mOffset, int64_t mRowStride,
+                                                   int64_t mColStride, int32_t mType) {
+  const StoredMatrix stationary{sAddress, sOffset, sRowStride, sColStride, static_cast<isa::DType>(sType)},
+      moving{mAddress, mOffset, mRowStride, mColStride, static_cast<isa::DType>(mType)};
+  const int64_t m = acc->sizes[0], n = acc->sizes[1];
+  if (acc->strides[1] == 1) return matmul(acc->data + acc->offset, acc->strides[0], m, n, k, stationary, moving);
+  std::vector<float> a, b;
+  decodeRowMajor(stationary, k, m, a);
+  decodeRowMajor(moving, k, n, b);
+  plainLoop(*acc, a.data(), b.data(), k, m, n);
 }
 
 void *goldenMatmulAddress() { return reinterpret_cast<void *>(&_mlir_ciface_tessera_golden_matmul); }

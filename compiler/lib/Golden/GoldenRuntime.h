@@ -8,15 +8,31 @@
 /// that order. A linalg loop nest of the same order is much slower: LLVM keeps it k outermost, so the whole
 /// accumulator goes through memory once per k (matmul_blocked 2048^3: 0.79 s of golden model, 0.36 s with this).
 
+#include "tessera/isa/DType.h"
+
 #include <cstdint>
 #include <string_view>
 
 namespace tessera::compiler::golden {
 
-/// The callee's name in the lowered module: `func.func private @tessera_golden_matmul(acc, stationary, moving,
-/// stationary_dtype, moving_dtype)` with memref<?x?xf32, strided<[?, ?], offset: ?>> operands (acc [M, N]
-/// updated in place, the operands [K, M] and [K, N] as f32) and the operands' isa::DType codes as i32.
+/// The callee's name in the lowered module: `func.func private @tessera_golden_matmul(acc, k, stationary...,
+/// moving...)`: acc a memref<?x?xf32, strided<[?, ?], offset: ?>> [M, N] updated in place, k an index, and each
+/// operand ([k, M] and [k, N]) as a StoredMatrix's fields: index address, offset, row and column strides (in
+/// elements), and the i32 isa::DType code.
 inline constexpr std::string_view kGoldenMatmul = "tessera_golden_matmul";
+
+/// A matrix as the golden model stores it: elements of `type` in isa's encoding (fp8 as its bits, integers as
+/// themselves), element (r, c) at `address` + (offset + r * rowStride + c * colStride) * byteSize(type).
+struct StoredMatrix {
+  int64_t address = 0, offset = 0, rowStride = 0, colStride = 1;
+  isa::DType type = isa::DType::F32;
+};
+
+/// acc[m, n] (its rows `accRowStride` floats apart) += stationary[k, m]^T @ moving[k, n], the operands decoded to
+/// f32 as the simulator decodes them (isa::decode) and multiplied by its tile GEMM (isa::accumulateProducts): what
+/// kGoldenMatmul's calls run.
+void matmul(float *acc, int64_t accRowStride, int64_t m, int64_t n, int64_t k, const StoredMatrix &stationary,
+            const StoredMatrix &moving);
 
 /// The C-interface symbol the JIT resolves kGoldenMatmul's calls to, and its address in this process.
 inline constexpr std::string_view kGoldenMatmulSymbol = "_mlir_ciface_tessera_golden_matmul";

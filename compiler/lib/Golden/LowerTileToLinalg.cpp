@@ -8,10 +8,10 @@
 //   tile.view                   memref.subview of its source's columns
 //   tile.load / tile.store      memref.subview of the HBM tensor + linalg.copy (not memref.copy: a strided
 //                               memref.copy lowers to a call of the MLIR runtime library's memrefCopy)
-//   tile.matmul                 linalg.fill 0 (unless accumulate), f32 copies of the operands (linalg.generic),
-//                               then a call of the tile GEMM, acc[m, n] += stationary[k, m] * moving[k, n] k
-//                               ascending (golden::kGoldenMatmul, GoldenRuntime.h: the simulator's GEMM, checked
-//                               bit for bit against a plain loop of that order)
+//   tile.matmul                 linalg.fill 0 (unless accumulate), then a call of the tile GEMM with the operands
+//                               as stored (address, layout, dtype), acc[m, n] += stationary[k, m] * moving[k, n] k
+//                               ascending (golden::kGoldenMatmul, GoldenRuntime.h: the simulator's decode and GEMM,
+//                               checked bit for bit against a plain loop of that order)
 //   tile.binary                 linalg.generic; a [P, 1] operand broadcasts along the free dimension
 //   tile.activation             linalg.generic: func(x * scale + bias) in f32 (math.exp); with row sums, the
 //                               f32 results go to a scratch tile first, summed left to right into `sum`
@@ -596,27 +596,29 @@ private:
     Location loc = op.getLoc();
     Value stationary = op.getStationary(), moving = op.getMoving(), acc = op.getAcc();
     if (!op.getAccumulate()) b_.create<linalg::FillOp>(loc, f32Constant(loc, 0.0f), acc);
-    // The tile GEMM (golden::kGoldenMatmul) on f32 copies of the operands; acc is f32 (the op's verifier).
+    // The tile GEMM (golden::kGoldenMatmul) on the operands as stored, each passed as its buffer's address, layout
+    // and dtype code: the runtime decodes them to f32 with the simulator's vectorised decode (isa::decode), where
+    // an unoptimised linalg conversion loop cost as much as the GEMM itself. acc is f32 (the op's verifier).
     std::optional<isa::DType> stationaryType = dtypeOf(logical(stationary)), movingType = dtypeOf(logical(moving));
     if (!stationaryType || !movingType) return op.emitOpError("has operands of a type the golden model lacks");
-    Value s32 = f32Copy(loc, stationary), m32 = f32Copy(loc, moving);
-    b_.create<func::CallOp>(loc, goldenMatmul(),
-                            ValueRange{anyMatrix(loc, acc), anyMatrix(loc, s32), anyMatrix(loc, m32),
-                                       i32Constant(loc, *stationaryType), i32Constant(loc, *movingType)});
-    b_.create<memref::DeallocOp>(loc, s32);
-    b_.create<memref::DeallocOp>(loc, m32);
+    llvm::SmallVector<Value> args{anyMatrix(loc, acc), index(loc, dim(stationary, 0))};
+    storedMatrix(loc, stationary, *stationaryType, args);
+    storedMatrix(loc, moving, *movingType, args);
+    b_.create<func::CallOp>(loc, goldenMatmul(), args);
     return success();
   }
 
-  /// A fresh row-major f32 buffer holding `v`'s values.
-  Value f32Copy(Location loc, Value v) {
-    auto copy = b_.create<memref::AllocOp>(loc, MemRefType::get(cast<MemRefType>(v.getType()).getShape(),
-                                                                b_.getF32Type()));
-    Type t = logical(v);
-    generic(loc, {v}, {copy}, {identity2d(), identity2d()}, {kParallel, kParallel},
-            [&](Scalars &s, ValueRange a) { return s.toF32(a[0], t); });
-    return copy;
+  /// Appends `v`'s buffer address, element offset, row and column strides (index) and isa::DType code (i32): a
+  /// matrix of any element type and strided layout, as the runtime's StoredMatrix reads it (GoldenRuntime.h).
+  void storedMatrix(Location loc, Value v, isa::DType type, llvm::SmallVectorImpl<Value> &args) {
+    auto metadata = b_.create<memref::ExtractStridedMetadataOp>(loc, v);
+    args.push_back(b_.create<memref::ExtractAlignedPointerAsIndexOp>(loc, v));
+    args.push_back(metadata.getOffset());
+    args.append(metadata.getStrides().begin(), metadata.getStrides().end());
+    args.push_back(i32Constant(loc, type));
   }
+
+  Value index(Location loc, int64_t v) { return b_.create<arith::ConstantIndexOp>(loc, v); }
 
   /// `v` (an f32 matrix of any static shape and layout) as the callee's operand type.
   Value anyMatrix(Location loc, Value v) { return b_.create<memref::CastOp>(loc, anyMatrixType(), v); }
@@ -625,15 +627,17 @@ private:
     return b_.create<arith::ConstantOp>(loc, b_.getI32IntegerAttr(static_cast<int32_t>(t)));
   }
 
-  /// The declaration of golden::kGoldenMatmul in this function's module, made on first use.
+  /// The declaration of golden::kGoldenMatmul in this function's module, made on first use: (acc, k, then the
+  /// stationary [k, M] and moving [k, N] operands as storedMatrix() passes them).
   func::FuncOp goldenMatmul() {
     auto module = fn_->getParentOfType<ModuleOp>();
     const llvm::StringRef name(golden::kGoldenMatmul.data(), golden::kGoldenMatmul.size());
     if (auto existing = module.lookupSymbol<func::FuncOp>(name)) return existing;
     OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToStart(module.getBody());
-    Type matrix = anyMatrixType(), i32 = b_.getI32Type();
-    auto decl = b_.create<func::FuncOp>(fn_.getLoc(), name, b_.getFunctionType({matrix, matrix, matrix, i32, i32}, {}));
+    Type i = b_.getIndexType(), i32 = b_.getI32Type();
+    auto decl = b_.create<func::FuncOp>(
+        fn_.getLoc(), name, b_.getFunctionType({anyMatrixType(), i, i, i, i, i, i32, i, i, i, i, i32}, {}));
     decl.setPrivate();
     return decl;
   }

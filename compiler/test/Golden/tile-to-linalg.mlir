@@ -4,11 +4,12 @@
 // RUN: tessera-opt %s -split-input-file -verify-diagnostics -tile-to-linalg | FileCheck %s
 
 // A tiled matmul: the accumulator is zeroed (memset 0 -> linalg.fill), the k loop loads bf16 tiles from
-// windows at k * 128, converts them to f32 and calls the tile GEMM (declared once, as the golden model's runtime
-// defines it) with the operands' dtype codes (1: bf16); the f32 result is rounded to bf16 (arith.truncf) and stored.
+// windows at k * 128 and calls the tile GEMM (declared once, as the golden model's runtime defines it) with k and
+// each operand as stored: address, offset, strides and dtype code (1: bf16), for the runtime to decode; the f32
+// result is rounded to bf16 (arith.truncf) and stored.
 // CHECK-DAG: #[[ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 module attributes {tessera.target = "trn2"} {
-  // CHECK: func.func private @tessera_golden_matmul(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, i32, i32)
+  // CHECK: func.func private @tessera_golden_matmul(memref<?x?xf32, strided<[?, ?], offset: ?>>, index, index, index, index, index, i32, index, index, index, index, i32)
   // CHECK-NOT: func.func private @tessera_golden_matmul
   // CHECK-LABEL: func.func @matmul
   // CHECK-SAME: (%[[A:.*]]: memref<256x128xbf16> {tile.name = "a_t"}, %[[B:.*]]: memref<256x512xbf16>, %[[C:.*]]: memref<128x512xbf16> {tile.output})
@@ -23,19 +24,16 @@ module attributes {tessera.target = "trn2"} {
   // CHECK:   linalg.copy ins(%[[WA]] : {{.*}}) outs(%[[S]] : memref<128x128xbf16>)
   // CHECK:   %[[WB:.*]] = memref.subview %[[B]][%[[OFF]], %{{.*}}] [128, 512] [1, 1]
   // CHECK:   linalg.copy ins(%[[WB]] : {{.*}}) outs(%[[M]] : memref<128x512xbf16>)
-  // CHECK:   %[[S32:.*]] = memref.alloc() : memref<128x128xf32>
-  // CHECK:   linalg.generic {indexing_maps = [#[[ID2]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[S]] : memref<128x128xbf16>) outs(%[[S32]] : memref<128x128xf32>)
-  // CHECK:     arith.extf %{{.*}} : bf16 to f32
-  // CHECK:   %[[M32:.*]] = memref.alloc() : memref<128x512xf32>
-  // CHECK:   linalg.generic {{.*}} ins(%[[M]] : memref<128x512xbf16>) outs(%[[M32]] : memref<128x512xf32>)
+  // CHECK-NOT: linalg.generic
   // CHECK:   %[[ACCD:.*]] = memref.cast %[[ACC]] : memref<128x512xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
-  // CHECK:   %[[SD:.*]] = memref.cast %[[S32]]
-  // CHECK:   %[[MD:.*]] = memref.cast %[[M32]]
+  // CHECK:   %[[KD:.*]] = arith.constant 128 : index
+  // CHECK:   %{{.*}}, %[[SO:.*]], %{{.*}}:2, %[[SS:.*]]:2 = memref.extract_strided_metadata %[[S]] : memref<128x128xbf16>
+  // CHECK:   %[[SP:.*]] = memref.extract_aligned_pointer_as_index %[[S]]
   // CHECK:   %[[TS:.*]] = arith.constant 1 : i32
+  // CHECK:   %{{.*}}, %[[MO:.*]], %{{.*}}:2, %[[MS:.*]]:2 = memref.extract_strided_metadata %[[M]] : memref<128x512xbf16>
+  // CHECK:   %[[MP:.*]] = memref.extract_aligned_pointer_as_index %[[M]]
   // CHECK:   %[[TM:.*]] = arith.constant 1 : i32
-  // CHECK:   call @tessera_golden_matmul(%[[ACCD]], %[[SD]], %[[MD]], %[[TS]], %[[TM]])
-  // CHECK:   memref.dealloc %[[S32]]
-  // CHECK:   memref.dealloc %[[M32]]
+  // CHECK:   call @tessera_golden_matmul(%[[ACCD]], %[[KD]], %[[SP]], %[[SO]], %[[SS]]#0, %[[SS]]#1, %[[TS]], %[[MP]], %[[MO]], %[[MS]]#0, %[[MS]]#1, %[[TM]])
   // CHECK:   memref.dealloc %[[S]]
   // CHECK:   memref.dealloc %[[M]]
   // CHECK: }
@@ -68,14 +66,12 @@ module attributes {tessera.target = "trn2"} {
     return
   }
 
-  // A matmul that does not accumulate starts from zero; f32 operands are copied all the same (the GEMM takes
-  // row-major operands, and a tile may be a strided view), with dtype code 0 (f32).
+  // A matmul that does not accumulate starts from zero; f32 operands go as stored too, with dtype code 0 (f32).
   // CHECK-LABEL: func.func @matmul_fresh
   // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[ACC2:.*]] : memref<128x512xf32>)
-  // CHECK-NEXT: memref.alloc() : memref<128x128xf32>
-  // CHECK: %[[ACC2D:.*]] = memref.cast %[[ACC2]]
+  // CHECK-NEXT: %[[ACC2D:.*]] = memref.cast %[[ACC2]]
   // CHECK: %[[F32:.*]] = arith.constant 0 : i32
-  // CHECK: call @tessera_golden_matmul(%[[ACC2D]], %{{.*}}, %{{.*}}, %[[F32]], %{{.*}})
+  // CHECK: call @tessera_golden_matmul(%[[ACC2D]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[F32]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
   func.func @matmul_fresh() {
     %s = tile.alloc : memref<128x128xf32, #tile.space<sbuf>>
     %m = tile.alloc : memref<128x512xf32, #tile.space<sbuf>>

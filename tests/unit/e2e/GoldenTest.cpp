@@ -481,6 +481,39 @@ TEST(GoldenModel, Bf16TruncationTheJitCallsRoundsAsIsaDoes) {
   EXPECT_TRUE(std::isnan(tessera::isa::bf16ToFloat(bitsOf(std::bit_cast<float>(0x7f800001u))))); // signalling
 }
 
+// A matmul's operands reach the golden model's runtime as stored (GoldenRuntime.h, StoredMatrix): the runtime
+// decodes them as isa::decode does, from any offset and strides, and accumulates k ascending into acc's rows. Here a
+// bf16 operand every other element of its rows, an fp8 one from an offset, an accumulator with padded rows: the
+// result is a plain loop's over isa's decoded values, bit for bit (every product of bf16 and fp8 is exact, so the
+// GEMM's FMA gives the plain loop's bits).
+TEST(GoldenModel, MatmulDecodesOperandsAsStored) {
+  constexpr int64_t k = 3, m = 5, n = 4, sRow = 12, mRow = 6, mOffset = 2, accRow = 7;
+  std::vector<uint16_t> stationary(k * sRow);
+  std::vector<uint8_t> moving(mOffset + k * mRow);
+  std::vector<float> sValues(k * sRow), mValues(moving.size());
+  for (size_t i = 0; i < stationary.size(); ++i) {
+    stationary[i] = tessera::isa::floatToBf16(0.25f * float(int(i % 11) - 5));
+    sValues[i] = tessera::isa::bf16ToFloat(stationary[i]);
+  }
+  for (size_t i = 0; i < moving.size(); ++i) {
+    const float v = 0.5f * float(int(i % 7) - 3);
+    tessera::isa::encode(DType::F8E4M3, &v, reinterpret_cast<std::byte *>(&moving[i]), 1);
+    tessera::isa::decode(DType::F8E4M3, reinterpret_cast<const std::byte *>(&moving[i]), &mValues[i], 1);
+  }
+  std::vector<float> acc(m * accRow, 1.5f), expected = acc;
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t mm = 0; mm < m; ++mm)
+      for (int64_t nn = 0; nn < n; ++nn) {
+        const float product = sValues[1 + kk * sRow + 2 * mm] * mValues[mOffset + kk * mRow + nn];
+        expected[mm * accRow + nn] = expected[mm * accRow + nn] + product;
+      }
+  using tessera::compiler::golden::StoredMatrix;
+  const StoredMatrix s{reinterpret_cast<int64_t>(stationary.data()), 1, sRow, 2, DType::BF16},
+      mv{reinterpret_cast<int64_t>(moving.data()), mOffset, mRow, 1, DType::F8E4M3};
+  tessera::compiler::golden::matmul(acc.data(), accRow, m, n, k, s, mv);
+  for (size_t i = 0; i < acc.size(); ++i) EXPECT_EQ(std::bit_cast<uint32_t>(acc[i]), std::bit_cast<uint32_t>(expected[i])) << i;
+}
+
 // avgpool2d's pooling matrix: a bf16 tile of ones and two fills by position (a band), which share one outlined
 // function with the offset a parameter: its select of bf16 values needs __truncsfbf2 on an AVX2 host.
 TEST(GoldenModel, FillsByPositionOfABf16TileRun) {
