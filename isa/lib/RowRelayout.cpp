@@ -46,6 +46,16 @@ std::vector<std::vector<int64_t>> RowRelayout::intermediates(int64_t rows) const
   return arrays;
 }
 
+int64_t RowRelayout::vmemBytes(int64_t rows, int64_t sublanes, int64_t lanes) const {
+  int64_t bytes = 0;
+  for (const std::vector<int64_t> &array : intermediates(rows)) bytes += paddedVregBytes(array, sublanes, lanes);
+  return bytes;
+}
+
+int64_t paddedVregBytes(std::span<const int64_t> shape, int64_t sublanes, int64_t lanes) {
+  return paddedVregs(shape, sublanes, lanes) * sublanes * lanes * int64_t{sizeof(float)};
+}
+
 int64_t paddedVregs(std::span<const int64_t> shape, int64_t sublanes, int64_t lanes) {
   const std::size_t k = shape.size();
   if (k == 0) return 0;

@@ -354,3 +354,37 @@ module attributes {tessera.target = "tpu-v5e"} {
     return
   }
 }
+
+// -----
+
+// An access pattern's relayout is Mosaic's arrays in VMEM beside the tiles while its statement runs: every other
+// element of [64, 1024] f32 is a [64, 512, 2] box, 16 MiB in (8, 128) tiles. Beside tiles peaking at 100 MiB it
+// fits tpu-v5e's 128 MiB; beside 120 MiB it does not, an error at the statement.
+module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @relayout_fits
+  // CHECK: tpu.vpu_convert {{.*}} dims = [512], strides = [2]>
+  func.func @relayout_fits() attributes {tile.vmem_peak = 104857600 : i64} {
+    %c0 = arith.constant 0 : index
+    %x = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<64x1024xf32, #tile.space<sbuf>>
+    %h = tile.alloc {offset = 262144 : i64, bufs = 1 : i64} : memref<64x512xf32, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<64x1024xf32, #tile.space<sbuf>>
+    %e = tile.view %x[%c0] {pattern = array<i64: 2, 512>} : memref<64x1024xf32, #tile.space<sbuf>> to memref<64x512xf32, #tile.space<sbuf>>
+    tile.copy %e, %h : memref<64x512xf32, #tile.space<sbuf>>, memref<64x512xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @relayout_past_vmem() attributes {tile.vmem_peak = 125829120 : i64} {
+    %c0 = arith.constant 0 : index
+    %x = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<64x1024xf32, #tile.space<sbuf>>
+    %h = tile.alloc {offset = 262144 : i64, bufs = 1 : i64} : memref<64x512xf32, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<64x1024xf32, #tile.space<sbuf>>
+    %e = tile.view %x[%c0] {pattern = array<i64: 2, 512>} : memref<64x1024xf32, #tile.space<sbuf>> to memref<64x512xf32, #tile.space<sbuf>>
+    // expected-error@+1 {{this statement's relayout materialises [64, 512, 2] in FP32, 16.00 MiB of VMEM in (8, 128) tiles (Mosaic's form of an access pattern or a grouped reduction on tpu-v5e), beside the 120.00 MiB the kernel's tiles take at their peak: more than the 128.00 MiB of VMEM}}
+    tile.copy %e, %h : memref<64x512xf32, #tile.space<sbuf>>, memref<64x512xf32, #tile.space<sbuf>>
+    return
+  }
+}

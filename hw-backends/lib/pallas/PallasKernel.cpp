@@ -966,21 +966,21 @@ private:
   /// in the kernel's scoped VMEM (libtpu 0.0.50.1: `x.reshape(64, 512, 2)[:, :, 1]` of a [64, 1024] f32 block
   /// needs 16 MiB and compiles only with the limit raised).
   uint64_t relayoutBytes() const {
+    const int64_t sublanes = k_.target->tpu.sublanes, lanes = k_.target->tpu.lanes;
     uint64_t largest = 0;
     for (const TileOpNode &o : tp_.ops) {
       if (o.kind == TileOpKind::Load || o.kind == TileOpKind::Store) continue;
       here_ = o.loc; // for relayoutOf's errors
-      uint64_t bytes = 0;
+      int64_t bytes = 0;
       auto add = [&](const TileOperand &operand) {
-        if (operand.pattern.empty()) return;
-        for (const std::vector<int64_t> &shape : relayoutOf(operand).intermediates(operand.rows))
-          bytes += mosaicVmemBytes(shape, isa::DType::F32);
+        if (!operand.pattern.empty()) bytes += relayoutOf(operand).vmemBytes(operand.rows, sublanes, lanes);
       };
       for (const TileOperand &src : o.srcs) add(src);
       if (o.dst) add(*o.dst);
       if (o.kind == TileOpKind::Reduce && o.dst->cols > 1)
-        bytes += mosaicVmemBytes({o.srcs[0].rows, o.dst->cols, o.srcs[0].cols / o.dst->cols}, isa::DType::F32);
-      largest = std::max(largest, bytes);
+        bytes += isa::paddedVregBytes(std::vector<int64_t>{o.srcs[0].rows, o.dst->cols, o.srcs[0].cols / o.dst->cols},
+                                      sublanes, lanes);
+      largest = std::max(largest, static_cast<uint64_t>(bytes));
     }
     return largest;
   }

@@ -52,11 +52,16 @@ struct RowRelayout {
   /// walked dimensions transposed into the pattern's order when that is not the box's (none for a window). A TPU
   /// lays each out in (sublane, lane) tiles of its last two dimensions: what its cost and VMEM are counted in.
   std::vector<std::vector<int64_t>> intermediates(int64_t rows) const;
+  /// The VMEM those arrays take for `rows` rows: FP32 in (sublanes, lanes) tiles (paddedVregBytes of each), where
+  /// Mosaic keeps them while the statement that reads or writes the pattern runs.
+  int64_t vmemBytes(int64_t rows, int64_t sublanes, int64_t lanes) const;
 };
 
 /// The vregs of a 32-bit array of `shape` laid out in (sublanes, lanes) tiles of its last two dimensions (a 1-D
 /// shape is one row): shape[0] x ... x ceil(shape[k-2] / sublanes) x ceil(shape[k-1] / lanes).
 int64_t paddedVregs(std::span<const int64_t> shape, int64_t sublanes, int64_t lanes);
+/// The bytes of those vregs: what such an FP32 array takes in VMEM.
+int64_t paddedVregBytes(std::span<const int64_t> shape, int64_t sublanes, int64_t lanes);
 
 /// Why a pattern has no relayout: what is wrong (`why`, in the pattern's terms) and of which kind, for the remedy.
 struct RelayoutRefusal {
