@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <dlfcn.h>
-#include <thread>
 #include <fmt/format.h>
 
 namespace tessera::kernels::blas {
@@ -28,14 +27,17 @@ void *library() {
 
 /// A reference runs beside the simulation and the golden model, each on a thread of its own
 /// (tools/tessera/ReferenceRun.h), so OpenBLAS gets the cores they leave, at least one: with its default of one
-/// thread per core, on a 2-core host its two threads spun (sched_yield) against the other two, and a whole
-/// `tessera run` of matmul_blocked 2048^3 waited for them. OPENBLAS_NUM_THREADS, when set, wins.
+/// thread per core it may use, on a 2-core host its two threads spun (sched_yield) against the other two, and a
+/// whole `tessera run` of matmul_blocked 2048^3 waited for them. Its default already counts only the cores this
+/// process may run on (affinity, cgroups), which std::thread::hardware_concurrency does not. OPENBLAS_NUM_THREADS
+/// (or GOTO_NUM_THREADS, OMP_NUM_THREADS), when set, wins.
 void leaveCoresToTheSimulation(void *openblas) {
-  if (std::getenv("OPENBLAS_NUM_THREADS") || std::getenv("OMP_NUM_THREADS")) return;
+  for (const char *variable : {"OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"})
+    if (std::getenv(variable)) return;
+  auto *getThreads = reinterpret_cast<int (*)()>(dlsym(openblas, "openblas_get_num_threads"));
   auto *setThreads = reinterpret_cast<void (*)(int)>(dlsym(openblas, "openblas_set_num_threads"));
-  if (!setThreads) return; // another BLAS under the soname: its own default
-  const int cores = static_cast<int>(std::thread::hardware_concurrency());
-  setThreads(std::max(1, cores - 2));
+  if (!getThreads || !setThreads) return; // another BLAS under the soname: its own default
+  setThreads(std::max(1, getThreads() - 2));
 }
 
 /// `name` in OpenBLAS, as a pointer of type F.

@@ -601,6 +601,8 @@ private:
     // an unoptimised linalg conversion loop cost as much as the GEMM itself. acc is f32 (the op's verifier).
     std::optional<isa::DType> stationaryType = dtypeOf(logical(stationary)), movingType = dtypeOf(logical(moving));
     if (!stationaryType || !movingType) return op.emitOpError("has operands of a type the golden model lacks");
+    if (cast<MemRefType>(stationary.getType()).getRank() != 2 || cast<MemRefType>(moving.getType()).getRank() != 2)
+      return op.emitOpError("has an operand that is not a matrix; the golden model's GEMM takes [K, M] and [K, N]");
     llvm::SmallVector<Value> args{anyMatrix(loc, acc), index(loc, dim(stationary, 0))};
     storedMatrix(loc, stationary, *stationaryType, args);
     storedMatrix(loc, moving, *movingType, args);

@@ -357,13 +357,14 @@ module attributes {tessera.target = "tpu-v5e"} {
 
 // -----
 
-// An access pattern's relayout is Mosaic's arrays in VMEM beside the tiles while its statement runs: every other
-// element of [64, 1024] f32 is a [64, 512, 2] box, 16 MiB in (8, 128) tiles. Beside tiles peaking at 100 MiB it
-// fits tpu-v5e's 128 MiB; beside 120 MiB it does not, an error at the statement.
+// An access pattern's relayout is Mosaic's arrays in VMEM, beside the tiles its statement touches: every other
+// element of [64, 1024] f32 is a [64, 512, 2] box, 16 MiB in (8, 128) tiles, which fits tpu-v5e's 128 MiB; of
+// [128, 8192] f32 it is [128, 4096, 2], 256 MiB, which does not: an error at the statement. So is a grouped
+// reduction's reshape of the same size, with its own remedy.
 module attributes {tessera.target = "tpu-v5e"} {
   // CHECK-LABEL: func.func @relayout_fits
   // CHECK: tpu.vpu_convert {{.*}} dims = [512], strides = [2]>
-  func.func @relayout_fits() attributes {tile.vmem_peak = 104857600 : i64} {
+  func.func @relayout_fits() {
     %c0 = arith.constant 0 : index
     %x = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<64x1024xf32, #tile.space<sbuf>>
     %h = tile.alloc {offset = 262144 : i64, bufs = 1 : i64} : memref<64x512xf32, #tile.space<sbuf>>
@@ -377,14 +378,27 @@ module attributes {tessera.target = "tpu-v5e"} {
 // -----
 
 module attributes {tessera.target = "tpu-v5e"} {
-  func.func @relayout_past_vmem() attributes {tile.vmem_peak = 125829120 : i64} {
+  func.func @relayout_past_vmem() {
     %c0 = arith.constant 0 : index
-    %x = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<64x1024xf32, #tile.space<sbuf>>
-    %h = tile.alloc {offset = 262144 : i64, bufs = 1 : i64} : memref<64x512xf32, #tile.space<sbuf>>
-    tile.memset %x, 1.0 : memref<64x1024xf32, #tile.space<sbuf>>
-    %e = tile.view %x[%c0] {pattern = array<i64: 2, 512>} : memref<64x1024xf32, #tile.space<sbuf>> to memref<64x512xf32, #tile.space<sbuf>>
-    // expected-error@+1 {{this statement's relayout materialises [64, 512, 2] in FP32, 16.00 MiB of VMEM in (8, 128) tiles (Mosaic's form of an access pattern or a grouped reduction on tpu-v5e), beside the 120.00 MiB the kernel's tiles take at their peak: more than the 128.00 MiB of VMEM}}
-    tile.copy %e, %h : memref<64x512xf32, #tile.space<sbuf>>, memref<64x512xf32, #tile.space<sbuf>>
+    %x = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<128x8192xf32, #tile.space<sbuf>>
+    %h = tile.alloc {offset = 4194304 : i64, bufs = 1 : i64} : memref<128x4096xf32, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<128x8192xf32, #tile.space<sbuf>>
+    %e = tile.view %x[%c0] {pattern = array<i64: 2, 4096>} : memref<128x8192xf32, #tile.space<sbuf>> to memref<128x4096xf32, #tile.space<sbuf>>
+    // expected-error@+1 {{this statement's relayout materialises [128, 4096, 2] in FP32, 256.00 MiB of VMEM in (8, 128) tiles (Mosaic's form of an access pattern on tpu-v5e), which with the 6.00 MiB of the tiles it reads and writes is more than the 128.00 MiB libtpu gives one kernel: the device's compiler cannot place it; walk fewer rows at a time}}
+    tile.copy %e, %h : memref<128x4096xf32, #tile.space<sbuf>>, memref<128x4096xf32, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @grouped_reduction_past_vmem() {
+    %x = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<128x8192xf32, #tile.space<sbuf>>
+    %m = tile.alloc {offset = 4194304 : i64, bufs = 1 : i64} : memref<128x4096xf32, #tile.space<sbuf>>
+    tile.memset %x, 1.0 : memref<128x8192xf32, #tile.space<sbuf>>
+    // expected-error@+1 {{materialises [128, 4096, 2] in FP32, 256.00 MiB of VMEM in (8, 128) tiles (Mosaic's form of a grouped reduction on tpu-v5e), which with the 6.00 MiB of the tiles it reads and writes is more than the 128.00 MiB libtpu gives one kernel: the device's compiler cannot place it; its groups of 2 elements each pad to 128 lanes: reduce fewer rows or columns per statement, or groups of a multiple of 128 elements}}
+    tile.reduce max %x, %m : memref<128x8192xf32, #tile.space<sbuf>>, memref<128x4096xf32, #tile.space<sbuf>>
     return
   }
 }

@@ -14,8 +14,8 @@
 //  - tile.view emits nothing: its uses address the window of its source's current copy.
 // Ops written at the tsr::isa level (tile.inst, tile.wait/signal, ops marked tile.isa or tile.manual, tiles
 // placed with sbuf_tile_at) are NeuronCore instructions: on a TPU they are an error at the kernel's line. So is a
-// statement whose relayouts (access patterns, grouped reductions: isa/RowRelayout.h) take more VMEM than the tiles'
-// peak leaves of what libtpu gives one kernel: Mosaic keeps those arrays in VMEM, and the Pallas emitter refuses it.
+// statement whose relayouts (access patterns, grouped reductions: isa/RowRelayout.h) and the tiles it touches pass
+// what libtpu gives one kernel: Mosaic keeps those arrays in VMEM, and the Pallas emitter refuses it.
 // Test: compiler/test/Transforms/lower-tile-to-tpu.mlir
 //
 //===------------------------------------------------------------------------------------------------------===//
@@ -237,55 +237,72 @@ struct LowerTileToTpuPass : PassWrapper<LowerTileToTpuPass, OperationPass<Module
   }
 
   /// The arrays an access pattern's relayout materialises (isa/RowRelayout.h), and a grouped reduction's reshape,
-  /// are Mosaic's values, in VMEM beside the kernel's tiles while their statement runs. A statement whose arrays do
-  /// not fit beside the tiles' peak (tile.vmem_peak) in what libtpu gives one kernel is an error at its kernel line:
-  /// the Pallas emitter counts the same bytes (RowRelayout::vmemBytes) and refuses the kernel at deploy.
+  /// are Mosaic's values, in VMEM while their statement runs, beside at least one copy of each tile the statement
+  /// reads or writes. A statement for which those alone pass what libtpu gives one kernel is an error at its kernel
+  /// line. The Pallas emitter counts the same arrays (RowRelayout::vmemBytes) on top of every block and scratch
+  /// buffer, so what this refuses deploy refuses too; what fits here may still be refused there, with its message.
   LogicalResult rejectRelayoutsPastVmem(const isa::Target &target) {
     std::optional<TileBudget> budget;
     for (const isa::FamilyMemory &m : tpuFamily().family().memories(target))
       if (m.space == isa::MemSpace::Vmem) budget = tpuFamily().tileBudget(m, target);
     if (!budget) return success();
     const int64_t sublanes = target.tpu.sublanes, lanes = target.tpu.lanes;
-    for (auto fn : getOperation().getOps<func::FuncOp>()) {
-      auto peak = fn->getAttrOfType<IntegerAttr>("tile.vmem_peak");
-      if (!peak) continue; // not allocated: nothing to count beside
-      WalkResult walked = fn.walk([&](Operation *op) {
-        int64_t bytes = 0;
-        llvm::SmallVector<std::string> arrays;
-        auto count = [&](const std::vector<int64_t> &shape) {
-          bytes += isa::paddedVregBytes(shape, sublanes, lanes);
-          arrays.push_back(fmt::format("[{}]", fmt::join(shape, ", ")));
-        };
-        for (Value operand : op->getOperands()) {
-          auto view = operand.getDefiningOp<tile::ViewOp>();
-          if (!view || !view.getPatternAttr()) continue;
-          auto relayout = isa::rowRelayout(view.getPatternAttr().asArrayRef(), isa::MovingOffset{},
-                                           std::numeric_limits<int64_t>::max() / 4);
-          if (const auto *r = std::get_if<isa::RowRelayout>(&relayout))
-            for (const std::vector<int64_t> &shape : r->intermediates(llvm::cast<MemRefType>(view.getType()).getDimSize(0)))
-              count(shape);
+    WalkResult walked = getOperation().walk([&](Operation *op) {
+      int64_t arrayBytes = 0;
+      llvm::SmallVector<std::string> arrays;
+      auto count = [&](const std::vector<int64_t> &shape) {
+        arrayBytes += isa::paddedVregBytes(shape, sublanes, lanes);
+        arrays.push_back(fmt::format("[{}]", fmt::join(shape, ", ")));
+      };
+      bool patterns = false;
+      for (Value operand : op->getOperands()) {
+        auto view = operand.getDefiningOp<tile::ViewOp>();
+        if (!view || !view.getPatternAttr()) continue;
+        auto relayout = isa::rowRelayout(view.getPatternAttr().asArrayRef(), isa::MovingOffset{},
+                                         std::numeric_limits<int64_t>::max() / 4);
+        if (const auto *r = std::get_if<isa::RowRelayout>(&relayout))
+          for (const std::vector<int64_t> &shape : r->intermediates(typeOf(view).getDimSize(0))) {
+            count(shape);
+            patterns = true;
+          }
+      }
+      int64_t groupSize = 0;
+      if (auto reduce = llvm::dyn_cast<tile::ReduceOp>(op)) {
+        const MemRefType src = typeOf(reduce.getSrc()), dst = typeOf(reduce.getDst());
+        if (dst.getDimSize(1) > 1) {
+          groupSize = src.getDimSize(1) / dst.getDimSize(1);
+          count({src.getDimSize(0), dst.getDimSize(1), groupSize});
         }
-        if (auto reduce = llvm::dyn_cast<tile::ReduceOp>(op)) {
-          auto src = llvm::cast<MemRefType>(reduce.getSrc().getType()), dst = llvm::cast<MemRefType>(reduce.getDst().getType());
-          if (dst.getDimSize(1) > 1)
-            count({src.getDimSize(0), dst.getDimSize(1), src.getDimSize(1) / dst.getDimSize(1)});
+      }
+      if (arrayBytes == 0) return WalkResult::advance();
+      llvm::SmallVector<tile::AllocOp> tiles; // one copy of each tile the statement reads or writes
+      int64_t tileBytes = 0;
+      for (Value operand : op->getOperands())
+        if (tile::AllocOp alloc = tile::rootAllocation(operand); alloc && !llvm::is_contained(tiles, alloc)) {
+          tiles.push_back(alloc);
+          tileBytes += tpuFamily().tileCopyBytes(alloc.getType(), target);
         }
-        if (bytes == 0 || peak.getInt() + bytes <= budget->bytes) return WalkResult::advance();
-        auto mib = [](int64_t b) { return fmt::format("{:.2f} MiB", double(b) / double(1 << 20)); };
-        op->emitError() << "this statement's relayout materialises " << fmt::format("{}", fmt::join(arrays, " and "))
-                        << " in FP32, " << mib(bytes) << " of VMEM in (" << sublanes << ", " << lanes
-                        << ") tiles (Mosaic's form of an access pattern or a grouped reduction on " << target.name
-                        << "), beside the " << mib(peak.getInt()) << " the kernel's tiles take at their peak: more than "
-                        << "the " << mib(budget->bytes) << " " << (budget->limitedBy.empty() ? "of VMEM" : "libtpu gives one kernel")
-                        << "; walk fewer rows at a time (a smaller tile), or make the pattern's innermost dimension "
-                        << "the row's own (a box whose last dimension is short pads each of its rows to " << lanes
-                        << " lanes)";
-        return WalkResult::interrupt();
-      });
-      if (walked.wasInterrupted()) return failure();
-    }
-    return success();
+      if (arrayBytes + tileBytes <= budget->bytes) return WalkResult::advance();
+      auto mib = [](int64_t b) { return fmt::format("{:.2f} MiB", double(b) / double(1 << 20)); };
+      InFlightDiagnostic error = op->emitError();
+      error << "this statement's relayout materialises " << fmt::format("{}", fmt::join(arrays, " and "))
+            << " in FP32, " << mib(arrayBytes) << " of VMEM in (" << sublanes << ", " << lanes << ") tiles (Mosaic's "
+            << "form of " << (patterns ? "an access pattern" : "a grouped reduction") << " on " << target.name
+            << "), which with the " << mib(tileBytes) << " of the tiles it reads and writes is more than the "
+            << mib(budget->bytes) << " libtpu gives one kernel: the device's compiler cannot place it; ";
+      if (patterns)
+        error << "walk fewer rows at a time (a smaller tile), or a pattern whose innermost walked dimension is "
+                 "long (a box whose last dimension is short pads each of its rows to "
+              << lanes << " lanes)";
+      else
+        error << "its groups of " << groupSize << " elements each pad to " << lanes << " lanes: reduce fewer rows "
+              << "or columns per statement, or groups of a multiple of " << lanes << " elements";
+      return WalkResult::interrupt();
+    });
+    return failure(walked.wasInterrupted());
   }
+
+  static MemRefType typeOf(Value v) { return llvm::cast<MemRefType>(v.getType()); }
 
   /// The first op written at the tsr::isa level is an error at its kernel line.
   LogicalResult rejectNeuronCoreOps(const isa::Target &target) {
