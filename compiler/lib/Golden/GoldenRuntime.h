@@ -30,7 +30,10 @@ struct StoredMatrix {
 
 /// acc[m, n] (its rows `accRowStride` floats apart) += stationary[k, m]^T @ moving[k, n], the operands decoded to
 /// f32 as the simulator decodes them (isa::decode) and multiplied by its tile GEMM (isa::accumulateProducts): what
-/// kGoldenMatmul's calls run.
+/// kGoldenMatmul's calls run. So a matmul's number formats and products are the simulator's code here, as its GEMM
+/// always was; the golden model stays independent in what it runs (the tile module, not the lowered program) and
+/// in its other conversions, which GoldenConversions checks against isa's bit for bit, and the kernel's reference
+/// checks both.
 void matmul(float *acc, int64_t accRowStride, int64_t m, int64_t n, int64_t k, const StoredMatrix &stationary,
             const StoredMatrix &moving);
 
