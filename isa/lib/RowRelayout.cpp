@@ -52,6 +52,11 @@ int64_t RowRelayout::vmemBytes(int64_t rows, int64_t sublanes, int64_t lanes) co
   return bytes;
 }
 
+std::vector<std::vector<int64_t>> groupedReductionArrays(int64_t rows, int64_t cols, int64_t groups) {
+  if (groups <= 1) return {};
+  return {{rows, groups, cols / groups}};
+}
+
 int64_t paddedVregBytes(std::span<const int64_t> shape, int64_t sublanes, int64_t lanes) {
   return paddedVregs(shape, sublanes, lanes) * sublanes * lanes * int64_t{sizeof(float)};
 }

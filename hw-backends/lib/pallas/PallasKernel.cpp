@@ -977,9 +977,9 @@ private:
       };
       for (const TileOperand &src : o.srcs) add(src);
       if (o.dst) add(*o.dst);
-      if (o.kind == TileOpKind::Reduce && o.dst->cols > 1)
-        bytes += isa::paddedVregBytes(std::vector<int64_t>{o.srcs[0].rows, o.dst->cols, o.srcs[0].cols / o.dst->cols},
-                                      sublanes, lanes);
+      if (o.kind == TileOpKind::Reduce)
+        for (const std::vector<int64_t> &array : isa::groupedReductionArrays(o.srcs[0].rows, o.srcs[0].cols, o.dst->cols))
+          bytes += isa::paddedVregBytes(array, sublanes, lanes);
       largest = std::max(largest, static_cast<uint64_t>(bytes));
     }
     return largest;

@@ -264,9 +264,8 @@ uint64_t reduceCycles(const Instruction &inst, Engine, const Target &target) {
                                       busyCycles(rowGroups, {.stores = 1}, cost));
   // Groups of consecutive elements: x reshaped to [R, G, F / G] first, as jnp writes it (materialised like a
   // relayout's box), reduced along its last dimension.
-  const int64_t groups = inst.dst.freeElements();
-  const uint64_t grouping =
-      groups > 1 ? materialiseCycles({{inst.src0.partitions, groups, inst.src0.freeElements() / groups}}, target) : 0;
+  const uint64_t grouping = materialiseCycles(
+      groupedReductionArrays(inst.src0.partitions, inst.src0.freeElements(), inst.dst.freeElements()), target);
   return streaming + rowGroups * cost.xluReduceCycles + cost.vpuLatencyCycles + grouping +
          relayoutCycles(inst.src0, target);
 }

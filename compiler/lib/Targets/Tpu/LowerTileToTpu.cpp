@@ -269,9 +269,10 @@ struct LowerTileToTpuPass : PassWrapper<LowerTileToTpuPass, OperationPass<Module
       int64_t groupSize = 0;
       if (auto reduce = llvm::dyn_cast<tile::ReduceOp>(op)) {
         const MemRefType src = typeOf(reduce.getSrc()), dst = typeOf(reduce.getDst());
-        if (dst.getDimSize(1) > 1) {
-          groupSize = src.getDimSize(1) / dst.getDimSize(1);
-          count({src.getDimSize(0), dst.getDimSize(1), groupSize});
+        for (const std::vector<int64_t> &array :
+             isa::groupedReductionArrays(src.getDimSize(0), src.getDimSize(1), dst.getDimSize(1))) {
+          groupSize = array.back();
+          count(array);
         }
       }
       if (arrayBytes == 0) return WalkResult::advance();

@@ -63,6 +63,11 @@ int64_t paddedVregs(std::span<const int64_t> shape, int64_t sublanes, int64_t la
 /// The bytes of those vregs: what such an FP32 array takes in VMEM.
 int64_t paddedVregBytes(std::span<const int64_t> shape, int64_t sublanes, int64_t lanes);
 
+/// What a TPU materialises to reduce each of `rows` rows of `cols` elements into `groups` sums of consecutive
+/// elements (jnp's `x.reshape(-1, groups, cols / groups)`, like a relayout's box): one [rows, groups, cols / groups]
+/// array, or none for a single group.
+std::vector<std::vector<int64_t>> groupedReductionArrays(int64_t rows, int64_t cols, int64_t groups);
+
 /// Why a pattern has no relayout: what is wrong (`why`, in the pattern's terms) and of which kind, for the remedy.
 struct RelayoutRefusal {
   enum class Kind {
