@@ -8,6 +8,7 @@
 //   6. report.
 
 #include "tessera/Driver.h"
+#include "tessera/InputDrawing.h"
 #include "tessera/ReferenceRun.h"
 #include "tessera/isa/Family.h"
 
@@ -252,6 +253,10 @@ RunReport runKernel(const RunRequest &request) {
                        {}, "raise --max-memory-gib, use smaller shapes, or --timing-only (no tensor data)");
   }
 
+  // The random inputs need only the traced tensors: they are drawn while the kernel compiles.
+  std::optional<InputDrawing> drawing;
+  if (!request.timingOnly) drawing.emplace(graph, request.seed, request.inputDist, request.deadline);
+
   // 3. Compile to per-engine instruction streams with resolved addresses and semaphores. An SPMD launch over
   //    several cores compiles each core's block of programs on its own (compiler/Launch.h).
   const unsigned cores = compiler::launchCores(graph, report.target);
@@ -305,9 +310,10 @@ RunReport runKernel(const RunRequest &request) {
   }
   report.inputDist = request.inputDist.describe();
   report.seed = request.seed;
-  sim::HbmImage hbm =
-      makeInputs(program, request.seed, request.inputDist,
-                 [&] { checkDeadline(request, report.instructions, "while making the inputs"); });
+  const auto checkpoint = [&] { checkDeadline(request, report.instructions, "while making the inputs"); };
+  std::optional<sim::HbmImage> drawn = drawing->take(program, checkpoint);
+  if (!drawn) checkpoint(); // the deadline stopped the drawing: this throws
+  sim::HbmImage hbm = std::move(*drawn);
   for (const auto &[name, path] : request.inputFiles) loadInputFile(program, hbm, name, path);
   for (const auto &[name, array] : request.inputs) loadInputArray(program, hbm, name, array);
   std::optional<sim::HbmImage> goldenInputs; // the golden model starts from the same bytes (outputs NaN)

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ struct HostArray {
 /// largestMagnitude past isa::largestFinite) is an InputError naming the input. `checkpoint`, if given, is called
 /// before each million elements: it may throw to stop (the deadline of --timeout).
 sim::HbmImage makeInputs(const isa::Program &program, uint64_t seed, const InputDistribution &dist = {},
+                         const std::function<void()> &checkpoint = nullptr);
+/// The same for the tensors `tensors` (a program's, or a traced kernel's before it compiles: InputDrawing.h).
+sim::HbmImage makeInputs(std::span<const isa::TensorInfo> tensors, uint64_t seed, const InputDistribution &dist = {},
                          const std::function<void()> &checkpoint = nullptr);
 
 /// Replaces input `name`'s random values in `hbm` with the array in the .npy file `path`. Its shape must be the

@@ -4,6 +4,9 @@
 /// uniform in another range, or normal. The draws come from the run's seed (mt19937_64) and are rounded to each
 /// input's dtype.
 
+#include <cstdint>
+#include <random>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -22,6 +25,24 @@ struct InputDistribution {
   /// The largest magnitude a draw can be expected to have: the range's ends, or six standard deviations past the
   /// mean (a draw beyond them has a chance of about 2e-9).
   double largestMagnitude() const;
+};
+
+/// The draws of one run: a stream of numbers from `dist` seeded by the run's seed, the same for a seed on every
+/// host. Uniform draws take one engine output each: the canonical value float(x) * 2^-64 (kept below 1), scaled
+/// and shifted in float, which is what libstdc++'s std::uniform_real_distribution<float> computes over
+/// std::mt19937_64 (InputDistributionTest checks it draw for draw) without its two long-double logarithms a
+/// draw. Normal draws are std::normal_distribution's.
+class InputDraws {
+public:
+  InputDraws(const InputDistribution &dist, uint64_t seed);
+  /// The next `out.size()` draws, in order.
+  void fill(std::span<float> out);
+
+private:
+  std::mt19937_64 rng_;
+  bool normal_;
+  float low_, width_;
+  std::normal_distribution<float> gaussian_;
 };
 
 } // namespace tessera::driver
