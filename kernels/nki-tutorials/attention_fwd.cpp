@@ -72,6 +72,15 @@ void reference(const Params &p, const std::vector<HostTensor> &in, std::vector<H
     for (int64_t c = 0; c < PMAX; ++c) out[0][r * PMAX + c] = static_cast<float>(o.at(r, c));
 }
 
+/// The largest relative error accepted against the reference (KernelInfo::referenceTolerance). The reference is
+/// exact (double); the kernel computes in FP32, and its logits q.k, dot products of d_head = 128 terms, err in
+/// absolute terms by about sqrt(128) roundings of their sum; exp carries that into each score's relative error, and
+/// the outputs, weighted averages of v near 0 at the default uniform [-1, 1) inputs, have a small rms to divide by.
+/// Measured on trn2: max rel err up to 1.68e-5 (v3 and v6, seqlen 512 and 1024, seeds 0 to 31), past FP32's default
+/// of 1.02e-5 at a third of the seeds (v1 at seqlen 128: 9.2e-6). The tutorial's own test (nki-samples, test_attention_accuracy) accepts
+/// np.allclose(atol=1e-2) on the same inputs; this stays a hundred times tighter than that on outputs of rms ~0.1.
+constexpr double kAttentionTolerance = 1e-4;
+
 /// dst = the transpose of data [128, 128] through a PSUM tile: nisa.nc_transpose, then nisa.tensor_copy.
 void transposeThroughPsum(const Tile &dst, const Tile &data) {
   Tile psum_t = ndarray(f32, {data.shape()[1], data.partitions()}, buffer::psum);
@@ -111,6 +120,7 @@ const Registration v1{{
       store(kernel_out.tile(0, 0, {S, d_head}), attn_out_sbuf);
     }),
     .reference = reference,
+    .referenceTolerance = kAttentionTolerance,
 }};
 
 /// attention_kernel_utils.softmax_isa along the free dimension of data (SBUF, FP32).
@@ -156,6 +166,7 @@ const Registration v2{{
       store(kernel_out.tile(0, 0, {S, d_head}), attn_out_sbuf);
     }),
     .reference = reference,
+    .referenceTolerance = kAttentionTolerance,
 }};
 
 /// v3: large sequence length with tiling. Each step is a loop of its own over 128-query tiles, and what a step
@@ -259,6 +270,7 @@ const Registration v3{{
     .signature = [](const Params &p) { return attentionSignature("tut_attention_v3", p, false); },
     .body = body([](Hbm q, Hbm k, Hbm v, Hbm kernel_out) { attentionTiled(q, k, v, kernel_out); }),
     .reference = reference,
+    .referenceTolerance = kAttentionTolerance,
 }};
 
 /// How v4, v5 and v6 end the softmax and use it, in the tutorial's words.
@@ -343,7 +355,8 @@ KernelInfo fusedKernel(const char *name, const char *summary, Fused version) {
           .params = {{"seqlen", 512}},
           .signature = [name](const Params &p) { return attentionSignature(name, p, false); },
           .body = body([version](Hbm q, Hbm k, Hbm v, Hbm out) { attentionFused(q, k, v, out, version); }),
-          .reference = reference};
+          .reference = reference,
+          .referenceTolerance = kAttentionTolerance};
 }
 
 const Registration v4{fusedKernel(

@@ -362,7 +362,8 @@ RunReport runKernel(const RunRequest &request) {
     std::optional<tsr::HostTensor> goldenOut;
     if (golden) goldenOut = decodeTensor(program, *golden, i);
     TensorCheck &check = report.checks.emplace_back(compareWithBoth(
-        t.name, t.dtype, written.values, goldenOut ? &*goldenOut : nullptr, hasReference ? &ref : nullptr));
+        t.name, t.dtype, written.values, goldenOut ? &*goldenOut : nullptr, hasReference ? &ref : nullptr,
+        kernel.referenceTolerance));
     // An output that matched has no NaN at all (a NaN matches nothing), so only a failed one is searched for the
     // fill's bytes.
     if (!check.ok) check.unwritten = unwrittenElements(t, hbm[i]);

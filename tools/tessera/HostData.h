@@ -106,16 +106,19 @@ struct TensorCheck {
 };
 
 /// The largest relative error (TensorCheck::maxRelErr) an output of `dtype` may have: four roundings of the dtype
-/// plus room for FP32 accumulation order.
-double tolerance(isa::DType dtype);
+/// plus room for FP32 accumulation order, or `kernelTolerance` (tsr::KernelInfo::referenceTolerance) if larger.
+double tolerance(isa::DType dtype, double kernelTolerance = 0);
 
-/// Compares `out` with `ref`; NaN or Inf where the reference is finite fails.
+/// Compares `out` with `ref` within tolerance(dtype, kernelTolerance); NaN or Inf where the reference is finite
+/// fails.
 TensorCheck compare(const std::string &name, isa::DType dtype, const tsr::HostTensor &out,
-                    const tsr::HostTensor &ref);
+                    const tsr::HostTensor &ref, double kernelTolerance = 0);
 
 /// One output checked against the golden model's values and/or the hand-written reference's (at least one):
-/// the worst error of the two, ok when every one present is ok.
+/// the worst error of the two, ok when every one present is ok. `referenceTolerance` (the kernel's
+/// KernelInfo::referenceTolerance) widens the reference's check only: the golden model computes in the DSL's order.
 TensorCheck compareWithBoth(const std::string &name, isa::DType dtype, const tsr::HostTensor &out,
-                            const tsr::HostTensor *golden, const tsr::HostTensor *reference);
+                            const tsr::HostTensor *golden, const tsr::HostTensor *reference,
+                            double referenceTolerance = 0);
 
 } // namespace tessera::driver

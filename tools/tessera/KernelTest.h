@@ -89,7 +89,8 @@ inline ::testing::AssertionResult matchesReference(const std::string &kernel, co
 }
 
 /// Whether output `name` of `report` matches `expected` (computed by your test) within the tolerance of the
-/// output's dtype: max |out - expected| / max(|expected|, rms(expected)), as every run checks its outputs.
+/// output's dtype, or the kernel's referenceTolerance: max |out - expected| / max(|expected|, rms(expected)), as
+/// every run checks its outputs.
 inline ::testing::AssertionResult outputMatches(const RunReport &report, const std::string &name,
                                                 const HostArray &expected) {
   const auto out = report.outputs.find(name);
@@ -103,7 +104,9 @@ inline ::testing::AssertionResult outputMatches(const RunReport &report, const s
   isa::DType dtype = isa::DType::F32;
   for (const isa::TensorInfo &t : report.program->tensors)
     if (t.name == name) dtype = t.dtype;
-  const TensorCheck c = compare(name, dtype, out->second.values, expected.values);
+  const tsr::KernelInfo *kernel = tsr::Registry::instance().find(report.kernel);
+  const TensorCheck c =
+      compare(name, dtype, out->second.values, expected.values, kernel ? kernel->referenceTolerance : 0);
   ::testing::AssertionResult result = c.ok ? ::testing::AssertionSuccess() : ::testing::AssertionFailure();
   return result << report.kernel << " output " << name << (c.ok ? " matches: " : " DIFFERS: ")
                 << detail::describeError(c.maxRelErr, c.maxAbsErr, c.tolerance);

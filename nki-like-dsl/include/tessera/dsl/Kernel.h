@@ -82,6 +82,12 @@ struct KernelInfo {
   /// outputs = f(inputs), in FP32 or better, from the same (already rounded) input values the kernel sees.
   std::function<void(const Params &, const std::vector<HostTensor> &inputs, std::vector<HostTensor> &outputs)>
       reference;
+  /// The largest relative error `tessera run` accepts between an output and `reference` (|out - ref| over the
+  /// larger of |ref| and the reference's rms), where the kernel's own FP32 arithmetic errs by more than its output
+  /// dtype's default allows (four roundings plus 1e-5 for accumulation order): a softmax of long dot products,
+  /// whose logits' absolute error exp turns into the outputs' relative error. Say why beside the number. 0 (the
+  /// default), or any value below the default, keeps the default; the golden model is held to the default.
+  double referenceTolerance = 0;
   /// Let the compiler reorder each engine's instruction stream by list scheduling (nc-schedule-instructions,
   /// NeuronCore): for a loop body that chains several engines, so that one engine's wait does not hold up work
   /// of later iterations that is ready (the effect of software-pipelining the loop by hand). Data dependencies
