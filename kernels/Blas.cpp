@@ -31,13 +31,22 @@ void *library() {
 /// whole `tessera run` of matmul_blocked 2048^3 waited for them. Its default already counts only the cores this
 /// process may run on (affinity, cgroups), which std::thread::hardware_concurrency does not. OPENBLAS_NUM_THREADS
 /// (or GOTO_NUM_THREADS, OMP_NUM_THREADS), when set, wins.
+///
+/// With one thread OpenBLAS computes on the caller's and needs no workers, but the ones it started when loaded
+/// (one per core but one) spin on sched_yield for 2^28 cycles before they sleep: on a 2-core host, a core's worth
+/// taken from the simulation and the golden model in a run's busiest tenth of a second (a quarter of the samples of
+/// `tessera run conv2d`). OpenBLAS's own fork handler stops them with blas_thread_shutdown_, which it exports;
+/// the pool starts again should a later call want more threads.
 void leaveCoresToTheSimulation(void *openblas) {
   for (const char *variable : {"OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"})
     if (std::getenv(variable)) return;
   auto *getThreads = reinterpret_cast<int (*)()>(dlsym(openblas, "openblas_get_num_threads"));
   auto *setThreads = reinterpret_cast<void (*)(int)>(dlsym(openblas, "openblas_set_num_threads"));
   if (!getThreads || !setThreads) return; // another BLAS under the soname: its own default
-  setThreads(std::max(1, getThreads() - 2));
+  const int threads = std::max(1, getThreads() - 2);
+  setThreads(threads);
+  if (threads > 1) return;
+  if (auto *stopWorkers = reinterpret_cast<int (*)()>(dlsym(openblas, "blas_thread_shutdown_"))) stopWorkers();
 }
 
 /// `name` in OpenBLAS, as a pointer of type F.
