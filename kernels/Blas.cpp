@@ -36,7 +36,9 @@ void *library() {
 /// (one per core but one) spin on sched_yield for 2^28 cycles before they sleep: on a 2-core host, a core's worth
 /// taken from the simulation and the golden model in a run's busiest tenth of a second (a quarter of the samples of
 /// `tessera run conv2d`). OpenBLAS's own fork handler stops them with blas_thread_shutdown_, which it exports;
-/// the pool starts again should a later call want more threads.
+/// the pool starts again should a later call want more threads. It must not run while another thread is inside
+/// OpenBLAS: here it runs once, in library()'s initialisation, before any call through this file; code that calls
+/// OpenBLAS directly in the same process (a plugin linking it) is not covered.
 void leaveCoresToTheSimulation(void *openblas) {
   for (const char *variable : {"OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"})
     if (std::getenv(variable)) return;

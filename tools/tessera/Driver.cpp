@@ -253,7 +253,8 @@ RunReport runKernel(const RunRequest &request) {
                        {}, "raise --max-memory-gib, use smaller shapes, or --timing-only (no tensor data)");
   }
 
-  // The random inputs need only the traced tensors: they are drawn while the kernel compiles.
+  // The random inputs need only the traced tensors: they are drawn while the kernel compiles (their bytes are
+  // within the host-memory check above, made before checkLimits' check of the compiled program).
   std::optional<InputDrawing> drawing;
   if (!request.timingOnly) drawing.emplace(graph, request.seed, request.inputDist, request.deadline);
 
@@ -312,7 +313,8 @@ RunReport runKernel(const RunRequest &request) {
   report.seed = request.seed;
   const auto checkpoint = [&] { checkDeadline(request, report.instructions, "while making the inputs"); };
   std::optional<sim::HbmImage> drawn = drawing->take(program, checkpoint);
-  if (!drawn) checkpoint(); // the deadline stopped the drawing: this throws
+  if (!drawn) // the deadline stopped the drawing
+    throw TimeoutError(request.timeoutSeconds, 0, 0, report.instructions, "while making the inputs");
   sim::HbmImage hbm = std::move(*drawn);
   for (const auto &[name, path] : request.inputFiles) loadInputFile(program, hbm, name, path);
   for (const auto &[name, array] : request.inputs) loadInputArray(program, hbm, name, array);

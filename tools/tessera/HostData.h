@@ -91,11 +91,12 @@ struct TensorCheck {
   std::string name;
   double maxAbsErr = 0;   ///< max |out - ref|
   double maxRelErr = 0;   ///< max |out - ref| / max(|ref|, rms(ref)): relative, but not blown up near zero
-  double tolerance = 0;   ///< the largest maxRelErr accepted for the output's dtype
+  double tolerance = 0;   ///< the largest maxRelErr accepted (tolerance(): the dtype's, or the kernel's)
   bool ok = false;
 
-  /// The same numbers against each of the two references a run can have. The fields above are the worst of
-  /// those present, and `ok` needs both to pass.
+  /// The same numbers against each of the two references a run can have. Above: the larger maxAbsErr, and the
+  /// maxRelErr and tolerance of the check whose error is the larger share of its tolerance (the two may differ:
+  /// KernelInfo::referenceTolerance); `ok` needs both to pass.
   struct Against {
     double maxAbsErr = 0, maxRelErr = 0, tolerance = 0;
     bool ok = false;

@@ -72,16 +72,17 @@ InputDraws::InputDraws(const InputDistribution &dist, uint64_t seed)
       width_(static_cast<float>(dist.b) - static_cast<float>(dist.a)),
       gaussian_(static_cast<float>(dist.a), static_cast<float>(dist.b)) {}
 
+float InputDraws::canonical(uint64_t x) {
+  constexpr float kBelowOne = 0x1.fffffep-1f; // the largest float below 1
+  return std::min(toFloat(x) * 0x1p-64f, kBelowOne);
+}
+
 void InputDraws::fill(std::span<float> out) {
   if (normal_) {
     for (float &v : out) v = gaussian_(rng_);
     return;
   }
-  constexpr float kBelowOne = 0x1.fffffep-1f; // the largest float below 1
-  for (float &v : out) {
-    const float canonical = std::min(toFloat(rng_()) * 0x1p-64f, kBelowOne);
-    v = canonical * width_ + low_;
-  }
+  for (float &v : out) v = canonical(rng_()) * width_ + low_;
 }
 
 } // namespace tessera::driver

@@ -27,16 +27,18 @@ struct InputDistribution {
   double largestMagnitude() const;
 };
 
-/// The draws of one run: a stream of numbers from `dist` seeded by the run's seed, the same for a seed on every
-/// host. Uniform draws take one engine output each: the canonical value float(x) * 2^-64 (kept below 1), scaled
-/// and shifted in float, which is what libstdc++'s std::uniform_real_distribution<float> computes over
-/// std::mt19937_64 (InputDistributionTest checks it draw for draw) without its two long-double logarithms a
-/// draw. Normal draws are std::normal_distribution's.
+/// The draws of one run: a stream of numbers from `dist` seeded by the run's seed. Uniform draws take one engine
+/// output each: the canonical value float(x) * 2^-64 (kept below 1), scaled and shifted in float (compiled without
+/// FMA contraction), which is what libstdc++'s std::uniform_real_distribution<float> computes over std::mt19937_64
+/// (InputDistributionTest checks it draw for draw), the same for a seed on every host. Normal draws are the
+/// standard library's std::normal_distribution's (another library's may differ).
 class InputDraws {
 public:
   InputDraws(const InputDistribution &dist, uint64_t seed);
   /// The next `out.size()` draws, in order.
   void fill(std::span<float> out);
+  /// The uniform draw's value in [0, 1) for the engine output `x`: libstdc++'s generate_canonical<float, 24>.
+  static float canonical(uint64_t x);
 
 private:
   std::mt19937_64 rng_;

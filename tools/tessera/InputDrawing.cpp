@@ -28,7 +28,8 @@ std::vector<isa::TensorInfo> InputDrawing::tensorsOf(const tsr::graph::KernelGra
 InputDrawing::InputDrawing(const tsr::graph::KernelGraph &graph, uint64_t seed, const InputDistribution &dist,
                            Deadline deadline)
     : tensors_(tensorsOf(graph)), seed_(seed), dist_(dist) {
-  drawn_ = std::async(std::launch::async, [this, deadline] {
+  // On a thread of its own, or in take() should none start.
+  drawn_ = std::async(std::launch::async | std::launch::deferred, [this, deadline] {
     return makeInputs(tensors_, seed_, dist_, [this, deadline] {
       if (stop_ || (deadline && std::chrono::steady_clock::now() >= *deadline)) throw Stopped{};
     });
@@ -49,6 +50,8 @@ std::optional<sim::HbmImage> InputDrawing::take(const isa::Program &program,
     return std::nullopt;
   }
   if (sameTensors(tensors_, program.tensors)) return hbm;
+  hbm = {}; // not two images at once
+  drewAgain_ = true;
   return makeInputs(program, seed_, dist_, checkpoint);
 }
 

@@ -18,6 +18,7 @@
 
 namespace tessera::driver {
 
+/// The inputs of one run, drawn from the start of its compilation (above).
 class InputDrawing {
 public:
   using Deadline = std::optional<std::chrono::steady_clock::time_point>;
@@ -35,6 +36,8 @@ public:
   /// thread. Rethrows makeInputs' InputError (a distribution an input's dtype cannot hold). `checkpoint` is
   /// makeInputs' should it draw again.
   std::optional<sim::HbmImage> take(const isa::Program &program, const std::function<void()> &checkpoint);
+  /// Whether take() had to draw again (the overlap lost): for the tests.
+  bool drewAgain() const { return drewAgain_; }
 
   /// The program's HBM tensors as the compiler lists them (Export/ToProgram.cpp): the graph's, in its order.
   static std::vector<isa::TensorInfo> tensorsOf(const tsr::graph::KernelGraph &graph);
@@ -45,6 +48,7 @@ private:
   uint64_t seed_;
   InputDistribution dist_;
   std::atomic<bool> stop_ = false;
+  bool drewAgain_ = false;
   std::future<sim::HbmImage> drawn_;
 };
 

@@ -23,6 +23,8 @@ TEST(BlasWorkers, NoneAreLeftWhenTheReferencesUseOneThread) {
     if (std::getenv(variable)) GTEST_SKIP() << variable << " is set: OpenBLAS's threads are the user's choice";
   cpu_set_t cpus;
   ASSERT_EQ(sched_getaffinity(0, sizeof cpus, &cpus), 0);
+  // Blas.cpp leaves two cores of OpenBLAS's default (one thread per core it may use) to the simulation and the
+  // golden model, and at least one thread: one thread up to 3 cores.
   if (CPU_COUNT(&cpus) > 3) GTEST_SKIP() << CPU_COUNT(&cpus) << " cores: the references use several threads";
 
   const tsr::KernelInfo &matmul = *tsr::Registry::instance().find("matmul"); // its reference calls sgemm

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 namespace {
@@ -95,6 +96,36 @@ std::pair<std::vector<float>, std::vector<float>> drawsBothWays(const std::strin
 }
 
 #ifdef __GLIBCXX__
+/// An engine of mt19937_64's range that returns one chosen number.
+struct Fixed {
+  using result_type = uint64_t;
+  uint64_t value;
+  static constexpr uint64_t min() { return 0; }
+  static constexpr uint64_t max() { return std::numeric_limits<uint64_t>::max(); }
+  uint64_t operator()() const { return value; }
+};
+
+// The paths random draws almost never take: a tie or a sticky bit below the float's 24 bits with the top bit set
+// (the branchless conversion halves those numbers), and the numbers that round up to 2^64 (kept below 1).
+TEST(InputDistribution, CanonicalValueIsTheStandardLibrarysOnItsRarePaths) {
+  const uint64_t top = uint64_t{1} << 63, half = uint64_t{1} << 39; // half a unit of the last place above 2^63
+  const uint64_t low = uint64_t{1} << 40; // below the top bit: converted directly
+  std::vector<uint64_t> numbers = {0, 1, top - 1, top, top + half, top + half + 1, top + 3 * half,
+                                   top + 3 * half - 1, ~uint64_t{0} - half, ~uint64_t{0} - half + 1, ~uint64_t{0},
+                                   low + (uint64_t{1} << 16), low + 3 * (uint64_t{1} << 15)};
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 4096; ++i) { // random high bits, low 40 bits a tie, a tie plus a sticky bit, or all ones
+    const uint64_t high = rng() & ~((uint64_t{1} << 40) - 1);
+    numbers.insert(numbers.end(), {high | half, high | half | 1, high | (half - 1), high | ((uint64_t{1} << 40) - 1)});
+  }
+  for (uint64_t x : numbers) {
+    Fixed engine{x};
+    ASSERT_EQ(driver::InputDraws::canonical(x), (std::generate_canonical<float, 24>(engine))) << x;
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    ASSERT_EQ(driver::InputDraws::canonical(x) * 2.0f + -1.0f, uniform(engine)) << x;
+  }
+}
+
 // The fast uniform draw is libstdc++'s uniform_real_distribution<float> over mt19937_64 without its logarithms: a
 // seed gives the inputs it gave before, draw for draw (bit for bit: EXPECT_EQ on floats).
 TEST(InputDistribution, DrawsAreTheStandardLibrarysDrawForDraw) {
