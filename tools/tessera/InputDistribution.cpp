@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <cmath>
 #include <optional>
 
@@ -52,6 +53,11 @@ InputDistribution InputDistribution::parse(std::string_view text) {
   d.a = *a, d.b = *b;
   if (d.kind == Kind::Uniform && !(d.a < d.b))
     throw InputError(fmt::format("--input-dist {}: the range's low end must be below its high end", text));
+  // The draws are LO + u (HI - LO) in FP32 (InputDraws): a width past FP32's range would make them inf or NaN.
+  if (d.kind == Kind::Uniform && !std::isfinite(static_cast<float>(d.b) - static_cast<float>(d.a)))
+    throw InputError(fmt::format("--input-dist {}: the range is wider than FP32 holds ({} at most)", text,
+                                 std::numeric_limits<float>::max()),
+                     {}, "narrow the range");
   if (d.kind == Kind::Normal && !(d.b > 0))
     throw InputError(fmt::format("--input-dist {}: the standard deviation must be positive", text));
   return d;

@@ -36,6 +36,10 @@ TEST(InputDistribution, ParsesTheFourFormsAndRefusesTheRest) {
   EXPECT_EQ(parseError("range:1"), "--input-dist range:1: expected uniform, range:LO,HI (uniform in [LO, HI)), "
                                    "normal or normal:MEAN,SD, with two numbers after the colon");
   EXPECT_EQ(parseError("range:3,2"), "--input-dist range:3,2: the range's low end must be below its high end");
+  // Both ends are finite FP32 numbers, their difference is not: the draws were inf and NaN.
+  EXPECT_EQ(parseError("range:-3e38,3e38"),
+            "--input-dist range:-3e38,3e38: the range is wider than FP32 holds (3.4028235e+38 at most)");
+  EXPECT_EQ(InputDistribution::parse("range:-1e38,1e38").describe(), "uniform [-1e+38, 1e+38)");
   EXPECT_EQ(parseError("normal:0,0"), "--input-dist normal:0,0: the standard deviation must be positive");
   EXPECT_EQ(parseError("uniform:0,1"),
             "--input-dist uniform:0,1: expected uniform, range:LO,HI (uniform in [LO, HI)), normal or normal:MEAN,SD");
