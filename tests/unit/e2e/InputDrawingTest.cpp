@@ -100,7 +100,7 @@ TEST(InputDrawing, StopsAtTheDeadline) {
 
 TEST(InputDrawing, AnInputsDtypeThatCannotHoldTheDrawsIsRefusedAtTake) {
   const auto [graph, program] = addKernel();
-  InputDrawing drawing(graph, 3, driver::InputDistribution::parse("range:0,1e39"), std::nullopt);
+  InputDrawing drawing(graph, 3, driver::InputDistribution::parse("normal:0,1e38"), std::nullopt);
   EXPECT_THROW(drawing.take(program, nullptr), driver::InputError);
 }
 
