@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 namespace tessera::driver {
@@ -75,8 +75,11 @@ double InputDistribution::largestMagnitude() const {
 
 InputDraws::InputDraws(const InputDistribution &dist, uint64_t seed)
     : rng_(seed), normal_(dist.kind == InputDistribution::Kind::Normal), low_(static_cast<float>(dist.a)),
-      width_(static_cast<float>(dist.b) - static_cast<float>(dist.a)),
-      gaussian_(static_cast<float>(dist.a), static_cast<float>(dist.b)) {}
+      width_(static_cast<float>(dist.b) - static_cast<float>(dist.a)) {
+  // Only a normal distribution's b is a standard deviation (std::normal_distribution requires it positive; a
+  // range's high end may be 0 or negative).
+  if (normal_) gaussian_ = std::normal_distribution<float>(static_cast<float>(dist.a), static_cast<float>(dist.b));
+}
 
 float InputDraws::canonical(uint64_t x) {
   constexpr float kBelowOne = 0x1.fffffep-1f; // the largest float below 1
