@@ -47,6 +47,11 @@ std::string importToText(const tsr::graph::KernelGraph &kernel, const isa::Targe
   return entryPoints().importToText(kernel, target);
 }
 
+std::unique_ptr<GoldenModel> compileGolden(const tsr::graph::KernelGraph &kernel, const GoldenStageCallback &stage,
+                                           GoldenWork *work) {
+  return entryPoints().compileGolden(kernel, stage, work);
+}
+
 void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<std::byte>> &tensors,
                const GoldenStageCallback &stage, GoldenWork *work) {
   entryPoints().runGolden(kernel, tensors, stage, work);

@@ -9,6 +9,7 @@ extern "C" const tessera::compiler::EntryPoints *tessera_compiler_entry_points()
   static const EntryPoints points{.compile = &compile,
                                   .compileFile = &compileFile,
                                   .importToText = &importToText,
+                                  .compileGolden = &compileGolden,
                                   .runGolden = &runGolden,
                                   .goldenToText = &goldenToText};
   return &points;

@@ -235,8 +235,9 @@ RunReport runKernel(const RunRequest &request) {
 
   const auto compileStart = std::chrono::steady_clock::now();
   // 2. Trace: the DSL body runs once and records a kernel graph (loops kept, not unrolled).
-  tsr::graph::KernelGraph graph =
-      traceKernel(kernel, request.shape, report.params, request.kernelParams, request.scalarParams);
+  const auto traced = std::make_shared<const tsr::graph::KernelGraph>(
+      traceKernel(kernel, request.shape, report.params, request.kernelParams, request.scalarParams));
+  const tsr::graph::KernelGraph &graph = *traced;
 
   // Tensors too large for host memory stop here, before the compiler unrolls anything.
   if (!request.timingOnly && request.maxMemoryBytes != 0) {
@@ -257,6 +258,9 @@ RunReport runKernel(const RunRequest &request) {
   // within the host-memory check above, made before checkLimits' check of the compiled program).
   std::optional<InputDrawing> drawing;
   if (!request.timingOnly) drawing.emplace(graph, request.seed, request.inputDist, request.deadline);
+  // The golden model compiles from the traced kernel too, on its own thread: it runs once the inputs are drawn.
+  std::optional<ReferenceRun> references;
+  if (!request.timingOnly) references.emplace(traced, kernel, report.params, request.golden, request.deadline);
 
   // 3. Compile to per-engine instruction streams with resolved addresses and semaphores. An SPMD launch over
   //    several cores compiles each core's block of programs on its own (compiler/Launch.h).
@@ -291,7 +295,7 @@ RunReport runKernel(const RunRequest &request) {
   if (!compiled.provenance.empty()) {
     if (!report.deviceProgram) report.deviceProgram = report.program;
     report.provenance = std::make_shared<const compiler::Provenance>(std::move(compiled.provenance));
-    report.graph = std::make_shared<const tsr::graph::KernelGraph>(graph);
+    report.graph = traced;
     report.tileProgram = std::make_shared<const compiler::TileProgram>(std::move(compiled.tileProgram));
   }
   const isa::Program &program = *report.program;
@@ -326,21 +330,14 @@ RunReport runKernel(const RunRequest &request) {
     else if (program.tensors[i].isInput()) referenceInputs.push_back(decodeTensor(program, hbm, i));
   }
   // 5. The references, from the same (rounded) inputs, on their own thread while the simulator runs: the golden
-  //    model (the kernel's tile module lowered to LLVM and JIT-compiled for this CPU, so every kernel has one) and
-  //    the kernel's hand-written reference, if it has one. Every output must match both.
-  ReferenceRun references(report.graph ? report.graph : std::make_shared<const tsr::graph::KernelGraph>(graph),
-                          std::move(goldenInputs), kernel, report.params, std::move(referenceInputs),
-                          std::move(referenceOutputs));
-  try {
-    report.sim = simulateWithinLimits(launch, report.target, hbm, request.simOptions(), report.cores);
-  } catch (const TimeoutError &) {
-    references.abandon(); // the deadline has passed: do not wait for them either
-    throw;
-  }
-  if (!waitForReferences(references, request))
+  //    model (the kernel's tile module lowered to LLVM and JIT-compiled for this CPU, so every kernel has one;
+  //    compiled since step 2) and the kernel's hand-written reference, if it has one. Every output must match both.
+  references->start(std::move(goldenInputs), std::move(referenceInputs), std::move(referenceOutputs));
+  report.sim = simulateWithinLimits(launch, report.target, hbm, request.simOptions(), report.cores);
+  if (!waitForReferences(*references, request))
     throw TimeoutError(request.timeoutSeconds, report.sim.timeNs, report.instructions, report.instructions,
                        "while the golden model and the reference computed the outputs to check");
-  ReferenceResults checked = references.results();
+  ReferenceResults checked = references->results();
   std::optional<sim::HbmImage> &golden = checked.golden;
   report.goldenUnavailable = std::move(checked.goldenUnavailable);
   report.goldenSeconds = checked.goldenSeconds;

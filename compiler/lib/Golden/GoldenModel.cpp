@@ -217,30 +217,36 @@ std::vector<int64_t> descriptor(std::byte *data, const std::vector<int64_t> &sha
 
 } // namespace
 
-void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<std::byte>> &tensors,
-               const GoldenStageCallback &stage, GoldenWork *work) {
+/// The golden model as the JIT compiled it.
+class JitGoldenModel final : public GoldenModel {
+public:
+  JitGoldenModel(const tsr::graph::KernelGraph &kernel, std::unique_ptr<MLIRContext> ctx,
+                 std::unique_ptr<ExecutionEngine> engine, void (*entry)(void **))
+      : kernel_(kernel.name), tensors_(kernel.tensors), ctx_(std::move(ctx)), engine_(std::move(engine)),
+        entry_(entry) {}
+  void run(std::vector<std::vector<std::byte>> &tensors) const override;
+
+private:
+  std::string kernel_;
+  std::vector<tsr::graph::TensorArg> tensors_;
+  std::unique_ptr<MLIRContext> ctx_; // kept as long as the JIT that was made in it
+  std::unique_ptr<ExecutionEngine> engine_;
+  void (*entry_)(void **); // the kernel's packed C interface, compiled
+};
+
+std::unique_ptr<GoldenModel> compileGolden(const tsr::graph::KernelGraph &kernel, const GoldenStageCallback &stage,
+                                           GoldenWork *work) {
   const auto begin = [&](const std::string &what) {
     if (stage) stage(what);
   };
-  if (tensors.size() != kernel.tensors.size())
-    throw Error(fmt::format("golden model: kernel {} has {} tensors, {} buffers given", kernel.name,
-                            kernel.tensors.size(), tensors.size()));
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    const tsr::graph::TensorArg &t = kernel.tensors[i];
-    int64_t elements = 1;
-    for (int64_t d : t.shape) elements *= d;
-    if (tensors[i].size() != static_cast<size_t>(elements) * isa::byteSize(t.dtype))
-      throw Error(fmt::format("golden model: tensor {} of kernel {} needs {} bytes, {} given", t.name, kernel.name,
-                              elements * isa::byteSize(t.dtype), tensors[i].size()));
-  }
-
   static std::once_flag nativeTarget;
   std::call_once(nativeTarget, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
   });
 
-  MLIRContext ctx;
+  auto context = std::make_unique<MLIRContext>();
+  MLIRContext &ctx = *context;
   ctx.disableMultithreading(); // one kernel at a time; 2-core CI machines gain nothing from threads here
   ErrorCollector errors(ctx, "the golden model", "golden model: ");
   begin(fmt::format("lowering {} ops to host code", opsIn(kernel.body)));
@@ -277,20 +283,40 @@ void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<st
         llvm::orc::ExecutorAddr::fromPtr(&golden::tessera_truncsfbf2), llvm::JITSymbolFlags::Exported};
     return symbols;
   });
+  // The JIT compiles the module when the kernel is first looked up: here, so that running is only running.
+  auto entry = (*engine)->lookupPacked("_mlir_ciface_" + kernel.name);
+  if (!entry) throw Error("golden model: calling the kernel failed: " + describe(entry.takeError()));
+  return std::make_unique<JitGoldenModel>(kernel, std::move(context), std::move(*engine), *entry);
+}
 
+void JitGoldenModel::run(std::vector<std::vector<std::byte>> &tensors) const {
+  if (tensors.size() != tensors_.size())
+    throw Error(fmt::format("golden model: kernel {} has {} tensors, {} buffers given", kernel_, tensors_.size(),
+                            tensors.size()));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const tsr::graph::TensorArg &t = tensors_[i];
+    int64_t elements = 1;
+    for (int64_t d : t.shape) elements *= d;
+    if (tensors[i].size() != static_cast<size_t>(elements) * isa::byteSize(t.dtype))
+      throw Error(fmt::format("golden model: tensor {} of kernel {} needs {} bytes, {} given", t.name, kernel_,
+                              elements * isa::byteSize(t.dtype), tensors[i].size()));
+  }
   std::vector<std::vector<int64_t>> descriptors;
   std::vector<void *> descriptorPointers, args;
   for (size_t i = 0; i < tensors.size(); ++i) { // an N-D tensor is its [rows, columns] matrix there (MatrixShape.h)
-    const std::array<int64_t, 2> matrix = isa::matrixShape(kernel.tensors[i].shape);
+    const std::array<int64_t, 2> matrix = isa::matrixShape(tensors_[i].shape);
     descriptors.push_back(descriptor(tensors[i].data(), {matrix.begin(), matrix.end()}));
   }
   for (auto &d : descriptors) descriptorPointers.push_back(d.data());
   for (void *&p : descriptorPointers) args.push_back(&p);
-  // The JIT compiles the module when the kernel is first looked up.
-  auto entry = (*engine)->lookupPacked("_mlir_ciface_" + kernel.name);
-  if (!entry) throw Error("golden model: calling the kernel failed: " + describe(entry.takeError()));
-  begin("running");
-  (*entry)(args.data());
+  entry_(args.data());
+}
+
+void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<std::byte>> &tensors,
+               const GoldenStageCallback &stage, GoldenWork *work) {
+  const std::unique_ptr<GoldenModel> model = compileGolden(kernel, stage, work);
+  if (stage) stage("running");
+  model->run(tensors);
 }
 
 std::string goldenToText(const tsr::graph::KernelGraph &kernel, GoldenStage stage) {

@@ -414,6 +414,27 @@ tessera::compiler::GoldenWork columnCopiesWork(int64_t copies) {
   return work;
 }
 
+// A compiled golden model runs on any inputs of its kernel's shapes, as often as asked, each time as runGolden
+// would; buffers that do not fit are refused at every run.
+TEST(GoldenModel, CompiledOnceRunsOnAnyInputs) {
+  const tsr::graph::KernelGraph g = tsr::trace(columnCopies(8), {});
+  const std::unique_ptr<tessera::compiler::GoldenModel> model = tessera::compiler::compileGolden(g);
+  for (const float base : {0.0f, -1000.5f, 3e30f}) {
+    std::vector<float> x(128 * 8);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = base + float(i);
+    std::vector<std::vector<std::byte>> once{bytesOf(DType::F32, x), std::vector<std::byte>(x.size() * 4)};
+    std::vector<std::vector<std::byte>> fresh = once;
+    model->run(once);
+    runGolden(g, fresh);
+    EXPECT_EQ(once[1], fresh[1]) << base;
+    const std::vector<float> y = valuesOf(DType::F32, once[1]);
+    for (int64_t r = 0; r < 128; ++r)
+      for (int64_t c = 0; c < 8; ++c) ASSERT_EQ(y[r * 8 + c], x[r * 8 + 7 - c]) << base << ": " << r << ", " << c;
+  }
+  std::vector<std::vector<std::byte>> one{std::vector<std::byte>(128 * 8 * 4)};
+  EXPECT_THROW(model->run(one), tessera::Error);
+}
+
 // The golden model's work is linear in a kernel's ops, counted, not timed (issue 21: 1,026 column copies took 71 s
 // as one optimised function of 1,026 loop nests). 16 times the copies: the functions compiled with optimisation,
 // whose cost grows faster than their size, are the same ones of the same size; only the glue grows, at most 16

@@ -136,8 +136,9 @@ TEST(Progress, PendingNamesWhatIsStillComputing) {
   };
   auto graph = std::make_shared<const tsr::graph::KernelGraph>(tsr::trace(k, {}));
   const size_t bytes = 128 * 8 * 4;
-  ReferenceRun run(graph, sim::HbmImage{std::vector<std::byte>(bytes), std::vector<std::byte>(bytes)}, k, {},
-                   {tsr::HostTensor(128 * 8, 1.0f)}, {tsr::HostTensor(128 * 8)});
+  ReferenceRun run(graph, k, {}, /*withGolden=*/true);
+  run.start(sim::HbmImage{std::vector<std::byte>(bytes), std::vector<std::byte>(bytes)},
+            {tsr::HostTensor(128 * 8, 1.0f)}, {tsr::HostTensor(128 * 8)});
   const std::string first = run.pending();
   EXPECT_TRUE(first == "kernel's reference" || first.starts_with("golden model")) << first;
   if (first.starts_with("golden model"))

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,11 +44,26 @@ struct GoldenWork {
 /// "running" (a progress line shows it while a run waits).
 using GoldenStageCallback = std::function<void(const std::string &stage)>;
 
-/// Runs `kernel` on the host CPU. `tensors` holds one buffer per kernel tensor, in the kernel's order: the
-/// tensor's elements, row-major, in its dtype (as the simulator's HBM image holds them). Inputs are only read;
-/// outputs are written in place. `stage`, when set, hears of each stage as it begins; `work`, when given, receives
-/// what was compiled. Throws GoldenUnsupported (see above), or tessera::Error at the kernel's line (a tile window
-/// that leaves its tensor).
+/// A kernel's golden model, lowered and JIT-compiled for the host, ready to run on any tensors of the kernel's
+/// shapes. Compiling needs only the traced kernel, so it can overlap the kernel's own compilation (the driver
+/// does); running it needs the inputs. It owns its MLIR context and JIT; run it on one thread at a time.
+class GoldenModel {
+public:
+  virtual ~GoldenModel() = default;
+  /// Runs the kernel on the host CPU. `tensors` holds one buffer per kernel tensor, in the kernel's order: the
+  /// tensor's elements, row-major, in its dtype (as the simulator's HBM image holds them). Inputs are only read;
+  /// outputs are written in place. Throws tessera::Error when the buffers do not fit the kernel's tensors.
+  virtual void run(std::vector<std::vector<std::byte>> &tensors) const = 0;
+};
+
+/// Lowers and compiles `kernel`'s golden model. `stage`, when set, hears of each stage as it begins (an exception
+/// it throws stops the compilation); `work`, when given, receives what was compiled. Throws GoldenUnsupported
+/// (see above), or tessera::Error at the kernel's line (a tile window that leaves its tensor).
+std::unique_ptr<GoldenModel> compileGolden(const tsr::graph::KernelGraph &kernel,
+                                           const GoldenStageCallback &stage = {}, GoldenWork *work = nullptr);
+
+/// Compiles `kernel`'s golden model and runs it on `tensors` (compileGolden, then run; `stage` also hears
+/// "running").
 void runGolden(const tsr::graph::KernelGraph &kernel, std::vector<std::vector<std::byte>> &tensors,
                const GoldenStageCallback &stage = {}, GoldenWork *work = nullptr);
 
