@@ -279,6 +279,8 @@ std::unique_ptr<GoldenModel> compileGolden(const tsr::graph::KernelGraph &kernel
     llvm::orc::SymbolMap symbols;
     symbols[mangle(llvm::StringRef(golden::kGoldenMatmulSymbol.data(), golden::kGoldenMatmulSymbol.size()))] = {
         llvm::orc::ExecutorAddr::fromPtr(golden::goldenMatmulAddress()), llvm::JITSymbolFlags::Exported};
+    symbols[mangle(llvm::StringRef(golden::kGoldenCopySymbol.data(), golden::kGoldenCopySymbol.size()))] = {
+        llvm::orc::ExecutorAddr::fromPtr(golden::goldenCopyAddress()), llvm::JITSymbolFlags::Exported};
     symbols[mangle(llvm::StringRef(golden::kTruncSfBf2Symbol.data(), golden::kTruncSfBf2Symbol.size()))] = {
         llvm::orc::ExecutorAddr::fromPtr(&golden::tessera_truncsfbf2), llvm::JITSymbolFlags::Exported};
     return symbols;

@@ -10,6 +10,7 @@
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 
 #include <bit>
+#include <cstring>
 #include <vector>
 
 namespace tessera::compiler::golden {
@@ -74,6 +75,32 @@ extern "C" void _mlir_ciface_tessera_golden_matmul(Matrix *acc, int64_t k, int64
   decodeRowMajor(moving, k, n, b);
   plainLoop(*acc, a.data(), b.data(), k, m, n);
 }
+
+void copy(int64_t rows, int64_t columns, const StoredMatrix &destination, const StoredMatrix &source) {
+  const auto bytes = static_cast<int64_t>(isa::byteSize(source.type));
+  auto *to = reinterpret_cast<std::byte *>(destination.address);
+  const auto *from = reinterpret_cast<const std::byte *>(source.address);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::byte *dst = to + (destination.offset + r * destination.rowStride) * bytes;
+    const std::byte *src = from + (source.offset + r * source.rowStride) * bytes;
+    if (destination.colStride == 1 && source.colStride == 1) {
+      std::memmove(dst, src, static_cast<size_t>(columns * bytes));
+      continue;
+    }
+    for (int64_t c = 0; c < columns; ++c)
+      std::memcpy(dst + c * destination.colStride * bytes, src + c * source.colStride * bytes, static_cast<size_t>(bytes));
+  }
+}
+
+extern "C" void _mlir_ciface_tessera_golden_copy(int64_t rows, int64_t columns, int64_t dAddress, int64_t dOffset,
+                                                 int64_t dRowStride, int64_t dColStride, int32_t dType,
+                                                 int64_t sAddress, int64_t sOffset, int64_t sRowStride,
+                                                 int64_t sColStride, int32_t sType) {
+  copy(rows, columns, {dAddress, dOffset, dRowStride, dColStride, static_cast<isa::DType>(dType)},
+       {sAddress, sOffset, sRowStride, sColStride, static_cast<isa::DType>(sType)});
+}
+
+void *goldenCopyAddress() { return reinterpret_cast<void *>(&_mlir_ciface_tessera_golden_copy); }
 
 void *goldenMatmulAddress() { return reinterpret_cast<void *>(&_mlir_ciface_tessera_golden_matmul); }
 

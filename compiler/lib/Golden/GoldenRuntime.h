@@ -41,6 +41,19 @@ void matmul(float *acc, int64_t accRowStride, int64_t m, int64_t n, int64_t k, c
 inline constexpr std::string_view kGoldenMatmulSymbol = "_mlir_ciface_tessera_golden_matmul";
 void *goldenMatmulAddress();
 
+/// The callee of a tile load or store: `func.func private @tessera_golden_copy(rows, columns, destination...,
+/// source...)`, rows and columns index, each matrix as a StoredMatrix's fields (as kGoldenMatmul takes them).
+inline constexpr std::string_view kGoldenCopy = "tessera_golden_copy";
+
+/// destination[r, c] = source[r, c] for r < rows, c < columns, the elements' bytes as stored (a DMA converts
+/// nothing; both of one dtype): a memmove per row where the row's elements are adjacent in both, element by element
+/// otherwise. Windows of one tensor never overlap a tile, so the order of the copies does not matter.
+void copy(int64_t rows, int64_t columns, const StoredMatrix &destination, const StoredMatrix &source);
+
+/// The C-interface symbol the JIT resolves kGoldenCopy's calls to, and its address in this process.
+inline constexpr std::string_view kGoldenCopySymbol = "_mlir_ciface_tessera_golden_copy";
+void *goldenCopyAddress();
+
 /// compiler-rt's float -> bfloat16 conversion, which LLVM calls where the host has no bf16 instructions (AVX2: a
 /// select or a phi of bf16 values is computed in f32 and truncated back) and which neither libgcc 12 nor the JIT
 /// provides. The psABI passes and returns __bf16 in an SSE register, as it does float, so this takes a float and

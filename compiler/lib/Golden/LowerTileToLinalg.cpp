@@ -6,8 +6,8 @@
 //
 //   tile.alloc                  memref.alloc in the default memory space, freed at the end of its block
 //   tile.view                   memref.subview of its source's columns
-//   tile.load / tile.store      memref.subview of the HBM tensor + linalg.copy (not memref.copy: a strided
-//                               memref.copy lowers to a call of the MLIR runtime library's memrefCopy)
+//   tile.load / tile.store      memref.subview of the HBM tensor + a call of the runtime's row copy with both
+//                               as stored (address, layout, dtype: golden::kGoldenCopy, GoldenRuntime.h)
 //   tile.matmul                 linalg.fill 0 (unless accumulate), then a call of the tile GEMM with the operands
 //                               as stored (address, layout, dtype), acc[m, n] += stationary[k, m] * moving[k, n] k
 //                               ascending (golden::kGoldenMatmul, GoldenRuntime.h: the simulator's decode and GEMM,
@@ -563,9 +563,20 @@ private:
       sizes.push_back(b_.getIndexAttr(size));
       strides.push_back(b_.getIndexAttr(s));
     }
-    Value window = b_.create<memref::SubViewOp>(op->getLoc(), tensor, offsets, sizes, strides);
-    if (load) b_.create<linalg::CopyOp>(op->getLoc(), window, tile);
-    else b_.create<linalg::CopyOp>(op->getLoc(), tile, window);
+    Location loc = op->getLoc();
+    Value window = b_.create<memref::SubViewOp>(loc, tensor, offsets, sizes, strides);
+    Value src = load ? window : tile, dst = load ? tile : window;
+    // A copy of elements as stored, no conversion: the runtime's row copies (golden::kGoldenCopy), where a linalg
+    // loop compiled without optimisation moved one element an iteration and the JIT compiled one per layout.
+    std::optional<isa::DType> type = dtypeOf(logical(tile));
+    if (!type || logical(tile) != logical(window) || tileType.getRank() != 2) {
+      b_.create<linalg::CopyOp>(loc, src, dst);
+      return success();
+    }
+    llvm::SmallVector<Value> args{index(loc, tileType.getDimSize(0)), index(loc, tileType.getDimSize(1))};
+    storedMatrix(loc, dst, *type, args);
+    storedMatrix(loc, src, *type, args);
+    b_.create<func::CallOp>(loc, goldenCopy(), args);
     return success();
   }
 
@@ -640,6 +651,21 @@ private:
     Type i = b_.getIndexType(), i32 = b_.getI32Type();
     auto decl = b_.create<func::FuncOp>(
         fn_.getLoc(), name, b_.getFunctionType({anyMatrixType(), i, i, i, i, i, i32, i, i, i, i, i32}, {}));
+    decl.setPrivate();
+    return decl;
+  }
+
+  /// The declaration of golden::kGoldenCopy in this function's module, made on first use: (rows, columns, then
+  /// the destination and the source as storedMatrix() passes them).
+  func::FuncOp goldenCopy() {
+    auto module = fn_->getParentOfType<ModuleOp>();
+    const llvm::StringRef name(golden::kGoldenCopy.data(), golden::kGoldenCopy.size());
+    if (auto existing = module.lookupSymbol<func::FuncOp>(name)) return existing;
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(module.getBody());
+    Type i = b_.getIndexType(), i32 = b_.getI32Type();
+    auto decl = b_.create<func::FuncOp>(fn_.getLoc(), name,
+                                        b_.getFunctionType({i, i, i, i, i, i, i32, i, i, i, i, i32}, {}));
     decl.setPrivate();
     return decl;
   }

@@ -1,5 +1,5 @@
 // tile-to-linalg: the golden model's first step. Tiles become memrefs in the default memory space (freed at the
-// end of their block), DMAs subviews and copies, and every compute op a linalg op that reads into f32, computes
+// end of their block), DMAs subviews and calls of the runtime's copy, and every compute op a linalg op that reads into f32, computes
 // in f32 and rounds into the destination's type. fp8 is stored as i8 and converted with integer code.
 // RUN: tessera-opt %s -split-input-file -verify-diagnostics -tile-to-linalg | FileCheck %s
 
@@ -11,6 +11,8 @@
 module attributes {tessera.target = "trn2"} {
   // CHECK: func.func private @tessera_golden_matmul(memref<?x?xf32, strided<[?, ?], offset: ?>>, index, index, index, index, index, i32, index, index, index, index, i32)
   // CHECK-NOT: func.func private @tessera_golden_matmul
+  // CHECK: func.func private @tessera_golden_copy(index, index, index, index, index, index, i32, index, index, index, index, i32)
+  // CHECK-NOT: func.func private @tessera_golden_copy
   // CHECK-LABEL: func.func @matmul
   // CHECK-SAME: (%[[A:.*]]: memref<256x128xbf16> {tile.name = "a_t"}, %[[B:.*]]: memref<256x512xbf16>, %[[C:.*]]: memref<128x512xbf16> {tile.output})
   // CHECK-NOT: tile.
@@ -21,9 +23,21 @@ module attributes {tessera.target = "trn2"} {
   // CHECK:   %[[M:.*]] = memref.alloc() : memref<128x512xbf16>
   // CHECK:   %[[OFF:.*]] = arith.muli %[[K]], %{{.*}} : index
   // CHECK:   %[[WA:.*]] = memref.subview %[[A]][%[[OFF]], %{{.*}}] [128, 128] [1, 1] : memref<256x128xbf16> to memref<128x128xbf16, strided<[128, 1], offset: ?>>
-  // CHECK:   linalg.copy ins(%[[WA]] : {{.*}}) outs(%[[S]] : memref<128x128xbf16>)
+  // CHECK:   %[[ROWS:.*]] = arith.constant 128 : index
+  // CHECK:   %[[COLS:.*]] = arith.constant 128 : index
+  // CHECK:   %{{.*}}, %[[DO:.*]], %{{.*}}:2, %[[DS:.*]]:2 = memref.extract_strided_metadata %[[S]] : memref<128x128xbf16>
+  // CHECK:   %[[DP:.*]] = memref.extract_aligned_pointer_as_index %[[S]]
+  // CHECK:   %[[DT:.*]] = arith.constant 1 : i32
+  // CHECK:   %{{.*}}, %[[WO:.*]], %{{.*}}:2, %[[WS:.*]]:2 = memref.extract_strided_metadata %[[WA]]
+  // CHECK:   %[[WP:.*]] = memref.extract_aligned_pointer_as_index %[[WA]]
+  // CHECK:   %[[WT:.*]] = arith.constant 1 : i32
+  // CHECK:   call @tessera_golden_copy(%[[ROWS]], %[[COLS]], %[[DP]], %[[DO]], %[[DS]]#0, %[[DS]]#1, %[[DT]], %[[WP]], %[[WO]], %[[WS]]#0, %[[WS]]#1, %[[WT]])
   // CHECK:   %[[WB:.*]] = memref.subview %[[B]][%[[OFF]], %{{.*}}] [128, 512] [1, 1]
-  // CHECK:   linalg.copy ins(%[[WB]] : {{.*}}) outs(%[[M]] : memref<128x512xbf16>)
+  // CHECK:   %[[BROWS:.*]] = arith.constant 128 : index
+  // CHECK:   %[[BCOLS:.*]] = arith.constant 512 : index
+  // CHECK:   %[[MP:.*]] = memref.extract_aligned_pointer_as_index %[[M]]
+  // CHECK:   %[[BP:.*]] = memref.extract_aligned_pointer_as_index %[[WB]]
+  // CHECK:   call @tessera_golden_copy(%[[BROWS]], %[[BCOLS]], %[[MP]], {{.*}}, %[[BP]], {{.*}})
   // CHECK-NOT: linalg.generic
   // CHECK:   %[[ACCD:.*]] = memref.cast %[[ACC]] : memref<128x512xf32> to memref<?x?xf32, strided<[?, ?], offset: ?>>
   // CHECK:   %[[KD:.*]] = arith.constant 128 : index
@@ -41,7 +55,9 @@ module attributes {tessera.target = "trn2"} {
   // CHECK: linalg.generic {{.*}} ins(%[[ACC]] : memref<128x512xf32>) outs(%[[O]] : memref<128x512xbf16>)
   // CHECK:   arith.truncf %{{.*}} : f32 to bf16
   // CHECK: %[[WC:.*]] = memref.subview %[[C]][%{{.*}}, %{{.*}}] [128, 512] [1, 1]
-  // CHECK: linalg.copy ins(%[[O]] : memref<128x512xbf16>) outs(%[[WC]] : {{.*}})
+  // CHECK: %[[CP:.*]] = memref.extract_aligned_pointer_as_index %[[WC]]
+  // CHECK: %[[OP:.*]] = memref.extract_aligned_pointer_as_index %[[O]]
+  // CHECK: call @tessera_golden_copy(%{{.*}}, %{{.*}}, %[[CP]], {{.*}}, %[[OP]], {{.*}})
   // CHECK: memref.dealloc %[[ACC]]
   // CHECK: memref.dealloc %[[O]]
   // CHECK-NEXT: return

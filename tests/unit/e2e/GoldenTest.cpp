@@ -441,8 +441,8 @@ TEST(GoldenModel, CompiledOnceRunsOnAnyInputs) {
 // times (FastISel compiles it in one pass).
 TEST(GoldenModel, WorkIsLinearInTheKernelsOps) {
   const tessera::compiler::GoldenWork small = columnCopiesWork(64), large = columnCopiesWork(1024);
-  EXPECT_EQ(small.outlinedOps, 64u + 2u); // the copies, the load, the store
-  EXPECT_EQ(large.outlinedOps, 1024u + 2u);
+  EXPECT_EQ(small.outlinedOps, 64u); // the copies (the load and the store call the runtime)
+  EXPECT_EQ(large.outlinedOps, 1024u);
   EXPECT_GE(small.functions, 1u);
   EXPECT_LE(small.functions, 3u);
   EXPECT_EQ(large.functions, small.functions);
