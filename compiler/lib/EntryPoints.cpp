@@ -9,8 +9,8 @@ extern "C" const tessera::compiler::EntryPoints *tessera_compiler_entry_points()
   static const EntryPoints points{.compile = &compile,
                                   .compileFile = &compileFile,
                                   .importToText = &importToText,
-                                  .compileGolden = &compileGolden,
                                   .runGolden = &runGolden,
-                                  .goldenToText = &goldenToText};
+                                  .goldenToText = &goldenToText,
+                                  .compileGolden = &compileGolden};
   return &points;
 }

@@ -16,11 +16,11 @@ struct EntryPoints {
   CompileResult (*compile)(const tsr::graph::KernelGraph &, const isa::Target &, const CompileOptions &);
   CompileResult (*compileFile)(const std::string &, const CompileOptions &);
   std::string (*importToText)(const tsr::graph::KernelGraph &, const isa::Target &);
-  std::unique_ptr<GoldenModel> (*compileGolden)(const tsr::graph::KernelGraph &, const GoldenStageCallback &,
-                                                GoldenWork *);
   void (*runGolden)(const tsr::graph::KernelGraph &, std::vector<std::vector<std::byte>> &,
                     const GoldenStageCallback &, GoldenWork *);
   std::string (*goldenToText)(const tsr::graph::KernelGraph &, GoldenStage);
+  std::unique_ptr<GoldenModel> (*compileGolden)(const tsr::graph::KernelGraph &, const GoldenStageCallback &,
+                                                GoldenWork *);
 };
 
 /// The C symbol of libtessera-compiler.so that returns its EntryPoints: `const EntryPoints *f()`.

@@ -226,7 +226,10 @@ bool waitForReferences(ReferenceRun &references, const RunRequest &request) {
 
 } // namespace
 
-RunReport runKernel(const RunRequest &request) {
+namespace {
+
+/// runKernel's steps, the golden model and the reference on their threads in `references` (made here).
+RunReport runKernelWith(const RunRequest &request, std::optional<ReferenceRun> &references) {
   // 1. The kernel and the machine.
   const tsr::KernelInfo &kernel = requestedKernel(request);
   RunReport report;
@@ -259,8 +262,7 @@ RunReport runKernel(const RunRequest &request) {
   std::optional<InputDrawing> drawing;
   if (!request.timingOnly) drawing.emplace(graph, request.seed, request.inputDist, request.deadline);
   // The golden model compiles from the traced kernel too, on its own thread: it runs once the inputs are drawn.
-  std::optional<ReferenceRun> references;
-  if (!request.timingOnly) references.emplace(traced, kernel, report.params, request.golden, request.deadline);
+  if (!request.timingOnly) references.emplace(traced, kernel, report.params, request.golden);
 
   // 3. Compile to per-engine instruction streams with resolved addresses and semaphores. An SPMD launch over
   //    several cores compiles each core's block of programs on its own (compiler/Launch.h).
@@ -374,6 +376,21 @@ RunReport runKernel(const RunRequest &request) {
 
   // 6. The report is printed by the caller (Report.h): text on a terminal, JSON with --json.
   return report;
+}
+
+} // namespace
+
+RunReport runKernel(const RunRequest &request) {
+  // The golden model's thread may outlive the attempt: a run stopped by its deadline gives it up rather than wait
+  // (the CLI then leaves with std::_Exit); any other error waits for it, so that no thread is inside LLVM while the
+  // process exits normally and runs its static destructors.
+  std::optional<ReferenceRun> references;
+  try {
+    return runKernelWith(request, references);
+  } catch (const TimeoutError &) {
+    if (references) references->abandon();
+    throw;
+  }
 }
 
 sim::SimResult simulateWithinLimits(const isa::Program &program, const isa::Target &target, sim::HbmImage &hbm,

@@ -32,12 +32,12 @@ struct ReferenceResults {
 class ReferenceRun {
 public:
   using Deadline = std::optional<std::chrono::steady_clock::time_point>;
-  /// Starts compiling `graph`'s golden model on a thread of its own when `withGolden`. Past `deadline` the
-  /// destructor does not wait for the threads (as after abandon()).
+  /// Starts compiling `graph`'s golden model on a thread of its own when `withGolden`.
   ReferenceRun(std::shared_ptr<const tsr::graph::KernelGraph> graph, const tsr::KernelInfo &kernel,
-               tsr::Params params, bool withGolden, Deadline deadline = std::nullopt);
+               tsr::Params params, bool withGolden);
   /// Without results() (the compiler or the simulation failed), the threads skip what they have not begun, and this
-  /// waits for what they are doing. After the deadline, or abandon(), it does not wait: the threads finish alone
+  /// waits for what they are doing: the golden model stops between its stages (lowering, compiling), not within
+  /// one. After abandon() or a waitUntil() that saw its deadline pass it does not wait: the threads finish alone
   /// (they own all they read), and a process that exits meanwhile must do so with std::_Exit, as the CLI does on
   /// --timeout, so that no static destructor runs under it.
   ~ReferenceRun();
@@ -59,11 +59,14 @@ public:
   /// The results, once start() was called and the threads are done; rethrows what one threw.
   ReferenceResults results();
 
+  /// The threads of all ReferenceRuns that have not finished their work: a run that failed must leave none behind
+  /// unless it was abandoned (TimeoutTest checks it).
+  static int threadsRunning();
+
 private:
   struct State;
   std::shared_ptr<State> state_;
   std::future<void> done_[2]; ///< the golden model's thread, the reference's
-  Deadline deadline_;
   bool started_ = false, collected_ = false, timedOut_ = false;
 };
 

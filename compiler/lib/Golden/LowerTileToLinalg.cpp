@@ -565,9 +565,11 @@ private:
     }
     Location loc = op->getLoc();
     Value window = b_.create<memref::SubViewOp>(loc, tensor, offsets, sizes, strides);
+    logical_[window] = logical(tensor); // fp8 and integers are stored as signless integers of their width
     Value src = load ? window : tile, dst = load ? tile : window;
-    // A copy of elements as stored, no conversion: the runtime's row copies (golden::kGoldenCopy), where a linalg
-    // loop compiled without optimisation moved one element an iteration and the JIT compiled one per layout.
+    // A copy of elements as stored, no conversion (the verifier: one element type, 2-D): the runtime's row copies
+    // (golden::kGoldenCopy), where a linalg loop compiled without optimisation moved one element an iteration and
+    // the JIT compiled one per layout. A type the runtime does not know keeps linalg's copy.
     std::optional<isa::DType> type = dtypeOf(logical(tile));
     if (!type || logical(tile) != logical(window) || tileType.getRank() != 2) {
       b_.create<linalg::CopyOp>(loc, src, dst);

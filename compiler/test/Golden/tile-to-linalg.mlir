@@ -215,7 +215,11 @@ module attributes {tessera.target = "trn2"} {
   // CHECK: %[[N:.*]] = memref.alloc() : memref<128x64xi8>
   // CHECK-NEXT: %[[NAN:.*]] = arith.constant 127 : i8
   // CHECK: linalg.fill ins(%[[NAN]] : i8) outs(%[[N]] : memref<128x64xi8>)
-  // CHECK: memref.subview %[[X]]{{.*}} : memref<128x64xi8> to memref<128x64xi8, strided<[64, 1], offset: ?>>
+  // CHECK: %[[XW:.*]] = memref.subview %[[X]]{{.*}} : memref<128x64xi8> to memref<128x64xi8, strided<[64, 1], offset: ?>>
+  // fp8 is copied as stored, its bytes: the runtime's row copy with f8E4M3's dtype code (3) on both sides.
+  // CHECK: %[[XP:.*]] = memref.extract_aligned_pointer_as_index %[[XW]]
+  // CHECK-NEXT: %[[XT:.*]] = arith.constant 3 : i32
+  // CHECK-NEXT: call @tessera_golden_copy({{.*}}, %[[XP]], %{{.*}}, %{{.*}}, %{{.*}}, %[[XT]])
   // CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<128x64xi8>) outs(%{{.*}} : memref<128x64xf32>)
   // CHECK:   arith.extui %{{.*}} : i8 to i32
   // CHECK:   arith.sitofp
