@@ -18,6 +18,7 @@
 //===------------------------------------------------------------------------------------------------------===//
 
 #include "../ErrorCollector.h"
+#include "GoldenObjectCache.h"
 #include "GoldenRuntime.h"
 #include "OutlineOps.h"
 #include "tessera/compiler/Golden.h"
@@ -51,7 +52,11 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
+#include "llvm/ExecutionEngine/SectionMemoryManager.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -220,10 +225,12 @@ std::vector<int64_t> descriptor(std::byte *data, const std::vector<int64_t> &sha
 /// The golden model as the JIT compiled it.
 class JitGoldenModel final : public GoldenModel {
 public:
+  /// Compiled by `engine` (made in `ctx`), or loaded from the object cache by `loaded`: either holds the code.
   JitGoldenModel(const tsr::graph::KernelGraph &kernel, std::unique_ptr<MLIRContext> ctx,
-                 std::unique_ptr<ExecutionEngine> engine, void (*entry)(void **))
+                 std::unique_ptr<ExecutionEngine> engine, std::unique_ptr<llvm::orc::LLJIT> loaded,
+                 void (*entry)(void **))
       : kernel_(kernel.name), tensors_(kernel.tensors), ctx_(std::move(ctx)), engine_(std::move(engine)),
-        entry_(entry) {}
+        loaded_(std::move(loaded)), entry_(entry) {}
   void run(std::vector<std::vector<std::byte>> &tensors) const override;
 
 private:
@@ -231,8 +238,57 @@ private:
   std::vector<tsr::graph::TensorArg> tensors_;
   std::unique_ptr<MLIRContext> ctx_; // kept as long as the JIT that was made in it
   std::unique_ptr<ExecutionEngine> engine_;
+  std::unique_ptr<llvm::orc::LLJIT> loaded_;
   void (*entry_)(void **); // the kernel's packed C interface, compiled
 };
+
+/// The host functions the golden model's code calls (GoldenRuntime.h), under the names the JIT looks up.
+llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
+  const auto symbol = [&](std::string_view name, void *address) {
+    return std::pair(mangle(llvm::StringRef(name.data(), name.size())),
+                     llvm::orc::ExecutorSymbolDef(llvm::orc::ExecutorAddr::fromPtr(address),
+                                                  llvm::JITSymbolFlags::Exported));
+  };
+  llvm::orc::SymbolMap symbols;
+  symbols.insert(symbol(golden::kGoldenMatmulSymbol, golden::goldenMatmulAddress()));
+  symbols.insert(symbol(golden::kGoldenCopySymbol, golden::goldenCopyAddress()));
+  symbols.insert(symbol(golden::kTruncSfBf2Symbol, reinterpret_cast<void *>(&golden::tessera_truncsfbf2)));
+  return symbols;
+}
+
+/// The settings of the code generation below, as the object cache's key takes them.
+constexpr std::string_view kCodeGeneration = "IR O0 (optnone glue), code generation Less, ExecutionEngine objects";
+
+/// The symbol of the kernel's packed interface (ExecutionEngine::lookupPacked's name for its C interface).
+std::string packedEntryName(const std::string &kernel) { return "_mlir__mlir_ciface_" + kernel; }
+
+/// `object` (compiled before from this kernel's module) linked into a JIT of its own as the ExecutionEngine links
+/// what it compiles (RuntimeDyld, this process's symbols, the runtime's): an error when it does not link.
+llvm::Expected<std::unique_ptr<GoldenModel>> loadObject(const tsr::graph::KernelGraph &kernel,
+                                                        std::unique_ptr<llvm::MemoryBuffer> object) {
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder) return machineBuilder.takeError();
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*machineBuilder))
+                 .setObjectLinkingLayerCreator([](llvm::orc::ExecutionSession &session, const llvm::Triple &) {
+                   return std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+                       session, [] { return std::make_unique<llvm::SectionMemoryManager>(); });
+                 })
+                 .create();
+  if (!jit) return jit.takeError();
+  llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!process) return process.takeError();
+  main.addGenerator(std::move(*process));
+  llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(), (*jit)->getDataLayout());
+  if (llvm::Error e = main.define(llvm::orc::absoluteSymbols(runtimeSymbols(mangle)))) return std::move(e);
+  if (llvm::Error e = (*jit)->addObjectFile(std::move(object))) return std::move(e);
+  auto entry = (*jit)->lookup(packedEntryName(kernel.name));
+  if (!entry) return entry.takeError();
+  auto *function = entry->toPtr<void (*)(void **)>();
+  return std::make_unique<JitGoldenModel>(kernel, nullptr, nullptr, std::move(*jit), function);
+}
 
 std::unique_ptr<GoldenModel> compileGolden(const tsr::graph::KernelGraph &kernel, const GoldenStageCallback &stage,
                                            GoldenWork *work) {
@@ -256,6 +312,20 @@ std::unique_ptr<GoldenModel> compileGolden(const tsr::graph::KernelGraph &kernel
   registerBuiltinDialectTranslation(ctx);
   registerLLVMDialectTranslation(ctx);
 
+  // Compiled before for this module on this host: loaded (a few milliseconds) instead of compiled.
+  const std::optional<golden::GoldenObjectCache> cache = golden::GoldenObjectCache::fromEnvironment();
+  std::string key;
+  if (cache) {
+    key = golden::GoldenObjectCache::keyOf(print(*module), kCodeGeneration);
+    if (std::optional<std::string> object = cache->load(key)) {
+      begin("loading its host code, compiled before");
+      llvm::Expected<std::unique_ptr<GoldenModel>> loaded =
+          loadObject(kernel, llvm::MemoryBuffer::getMemBufferCopy(*object, "golden-model-object"));
+      if (loaded) return std::move(*loaded);
+      llvm::consumeError(loaded.takeError()); // a damaged entry: compiled again below, and replaced
+    }
+  }
+
   // For the host CPU, with no IR optimisation and light code generation (-O1): LLVM's loop passes at -O1 and -O2
   // (unrolling, induction variables) grow faster than linearly in a function's loops, and a kernel is one function
   // of a few hundred loop nests. Measured on conv2d at its defaults on trn2: 0.92 s of golden model at -O2, 0.41 s
@@ -272,23 +342,21 @@ std::unique_ptr<GoldenModel> compileGolden(const tsr::graph::KernelGraph &kernel
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Less;
   options.enableGDBNotificationListener = false;
   options.enablePerfNotificationListener = false;
+  options.enableObjectDump = cache.has_value(); // keeps the object, for the cache
   begin("compiling for the host");
   auto engine = ExecutionEngine::create(*module, options, std::move(*machine));
   if (!engine) throw Error("golden model: JIT compilation failed: " + describe(engine.takeError()));
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner mangle) {
-    llvm::orc::SymbolMap symbols;
-    symbols[mangle(llvm::StringRef(golden::kGoldenMatmulSymbol.data(), golden::kGoldenMatmulSymbol.size()))] = {
-        llvm::orc::ExecutorAddr::fromPtr(golden::goldenMatmulAddress()), llvm::JITSymbolFlags::Exported};
-    symbols[mangle(llvm::StringRef(golden::kGoldenCopySymbol.data(), golden::kGoldenCopySymbol.size()))] = {
-        llvm::orc::ExecutorAddr::fromPtr(golden::goldenCopyAddress()), llvm::JITSymbolFlags::Exported};
-    symbols[mangle(llvm::StringRef(golden::kTruncSfBf2Symbol.data(), golden::kTruncSfBf2Symbol.size()))] = {
-        llvm::orc::ExecutorAddr::fromPtr(&golden::tessera_truncsfbf2), llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner mangle) { return runtimeSymbols(mangle); });
   // The JIT compiles the module when the kernel is first looked up: here, so that running is only running.
-  auto entry = (*engine)->lookupPacked("_mlir_ciface_" + kernel.name);
+  auto entry = (*engine)->lookup(packedEntryName(kernel.name));
   if (!entry) throw Error("golden model: calling the kernel failed: " + describe(entry.takeError()));
-  return std::make_unique<JitGoldenModel>(kernel, std::move(context), std::move(*engine), *entry);
+  if (cache)
+    cache->store(key, [&](const std::string &path) {
+      (*engine)->dumpToObjectFile(path);
+      return true;
+    });
+  return std::make_unique<JitGoldenModel>(kernel, std::move(context), std::move(*engine), nullptr,
+                                          reinterpret_cast<void (*)(void **)>(*entry));
 }
 
 void JitGoldenModel::run(std::vector<std::vector<std::byte>> &tensors) const {

@@ -11,6 +11,7 @@
 #include "Golden/GoldenRuntime.h"
 
 #include "../dsl/DslTesting.h"
+#include "ScopedEnvironment.h"
 
 #include <gtest/gtest.h>
 
@@ -453,6 +454,7 @@ TEST(GoldenModel, WorkIsLinearInTheKernelsOps) {
 
 // The stages a progress line shows while a run waits for the golden model, in order.
 TEST(GoldenModel, TellsEachStageAsItBegins) {
+  const tessera::scratch::ScopedEnvironment noCache("TESSERA_CACHE_DIR", "off"); // compiled, not loaded
   std::vector<std::string> stages;
   std::vector<float> x(128 * 8, 1.0f);
   std::vector<std::vector<std::byte>> tensors{bytesOf(DType::F32, x), std::vector<std::byte>(x.size() * 4)};
