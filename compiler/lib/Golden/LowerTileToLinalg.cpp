@@ -645,29 +645,26 @@ private:
   /// The declaration of golden::kGoldenMatmul in this function's module, made on first use: (acc, k, then the
   /// stationary [k, M] and moving [k, N] operands as storedMatrix() passes them).
   func::FuncOp goldenMatmul() {
-    auto module = fn_->getParentOfType<ModuleOp>();
-    const llvm::StringRef name(golden::kGoldenMatmul.data(), golden::kGoldenMatmul.size());
-    if (auto existing = module.lookupSymbol<func::FuncOp>(name)) return existing;
-    OpBuilder::InsertionGuard guard(b_);
-    b_.setInsertionPointToStart(module.getBody());
     Type i = b_.getIndexType(), i32 = b_.getI32Type();
-    auto decl = b_.create<func::FuncOp>(
-        fn_.getLoc(), name, b_.getFunctionType({anyMatrixType(), i, i, i, i, i, i32, i, i, i, i, i32}, {}));
-    decl.setPrivate();
-    return decl;
+    return runtimeDeclaration(golden::kGoldenMatmul, {anyMatrixType(), i, i, i, i, i, i32, i, i, i, i, i32});
   }
 
-  /// The declaration of golden::kGoldenCopy in this function's module, made on first use: (rows, columns, then
-  /// the destination and the source as storedMatrix() passes them).
+  /// The declaration of golden::kGoldenCopy, made on first use: (rows, columns, then the destination and the
+  /// source as storedMatrix() passes them).
   func::FuncOp goldenCopy() {
+    Type i = b_.getIndexType(), i32 = b_.getI32Type();
+    return runtimeDeclaration(golden::kGoldenCopy, {i, i, i, i, i, i, i32, i, i, i, i, i32});
+  }
+
+  /// The private declaration of the runtime function `callee` (GoldenRuntime.h) taking `arguments`, at the start of
+  /// this function's module, made on first use.
+  func::FuncOp runtimeDeclaration(std::string_view callee, llvm::ArrayRef<Type> arguments) {
     auto module = fn_->getParentOfType<ModuleOp>();
-    const llvm::StringRef name(golden::kGoldenCopy.data(), golden::kGoldenCopy.size());
+    const llvm::StringRef name(callee.data(), callee.size());
     if (auto existing = module.lookupSymbol<func::FuncOp>(name)) return existing;
     OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToStart(module.getBody());
-    Type i = b_.getIndexType(), i32 = b_.getI32Type();
-    auto decl = b_.create<func::FuncOp>(fn_.getLoc(), name,
-                                        b_.getFunctionType({i, i, i, i, i, i, i32, i, i, i, i, i32}, {}));
+    auto decl = b_.create<func::FuncOp>(fn_.getLoc(), name, b_.getFunctionType(arguments, {}));
     decl.setPrivate();
     return decl;
   }
