@@ -15,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <iterator>
 #include <system_error>
@@ -70,12 +71,19 @@ std::string GoldenObjectCache::keyOf(std::string_view moduleText, std::string_vi
 
 std::optional<std::string> GoldenObjectCache::load(const std::string &key) const {
   const fs::path path = pathOf(key);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return std::nullopt;
-  std::error_code ignored; // a time not refreshed only makes the entry look older
-  fs::last_write_time(path, fs::file_time_type::clock::now(), ignored);
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) return std::nullopt; // absent, or something else under its name
+  std::string bytes;
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) return std::nullopt;
+  } catch (const std::exception &) { // a read error the stream reports by throwing (libstdc++'s underflow)
+    return std::nullopt;
+  }
+  // A time not refreshed only makes the entry look older.
+  fs::last_write_time(path, fs::file_time_type::clock::now(), error);
   return bytes;
 }
 

@@ -96,6 +96,22 @@ TEST(GoldenCache, ADamagedEntryIsCompiledAgainAndReplaced) {
   EXPECT_EQ(compileAndRun(k).back(), kLoading);
 }
 
+// Something else under an entry's name (here a folder: reading it threw from inside the stream, and `tessera run`
+// stopped with an internal error) is no entry: the kernel is compiled, and the run goes on.
+TEST(GoldenCache, AFolderUnderAnEntrysNameIsCompiledAround) {
+  const fs::path folder = scratchDir("golden-cache", "folder");
+  ScopedEnvironment cache("TESSERA_CACHE_DIR", folder.string());
+  const tsr::KernelInfo k = squarePlus("test_golden_cache_folder");
+  compileAndRun(k);
+  const std::vector<fs::path> objects = objectsIn(folder / "golden");
+  ASSERT_EQ(objects.size(), 1u);
+  fs::remove(objects[0]);
+  fs::create_directory(objects[0]);
+  EXPECT_EQ(compileAndRun(k).back(), kCompiling);
+  EXPECT_TRUE(fs::is_directory(objects[0])) << "left as it was: the cache never removes what it did not write";
+  EXPECT_FALSE(GoldenObjectCache(folder / "golden").load(objects[0].stem().string()).has_value());
+}
+
 // Two kernels, two objects; with the cache turned off, none and always compiled.
 TEST(GoldenCache, KernelsHaveObjectsOfTheirOwnAndOffMeansOff) {
   const fs::path folder = scratchDir("golden-cache", "two");
