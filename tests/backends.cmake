@@ -24,12 +24,16 @@ endforeach()
 
 # A kernel's Pallas module in `style` for `target` under interpret mode against the simulator, and exported for a
 # TPU (check_kernel.sh pallas); further arguments go to tessera (--plugin ...).
-function(add_pallas_check kernel style target)
-  add_test(NAME backends/pallas-${style}/${kernel}/${target}
+# The check of `kernel` as the test backends/pallas-STYLE/NAME/TARGET (NAME: the kernel, or the kernel and a variant).
+function(add_named_pallas_check name kernel style target)
+  add_test(NAME backends/pallas-${style}/${name}/${target}
            COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python pallas ${kernel} ${target}
                    ${BACKEND_WORK} ${style} ${ARGN})
-  set_tests_properties(backends/pallas-${style}/${kernel}/${target} PROPERTIES FIXTURES_REQUIRED backend_venv
+  set_tests_properties(backends/pallas-${style}/${name}/${target} PROPERTIES FIXTURES_REQUIRED backend_venv
                        LABELS backends)
+endfunction()
+function(add_pallas_check kernel style target)
+  add_named_pallas_check(${kernel} ${kernel} ${style} ${target} ${ARGN})
 endfunction()
 
 # Pallas in both styles: manual (the simulated program, statement by statement) and auto (the grid style where the
@@ -75,16 +79,21 @@ foreach(variant "transpose2d engine=2 trn1,trn2,tpu-v5e" "layernorm form=2 trn1,
 endforeach()
 # A test plugin's kernel on both device backends: Pallas in both styles under interpret mode on tpu-v5e, and the
 # NKI model on the NeuronCores (the real TPU compiler is below). Further arguments go to tessera (--plugin ...).
-function(add_plugin_backend_tests kernel)
+# A plugin kernel's Pallas (both styles, tpu-v5e) and NKI (trn1, trn2) checks, named NAME: the kernel, or the kernel
+# and a variant (plugin_x/dtype=2) when one kernel is checked with several parameters.
+function(add_named_plugin_backend_tests name kernel)
   foreach(style manual auto)
-    add_pallas_check(${kernel} ${style} tpu-v5e ${ARGN})
+    add_named_pallas_check(${name} ${kernel} ${style} tpu-v5e ${ARGN})
   endforeach()
   foreach(target trn1 trn2)
-    add_test(NAME backends/nki/${kernel}/${target}
+    add_test(NAME backends/nki/${name}/${target}
              COMMAND ${check_kernel} $<TARGET_FILE:tessera> ${BACKEND_VENV}/bin/python nki ${kernel} ${target}
                      ${BACKEND_WORK} - ${ARGN})
-    set_tests_properties(backends/nki/${kernel}/${target} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
+    set_tests_properties(backends/nki/${name}/${target} PROPERTIES FIXTURES_REQUIRED backend_venv LABELS backends)
   endforeach()
+endfunction()
+function(add_plugin_backend_tests kernel)
+  add_named_plugin_backend_tests(${kernel} ${kernel} ${ARGN})
 endfunction()
 # FP16 arithmetic (tests/plugins/fp16.cpp): NKI where engines take FP16; Pallas where the compiler converts around
 # every op (FP16 is storage only on a TPU), and compiled by the real TPU compiler for v5e and v6e below.
@@ -114,6 +123,14 @@ add_plugin_backend_tests(plugin_hbm_scratch ${hbm_scratch_plugin})
 set(batched_plugin --plugin $<TARGET_FILE:tessera-test-plugin-batched>)
 add_plugin_backend_tests(plugin_batched ${batched_plugin})
 add_plugin_backend_tests(plugin_batched_heads ${batched_plugin})
+# HBM windows moved transposed (tests/plugins/transposed_window.cpp): NKI writes nisa.dma_transpose for trn2's bf16
+# loads and a dma_copy of the window's x[...].permute((1, 0)) otherwise; Pallas moves the block as it lies and
+# transposes it on chip. f32 (dtype=1) and bf16 (dtype=2).
+set(transposed_window_plugin --plugin $<TARGET_FILE:tessera-test-plugin-transposed-window>)
+foreach(dtype 1 2)
+  add_named_plugin_backend_tests(plugin_transposed_window/dtype=${dtype} plugin_transposed_window
+                                 ${transposed_window_plugin} --param dtype=${dtype})
+endforeach()
 # Tiles broadcast on chip (tests/plugins/tile_broadcast.cpp): NKI copies a row onto partitions with one
 # nisa.nc_stream_shuffle per quadrant and a column along the free dimension with tensor_copy of t[:, 0:1].broadcast;
 # Pallas writes jnp.broadcast_to.
@@ -217,6 +234,7 @@ foreach(style manual auto)
     add_tpu_compile_test(plugin_batched_heads ${style} ${target} ${batched_plugin})
     add_tpu_compile_test(plugin_int_dtypes ${style} ${target} ${int_dtypes_plugin})
     add_tpu_compile_test(plugin_tile_broadcast ${style} ${target} ${tile_broadcast_plugin})
+    add_tpu_compile_test(plugin_transposed_window ${style} ${target} ${transposed_window_plugin} --param dtype=2)
   endforeach()
 endforeach()
 foreach(target tpu-v4 tpu-v5p tpu-7x)

@@ -139,6 +139,18 @@ foreach(target trn1 trn2 tpu-v5e)
                    --target ${target} --json)
   set_tests_properties(run/plugin_batched_heads/${target} PROPERTIES LABELS e2e)
 endforeach()
+# HBM windows moved transposed (tests/plugins/transposed_window.cpp): load_transpose2d and a transposed store, f32
+# (element-strided DMAs; a TPU transposes on chip) and bf16 (trn2's dma_transpose for the load); exit 0, the outputs
+# match the golden model and the reference.
+foreach(target trn1 trn2 tpu-v5e)
+  foreach(dtype 1 2)
+    add_test(NAME run/plugin_transposed_window/${target}/dtype=${dtype}
+             COMMAND tessera run plugin_transposed_window
+                     --plugin $<TARGET_FILE:tessera-test-plugin-transposed-window> --target ${target}
+                     --param dtype=${dtype} --json)
+    set_tests_properties(run/plugin_transposed_window/${target}/dtype=${dtype} PROPERTIES LABELS e2e)
+  endforeach()
+endforeach()
 
 # tessera run --report: the file is written; an unwritable path exits 2 naming it, and leaves nothing behind.
 add_test(NAME report/written COMMAND sh -c "rm -f \"$1\" && $0 run add --shape M=128,N=128 --report \"$1\" >/dev/null && grep -q '<section id=timeline>' \"$1\" && [ ! -e \"$1.tmp\" ]"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The NKI checks must be able to fail: an emitted kernel with one mistake a code generator could make (operands of
 # a subtraction swapped; a call with a misspelt keyword; a division on the ALU, which NKI does not have; an SPMD
-# launch on one core instead of two) is caught by the NumPy model and by the manifest check (check_nki_rules.py
+# launch on one core instead of two; a transposed store without its permute, a permute of a partition dimension)
+# is caught by the NumPy model and by the manifest check (check_nki_rules.py
 # tests the manifest's rules one by one).
 #   model_catches_mistakes.sh TESSERA PYTHON WORKDIR
 set -euo pipefail
@@ -49,4 +50,28 @@ grep -q '^LAUNCH_GRID = (1,)$' "$dir/add_spmd.py" || { echo "the mistake was not
 if PYTHONPATH="$here/nki_model" "$python" "$dir/run.py" --simulate; then
   echo "the NumPy model accepted an SPMD launch on one core of two"; exit 1
 fi
-echo "all four mistakes caught"
+# tut_sd_attention stores its [d_head, 128] result through the window's transpose (out_ref[...].permute((1, 0)));
+# stored without the permute, the rows land as columns. And a permute that moves an on-chip tile's partition
+# dimension is refused (NkiTensor: views keep it).
+dir="$work/nki-mistakes-transposed-store"
+rm -rf "$dir"
+"$tessera" deploy tut_sd_attention --target trn2 -o "$dir"
+grep -q 'nisa.dma_copy(dst=out_ref\[.*\]\.permute((1, 0)), src=' "$dir/tut_sd_attention.py" ||
+  { echo "tut_sd_attention does not store through a transposed window"; exit 1; }
+cp "$dir/tut_sd_attention.py" "$dir/emitted.py"
+sed -i 's/\(dst=out_ref\[[^]]*\]\)\.permute((1, 0))/\1/' "$dir/tut_sd_attention.py"
+grep -q 'permute' "$dir/tut_sd_attention.py" && grep -q 'dst=out_ref\[.*\]\.permute' "$dir/tut_sd_attention.py" &&
+  { echo "the mistake was not made: the emitted text changed"; exit 1; }
+if PYTHONPATH="$here/nki_model" "$python" "$dir/run.py" --simulate; then
+  echo "the NumPy model accepted a transposed store without its permute"; exit 1
+fi
+cp "$dir/emitted.py" "$dir/tut_sd_attention.py"
+sed -i -E '0,/nisa\.tensor_copy\(dst=(t[0-9_]+), /s//nisa.tensor_copy(dst=\1.permute((1, 0)), /' "$dir/tut_sd_attention.py"
+grep -q 'tensor_copy(dst=t[0-9_]*\.permute((1, 0))' "$dir/tut_sd_attention.py" ||
+  { echo "the mistake was not made: the emitted text changed"; exit 1; }
+if PYTHONPATH="$here/nki_model" "$python" "$dir/run.py" --simulate > "$dir/simulate.log" 2>&1; then
+  echo "the NumPy model accepted a permute of an on-chip tile's partition dimension"; exit 1
+fi
+grep -q "moves the partition dimension of an on-chip tensor" "$dir/simulate.log" ||
+  { tail -5 "$dir/simulate.log"; echo "the model failed, but not on the permute"; exit 1; }
+echo "all six mistakes caught"

@@ -37,7 +37,16 @@ Window windowOf(const KernelSource &k, const Step &step, const isa::AccessPatter
   w.rows = ap.partitions;
   w.cols = ap.freeElements();
   const bool hbm = ap.space == isa::MemSpace::Hbm;
-  if (hbm && ap.freeRank == 1 && ap.strides[0] == 0 && ap.sizes[0] > 1) {
+  if (hbm && (ap.tensor < 0 || static_cast<size_t>(ap.tensor) >= p.tensors.size()))
+    throw fail("it names no kernel tensor");
+  // An N-D tensor is addressed as its [rows, columns] matrix (isa/MatrixShape.h).
+  const auto [matrixRows, columns] = hbm ? isa::matrixShape(p.tensors[ap.tensor].shape) : std::array<int64_t, 2>{};
+  // A transposed window: partition p walks down column p, a tensor row between elements (HbmTile::transposed). A
+  // window of one column is read the same either way.
+  if (hbm && ap.freeRank == 1 && ap.sizes[0] > 1 && columns > 1 && ap.strides[0] == columns &&
+      (ap.partitions == 1 || ap.partitionStride == 1)) {
+    w.transposed = true;
+  } else if (hbm && ap.freeRank == 1 && ap.strides[0] == 0 && ap.sizes[0] > 1) {
     w.colStep = 0; // one element of each row repeated: a broadcast load
   } else if (ap.freeRank == 1 && ap.strides[0] == 0) {
     w.broadcast = true;
@@ -49,11 +58,8 @@ Window windowOf(const KernelSource &k, const Step &step, const isa::AccessPatter
     for (unsigned d = 0; d < ap.freeRank; ++d) w.pattern.push_back({ap.strides[d], ap.sizes[d]});
   }
   if (hbm) {
-    if (ap.tensor < 0 || static_cast<size_t>(ap.tensor) >= p.tensors.size()) throw fail("it names no kernel tensor");
     const isa::TensorInfo &t = p.tensors[ap.tensor];
-    // An N-D tensor is addressed as its [rows, columns] matrix (isa/MatrixShape.h).
-    const auto [matrixRows, columns] = isa::matrixShape(t.shape);
-    if (ap.partitions > 1) {
+    if (ap.partitions > 1 && !w.transposed) {
       if (ap.partitionStride < 0 || ap.partitionStride % columns != 0)
         throw fail(fmt::format("its rows are {} elements apart, not a whole number of rows of '{}' ({})",
                                ap.partitionStride, t.name, columns));
@@ -63,13 +69,13 @@ Window windowOf(const KernelSource &k, const Step &step, const isa::AccessPatter
     w.tensor = ap.tensor;
     w.row = ap.offset / columns;
     w.col = ap.offset % columns;
-    if (w.col + w.colSpan() > columns) throw fail("a row of it runs past the end of a row of the tensor");
-    if (w.row + w.rowSpan() > matrixRows) throw fail("it runs past the last row of the tensor");
+    if (w.col + w.tensorColSpan() > columns) throw fail("a row of it runs past the end of a row of the tensor");
+    if (w.row + w.tensorRowSpan() > matrixRows) throw fail("it runs past the last row of the tensor");
     if (t.shape.size() > 2) { // the leading indices, and the row within the matrix they select
       const int64_t rowsPerMatrix = t.shape[t.shape.size() - 2];
       int64_t matrix = w.row / rowsPerMatrix;
       w.row %= rowsPerMatrix;
-      if (w.row + w.rowSpan() > rowsPerMatrix)
+      if (w.row + w.tensorRowSpan() > rowsPerMatrix)
         throw fail(fmt::format("its rows run from one [{}, {}] matrix of '{}' into the next", rowsPerMatrix, columns,
                                t.name));
       w.lead.assign(t.shape.size() - 2, 0);

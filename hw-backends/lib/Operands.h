@@ -26,6 +26,9 @@ struct Window {
   bool broadcast = false;
   /// HBM: every rowStep-th row and colStep-th column from (row, col) (a strided window, NKI's x[0:n:2]).
   int64_t rowStep = 1, colStep = 1;
+  /// HBM: the operand is the transpose of the window (HbmTile::transposed): its [rows, cols] walk the tensor's
+  /// [cols, rows] from (row, col), partition p down column col + p (NKI: x[r:r + cols, c:c + rows].permute((1, 0))).
+  bool transposed = false;
   /// On chip, a strided walk of each row from `col` (an access pattern, NKI's t.ap(...)): [step, count] of each
   /// free dimension, outermost first; `cols` is the product of the counts. Empty: `cols` consecutive elements.
   std::vector<std::array<int64_t, 2>> pattern;
@@ -33,6 +36,9 @@ struct Window {
   /// The rows (columns) a strided window spans from its first to its last element.
   int64_t rowSpan() const { return rows == 0 ? 0 : (rows - 1) * rowStep + 1; }
   int64_t colSpan() const { return cols == 0 ? 0 : (cols - 1) * colStep + 1; }
+  /// HBM: the rows (columns) of the tensor the window spans, transposed or not.
+  int64_t tensorRowSpan() const { return transposed ? cols : rowSpan(); }
+  int64_t tensorColSpan() const { return transposed ? rows : colSpan(); }
 };
 
 /// One instruction of the program, where it came from, and where in the kernel's source.

@@ -6,7 +6,7 @@
 // <= 128, seqlen a multiple of 128; the tensor engine's operands in bf16 (the tutorial's mixed_precision=True,
 // pe_in_dt), FP32 accumulation, scores and statistics in the IO dtype (kernel_dtype).
 // The tutorial's steps, in its order: (1) v loaded in 128-row tiles side by side, q and k loaded transposed to
-// [d_head, 128] tiles (q scaled by 0.125); per 128-row tile of q: (2) q k^T per 128-column tile of k into PSUM,
+// [d_head, 128] tiles (nl.load_transpose2d; q scaled by 0.125); per 128-row tile of q: (2) q k^T per 128-column tile of k into PSUM,
 // copied into one [128, seqlen] row of scores; (4) each tile's negated row maxima (tensor_reduce max, negate), their
 // minimum, exp(scores - max) over the whole row as one activation, its row sums (tensor_reduce add), the
 // exponentials in bf16; (5) their 128 x 128 transposes (nc_transpose); (6) v^T times them accumulated over the k
@@ -17,9 +17,9 @@
 //  - nl.load(..., dtype=pe_in_dt), a load that converts FP32 to bf16, is a load and a conversion on an engine
 //    (tsr::assign or tsr::copy): the DSL's loads keep the tensor's dtype, and NKI's documents do not say whether the
 //    DMA or an engine converts.
-//  - nl.load_transpose2d (a transposing DMA from HBM) is a load of the [128, d_head] tile, its conversion to bf16,
-//    and a DMA transpose into the [d_head, 128] slice (tsr::transpose into SBUF; through PSUM on trn1, which has no
-//    DMA transpose); the 0.125 multiplies the slice in place afterwards (exact in bf16).
+//  - nl.load_transpose2d(..., dtype=pe_in_dt) is tsr::load_transpose2d (FP32, so an element-strided DMA: NKI's DMA
+//    transpose takes 2-byte dtypes) and the conversion to bf16 into the [d_head, 128] slice (tsr::assign); the 0.125
+//    multiplies the slice in place afterwards (exact in bf16).
 //  - The 3-D SBUF tiles (trans_v [128, n, d_head], q_local and k_local [n, d_head, 128], trans_softmax_res
 //    [128, n, 128]) are 2-D tiles with tile i at free offset i * d_head (or i * 128); their affine_range loops stay.
 //  - qk_psum += nisa.nc_matmul(...) and attn_res_psum += nisa.nc_matmul(...) onto nl.zeros PSUM tiles are
@@ -27,9 +27,10 @@
 //    trace time, which an affine_range index cannot give.
 //  - (1.0 / sum_res).broadcast_to((128, d_head)) (a free-dimension broadcast): zeros [128, d_head] plus the
 //    [128, 1] reciprocal, the DSL's broadcast of a [P, 1] operand.
-//  - The final store writes attn_res_div [d_head, 128] into out's rows transposed (an element-strided DMA). A DSL
-//    window cannot transpose (one step per dimension), so attn_res_div is transposed back on the tensor engine
-//    (nc_transpose, [128, d_head] in PSUM) and stored as 128 whole rows.
+//  - The final store writes attn_res_div [d_head, 128] into out's rows transposed, as the tutorial's
+//    out_ref[i_q * 128 + if_out, ip_out]: a store into the window's transpose (HbmTile::transposed), an
+//    element-strided DMA. The simulator charges element-strided DMAs NKI's strided-access rule only (docs/dsl.md,
+//    "Transposed windows"), so these loads and stores may be slower on hardware than simulated.
 //  - use_causal_mask (scalar parameter, 0 by default as in the tutorial): the tutorial writes the masked scores with
 //    one nisa.affine_select from PSUM, whose offset (i_q - i_k) * 128 uses the loop indices; tsr::isa::affine_select
 //    takes a trace-time offset and SBUF operands, so the scores are copied as without the mask and then set to
@@ -97,12 +98,12 @@ const Registration registration{{
         assign(trans_v.slice(i * d_head, d_head), load(v_ref.window(i * kTile, 0, {kTile, d_head})));
       Tile q_local = ndarray(pe_in_dt, {d_head, n_tiles * kTile});
       for (auto i : affine_range(n_tiles)) {
-        transpose(q_local.slice(i * kTile, kTile), copy(load(q_ref.window(i * kTile, 0, {kTile, d_head})), pe_in_dt));
+        assign(q_local.slice(i * kTile, kTile), load_transpose2d(q_ref.window(i * kTile, 0, {kTile, d_head})));
         q_local.slice(i * kTile, kTile) *= softmax_scale;
       }
       Tile k_local = ndarray(pe_in_dt, {d_head, n_tiles * kTile});
       for (auto i : affine_range(n_tiles))
-        transpose(k_local.slice(i * kTile, kTile), copy(load(k_ref.window(i * kTile, 0, {kTile, d_head})), pe_in_dt));
+        assign(k_local.slice(i * kTile, kTile), load_transpose2d(k_ref.window(i * kTile, 0, {kTile, d_head})));
 
       for (auto i_q : affine_range(n_tiles)) {
         Tile qk_res_buf = ndarray(kernel_dtype, {kTile, seqlen});
@@ -143,10 +144,8 @@ const Registration registration{{
         Tile divisor_t = ndarray(kernel_dtype, {d_head, kTile}, buffer::psum);
         isa::nc_transpose(divisor_t, sum_divisor);
         Tile attn_res_div = attn_res_sbuf * divisor_t;
-        // The tutorial's transposed store: transposed back on chip, then stored as whole rows.
-        Tile out_t = ndarray(kernel_dtype, {kTile, d_head}, buffer::psum);
-        isa::nc_transpose(out_t, attn_res_div);
-        store(out_ref.window(i_q * kTile, 0, {kTile, d_head}), copy(out_t, kernel_dtype));
+        // The tutorial's transposed store: [d_head, 128] into out's 128 rows.
+        store(out_ref.window(i_q * kTile, 0, {kTile, d_head}).transposed(), attn_res_div);
       }
     }),
     .reference =

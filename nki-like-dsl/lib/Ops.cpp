@@ -229,6 +229,8 @@ void load(const Tile &dst, const HbmTile &src, Loc loc) {
   record(std::move(o), loc);
 }
 
+Tile load_transpose2d(const HbmTile &src, Loc loc) { return load(src.transposed(loc), loc); }
+
 void store(const HbmTile &dst, const Operand &src, Loc loc) {
   Tile t = src.tile("store", "source");
   if (t.shape() != dst.shape())

@@ -148,7 +148,28 @@ Tile Tile::ap(std::vector<std::array<int64_t, 2>> pattern, const Index &offset, 
 DType Tile::dtype() const { return bufferOf(buffer_).dtype; }
 tessera::isa::MemSpace Tile::space() const { return bufferOf(buffer_).space; }
 
+HbmTile::HbmTile(graph::HbmWindow window)
+    : window_(std::move(window)), shape_(window_.sizes.end() - 2, window_.sizes.end()) {
+  if (window_.transposed) std::swap(shape_[0], shape_[1]);
+}
+
 DType HbmTile::dtype() const { return tensorOf(window_.tensor).dtype; }
+
+HbmTile HbmTile::transposed(std::source_location loc) const {
+  const graph::TensorArg &t = tensorOf(window_.tensor, loc);
+  if (window_.transposed)
+    throw tessera::Error(fmt::format("{}: the window is transposed already", t.name), toLoc(loc),
+                         "transposing it again gives the window itself: take the window without .transposed()");
+  if (window_.strided())
+    throw tessera::Error(fmt::format("{}: a strided window (steps [{}]) cannot be transposed", t.name,
+                                     fmt::join(window_.steps.end() - 2, window_.steps.end(), ", ")),
+                         toLoc(loc),
+                         "transpose a window of steps 1 (load it, then pick its elements on chip), or load the "
+                         "strided window and tsr::transpose it on chip");
+  graph::HbmWindow w = window_;
+  w.transposed = true;
+  return HbmTile(std::move(w));
+}
 
 const std::string &Hbm::name() const { return tensorOf(tensor_).name; }
 const Shape &Hbm::shape() const { return fixed_.empty() ? tensorOf(tensor_).shape : rest_; }

@@ -534,9 +534,9 @@ private:
 
   LogicalResult lower(Operation *op) {
     if (auto o = dyn_cast<tile::LoadOp>(op))
-      return dma(o, o.getSrc(), o.getIndices(), o.getSteps(), o.getDst(), true);
+      return dma(o, o.getSrc(), o.getIndices(), o.getSteps(), o.getTranspose(), o.getDst(), true);
     if (auto o = dyn_cast<tile::StoreOp>(op))
-      return dma(o, o.getDst(), o.getIndices(), o.getSteps(), o.getSrc(), false);
+      return dma(o, o.getDst(), o.getIndices(), o.getSteps(), o.getTranspose(), o.getSrc(), false);
     if (auto o = dyn_cast<tile::MatmulOp>(op)) return matmul(o);
     if (auto o = dyn_cast<tile::BinaryOp>(op)) return binary(o);
     if (auto o = dyn_cast<tile::BinaryScalarOp>(op)) return binaryScalar(o);
@@ -552,19 +552,28 @@ private:
     return op->emitOpError("has no host lowering");
   }
 
+  /// A tile.load (`load`) or tile.store between `tile` and the window of `tensor` at `indices`, strided by `steps`
+  /// or transposed (`transpose`: the window has the tile's shape swapped, and is read and written through a
+  /// transposed view of it).
   LogicalResult dma(Operation *op, Value tensor, ValueRange indices, std::optional<llvm::ArrayRef<int64_t>> steps,
-                    Value tile, bool load) {
+                    bool transpose, Value tile, bool load) {
     auto tileType = cast<MemRefType>(tile.getType());
     const llvm::SmallVector<int64_t, 2> step = steps ? llvm::SmallVector<int64_t, 2>(*steps)
                                                      : llvm::SmallVector<int64_t, 2>(tileType.getRank(), 1);
-    if (failed(checkWindow(op, tensor, indices, tileType, step))) return failure();
+    llvm::SmallVector<int64_t, 2> shape(tileType.getShape()); // the window's, in the tensor
+    if (transpose) std::reverse(shape.begin(), shape.end());
+    auto windowType = MemRefType::get(shape, tileType.getElementType());
+    if (failed(checkWindow(op, tensor, indices, windowType, step))) return failure();
     llvm::SmallVector<OpFoldResult> offsets(indices.begin(), indices.end()), sizes, strides;
-    for (auto [size, s] : llvm::zip(tileType.getShape(), step)) {
+    for (auto [size, s] : llvm::zip(shape, step)) {
       sizes.push_back(b_.getIndexAttr(size));
       strides.push_back(b_.getIndexAttr(s));
     }
     Location loc = op->getLoc();
     Value window = b_.create<memref::SubViewOp>(loc, tensor, offsets, sizes, strides);
+    if (transpose) // the window seen as the tile: [P, F], strides [1, the tensor's row]
+      window = b_.create<memref::TransposeOp>(
+          loc, window, AffineMapAttr::get(AffineMap::getPermutationMap(llvm::ArrayRef<unsigned>{1, 0}, b_.getContext())));
     logical_[window] = logical(tensor); // fp8 and integers are stored as signless integers of their width
     Value src = load ? window : tile, dst = load ? tile : window;
     // A copy of elements as stored, no conversion (the verifier: one element type, 2-D): the runtime's row copies

@@ -40,6 +40,7 @@ tsr::graph::HbmWindow flatWindow(const tsr::graph::HbmWindow &w, const std::vect
   const size_t rowDim = rank - 2;
   tsr::graph::HbmWindow flat;
   flat.tensor = w.tensor;
+  flat.transposed = w.transposed;
   tsr::graph::IndexExpr row = w.offsets[rowDim];
   int64_t below = shape[rowDim]; // rows of the matrix one step of dimension d moves
   for (size_t d = rowDim; d-- > 0;) {

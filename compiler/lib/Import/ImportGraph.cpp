@@ -133,9 +133,11 @@ private:
     Value dst = op.dst >= 0 ? buffers_.at(op.dst) : Value();
     switch (op.kind) {
     case graph::OpKind::Load:
-      return b_.create<tile::LoadOp>(l, fn_.getArgument(op.hbm.tensor), indices(op.hbm), dst, steps(op.hbm));
+      return b_.create<tile::LoadOp>(l, fn_.getArgument(op.hbm.tensor), indices(op.hbm), dst, steps(op.hbm),
+                                     op.hbm.transposed);
     case graph::OpKind::Store:
-      return b_.create<tile::StoreOp>(l, src(0), fn_.getArgument(op.hbm.tensor), indices(op.hbm), steps(op.hbm));
+      return b_.create<tile::StoreOp>(l, src(0), fn_.getArgument(op.hbm.tensor), indices(op.hbm), steps(op.hbm),
+                                      op.hbm.transposed);
     case graph::OpKind::Matmul:
       return b_.create<tile::MatmulOp>(l, src(0), src(1), dst, op.accumulate);
     case graph::OpKind::Binary:

@@ -281,7 +281,7 @@ isa::Instruction TileUnroller::transferInstruction(Operation *op, isa::Opcode op
   i.op = opcode;
   if (auto load = llvm::dyn_cast<tile::LoadOp>(op)) {
     Buffer &b = written(load.getDst());
-    i.src0 = hbmPattern(load.getSrc(), load.getIndices(), load.getSteps(), b);
+    i.src0 = hbmPattern(load.getSrc(), load.getIndices(), load.getSteps(), load.getTranspose(), b);
     i.dst = b.pattern();
     i.preserve = op->hasAttr(tile::kPreserveAttr);
     return i;
@@ -289,7 +289,7 @@ isa::Instruction TileUnroller::transferInstruction(Operation *op, isa::Opcode op
   auto store = llvm::cast<tile::StoreOp>(op);
   Buffer &b = read(store.getSrc());
   i.src0 = b.pattern();
-  i.dst = hbmPattern(store.getDst(), store.getIndices(), store.getSteps(), b);
+  i.dst = hbmPattern(store.getDst(), store.getIndices(), store.getSteps(), store.getTranspose(), b);
   return i;
 }
 
@@ -339,7 +339,8 @@ unsigned TileUnroller::nextDmaQueue(const isa::Instruction &transfer) {
 }
 
 isa::AccessPattern TileUnroller::hbmPattern(Value hbm, ValueRange indices,
-                                            std::optional<llvm::ArrayRef<int64_t>> steps, const Buffer &b) const {
+                                            std::optional<llvm::ArrayRef<int64_t>> steps, bool transpose,
+                                            const Buffer &b) const {
   auto hbmType = llvm::cast<MemRefType>(hbm.getType());
   isa::AccessPattern h;
   h.space = isa::MemSpace::Hbm;
@@ -352,6 +353,7 @@ isa::AccessPattern TileUnroller::hbmPattern(Value hbm, ValueRange indices,
   h.freeRank = 1;
   h.sizes[0] = b.freeSize;
   h.strides[0] = colStep;
+  if (transpose) std::swap(h.partitionStride, h.strides[0]); // steps are 1 (the op's verifier)
   return h;
 }
 

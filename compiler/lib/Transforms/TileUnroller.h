@@ -124,10 +124,11 @@ private:
   mlir::LogicalResult loop(mlir::scf::ForOp o);
   mlir::LogicalResult alloc(tile::AllocOp o);
   mlir::LogicalResult view(tile::ViewOp o);
-  /// The HBM side of a transfer between kernel tensor `hbm`, from element `indices`, and buffer `b`.
-  /// The HBM side of a DMA: the window at `indices` of `hbm`, strided by `steps` (rows, columns) when given.
+  /// The HBM side of a DMA to or from buffer `b`, as `b`'s elements walk it: the window at `indices` of `hbm`,
+  /// strided by `steps` (rows, columns) when given; `transpose`: the window's transpose, partition p of `b` walking
+  /// column p of the window (partition stride 1, free stride a tensor row: element-strided).
   isa::AccessPattern hbmPattern(mlir::Value hbm, mlir::ValueRange indices,
-                                std::optional<llvm::ArrayRef<int64_t>> steps, const Buffer &b) const;
+                                std::optional<llvm::ArrayRef<int64_t>> steps, bool transpose, const Buffer &b) const;
 
   llvm::DenseMap<mlir::Value, int64_t> ints_;
   llvm::DenseMap<mlir::Value, Buffer> buffers_;

@@ -357,6 +357,38 @@ func.func @load_converts(%a: memref<256x512xf32>, %i: index) {
 
 // -----
 
+// A transposed window: the [64, 128] tile of a [128, 64] window of the tensor, both ways.
+// CHECK-LABEL: func.func @transposed_windows
+// CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} {transpose} : memref<256x64xbf16>, memref<64x128xbf16, #tile.space<sbuf>>
+// CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {transpose} : memref<64x128xbf16, #tile.space<sbuf>>, memref<256x64xbf16>
+func.func @transposed_windows(%a: memref<256x64xbf16>, %i: index) {
+  %t = tile.alloc : memref<64x128xbf16, #tile.space<sbuf>>
+  tile.load %a[%i, %i], %t {transpose} : memref<256x64xbf16>, memref<64x128xbf16, #tile.space<sbuf>>
+  tile.store %t, %a[%i, %i] {transpose} : memref<64x128xbf16, #tile.space<sbuf>>, memref<256x64xbf16>
+  return
+}
+
+// -----
+
+// Transposed, the [64, 128] tile spans 128 rows of a 100-row tensor (it would fit untransposed).
+func.func @transposed_load_larger_than_tensor(%a: memref<100x128xbf16>, %i: index) {
+  %t = tile.alloc : memref<64x128xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.load' op tile 'memref<64x128xbf16, #tile.space<sbuf>>' transposed is larger than the tensor 'memref<100x128xbf16>'}}
+  tile.load %a[%i, %i], %t {transpose} : memref<100x128xbf16>, memref<64x128xbf16, #tile.space<sbuf>>
+  return
+}
+
+// -----
+
+func.func @transposed_strided_store(%a: memref<256x512xbf16>, %i: index) {
+  %t = tile.alloc : memref<128x128xbf16, #tile.space<sbuf>>
+  // expected-error@+1 {{'tile.store' op transposes a strided window (steps [1, 2]); a transposed window has steps 1}}
+  tile.store %t, %a[%i, %i] {steps = array<i64: 1, 2>, transpose} : memref<128x128xbf16, #tile.space<sbuf>>, memref<256x512xbf16>
+  return
+}
+
+// -----
+
 func.func @store_larger_than_tensor(%a: memref<64x512xbf16>, %i: index) {
   %t = tile.alloc : memref<128x512xbf16, #tile.space<sbuf>>
   // expected-error@+1 {{'tile.store' op tile 'memref<128x512xbf16, #tile.space<sbuf>>' is larger than the tensor 'memref<64x512xbf16>'}}

@@ -595,3 +595,42 @@ module attributes {tessera.target = "trn2"} {
     return
   }
 }
+
+// -----
+
+// A transposed window: the [128, 64] window at (64, 0) of x [256, 64], seen through memref.transpose as the
+// [64, 128] tile (strides [1, 64]), copied by the runtime as its strides say; a store the same way round.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @transposed_windows
+  // CHECK: %[[W:.*]] = memref.subview %{{.*}}[%{{.*}}, %{{.*}}] [128, 64] [1, 1] : memref<256x64xbf16> to memref<128x64xbf16, strided<[64, 1], offset: ?>>
+  // CHECK: %[[WT:.*]] = memref.transpose %[[W]] (d0, d1) -> (d1, d0) : memref<128x64xbf16, strided<[64, 1], offset: ?>> to memref<64x128xbf16, strided<[1, 64], offset: ?>>
+  // CHECK: memref.extract_strided_metadata %[[WT]]
+  // CHECK: call @tessera_golden_copy
+  // CHECK: %[[V:.*]] = memref.subview %{{.*}}[%{{.*}}, %{{.*}}] [128, 64] [1, 1] : memref<256x64xbf16> to memref<128x64xbf16, strided<[64, 1], offset: ?>>
+  // CHECK: %[[VT:.*]] = memref.transpose %[[V]] (d0, d1) -> (d1, d0)
+  // CHECK: memref.extract_aligned_pointer_as_index %[[VT]]
+  // CHECK: call @tessera_golden_copy
+  func.func @transposed_windows(%x: memref<256x64xbf16>, %y: memref<256x64xbf16>) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %t = tile.alloc : memref<64x128xbf16, #tile.space<sbuf>>
+    tile.load %x[%c64, %c0], %t {transpose} : memref<256x64xbf16>, memref<64x128xbf16, #tile.space<sbuf>>
+    tile.store %t, %y[%c64, %c0] {transpose} : memref<64x128xbf16, #tile.space<sbuf>>, memref<256x64xbf16>
+    return
+  }
+}
+
+// -----
+
+// A transposed window checked where it lies: the [64, 128] tile spans rows 150..277 of a 256-row tensor (64 rows,
+// untransposed, would fit).
+module attributes {tessera.target = "trn2"} {
+  func.func @transposed_window_past_the_end(%x: memref<256x128xbf16>) {
+    %c0 = arith.constant 0 : index
+    %c150 = arith.constant 150 : index
+    %t = tile.alloc : memref<64x128xbf16, #tile.space<sbuf>>
+    // expected-error@+1 {{window of 128 elements at offsets 150..150 of dimension 0 leaves the tensor (size 256)}}
+    tile.load %x[%c150, %c0], %t {transpose} : memref<256x128xbf16>, memref<64x128xbf16, #tile.space<sbuf>>
+    return
+  }
+}

@@ -31,6 +31,42 @@ module attributes {tessera.target = "tpu-v5e"} {
 
 // -----
 
+// Transposed windows (a TPU's DMA cannot transpose): the window moved as it lies into a tile of its own, then
+// transposed on chip as tile.transpose is (an MXU matmul with an identity); a store the other way round.
+module attributes {tessera.target = "tpu-v5e"} {
+  // CHECK-LABEL: func.func @transposed_windows
+  // CHECK-NOT: transpose}
+  // CHECK: %[[W:.*]] = tile.alloc {name = "t_window"} : memref<128x64xbf16, #tile.space<sbuf>>
+  // CHECK-NEXT: tile.load %{{.*}}[%{{.*}}, %{{.*}}], %[[W]] : memref<256x64xbf16>, memref<128x64xbf16, #tile.space<sbuf>>
+  // CHECK: tile.matmul %[[W]], %{{.*}}, %[[ACC:.*]] : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x128xbf16, #tile.space<sbuf>>, memref<64x128xf32, #tile.space<psum>>
+  // CHECK-NEXT: tile.copy %[[ACC]], %[[T:.*]] : memref<64x128xf32, #tile.space<psum>>, memref<64x128xbf16, #tile.space<sbuf>>
+  // CHECK: %[[S:.*]] = tile.alloc {name = "t_window"} : memref<128x64xbf16, #tile.space<sbuf>>
+  // CHECK: tile.matmul %[[T]], %{{.*}}, %{{.*}} : memref<64x128xbf16, #tile.space<sbuf>>, memref<64x64xbf16, #tile.space<sbuf>>, memref<128x64xf32, #tile.space<psum>>
+  // CHECK: tile.store %[[S]], %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x64xbf16, #tile.space<sbuf>>, memref<256x64xbf16>
+  func.func @transposed_windows(%x: memref<256x64xbf16>, %y: memref<256x64xbf16>) {
+    %c0 = arith.constant 0 : index
+    %t = tile.alloc {name = "t"} : memref<64x128xbf16, #tile.space<sbuf>>
+    tile.load %x[%c0, %c0], %t {transpose} : memref<256x64xbf16>, memref<64x128xbf16, #tile.space<sbuf>>
+    tile.store %t, %y[%c0, %c0] {transpose} : memref<64x128xbf16, #tile.space<sbuf>>, memref<256x64xbf16>
+    return
+  }
+}
+
+// -----
+
+// More than 128 x 128 cannot be transposed on chip in one piece.
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @transposed_window_too_wide(%x: memref<256x64xbf16>) {
+    %c0 = arith.constant 0 : index
+    %t = tile.alloc {name = "t"} : memref<64x256xbf16, #tile.space<sbuf>>
+    // expected-error@+1 {{load: a transposed window of 256 x 64 elements; on tpu-v5e (a TPU, whose DMA cannot transpose) it is transposed on chip as tsr::transpose is, at most 128 x 128: take windows of at most 128 rows and columns}}
+    tile.load %x[%c0, %c0], %t {transpose} : memref<256x64xbf16>, memref<64x256xbf16, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
 // A scan of 8 columns: f32 copies (A of a, X of b), the initial value folded into X[0], then the doubling rounds
 // d = 1, 2, 4: X[d:] += A[d:] * X[:8-d] (through the temporary), and A[d:] *= A[:8-d] except in the last round;
 // then X rounded into the bf16 dst.

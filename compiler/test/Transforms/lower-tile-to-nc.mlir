@@ -81,6 +81,44 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
+// Transposed windows (tile.load/tile.store `transpose`, NKI's nl.load_transpose2d and a store through
+// out[i_f, i_p]): a [64, 128] tile of the [128, 64] window at row 128 of x [256, 64]. On trn2 a bf16 load is a DMA
+// transpose reading the window as it lies (128 rows 64 apart, 64 columns); an f32 one, and every store, an
+// element-strided copy: partition p walks column p, partitions 1 element apart, elements a row (64) apart.
+module attributes {tessera.target = "trn2"} {
+  // CHECK-LABEL: func.func @transposed_windows
+  // CHECK: nc.inst "dma_transpose" {dst = #nc.ap<"sbuf", bf16, {{.*}}partitions = [0, 64]{{.*}}dims = [128]{{.*}}>, engine = "dma", src0 = #nc.ap<"hbm", bf16, tensor = 0, partitions = [0, 128], pstride = 64, offset = 8192, dims = [64], strides = [1]>}
+  // CHECK: nc.dma_copy {{.*}}#nc.ap<"hbm", f32, tensor = 1, partitions = [0, 64], pstride = 1, offset = 8192, dims = [128], strides = [64]>
+  // CHECK: nc.dma_copy #nc.ap<"hbm", bf16, tensor = 2, partitions = [0, 64], pstride = 1, offset = 8192, dims = [128], strides = [64]>
+  func.func @transposed_windows(%x: memref<256x64xbf16>, %w: memref<256x64xf32>, %y: memref<256x64xbf16>) {
+    %c0 = arith.constant 0 : index
+    %c128 = arith.constant 128 : index
+    %t = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<64x128xbf16, #tile.space<sbuf>>
+    %u = tile.alloc {offset = 256 : i64, bufs = 1 : i64} : memref<64x128xf32, #tile.space<sbuf>>
+    tile.load %x[%c128, %c0], %t {transpose} : memref<256x64xbf16>, memref<64x128xbf16, #tile.space<sbuf>>
+    tile.load %w[%c128, %c0], %u {transpose} : memref<256x64xf32>, memref<64x128xf32, #tile.space<sbuf>>
+    tile.store %t, %y[%c128, %c0] {transpose} : memref<64x128xbf16, #tile.space<sbuf>>, memref<256x64xbf16>
+    return
+  }
+}
+
+// -----
+
+// trn1 (NeuronCore-v2) has no DMA transpose: a transposed bf16 load is an element-strided copy.
+module attributes {tessera.target = "trn1"} {
+  // CHECK-LABEL: func.func @transposed_load_trn1
+  // CHECK-NOT: dma_transpose
+  // CHECK: nc.dma_copy {{.*}}#nc.ap<"hbm", bf16, tensor = 0, partitions = [0, 64], pstride = 1, offset = 0, dims = [128], strides = [64]>
+  func.func @transposed_load_trn1(%x: memref<256x64xbf16>) {
+    %c0 = arith.constant 0 : index
+    %t = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<64x128xbf16, #tile.space<sbuf>>
+    tile.load %x[%c0, %c0], %t {transpose} : memref<256x64xbf16>, memref<64x128xbf16, #tile.space<sbuf>>
+    return
+  }
+}
+
+// -----
+
 // DMA queues: every transfer of one statement (an op's location and its HBM tensor) goes to one queue, in program
 // order, as NKI issues one DMA instruction's instances on one queue; statements take queues round robin, loads the
 // first half of trn2's 32 and stores the second. Here the 17 loads of x all run on queue 0 and the 17 of y on

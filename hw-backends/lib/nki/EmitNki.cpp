@@ -276,8 +276,11 @@ private:
       };
       std::string lead; // an N-D tensor's leading indices: x[b, h, rows, columns]
       for (int64_t i : w.lead) lead += fmt::format("{}, ", i);
-      std::string window = fmt::format("{}[{}{}, {}]", tensorName(t), lead, range(w.row, w.rowSpan(), w.rowStep),
-                                       range(w.col, w.colSpan(), w.colStep));
+      std::string window = fmt::format("{}[{}{}, {}]", tensorName(t), lead, range(w.row, w.tensorRowSpan(), w.rowStep),
+                                       range(w.col, w.tensorColSpan(), w.colStep));
+      // A transposed window is the view with its two dimensions swapped (NKI language reference,
+      // nki.language.NkiTensor.permute), as a store through out[i_f, i_p] walks it.
+      if (w.transposed) window += ".permute((1, 0))";
       // A step of 0 repeats that row (column): NkiTensor.broadcast(dim, size) expands a size-1 dimension (NKI
       // language reference, nki.language.NkiTensor).
       if (w.rowStep == 0) window += fmt::format(".broadcast(0, {})", w.rows);

@@ -475,5 +475,53 @@ TEST(LanguageOps, ABroadcastWindowIsNotStoredInto) {
   expectAt(e, line);
 }
 
+// ---- transposed windows --------------------------------------------------------------------------------------
+
+TEST(LanguageOps, ATransposedWindowIsTheWindowWithItsShapeSwapped) {
+  auto k = kernelOf({input("x", {2, 256, 64}, bf16), output("y", {256, 64}, bf16)}, [](Hbm x, Hbm y) {
+    Tile t = load_transpose2d(x[1].window(128, 0, {128, 64}));
+    EXPECT_EQ(t.shape(), (Shape{64, 128}));
+    EXPECT_EQ(y.window(0, 0, {128, 64}).transposed().shape(), (Shape{64, 128}));
+    store(y.window(0, 0, {128, 64}).transposed(), t);
+  });
+  graph::KernelGraph g = trace(k, {});
+  const graph::Op load = lastOf(g, graph::OpKind::Load), store = lastOf(g, graph::OpKind::Store);
+  EXPECT_TRUE(load.hbm.transposed);
+  EXPECT_EQ(load.hbm.sizes, (std::vector<int64_t>{1, 128, 64})); // the tensor's side keeps its orientation
+  EXPECT_TRUE(store.hbm.transposed);
+}
+
+TEST(LanguageOps, ATransposedWindowMustFitItsTile) {
+  int line = 0;
+  auto k = kernelOf({input("x", {256, 64}, bf16)}, [&](Hbm x) {
+    Tile t = ndarray<bf16>({128, 64});
+    line = __LINE__ + 1;
+    load(t, x.window(0, 0, {128, 64}).transposed());
+  });
+  tessera::Error e = traceError(k);
+  EXPECT_EQ(e.message(), "load: shape mismatch, HBM window [64, 128] into tile [128, 64]");
+  expectAt(e, line);
+}
+
+TEST(LanguageOps, AWindowIsTransposedOnceAndWithStepsOfOne) {
+  int line = 0;
+  auto twice = kernelOf({input("x", {256, 64}, bf16)}, [&](Hbm x) {
+    line = __LINE__ + 1;
+    (void)load(x.window(0, 0, {128, 64}).transposed().transposed());
+  });
+  tessera::Error e = traceError(twice);
+  EXPECT_EQ(e.message(), "x: the window is transposed already");
+  EXPECT_EQ(e.hint(), "transposing it again gives the window itself: take the window without .transposed()");
+  expectAt(e, line);
+
+  auto strided = kernelOf({input("x", {256, 64}, bf16)}, [&](Hbm x) {
+    line = __LINE__ + 1;
+    (void)load_transpose2d(x.window(0, 0, {128, 32}, {1, 2}));
+  });
+  e = traceError(strided);
+  EXPECT_EQ(e.message(), "x: a strided window (steps [1, 2]) cannot be transposed");
+  expectAt(e, line);
+}
+
 } // namespace
 } // namespace tsr

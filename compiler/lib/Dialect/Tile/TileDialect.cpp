@@ -93,7 +93,7 @@ LogicalResult checkTile(Operation *op, Value v, StringRef role) {
 /// Checks a DMA between an HBM window and a tile. A load's window may repeat a row or a column (a step of 0: a
 /// broadcast); a store's steps are positive (a repeated destination would be written several times at once).
 LogicalResult checkDma(Operation *op, Value hbm, ValueRange indices, Value tile,
-                       std::optional<llvm::ArrayRef<int64_t>> steps, bool load) {
+                       std::optional<llvm::ArrayRef<int64_t>> steps, bool transpose, bool load) {
   if (onChip(hbm)) return op->emitOpError() << "expects an HBM tensor, got " << hbm.getType();
   if (failed(checkTile(op, tile, "the tile"))) return failure();
   MemRefType h = typeOf(hbm), t = typeOf(tile);
@@ -107,11 +107,14 @@ LogicalResult checkDma(Operation *op, Value hbm, ValueRange indices, Value tile,
   if (steps && (steps->size() != 2 || llvm::any_of(*steps, [&](int64_t s) { return s < least; })))
     return op->emitOpError() << "expects two " << (load ? "non-negative" : "positive") << " steps (rows, columns), got ["
                              << *steps << "]";
+  if (transpose && steps)
+    return op->emitOpError() << "transposes a strided window (steps [" << *steps << "]); a transposed window has steps 1";
   for (int d = 0; d < h.getRank(); ++d) {
-    const int64_t step = steps ? (*steps)[d] : 1, extent = (t.getDimSize(d) - 1) * step + 1;
+    const int64_t size = t.getDimSize(transpose ? 1 - d : d); // the window's size along the tensor's dimension d
+    const int64_t step = steps ? (*steps)[d] : 1, extent = (size - 1) * step + 1;
     if (extent > h.getDimSize(d))
-      return op->emitOpError() << "tile " << t << (steps ? " with its steps" : "") << " is larger than the tensor "
-                               << h;
+      return op->emitOpError() << "tile " << t << (steps ? " with its steps" : "") << (transpose ? " transposed" : "")
+                               << " is larger than the tensor " << h;
   }
   return success();
 }
@@ -257,8 +260,12 @@ LogicalResult ViewOp::verify() {
   return success();
 }
 
-LogicalResult LoadOp::verify() { return checkDma(*this, getSrc(), getIndices(), getDst(), getSteps(), true); }
-LogicalResult StoreOp::verify() { return checkDma(*this, getDst(), getIndices(), getSrc(), getSteps(), false); }
+LogicalResult LoadOp::verify() {
+  return checkDma(*this, getSrc(), getIndices(), getDst(), getSteps(), getTranspose(), true);
+}
+LogicalResult StoreOp::verify() {
+  return checkDma(*this, getDst(), getIndices(), getSrc(), getSteps(), getTranspose(), false);
+}
 
 LogicalResult MatmulOp::verify() {
   for (auto [v, role] : {std::pair{getStationary(), "stationary"}, std::pair{getMoving(), "moving"}}) {

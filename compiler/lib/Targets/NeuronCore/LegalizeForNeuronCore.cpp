@@ -162,7 +162,7 @@ void broadcastLoadedRow(tile::BroadcastOp op, const llvm::DenseSet<Value> &store
     auto reader = llvm::dyn_cast<tile::BroadcastOp>(user);
     if (!reader || reader.getDst() == row.getResult()) return; // another user, which may write the row
   }
-  if (!load || load.getSteps() || storedTensors.contains(load.getSrc())) return;
+  if (!load || load.getSteps() || load.getTranspose() || storedTensors.contains(load.getSrc())) return;
   if (load->getBlock() != op->getBlock() || !load->isBeforeInBlock(op)) return;
   for (Operation *written : {op.getOperation(), load.getOperation()})
     if (written->hasAttr(tile::kIsaAttr) || written->hasAttr(tile::kManualAttr)) return;

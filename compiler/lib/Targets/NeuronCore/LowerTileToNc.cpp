@@ -71,9 +71,7 @@ private:
 
   LogicalResult lower(Operation *op) override {
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-        .Case<tile::LoadOp, tile::StoreOp>([&](Operation *o) {
-          return emit(o->getLoc(), transferInstruction(o, isa::Opcode::DmaCopy), isa::Engine::Dma);
-        })
+        .Case<tile::LoadOp, tile::StoreOp>([&](Operation *o) { return transfer(o); })
         .Case([&](tile::MatmulOp o) {
           return emit(o.getLoc(), matmulInstruction(o, isa::Opcode::Matmul, verbatim()), isa::Engine::Tensor);
         })
@@ -307,6 +305,27 @@ private:
     ap.sizes[0] = 1;
     ap.strides[0] = 1;
     return ap;
+  }
+
+  /// A DMA. A transposed load is a DMA transpose where the core has one and the dtype is 2 bytes (it reads the
+  /// window as it lies in HBM, [F, P] for a [P, F] tile); any other transposed window is an element-strided copy.
+  LogicalResult transfer(Operation *o) {
+    isa::Instruction i = transferInstruction(o, isa::Opcode::DmaCopy);
+    auto load = llvm::dyn_cast<tile::LoadOp>(o);
+    if (load && load.getTranspose() && dmaTransposes(i.dst.dtype)) {
+      i.op = isa::Opcode::DmaTranspose;
+      i.mode = static_cast<uint8_t>(isa::TransposeForm::Tensor);
+      // The window as it lies: [F, P], a tensor row apart (TileUnroller::hbmPattern gave the tile's walk of it).
+      const int64_t rows = i.src0.sizes[0];
+      i.src0.sizes[0] = i.src0.partitions;
+      i.src0.partitions = static_cast<uint32_t>(rows);
+      std::swap(i.src0.partitionStride, i.src0.strides[0]);
+    }
+    return emit(o->getLoc(), i, isa::Engine::Dma);
+  }
+  bool dmaTransposes(isa::DType dtype) const {
+    return isa::generationAtLeast(target_, isa::definition(isa::Opcode::DmaTranspose).since) &&
+           isa::byteSize(dtype) == 2;
   }
 
   /// Into PSUM on the tensor engine; into SBUF as a DMA transpose on a load queue.

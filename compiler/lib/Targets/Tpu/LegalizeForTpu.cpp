@@ -51,6 +51,7 @@
 #include "Transforms/AffineIndex.h"
 #include "tessera/isa/RowRelayout.h"
 #include "tessera/isa/TpuDtypes.h"
+#include "tessera/dsl/TileSize.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -118,6 +119,13 @@ public:
       return view.getPatternAttr() && failed(requireRelayout(view)) ? WalkResult::interrupt() : WalkResult::advance();
     });
     if (patterns.wasInterrupted()) return failure();
+    llvm::SmallVector<Operation *> transposedWindows;
+    fn_.walk([&](Operation *op) {
+      if (auto l = llvm::dyn_cast<tile::LoadOp>(op); l && l.getTranspose()) transposedWindows.push_back(op);
+      if (auto s = llvm::dyn_cast<tile::StoreOp>(op); s && s.getTranspose()) transposedWindows.push_back(op);
+    });
+    for (Operation *op : transposedWindows)
+      if (failed(transposeOnChip(op))) return failure();
     llvm::SmallVector<Operation *> ops;
     fn_.walk([&](Operation *op) {
       if (llvm::isa<tile::TransposeOp, tile::ActivationOp, tile::MatmulOp, tile::ScanOp, tile::LoadOp,
@@ -265,6 +273,40 @@ private:
     dst.set(wide);
     b_.setInsertionPointAfter(op);
     b_.create<tile::CopyOp>(loc, wide, out);
+  }
+
+  /// A TPU's DMA moves windows as they lie: a transposed one (HbmTile::transposed) is moved untransposed through a
+  /// tile of its own and transposed on chip, as tsr::transpose is (below), at most 128 x 128 at a time.
+  LogicalResult transposeOnChip(Operation *op) {
+    auto load = llvm::dyn_cast<tile::LoadOp>(op);
+    auto store = llvm::dyn_cast<tile::StoreOp>(op);
+    Value tile = load ? load.getDst() : store.getSrc();
+    const int64_t p = typeOf(tile).getDimSize(0), f = typeOf(tile).getDimSize(1);
+    const int64_t most = tsr::tile_size::pmax; // tsr::transpose's limit
+    if (p > most || f > most)
+      return op->emitError() << (load ? "load" : "store") << ": a transposed window of " << f << " x " << p
+                             << " elements; on " << target_.name
+                             << " (a TPU, whose DMA cannot transpose) it is transposed on chip as tsr::transpose "
+                                "is, at most "
+                             << most << " x " << most << ": take windows of at most " << most << " rows and columns";
+    Location loc = op->getLoc();
+    b_.setInsertionPoint(op);
+    Type element = typeOf(tile).getElementType();
+    Value window = alloc(loc, {f, p}, element, tile::MemorySpace::sbuf, nameOf(tile) + "_window").getResult();
+    if (load) {
+      b_.create<tile::LoadOp>(loc, load.getSrc(), load.getIndices(), window, DenseI64ArrayAttr(), false);
+      b_.create<tile::TransposeOp>(loc, window, tile);
+    } else {
+      if (tile::memorySpaceOf(typeOf(tile)) != tile::MemorySpace::sbuf) { // the transpose reads SBUF (VMEM)
+        Value copied = alloc(loc, {p, f}, element, tile::MemorySpace::sbuf, nameOf(tile) + "_stored").getResult();
+        b_.create<tile::CopyOp>(loc, tile, copied);
+        tile = copied;
+      }
+      b_.create<tile::TransposeOp>(loc, tile, window);
+      b_.create<tile::StoreOp>(loc, window, store.getDst(), store.getIndices(), DenseI64ArrayAttr(), false);
+    }
+    op->erase();
+    return success();
   }
 
   LogicalResult transpose(tile::TransposeOp op) {

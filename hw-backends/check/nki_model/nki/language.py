@@ -75,6 +75,16 @@ class NkiTensor:
                                                strides=[s * flat.itemsize for s in steps])
         return NkiTensor(view, self.buffer, self.readonly or 0 in steps[1:], self.partition_start + offset // free)
 
+    def permute(self, dims):
+        """The view with its dimensions in the order `dims` (NkiTensor.permute), without copying: on chip the
+        partition dimension stays first (NkiTensor: most views cannot modify it), so the model permutes HBM views."""
+        dims = tuple(int(d) for d in dims)
+        if sorted(dims) != list(range(self.data.ndim)):
+            raise ValueError(f"permute: {dims} is not a permutation of the {self.data.ndim} dimensions")
+        if self.buffer in (sbuf, psum) and dims[0] != 0:
+            raise ValueError(f"permute: {dims} moves the partition dimension of an on-chip tensor")
+        return NkiTensor(np.transpose(self.data, dims), self.buffer, self.readonly, self.partition_start)
+
     def reshape(self, shape):
         """A view with another shape and the same elements, without copying (NkiTensor.reshape): refused where the
         layout does not allow it, and on chip where it would change the partition dimension."""

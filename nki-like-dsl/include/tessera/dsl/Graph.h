@@ -79,6 +79,9 @@ struct HbmWindow {
   std::vector<IndexExpr> offsets;
   std::vector<int64_t> sizes;
   std::vector<int64_t> steps; ///< empty: every step is 1
+  /// The tile is the window's transpose (HbmTile::transposed): tile element (i, j) is the window's (j, i), as NKI's
+  /// nl.load_transpose2d and a store through out[i_f, i_p]. Offsets, sizes and steps stay the tensor's.
+  bool transposed = false;
   bool strided() const {
     for (int64_t s : steps)
       if (s != 1) return true;

@@ -64,6 +64,9 @@ Tile load(const HbmTile &src, Loc loc = Loc::current());
 /// `t[...] = nl.load(...)`): how several DMAs fill one tile side by side, e.g. a [128, 4096] tile loaded in
 /// 512-column chunks that later loops slice by their indices.
 void load(const Tile &dst, const HbmTile &src, Loc loc = Loc::current());
+/// Copies a window of HBM [F, P] into a new SBUF tile [P, F], transposed (NKI: nl.load_transpose2d(src)): the same
+/// as load(src.transposed()), which HbmTile::transposed describes. P <= tile_size::pmax.
+Tile load_transpose2d(const HbmTile &src, Loc loc = Loc::current());
 /// Copies a tile into a window of HBM (a DMA). Shapes and dtypes must match: cast first with copy<T>().
 void store(const HbmTile &dst, const Operand &src, Loc loc = Loc::current());
 /// A new SBUF tile holding `src` converted to `dtype` (NKI: nl.copy(x, dtype=...)).

@@ -66,15 +66,22 @@ private:
 };
 
 /// A window of an HBM tensor, ready to be loaded or stored: 2-D [partition, free], its rows and columns the tensor's
-/// last two dimensions (its leading dimensions, if any, each fixed at one index: size 1 in the window).
+/// last two dimensions (its leading dimensions, if any, each fixed at one index: size 1 in the window), or their
+/// transpose (transposed()).
 class HbmTile {
 public:
-  explicit HbmTile(graph::HbmWindow window)
-      : window_(std::move(window)), shape_(window_.sizes.end() - 2, window_.sizes.end()) {}
+  explicit HbmTile(graph::HbmWindow window);
   const graph::HbmWindow &window() const { return window_; }
-  /// The tile's shape: [rows, columns], the window's last two sizes.
+  /// The tile's shape: [rows, columns], the window's last two sizes (swapped when transposed).
   const Shape &shape() const { return shape_; }
   DType dtype() const;
+  /// The window seen transposed: a [columns, rows] tile whose element (i, j) is the window's (j, i); a load of it
+  /// is NKI's nl.load_transpose2d, a store into it NKI's store through out[i_f, i_p] (partition i_p walking the
+  /// tensor's columns). A DMA moves it: nki.isa.dma_transpose where the NeuronCore has one (NeuronCore-v3 on, 2-byte
+  /// dtypes, loads), else an element-strided dma_copy, whose every element is a descriptor of its own (slow: see
+  /// docs/dsl.md). A TPU's DMA cannot transpose (the target refuses it: load, then tsr::transpose on chip). The
+  /// window's steps must be 1.
+  HbmTile transposed(std::source_location loc = std::source_location::current()) const;
 
 private:
   graph::HbmWindow window_;

@@ -104,10 +104,12 @@ def Tile_LoadOp : Tile_Op<"load"> {
   let description = [{
     The window starts at `indices` and has the tile's shape. With `steps` (one non-negative step per dimension),
     it is strided: tile element (i, j) is the tensor's (indices[0] + i * steps[0], indices[1] + j * steps[1]); a
-    step of 0 repeats one row (or column) along the tile, a broadcast.
+    step of 0 repeats one row (or column) along the tile, a broadcast. With `transpose` (and no steps) the window
+    has the tile's shape swapped and the tile is its transpose: tile element (i, j) is the tensor's
+    (indices[0] + j, indices[1] + i) (NKI's nl.load_transpose2d).
   }];
   let arguments = (ins AnyStaticShapeMemRef:$src, Variadic<Index>:$indices, AnyStaticShapeMemRef:$dst,
-                       OptionalAttr<DenseI64ArrayAttr>:$steps);
+                       OptionalAttr<DenseI64ArrayAttr>:$steps, UnitAttr:$transpose);
   let assemblyFormat = "$src `[` $indices `]` `,` $dst attr-dict `:` type($src) `,` type($dst)";
   let hasVerifier = 1;
 }
@@ -116,10 +118,11 @@ def Tile_StoreOp : Tile_Op<"store"> {
   let summary = "DMA a tile into a window of an HBM tensor";
   let description = [{
     The window starts at `indices` and has the tile's shape; `steps`, when present, strides it as tile.load's (but
-    each is positive: no two elements of the tile go to one place).
+    each is positive: no two elements of the tile go to one place); `transpose` transposes it as tile.load's: tile
+    element (i, j) goes to the tensor's (indices[0] + j, indices[1] + i).
   }];
   let arguments = (ins AnyStaticShapeMemRef:$src, AnyStaticShapeMemRef:$dst, Variadic<Index>:$indices,
-                       OptionalAttr<DenseI64ArrayAttr>:$steps);
+                       OptionalAttr<DenseI64ArrayAttr>:$steps, UnitAttr:$transpose);
   let assemblyFormat = "$src `,` $dst `[` $indices `]` attr-dict `:` type($src) `,` type($dst)";
   let hasVerifier = 1;
 }
