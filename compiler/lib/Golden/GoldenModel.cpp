@@ -18,6 +18,7 @@
 //===------------------------------------------------------------------------------------------------------===//
 
 #include "../ErrorCollector.h"
+#include "BuildIdentity.h"
 #include "GoldenObjectCache.h"
 #include "GoldenRuntime.h"
 #include "OutlineOps.h"
@@ -99,16 +100,20 @@ void checkSupported(const tsr::graph::KernelGraph &kernel) {
                                         kernel.name, op->loc.str()));
 }
 
-/// The kernel as imported, then lowered by tile-to-linalg.
-OwningOpRef<ModuleOp> toLinalg(MLIRContext &ctx, ErrorCollector &errors, const tsr::graph::KernelGraph &kernel) {
+/// The kernel as imported for the host: everything its golden model's code depends on, besides the lowering's code.
+OwningOpRef<ModuleOp> imported(MLIRContext &ctx, ErrorCollector &errors, const tsr::graph::KernelGraph &kernel) {
   checkSupported(kernel);
   OwningOpRef<ModuleOp> module = importGraph(ctx, kernel, "host");
   if (failed(mlir::verify(*module))) errors.raise("import");
+  return module;
+}
+
+/// An imported kernel lowered by tile-to-linalg, in place.
+void toLinalg(MLIRContext &ctx, ErrorCollector &errors, ModuleOp module) {
   PassManager pm(&ctx);
   pm.addPass(createCSEPass());
   pm.addPass(createLowerTileToLinalgPass());
-  if (failed(pm.run(*module))) errors.raise("tile-to-linalg");
-  return module;
+  if (failed(pm.run(module))) errors.raise("tile-to-linalg");
 }
 
 /// Whether `fn` holds ops outlined from the kernel's function (OutlineOps.h).
@@ -305,25 +310,40 @@ std::unique_ptr<GoldenModel> compileGolden(const tsr::graph::KernelGraph &kernel
   MLIRContext &ctx = *context;
   ctx.disableMultithreading(); // one kernel at a time; 2-core CI machines gain nothing from threads here
   ErrorCollector errors(ctx, "the golden model", "golden model: ");
+  OwningOpRef<ModuleOp> module = imported(ctx, errors, kernel);
+
+  // Compiled before on this host: loaded (a few milliseconds) instead of compiled. The key is the module as imported
+  // where the lowering's libraries have build IDs (BuildIdentity.h), and a hit skips the lowering too (conv2d at its
+  // defaults: 25 ms); else, or when `work` is asked for, the module as lowered.
+  const std::optional<golden::GoldenObjectCache> cache = golden::GoldenObjectCache::fromEnvironment();
+  const std::optional<std::string> &lowering = golden::loweringIdentity();
+  const bool keyedAsImported = cache && lowering && !work;
+  std::string key;
+  const auto loadCached = [&]() -> std::unique_ptr<GoldenModel> {
+    std::optional<std::string> object = cache->load(key);
+    if (!object) return nullptr;
+    begin("loading its host code, compiled before");
+    llvm::Expected<std::unique_ptr<GoldenModel>> loaded =
+        loadObject(kernel, llvm::MemoryBuffer::getMemBufferCopy(*object, "golden-model-object"));
+    if (loaded) return std::move(*loaded);
+    llvm::consumeError(loaded.takeError()); // a damaged entry: compiled again below, and replaced
+    return nullptr;
+  };
+  if (keyedAsImported) {
+    key = golden::GoldenObjectCache::keyOf(print(*module), fmt::format("{}; imported, lowered by {}", kCodeGeneration,
+                                                                      *lowering));
+    if (std::unique_ptr<GoldenModel> model = loadCached()) return model;
+  }
+
   begin(fmt::format("lowering {} ops to host code", opsIn(kernel.body)));
-  OwningOpRef<ModuleOp> module = toLinalg(ctx, errors, kernel);
+  toLinalg(ctx, errors, *module);
   const size_t outlined = toLlvm(ctx, errors, *module);
   if (work) *work = workOf(*module, outlined);
   registerBuiltinDialectTranslation(ctx);
   registerLLVMDialectTranslation(ctx);
-
-  // Compiled before for this module on this host: loaded (a few milliseconds) instead of compiled.
-  const std::optional<golden::GoldenObjectCache> cache = golden::GoldenObjectCache::fromEnvironment();
-  std::string key;
-  if (cache) {
+  if (cache && !keyedAsImported) {
     key = golden::GoldenObjectCache::keyOf(print(*module), kCodeGeneration);
-    if (std::optional<std::string> object = cache->load(key)) {
-      begin("loading its host code, compiled before");
-      llvm::Expected<std::unique_ptr<GoldenModel>> loaded =
-          loadObject(kernel, llvm::MemoryBuffer::getMemBufferCopy(*object, "golden-model-object"));
-      if (loaded) return std::move(*loaded);
-      llvm::consumeError(loaded.takeError()); // a damaged entry: compiled again below, and replaced
-    }
+    if (std::unique_ptr<GoldenModel> model = loadCached()) return model;
   }
 
   // For the host CPU, with no IR optimisation and light code generation (-O1): LLVM's loop passes at -O1 and -O2
@@ -393,7 +413,8 @@ std::string goldenToText(const tsr::graph::KernelGraph &kernel, GoldenStage stag
   MLIRContext ctx;
   ctx.disableMultithreading();
   ErrorCollector errors(ctx, "the golden model", "golden model: ");
-  OwningOpRef<ModuleOp> module = toLinalg(ctx, errors, kernel);
+  OwningOpRef<ModuleOp> module = imported(ctx, errors, kernel);
+  toLinalg(ctx, errors, *module);
   if (stage == GoldenStage::Llvm) toLlvm(ctx, errors, *module);
   return print(*module);
 }

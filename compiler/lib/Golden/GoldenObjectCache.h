@@ -5,9 +5,10 @@
 /// At a kernel's default shapes the JIT is most of the golden model's time and the golden model a run's critical
 /// path (conv2d on trn2: 60 ms of JIT in a 120 ms run).
 ///
-/// An object is stored under the SHA-256 of everything that decides its code: the LLVM-dialect module as text, the
-/// LLVM version, the host's triple, CPU and features, and the code generation's settings. So an entry is never
-/// stale: a changed kernel, lowering or host is another key. Files are written to a unique temporary name and
+/// An object is stored under the SHA-256 of everything that decides its code: the module as text (as imported, with
+/// the build IDs of the libraries that lower it, BuildIdentity.h; or, where those are unknown, as lowered to the
+/// LLVM dialect), the LLVM version, the host's triple, CPU and features, and the code generation's settings. So an
+/// entry is never stale: a changed kernel, lowering or host is another key. Files are written to a unique temporary name and
 /// renamed into place (processes running at once each leave a whole object); an entry that fails to load is
 /// compiled again and replaced. The least recently used objects go once the folder holds more than its limit.
 

@@ -1,10 +1,12 @@
 // The golden model's object cache (compiler/lib/Golden/GoldenObjectCache.h): a kernel compiled once is loaded the
-// next time, with the same results; a damaged entry is compiled again and replaced; keys follow what decides the
-// code; the folder keeps its limit by removing the least recently used objects.
+// next time, with the same results, without being lowered again (keyed by its module as imported and the lowering
+// libraries' build IDs, BuildIdentity.h); a damaged entry is compiled again and replaced; keys follow what decides
+// the code; the folder keeps its limit by removing the least recently used objects.
 
 #include "tessera/compiler/Golden.h"
 #include "tessera/dsl/tsr.h"
 
+#include "Golden/BuildIdentity.h"
 #include "Golden/GoldenObjectCache.h"
 
 #include "../dsl/DslTesting.h"
@@ -13,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -64,7 +67,8 @@ std::vector<std::string> compileAndRun(const tsr::KernelInfo &kernel) {
   return stages;
 }
 
-const std::string kCompiling = "compiling for the host", kLoading = "loading its host code, compiled before";
+const std::string kCompiling = "compiling for the host", kLoading = "loading its host code, compiled before",
+                  kLowering = "lowering ";
 
 // The second compilation of a kernel loads the first one's object: the same results, no code generation.
 TEST(GoldenCache, AKernelCompiledOnceIsLoadedTheNextTime) {
@@ -73,12 +77,47 @@ TEST(GoldenCache, AKernelCompiledOnceIsLoadedTheNextTime) {
   const tsr::KernelInfo k = squarePlus("test_golden_cache_reuse");
   const std::vector<std::string> first = compileAndRun(k);
   ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].rfind(kLowering, 0), 0u) << first[0];
   EXPECT_EQ(first[1], kCompiling);
   ASSERT_EQ(objectsIn(folder / "golden").size(), 1u);
-  const std::vector<std::string> second = compileAndRun(k);
-  ASSERT_EQ(second.size(), 2u);
-  EXPECT_EQ(second[1], kLoading);
+  // Keyed by the module as imported (the lowering's libraries have build IDs): not even lowered.
+  ASSERT_TRUE(tessera::compiler::golden::loweringIdentity().has_value());
+  EXPECT_EQ(compileAndRun(k), std::vector<std::string>{kLoading});
   EXPECT_EQ(objectsIn(folder / "golden").size(), 1u);
+}
+
+// Asked how much work the lowering made (GoldenWork), the golden model lowers, and keys the object by the module as
+// lowered: an entry of its own, loaded the next time after the lowering.
+TEST(GoldenCache, AskedForItsWorkItLowersAndKeysByTheLoweredModule) {
+  const fs::path folder = scratchDir("golden-cache", "work");
+  ScopedEnvironment cache("TESSERA_CACHE_DIR", folder.string());
+  const tsr::graph::KernelGraph g = tsr::trace(squarePlus("test_golden_cache_work"), {});
+  const auto stagesOf = [&] {
+    std::vector<std::string> stages;
+    tessera::compiler::GoldenWork work;
+    compileGolden(g, [&](const std::string &s) { stages.push_back(s); }, &work);
+    EXPECT_GT(work.glueOps, 0u);
+    return stages;
+  };
+  const std::vector<std::string> first = stagesOf(), second = stagesOf();
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[1], kCompiling);
+  ASSERT_EQ(second.size(), 2u);
+  EXPECT_EQ(second[0], first[0]) << "lowered again";
+  EXPECT_EQ(second[1], kLoading);
+  compileGolden(g); // the other key: a second entry
+  EXPECT_EQ(objectsIn(folder / "golden").size(), 2u);
+}
+
+// The lowering's code is named by the build IDs of the files that hold it; an address in no file has none.
+TEST(GoldenCache, TheLoweringIsKnownByItsLibrariesBuildIds) {
+  const std::optional<std::string> &identity = tessera::compiler::golden::loweringIdentity();
+  ASSERT_TRUE(identity.has_value()) << "libtessera-compiler and libtessera link with --build-id (tools/CMakeLists.txt)";
+  EXPECT_EQ(std::count(identity->begin(), identity->end(), ','), 2) << *identity;
+  EXPECT_EQ(identity->find_first_not_of("0123456789abcdef,"), std::string::npos) << *identity;
+  int onTheStack = 0;
+  EXPECT_FALSE(tessera::compiler::golden::buildIdsOf({&onTheStack}).has_value());
+  EXPECT_FALSE(tessera::compiler::golden::buildIdsOf({nullptr}).has_value());
 }
 
 // An entry that does not link (damaged, truncated) is compiled again, and the new object replaces it.
@@ -91,7 +130,10 @@ TEST(GoldenCache, ADamagedEntryIsCompiledAgainAndReplaced) {
   ASSERT_EQ(objects.size(), 1u);
   { std::ofstream(objects[0], std::ios::binary | std::ios::trunc) << "not an object file"; }
   const std::vector<std::string> again = compileAndRun(k);
-  EXPECT_EQ(again, (std::vector<std::string>{again.front(), kLoading, kCompiling}));
+  ASSERT_EQ(again.size(), 3u);
+  EXPECT_EQ(again[0], kLoading);
+  EXPECT_EQ(again[1].rfind(kLowering, 0), 0u) << again[1];
+  EXPECT_EQ(again[2], kCompiling);
   EXPECT_GT(fs::file_size(objects[0]), 100u) << "replaced by the new object";
   EXPECT_EQ(compileAndRun(k).back(), kLoading);
 }
