@@ -131,6 +131,12 @@ foreach(dtype 1 2)
   add_named_plugin_backend_tests(plugin_transposed_window/dtype=${dtype} plugin_transposed_window
                                  ${transposed_window_plugin} --param dtype=${dtype})
 endforeach()
+# Windows of one row, tensors of one column (the NKI backend tells a transposed window from rows by which reading
+# fits the tensor).
+add_named_plugin_backend_tests(plugin_transposed_window/rows=1 plugin_transposed_window ${transposed_window_plugin}
+                               --param rows=1)
+add_named_plugin_backend_tests(plugin_transposed_window/D=1 plugin_transposed_window ${transposed_window_plugin}
+                               --shape D=1)
 # Tiles broadcast on chip (tests/plugins/tile_broadcast.cpp): NKI copies a row onto partitions with one
 # nisa.nc_stream_shuffle per quadrant and a column along the free dimension with tensor_copy of t[:, 0:1].broadcast;
 # Pallas writes jnp.broadcast_to.

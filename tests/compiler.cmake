@@ -150,7 +150,20 @@ foreach(target trn1 trn2 tpu-v5e)
                      --param dtype=${dtype} --json)
     set_tests_properties(run/plugin_transposed_window/${target}/dtype=${dtype} PROPERTIES LABELS e2e)
   endforeach()
+  # Windows of one row ([D, 1] tiles) and tensors of one column.
+  foreach(variant "--param;rows=1" "--shape;D=1")
+    string(REPLACE ";" "" name "${variant}")
+    add_test(NAME run/plugin_transposed_window/${target}/${name}
+             COMMAND tessera run plugin_transposed_window
+                     --plugin $<TARGET_FILE:tessera-test-plugin-transposed-window> --target ${target} ${variant} --json)
+    set_tests_properties(run/plugin_transposed_window/${target}/${name} PROPERTIES LABELS e2e)
+  endforeach()
 endforeach()
+# A DMA transpose of 512 source rows (trn2, bf16).
+add_test(NAME run/plugin_transposed_window/trn2/rows=512
+         COMMAND tessera run plugin_transposed_window --plugin $<TARGET_FILE:tessera-test-plugin-transposed-window>
+                 --target trn2 --param dtype=2,rows=512 --shape S=512 --json)
+set_tests_properties(run/plugin_transposed_window/trn2/rows=512 PROPERTIES LABELS e2e)
 
 # tessera run --report: the file is written; an unwritable path exits 2 naming it, and leaves nothing behind.
 add_test(NAME report/written COMMAND sh -c "rm -f \"$1\" && $0 run add --shape M=128,N=128 --report \"$1\" >/dev/null && grep -q '<section id=timeline>' \"$1\" && [ ! -e \"$1.tmp\" ]"

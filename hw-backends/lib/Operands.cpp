@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace tessera::backends {
 
 std::vector<Step> programOrder(const KernelSource &k) {
@@ -26,6 +28,29 @@ std::vector<Step> programOrder(const KernelSource &k) {
   return steps;
 }
 
+namespace {
+
+/// Whether `ap` (of an HBM tensor of `columns` columns) reads a window's rows as its partitions: rows a whole number
+/// of tensor rows apart, each row's elements within one tensor row.
+bool readsRows(const isa::AccessPattern &ap, int64_t columns) {
+  if (ap.partitions > 1 && (ap.partitionStride < 0 || ap.partitionStride % columns != 0)) return false;
+  const int64_t span = ap.sizes[0] == 0 ? 0 : (ap.sizes[0] - 1) * std::max<int64_t>(ap.strides[0], 0) + 1;
+  return ap.offset % columns + span <= columns;
+}
+
+/// Whether `ap` reads a transposed window (HbmTile::transposed), and not rows: partition p walks down column p of
+/// the window, a tensor row between its elements, the partitions a column apart. Exactly one reading fits a
+/// transfer of several elements (a window of one row, a tensor of one column included); rows are preferred where
+/// both do (one element, read the same either way).
+bool readsTransposed(const isa::AccessPattern &ap, int64_t columns) {
+  if (ap.freeRank != 1 || readsRows(ap, columns)) return false;
+  if (ap.partitions > 1 && ap.partitionStride != 1) return false;
+  if (ap.sizes[0] > 1 && ap.strides[0] != columns) return false;
+  return ap.offset % columns + ap.partitions <= columns;
+}
+
+} // namespace
+
 Window windowOf(const KernelSource &k, const Step &step, const isa::AccessPattern &ap, std::string_view backend) {
   const isa::Program &p = *k.program;
   auto fail = [&](const std::string &why) {
@@ -41,10 +66,7 @@ Window windowOf(const KernelSource &k, const Step &step, const isa::AccessPatter
     throw fail("it names no kernel tensor");
   // An N-D tensor is addressed as its [rows, columns] matrix (isa/MatrixShape.h).
   const auto [matrixRows, columns] = hbm ? isa::matrixShape(p.tensors[ap.tensor].shape) : std::array<int64_t, 2>{};
-  // A transposed window: partition p walks down column p, a tensor row between elements (HbmTile::transposed). A
-  // window of one column is read the same either way.
-  if (hbm && ap.freeRank == 1 && ap.sizes[0] > 1 && columns > 1 && ap.strides[0] == columns &&
-      (ap.partitions == 1 || ap.partitionStride == 1)) {
+  if (hbm && readsTransposed(ap, columns)) {
     w.transposed = true;
   } else if (hbm && ap.freeRank == 1 && ap.strides[0] == 0 && ap.sizes[0] > 1) {
     w.colStep = 0; // one element of each row repeated: a broadcast load

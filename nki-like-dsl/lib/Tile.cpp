@@ -1,6 +1,7 @@
 #include "tessera/dsl/Tile.h"
 
 #include "Tracer.h"
+#include "tessera/dsl/TileSize.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -166,6 +167,13 @@ HbmTile HbmTile::transposed(std::source_location loc) const {
                          toLoc(loc),
                          "transpose a window of steps 1 (load it, then pick its elements on chip), or load the "
                          "strided window and tsr::transpose it on chip");
+  if (const int64_t columns = window_.sizes.back(); columns > tile_size::pmax)
+    throw tessera::Error(fmt::format("{}: the window's {} columns would be the transposed tile's partitions, more than "
+                                     "the {} a tile has",
+                                     t.name, columns, tile_size::pmax),
+                         toLoc(loc),
+                         fmt::format("transpose windows of at most {} columns, one per block of columns",
+                                     tile_size::pmax));
   graph::HbmWindow w = window_;
   w.transposed = true;
   return HbmTile(std::move(w));

@@ -186,6 +186,12 @@ private:
     return w;
   }
 
+  /// A transposed window reaches no TPU program: tile-legalize-for-tpu moves it as it lies and transposes on chip.
+  static Error transposedWindow(Operation *o) {
+    return Error("a transposed HBM window reached the Pallas export; tile-legalize-for-tpu moves it as it lies first",
+                 sourceOf(o->getLoc()));
+  }
+
   int32_t op(Operation *o) {
     if (o->hasAttr(tile::kIsaAttr) || o->hasAttr(tile::kManualAttr) ||
         llvm::isa<tile::InstOp, tile::WaitOp, tile::SignalOp>(o))
@@ -197,6 +203,7 @@ private:
     n.loc = sourceOf(o->getLoc());
     llvm::TypeSwitch<Operation *>(o)
         .Case([&](tile::LoadOp l) {
+          if (l.getTranspose()) throw transposedWindow(o);
           n.kind = TileOpKind::Load;
           n.window = window(l.getSrc(), l.getIndices(), l.getSteps(), l.getDst(), o);
           n.dst = operand(l.getDst(), o);
@@ -204,6 +211,7 @@ private:
           n.prefetch = o->hasAttr(tile::kPlanPrefetchAttr);
         })
         .Case([&](tile::StoreOp s) {
+          if (s.getTranspose()) throw transposedWindow(o);
           n.kind = TileOpKind::Store;
           n.window = window(s.getDst(), s.getIndices(), s.getSteps(), s.getSrc(), o);
           n.srcs = {operand(s.getSrc(), o)};

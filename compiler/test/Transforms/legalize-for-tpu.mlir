@@ -35,7 +35,6 @@ module attributes {tessera.target = "tpu-v5e"} {
 // transposed on chip as tile.transpose is (an MXU matmul with an identity); a store the other way round.
 module attributes {tessera.target = "tpu-v5e"} {
   // CHECK-LABEL: func.func @transposed_windows
-  // CHECK-NOT: transpose}
   // CHECK: %[[W:.*]] = tile.alloc {name = "t_window"} : memref<128x64xbf16, #tile.space<sbuf>>
   // CHECK-NEXT: tile.load %{{.*}}[%{{.*}}, %{{.*}}], %[[W]] : memref<256x64xbf16>, memref<128x64xbf16, #tile.space<sbuf>>
   // CHECK: tile.matmul %[[W]], %{{.*}}, %[[ACC:.*]] : memref<128x64xbf16, #tile.space<sbuf>>, memref<128x128xbf16, #tile.space<sbuf>>, memref<64x128xf32, #tile.space<psum>>
@@ -43,11 +42,26 @@ module attributes {tessera.target = "tpu-v5e"} {
   // CHECK: %[[S:.*]] = tile.alloc {name = "t_window"} : memref<128x64xbf16, #tile.space<sbuf>>
   // CHECK: tile.matmul %[[T]], %{{.*}}, %{{.*}} : memref<64x128xbf16, #tile.space<sbuf>>, memref<64x64xbf16, #tile.space<sbuf>>, memref<128x64xf32, #tile.space<psum>>
   // CHECK: tile.store %[[S]], %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x64xbf16, #tile.space<sbuf>>, memref<256x64xbf16>
+  // CHECK-NOT: {transpose}
+  // CHECK: return
   func.func @transposed_windows(%x: memref<256x64xbf16>, %y: memref<256x64xbf16>) {
     %c0 = arith.constant 0 : index
     %t = tile.alloc {name = "t"} : memref<64x128xbf16, #tile.space<sbuf>>
     tile.load %x[%c0, %c0], %t {transpose} : memref<256x64xbf16>, memref<64x128xbf16, #tile.space<sbuf>>
     tile.store %t, %y[%c0, %c0] {transpose} : memref<64x128xbf16, #tile.space<sbuf>>, memref<256x64xbf16>
+    return
+  }
+}
+
+// -----
+
+// A 32-bit integer would go through the MXU in FP32: not a data move.
+module attributes {tessera.target = "tpu-v5e"} {
+  func.func @transposed_window_of_i32(%x: memref<256x64xsi32>) {
+    %c0 = arith.constant 0 : index
+    %t = tile.alloc {name = "t"} : memref<64x128xsi32, #tile.space<sbuf>>
+    // expected-error@+1 {{load: a transposed window of i32 on tpu-v5e (a TPU, whose DMA cannot transpose) would be transposed on chip through the MXU in FP32, exact only up to 2^24: move the window as it lies (without .transposed())}}
+    tile.load %x[%c0, %c0], %t {transpose} : memref<256x64xsi32>, memref<64x128xsi32, #tile.space<sbuf>>
     return
   }
 }

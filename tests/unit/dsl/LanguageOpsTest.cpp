@@ -521,6 +521,16 @@ TEST(LanguageOps, AWindowIsTransposedOnceAndWithStepsOfOne) {
   e = traceError(strided);
   EXPECT_EQ(e.message(), "x: a strided window (steps [1, 2]) cannot be transposed");
   expectAt(e, line);
+
+  auto wide = kernelOf({input("x", {256, 256}, bf16)}, [&](Hbm x) {
+    line = __LINE__ + 1;
+    (void)load_transpose2d(x.window(0, 0, {128, 256}));
+  });
+  e = traceError(wide);
+  EXPECT_EQ(e.message(),
+            "x: the window's 256 columns would be the transposed tile's partitions, more than the 128 a tile has");
+  EXPECT_EQ(e.hint(), "transpose windows of at most 128 columns, one per block of columns");
+  expectAt(e, line);
 }
 
 } // namespace

@@ -289,9 +289,14 @@ private:
                              << " (a TPU, whose DMA cannot transpose) it is transposed on chip as tsr::transpose "
                                 "is, at most "
                              << most << " x " << most << ": take windows of at most " << most << " rows and columns";
+    Type element = typeOf(tile).getElementType();
+    if (std::optional<isa::DType> d = dtypeOf(element); d && (*d == isa::DType::I32 || *d == isa::DType::U32))
+      return op->emitError() << (load ? "load" : "store") << ": a transposed window of " << isa::name(*d) << " on "
+                             << target_.name
+                             << " (a TPU, whose DMA cannot transpose) would be transposed on chip through the MXU in "
+                                "FP32, exact only up to 2^24: move the window as it lies (without .transposed())";
     Location loc = op->getLoc();
     b_.setInsertionPoint(op);
-    Type element = typeOf(tile).getElementType();
     Value window = alloc(loc, {f, p}, element, tile::MemorySpace::sbuf, nameOf(tile) + "_window").getResult();
     if (load) {
       b_.create<tile::LoadOp>(loc, load.getSrc(), load.getIndices(), window, DenseI64ArrayAttr(), false);

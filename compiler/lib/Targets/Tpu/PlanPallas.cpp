@@ -118,10 +118,13 @@ struct Dma {
   ValueRange indices;
   std::optional<ArrayRef<int64_t>> steps;
   bool store = false;
+  bool transposed = false; ///< none after tile-legalize-for-tpu; a block of one would not be the window
 };
 std::optional<Dma> dmaOf(Operation *op) {
-  if (auto l = llvm::dyn_cast<tile::LoadOp>(op)) return Dma{l.getSrc(), l.getDst(), l.getIndices(), l.getSteps(), false};
-  if (auto s = llvm::dyn_cast<tile::StoreOp>(op)) return Dma{s.getDst(), s.getSrc(), s.getIndices(), s.getSteps(), true};
+  if (auto l = llvm::dyn_cast<tile::LoadOp>(op))
+    return Dma{l.getSrc(), l.getDst(), l.getIndices(), l.getSteps(), false, l.getTranspose()};
+  if (auto s = llvm::dyn_cast<tile::StoreOp>(op))
+    return Dma{s.getDst(), s.getSrc(), s.getIndices(), s.getSteps(), true, s.getTranspose()};
   return std::nullopt;
 }
 
@@ -377,7 +380,7 @@ private:
       }
       if (!d.store && fn_.getArgAttr(tensor, tile::kOutputAttr)) readOutputs.insert(tensor);
       std::optional<AffineIndex> row = affineIndexOf(d.indices[0]), col = affineIndexOf(d.indices[1]);
-      if (!row || !col || (d.steps && llvm::any_of(*d.steps, [](int64_t s) { return s != 1; }))) {
+      if (!row || !col || d.transposed || (d.steps && llvm::any_of(*d.steps, [](int64_t s) { return s != 1; }))) {
         manual.insert(tensor);
         continue;
       }

@@ -78,9 +78,9 @@ public:
   /// The window seen transposed: a [columns, rows] tile whose element (i, j) is the window's (j, i); a load of it
   /// is NKI's nl.load_transpose2d, a store into it NKI's store through out[i_f, i_p] (partition i_p walking the
   /// tensor's columns). A DMA moves it: nki.isa.dma_transpose where the NeuronCore has one (NeuronCore-v3 on, 2-byte
-  /// dtypes, loads), else an element-strided dma_copy, whose every element is a descriptor of its own (slow: see
-  /// docs/dsl.md). A TPU's DMA cannot transpose (the target refuses it: load, then tsr::transpose on chip). The
-  /// window's steps must be 1.
+  /// dtypes, loads), else an element-strided dma_copy (likely slower on hardware than simulated: docs/dsl.md). A
+  /// TPU's DMA cannot transpose: there the window moves as it lies and is transposed on chip, as tsr::transpose is.
+  /// The window's steps must be 1, and its columns (the tile's partitions) at most tile_size::pmax.
   HbmTile transposed(std::source_location loc = std::source_location::current()) const;
 
 private:
