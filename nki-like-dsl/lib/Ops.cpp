@@ -214,12 +214,31 @@ Tile load(const HbmTile &src, Loc loc) {
   return t;
 }
 
+namespace {
+
+/// How a shape mismatch names the HBM side: a transposed window says so, with the window it transposes and a hint.
+struct WindowInWords {
+  std::string what, hint;
+};
+WindowInWords windowInWords(const HbmTile &w, const Shape &tile) {
+  if (!w.window().transposed) return {fmt::format("HBM window {}", shapeStr(w.shape())), ""};
+  const Shape &s = w.shape();
+  return {fmt::format("HBM window {} (the window {} transposed)", shapeStr(s), shapeStr({s[1], s[0]})),
+          fmt::format("a transposed window's tile is [columns, rows] of the window: take the window as {}, or "
+                      "without .transposed()",
+                      shapeStr(tile.size() == 2 ? Shape{tile[1], tile[0]} : tile))};
+}
+
+} // namespace
+
 void load(const Tile &dst, const HbmTile &src, Loc loc) {
   Tracer::current(loc).checkAlive(dst.buffer(), loc);
   if (dst.space() != MemSpace::Sbuf)
     fail(loc, fmt::format("load: the destination is in {}; DMA loads fill SBUF tiles", tessera::isa::name(dst.space())));
-  if (dst.shape() != src.shape())
-    fail(loc, fmt::format("load: shape mismatch, HBM window {} into tile {}", shapeStr(src.shape()), shapeStr(dst.shape())));
+  if (dst.shape() != src.shape()) {
+    const WindowInWords window = windowInWords(src, dst.shape());
+    fail(loc, fmt::format("load: shape mismatch, {} into tile {}", window.what, shapeStr(dst.shape())), window.hint);
+  }
   if (dst.dtype() != src.dtype())
     fail(loc, fmt::format("load: the tensor is {} but the tile is {}", tessera::isa::name(src.dtype()),
                           tessera::isa::name(dst.dtype())),
@@ -233,8 +252,10 @@ Tile load_transpose2d(const HbmTile &src, Loc loc) { return load(src.transposed(
 
 void store(const HbmTile &dst, const Operand &src, Loc loc) {
   Tile t = src.tile("store", "source");
-  if (t.shape() != dst.shape())
-    fail(loc, fmt::format("store: shape mismatch, tile {} into HBM window {}", shapeStr(t.shape()), shapeStr(dst.shape())));
+  if (t.shape() != dst.shape()) {
+    const WindowInWords window = windowInWords(dst, t.shape());
+    fail(loc, fmt::format("store: shape mismatch, tile {} into {}", shapeStr(t.shape()), window.what), window.hint);
+  }
   if (t.dtype() != dst.dtype())
     fail(loc,
          fmt::format("store: the tile is {} but the tensor is {}", tessera::isa::name(t.dtype()),

@@ -84,7 +84,8 @@ module attributes {tessera.target = "trn2"} {
 // Transposed windows (tile.load/tile.store `transpose`, NKI's nl.load_transpose2d and a store through
 // out[i_f, i_p]): a [64, 128] tile of the [128, 64] window at row 128 of x [256, 64]. On trn2 a bf16 load is a DMA
 // transpose reading the window as it lies (128 rows 64 apart, 64 columns); an f32 one, and every store, an
-// element-strided copy: partition p walks column p, partitions 1 element apart, elements a row (64) apart.
+// element-strided copy: partition p walks column p, partitions 1 element apart, elements a row (64) apart, and a
+// note says its simulated time is optimistic (once per op).
 module attributes {tessera.target = "trn2"} {
   // CHECK-LABEL: func.func @transposed_windows
   // CHECK: nc.inst "dma_transpose" {dst = #nc.ap<"sbuf", bf16, {{.*}}partitions = [0, 64]{{.*}}dims = [128]{{.*}}>, engine = "dma", src0 = #nc.ap<"hbm", bf16, tensor = 0, partitions = [0, 128], pstride = 64, offset = 8192, dims = [64], strides = [1]>}
@@ -96,7 +97,9 @@ module attributes {tessera.target = "trn2"} {
     %t = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<64x128xbf16, #tile.space<sbuf>>
     %u = tile.alloc {offset = 256 : i64, bufs = 1 : i64} : memref<64x128xf32, #tile.space<sbuf>>
     tile.load %x[%c128, %c0], %t {transpose} : memref<256x64xbf16>, memref<64x128xbf16, #tile.space<sbuf>>
+    // expected-remark@+1 {{load: this transposed window moves as an element-strided DMA (one element per step, a tensor row apart), simulated at NKI's strided-access rate only; on hardware it is likely slower (docs/dsl.md, "Transposed windows"); a 2-byte dtype on NeuronCore-v3 or later loads it with a DMA transpose}}
     tile.load %w[%c128, %c0], %u {transpose} : memref<256x64xf32>, memref<64x128xf32, #tile.space<sbuf>>
+    // expected-remark@+1 {{store: this transposed window moves as an element-strided DMA (one element per step, a tensor row apart), simulated at NKI's strided-access rate only; on hardware it is likely slower (docs/dsl.md, "Transposed windows")}}
     tile.store %t, %y[%c128, %c0] {transpose} : memref<64x128xbf16, #tile.space<sbuf>>, memref<256x64xbf16>
     return
   }
@@ -104,15 +107,24 @@ module attributes {tessera.target = "trn2"} {
 
 // -----
 
-// trn1 (NeuronCore-v2) has no DMA transpose: a transposed bf16 load is an element-strided copy.
+// trn1 (NeuronCore-v2) has no DMA transpose: a transposed bf16 load is an element-strided copy, in a loop of two
+// here, noted once.
 module attributes {tessera.target = "trn1"} {
   // CHECK-LABEL: func.func @transposed_load_trn1
   // CHECK-NOT: dma_transpose
   // CHECK: nc.dma_copy {{.*}}#nc.ap<"hbm", bf16, tensor = 0, partitions = [0, 64], pstride = 1, offset = 0, dims = [128], strides = [64]>
+  // CHECK: nc.dma_copy {{.*}}#nc.ap<"hbm", bf16, tensor = 0, partitions = [0, 64], pstride = 1, offset = 8192, dims = [128], strides = [64]>
   func.func @transposed_load_trn1(%x: memref<256x64xbf16>) {
     %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c128 = arith.constant 128 : index
     %t = tile.alloc {offset = 0 : i64, bufs = 1 : i64} : memref<64x128xbf16, #tile.space<sbuf>>
-    tile.load %x[%c0, %c0], %t {transpose} : memref<256x64xbf16>, memref<64x128xbf16, #tile.space<sbuf>>
+    scf.for %i = %c0 to %c2 step %c1 {
+      %row = arith.muli %i, %c128 : index
+      // expected-remark@+1 {{load: this transposed window moves as an element-strided DMA}}
+      tile.load %x[%row, %c0], %t {transpose} : memref<256x64xbf16>, memref<64x128xbf16, #tile.space<sbuf>>
+    }
     return
   }
 }

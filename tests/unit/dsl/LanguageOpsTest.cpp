@@ -499,7 +499,20 @@ TEST(LanguageOps, ATransposedWindowMustFitItsTile) {
     load(t, x.window(0, 0, {128, 64}).transposed());
   });
   tessera::Error e = traceError(k);
-  EXPECT_EQ(e.message(), "load: shape mismatch, HBM window [64, 128] into tile [128, 64]");
+  EXPECT_EQ(e.message(), "load: shape mismatch, HBM window [64, 128] (the window [128, 64] transposed) into tile "
+                         "[128, 64]");
+  EXPECT_EQ(e.hint(), "a transposed window's tile is [columns, rows] of the window: take the window as [64, 128], or "
+                      "without .transposed()");
+  expectAt(e, line);
+
+  auto store = kernelOf({output("y", {256, 64}, bf16)}, [&](Hbm y) {
+    Tile t = zeros<bf16>({128, 64});
+    line = __LINE__ + 1;
+    tsr::store(y.window(0, 0, {128, 64}).transposed(), t);
+  });
+  e = traceError(store);
+  EXPECT_EQ(e.message(), "store: shape mismatch, tile [128, 64] into HBM window [64, 128] (the window [128, 64] "
+                         "transposed)");
   expectAt(e, line);
 }
 

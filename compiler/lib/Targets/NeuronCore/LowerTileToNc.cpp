@@ -312,7 +312,8 @@ private:
   LogicalResult transfer(Operation *o) {
     isa::Instruction i = transferInstruction(o, isa::Opcode::DmaCopy);
     auto load = llvm::dyn_cast<tile::LoadOp>(o);
-    if (load && load.getTranspose() && dmaTransposes(i.dst.dtype)) {
+    const bool transposed = load ? load.getTranspose() : llvm::cast<tile::StoreOp>(o).getTranspose();
+    if (load && transposed && dmaTransposes(i.dst.dtype)) {
       i.op = isa::Opcode::DmaTranspose;
       i.mode = static_cast<uint8_t>(isa::TransposeForm::Tensor);
       // The window as it lies: [F, P], a tensor row apart (TileUnroller::hbmPattern gave the tile's walk of it).
@@ -320,9 +321,17 @@ private:
       i.src0.sizes[0] = i.src0.partitions;
       i.src0.partitions = static_cast<uint32_t>(rows);
       std::swap(i.src0.partitionStride, i.src0.strides[0]);
+    } else if (transposed && elementStrided_.insert(o).second && i.dst.partitions * i.dst.freeElements() > 1) {
+      o->emitRemark() << (load ? "load" : "store")
+                      << ": this transposed window moves as an element-strided DMA (one element per step, a tensor "
+                         "row apart), simulated at NKI's strided-access rate only; on hardware it is likely slower "
+                         "(docs/dsl.md, \"Transposed windows\")"
+                      << (load ? "; a 2-byte dtype on NeuronCore-v3 or later loads it with a DMA transpose" : "");
     }
     return emit(o->getLoc(), i, isa::Engine::Dma);
   }
+  /// The transposed windows told to be element-strided DMAs, once each (a loop's unrolled copies are one op).
+  llvm::DenseSet<Operation *> elementStrided_;
   bool dmaTransposes(isa::DType dtype) const {
     return isa::generationAtLeast(target_, isa::definition(isa::Opcode::DmaTranspose).since) &&
            isa::byteSize(dtype) == 2;
