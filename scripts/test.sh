@@ -35,7 +35,12 @@ if [ "$sanitize" = 1 ]; then
   # detect_leaks=0: SystemC's sc_event_timed::allocate() keeps a process-wide free list it never frees, which
   # LeakSanitizer reports at exit (1 KiB blocks from libsystemc); our own leaks are not what this run looks for.
   # detect_stack_use_after_return=0: SystemC switches coroutine stacks behind ASan's back.
-  export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1:allow_user_poisoning=0:detect_leaks=0:detect_stack_use_after_return=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+  # use_sigaltstack=0: the golden model's thread stores its object with MLIR's ExecutionEngine::dumpToObjectFile,
+  # whose output file registers LLVM's signal handlers, and LLVM then gives that thread an alternate signal stack
+  # of its own (malloc'd); at the thread's exit ASan unmapped it as its own and aborted ("failed to deallocate ...
+  # unable to unmap"). Without its alternate stacks ASan only loses reports of stack overflows inside signal
+  # handlers.
+  export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1:allow_user_poisoning=0:detect_leaks=0:detect_stack_use_after_return=0:use_sigaltstack=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
   # -LE libtpu: the real TPU compiler's checks (tests/backends.cmake) spend their time in libtpu, which is not
   # instrumented; the Tessera code they run (emitting the Pallas module) runs here in the Pallas checks.
